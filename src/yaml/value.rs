@@ -1,0 +1,116 @@
+//! The data model every parsed print file becomes: the Python object PyYAML's
+//! `safe_load` would build, so that every later rendering (json.dumps, repr,
+//! str) can reproduce Python's text exactly.
+
+use serde::{Deserialize, Serialize};
+
+/// A Python-like value as built by PyYAML's SafeConstructor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "t", content = "v")]
+pub enum Value {
+    /// `None`
+    Null,
+    /// `True` / `False`
+    Bool(bool),
+    /// An `int` that fits in 64 bits.
+    Int(i64),
+    /// An `int` beyond 64 bits, kept exact as its canonical decimal text
+    /// (optional leading `-`, no leading zeros).
+    BigInt(String),
+    /// A `float`.
+    Float(f64),
+    /// A `str`.
+    Str(String),
+    /// `bytes`, from an explicit `!!binary` tag.
+    Bytes(Vec<u8>),
+    /// A `datetime.date`.
+    Date(Date),
+    /// A `datetime.datetime`, naive or aware.
+    DateTime(DateTime),
+    /// A `list`.
+    Seq(Vec<Value>),
+    /// A `dict`, in insertion order. Keys are unique under Python equality
+    /// (a later duplicate replaced the earlier value in place, as dict assignment does).
+    Map(Vec<(Value, Value)>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Date {
+    pub year: i32,
+    pub month: u8,
+    pub day: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DateTime {
+    pub date: Date,
+    pub hour: u8,
+    pub minute: u8,
+    pub second: u8,
+    pub microsecond: u32,
+    /// UTC offset in seconds for an aware datetime; `None` for a naive one.
+    pub offset_seconds: Option<i32>,
+}
+
+impl Value {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Value, Value)]> {
+        match self {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Value]> {
+        match self {
+            Value::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// `dict.get(key)` for a string key.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// Python truthiness (`bool(x)`).
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::BigInt(_) => true,
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
+            Value::Date(_) | Value::DateTime(_) => true,
+            Value::Seq(s) => !s.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+        }
+    }
+
+    /// The Python type name, as `type(x).__name__` spells it.
+    pub fn py_type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::BigInt(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Bytes(_) => "bytes",
+            Value::Date(_) => "date",
+            Value::DateTime(_) => "datetime",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "dict",
+        }
+    }
+}
