@@ -1,1 +1,132 @@
-fn main() {}
+//! The `printdex` binary: the command line's edge, where errors become exit codes.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Parser;
+use printdex::cli::{default_index_dir, Cli, Command, IndexAction, Transport};
+use printdex::config::{self, ProjectConfig, Served};
+use printdex::query::Engine;
+
+const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::from_env("PRINTDEX_LOG"))
+        .with_ansi(false)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// A startup failure worded as dbprint words it, and exit 1.
+fn refuse(text: &str) -> ExitCode {
+    eprintln!("{text}");
+    let _ = std::io::stderr().flush();
+    ExitCode::from(1)
+}
+
+fn load_project(project: Option<&str>) -> Result<ProjectConfig, config::ConfigError> {
+    match project {
+        Some(p) => config::load_at(p),
+        None => config::discover(&std::env::current_dir().unwrap_or_default()),
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Serve { connection, project, transport, host, port, index_dir } => {
+            if transport == Transport::Http {
+                if port.is_none() {
+                    return Ok(refuse("--port is required when --transport http."));
+                }
+                if !LOOPBACK_HOSTS.contains(&host.as_str()) {
+                    return Ok(refuse(&format!(
+                        "--host must be loopback (['127.0.0.1', '::1', 'localhost']); got {}.",
+                        printdex::pyfmt::repr_str(&host)
+                    )));
+                }
+            }
+            let project = match load_project(project.as_deref()) {
+                Ok(p) => p,
+                Err(e) => return Ok(refuse(&format!("error: {e}"))),
+            };
+            let served = match Served::resolve(&project, connection.as_deref()) {
+                Ok(s) => s,
+                Err(e) => return Ok(refuse(&e.to_string())),
+            };
+            if transport == Transport::Http {
+                return Ok(refuse("printdex: --transport http is not supported yet; use stdio."));
+            }
+            let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
+            let engine = Arc::new(Engine::open(served, &dir)?);
+            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            runtime.block_on(printdex::mcp::serve_stdio(engine))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Index { action } => match action {
+            IndexAction::Rebuild { project, index_dir } => index_rebuild(project.as_deref(), index_dir),
+            IndexAction::Status { project, index_dir } => index_status(project.as_deref(), index_dir),
+        },
+    }
+}
+
+/// Every configured connection, for the index commands.
+fn all_connections(project: &ProjectConfig) -> Served {
+    Served {
+        connections: project.connections.clone(),
+        default: None,
+        configured: project.names_sorted(),
+    }
+}
+
+fn index_rebuild(project: Option<&str>, index_dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+    let project = match load_project(project) {
+        Ok(p) => p,
+        Err(e) => return Ok(refuse(&format!("error: {e}"))),
+    };
+    let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
+    let _ = std::fs::remove_dir_all(&dir);
+    let started = std::time::Instant::now();
+    let progress = indicatif::ProgressBar::new_spinner();
+    progress.set_message("indexing");
+    progress.enable_steady_tick(std::time::Duration::from_millis(120));
+    let engine = Engine::open(all_connections(&project), &dir)?;
+    progress.finish_and_clear();
+    let (files, tables, bytes) = engine.mirror().counts()?;
+    eprintln!(
+        "indexed {} connection(s): {tables} tables, {files} files, {:.1} MiB in {:.2} s -> {}",
+        project.connections.len(),
+        bytes as f64 / 1_048_576.0,
+        started.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn index_status(project: Option<&str>, index_dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+    let project = match load_project(project) {
+        Ok(p) => p,
+        Err(e) => return Ok(refuse(&format!("error: {e}"))),
+    };
+    let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
+    let engine = Engine::open(all_connections(&project), &dir)?;
+    let (files, tables, bytes) = engine.mirror().counts()?;
+    println!("index: {}", engine.mirror().path().display());
+    println!("files: {files}  tables: {tables}  size: {:.1} MiB", bytes as f64 / 1_048_576.0);
+    for conn in &project.connections {
+        let rows = engine.mirror().files(&conn.name)?;
+        let broken = rows.iter().filter(|r| r.parse_status.ends_with("error")).count();
+        let absent = rows.iter().filter(|r| r.identity.is_none()).count();
+        println!("{}: {} files ({broken} unparseable, {absent} declared but absent), print {}", conn.name, rows.len(), conn.print_root.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -58,3 +58,14 @@ impl Glob {
 pub fn casefold(s: &str) -> String {
     s.to_lowercase()
 }
+
+/// `str.lower()`.
+pub fn lower(s: &str) -> String {
+    s.to_lowercase()
+}
+
+/// Python `round(x, ndigits)`.
+pub fn py_round(x: f64, ndigits: i32) -> f64 {
+    let m = 10f64.powi(ndigits);
+    (x * m).round() / m
+}

@@ -1,0 +1,44 @@
+-- The printdex mirror: every served print file, its identity and content hash, and its
+-- parsed form, so that no request parses YAML or walks a print directory.
+-- Loaded by the binary at startup (include_str!); bump `schema_version` in `meta` on change:
+-- a mirror of another version is discarded and rebuilt (it is a cache).
+
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+
+-- One row per file a served print holds or its manifest declares.
+CREATE TABLE IF NOT EXISTS files (
+    path         TEXT PRIMARY KEY,      -- absolute path
+    connection   TEXT NOT NULL,
+    fqn          TEXT,                  -- NULL for a connection-level file
+    kind         TEXT NOT NULL,         -- manifest, diff, reading, manifest_annotations, ddl, statistics, ...
+    mtime_ns     INTEGER,               -- NULL when absent
+    size         INTEGER,
+    inode        INTEGER,
+    hash         TEXT,                  -- blake3 of the content, hex; NULL when absent
+    parse_status TEXT NOT NULL,         -- ok | yaml_error | other_error | text | absent
+    parse_error  TEXT,                  -- the exact error text when it did not parse
+    parsed       TEXT                   -- the parsed value (tagged JSON) for YAML kinds
+);
+CREATE INDEX IF NOT EXISTS files_by_table ON files (connection, fqn);
+
+-- One row per served connection: how its manifest reads.
+CREATE TABLE IF NOT EXISTS connections (
+    name            TEXT PRIMARY KEY,
+    print_root      TEXT NOT NULL,
+    manifest_state  TEXT NOT NULL,      -- absent | unparseable | malformed | ok
+    manifest_reason TEXT,
+    manifest_doc    TEXT,               -- the manifest with `tables` cut to walkable entries
+    dropped         TEXT NOT NULL       -- JSON list of entries no reader can follow
+);
+
+-- One row per walkable manifest entry.
+CREATE TABLE IF NOT EXISTS tables (
+    connection TEXT NOT NULL,
+    fqn        TEXT NOT NULL,
+    table_dir  TEXT NOT NULL,
+    entry      TEXT NOT NULL,           -- the manifest entry (tagged JSON)
+    PRIMARY KEY (connection, fqn)
+);

@@ -1,0 +1,50 @@
+//! Every failure a request can meet, worded exactly as dbprint 0.15.0 words it.
+//! The engine raises these; `mcp::errors` maps each to its wire form (a JSON-RPC
+//! code for resources, `isError` text for tools) in one table.
+
+use crate::pyfmt::repr_str;
+
+/// `repr(list_of_str)`: `['a', 'b']`.
+pub fn repr_str_list(items: &[String]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| repr_str(s)).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QueryError {
+    #[error("table {} not found in connection {}. Call list_tables with connection {} for valid names.", repr_str(.table), repr_str(.connection), repr_str(.connection))]
+    UnknownTable { table: String, connection: String },
+    #[error("the last generate run could not profile {}; run dbprint generate to see the cause", repr_str(.table))]
+    UnprofiledTable { table: String },
+    #[error("connection {} not in .dbprint.yaml. Configured: {}", repr_str(.connection), repr_str_list(.configured))]
+    UnknownConnection { connection: String, configured: Vec<String> },
+    #[error("connection {} is configured but not served by this instance. Served: {}. Restart the server naming it to serve it.", repr_str(.connection), repr_str_list(.served))]
+    UnservedConnection { connection: String, served: Vec<String> },
+    /// The label says "Configured" but the list is the served set, as the reference has it.
+    #[error("no default connection; pass connection explicitly. Configured: {}", repr_str_list(.served))]
+    NoDefaultConnection { served: Vec<String> },
+    #[error("manifest references {artifact} but file is absent at {path}. Re-run dbprint generate.")]
+    MissingFile { artifact: String, path: String },
+    #[error("{path}: YAML parse error: {message}")]
+    YamlParse { path: String, message: String },
+    /// A file that parses but is not the shape its readers walk.
+    #[error("{path}: {reason}")]
+    Malformed { path: String, reason: String },
+    /// A non-YAML exception while constructing a value (Python's `str(exc)`).
+    #[error("{0}")]
+    Other(String),
+    #[error("cursor {} is not one this server issued. Pass back a reply's `next_cursor` unchanged, or call again without `cursor` for the first page.", repr_str(.0))]
+    MalformedCursor(String),
+    #[error("this cursor was not issued by {0} with these arguments. Repeat the call that returned it with the same arguments, or call again without `cursor`.")]
+    ForeignCursor(String),
+    #[error("the print changed on disk since this cursor was issued, so {0} cannot resume where it left off. Call again without `cursor` to start over.")]
+    StaleCursor(String),
+    /// An argument that does not match the tool's schema; the text is already worded.
+    #[error("{0}")]
+    InvalidArgument(String),
+    #[error("unknown tool {}. Available: {}", repr_str(.name), repr_str_list(.available))]
+    UnknownTool { name: String, available: Vec<String> },
+    /// The mirror itself failed (SQLite, I/O); never a user's fault.
+    #[error("{0}")]
+    Internal(String),
+}

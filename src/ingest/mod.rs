@@ -1,0 +1,279 @@
+//! Ingest: read a connection's print from disk into records the mirror stores.
+//! This is the only stage that parses YAML or walks a print directory.
+
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+
+use crate::config::ConnectionConfig;
+use crate::yaml::{self, LoadError, Value};
+
+pub const MANIFEST_FILENAME: &str = "manifest.yaml";
+pub const DIFF_FILENAME: &str = "diff.yaml";
+pub const READING_FILENAME: &str = "reading.md";
+pub const MANIFEST_ANNOTATIONS_FILENAME: &str = "manifest.annotations.yaml";
+
+/// A file's identity on disk, as the freshness contract (spec §7.1) defines it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileIdentity {
+    pub mtime_ns: i64,
+    pub size: u64,
+    pub inode: u64,
+}
+
+/// `os.stat` (links followed); `None` when the file is absent or unreadable.
+pub fn identity(path: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some(FileIdentity {
+        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        size: m.size(),
+        inode: m.ino(),
+    })
+}
+
+/// How a file parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// Not a YAML kind: only its identity and hash are kept.
+    Text,
+    Yaml(Value),
+    /// `yaml.YAMLError`: the message without the path.
+    YamlError(String),
+    /// Another exception while reading or constructing (`str(exc)`).
+    OtherError(String),
+    Absent,
+    /// Identity unchanged since the mirror stored it: not read again.
+    Unchanged,
+}
+
+/// One file of a print as the mirror keeps it.
+#[derive(Debug, Clone)]
+pub struct FileRecord {
+    pub path: PathBuf,
+    pub connection: String,
+    pub fqn: Option<String>,
+    pub kind: String,
+    pub identity: Option<FileIdentity>,
+    pub hash: Option<String>,
+    pub parsed: Parsed,
+}
+
+/// Python's text-mode read: universal newlines.
+pub fn read_text(bytes: &[u8]) -> Result<String, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!("'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte", bytes[e.valid_up_to()], e.valid_up_to())
+    })?;
+    if text.contains('\r') {
+        Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+fn is_yaml_kind(kind: &str) -> bool {
+    !matches!(kind, "reading" | "ddl" | "description")
+}
+
+/// What the mirror already holds: a warm start re-reads only what changed.
+pub trait Stored {
+    /// The identity stored for `path`, if any.
+    fn identity(&self, path: &Path) -> Option<FileIdentity>;
+    /// The parse stored for `path`, if any.
+    fn parsed(&self, path: &Path) -> Option<Parsed>;
+}
+
+/// Nothing stored: every file is read.
+pub struct Cold;
+
+impl Stored for Cold {
+    fn identity(&self, _: &Path) -> Option<FileIdentity> {
+        None
+    }
+    fn parsed(&self, _: &Path) -> Option<Parsed> {
+        None
+    }
+}
+
+pub type Known<'a> = &'a dyn Stored;
+
+/// `read_file`, skipped when the identity on disk is the one already stored.
+pub fn refresh_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str, known: Known) -> FileRecord {
+    if let (Some(now), Some(stored)) = (identity(path), known.identity(path)) {
+        if now == stored && path.is_file() {
+            return FileRecord {
+                path: path.to_path_buf(),
+                connection: connection.to_string(),
+                fqn: fqn.map(str::to_string),
+                kind: kind.to_string(),
+                identity: Some(now),
+                hash: None,
+                parsed: Parsed::Unchanged,
+            };
+        }
+    }
+    read_file(path, connection, fqn, kind)
+}
+
+/// Read, hash and (for YAML kinds) parse one file.
+pub fn read_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str) -> FileRecord {
+    let mut record = FileRecord {
+        path: path.to_path_buf(),
+        connection: connection.to_string(),
+        fqn: fqn.map(str::to_string),
+        kind: kind.to_string(),
+        identity: None,
+        hash: None,
+        parsed: Parsed::Absent,
+    };
+    // Identity before content: a write racing this read shows as a changed identity later.
+    let Some(id) = identity(path) else { return record };
+    if !path.is_file() {
+        return record;
+    }
+    let Ok(bytes) = std::fs::read(path) else { return record };
+    record.identity = Some(id);
+    record.hash = Some(blake3::hash(&bytes).to_hex().to_string());
+    record.parsed = if !is_yaml_kind(kind) {
+        Parsed::Text
+    } else {
+        match read_text(&bytes) {
+            Err(e) => Parsed::OtherError(e),
+            Ok(text) => match yaml::load(&text) {
+                Ok(v) => Parsed::Yaml(v),
+                Err(LoadError::Yaml(m)) => Parsed::YamlError(m),
+                Err(LoadError::Other(m)) => Parsed::OtherError(m),
+            },
+        }
+    };
+    record
+}
+
+/// How a connection's manifest reads (dbprint's `read_manifest` states).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ManifestRead {
+    Absent,
+    Unparseable(String),
+    /// Parses, but not as a shape readers walk (or resolves outside the root).
+    Malformed(String),
+    /// Not a YAML error: Python's `str(exc)`.
+    Failed(String),
+    /// The manifest with `tables` cut to walkable entries.
+    Ok { doc: Value, dropped: Vec<String> },
+}
+
+impl ManifestRead {
+    pub fn state(&self) -> &'static str {
+        match self {
+            ManifestRead::Absent => "absent",
+            ManifestRead::Unparseable(_) => "unparseable",
+            ManifestRead::Malformed(_) => "malformed",
+            ManifestRead::Failed(_) => "failed",
+            ManifestRead::Ok { .. } => "ok",
+        }
+    }
+}
+
+/// Why a parsed manifest is unusable, or `None` when readers can walk it.
+fn manifest_shape_error(data: &Value) -> Option<String> {
+    match data {
+        Value::Null => Some("the file is empty".into()),
+        Value::Map(_) => match data.get("tables") {
+            None | Some(Value::Map(_)) => None,
+            Some(Value::Null) => {
+                Some("`tables` must be a mapping of table name to entry, found nothing".into())
+            }
+            Some(other) => Some(format!(
+                "`tables` must be a mapping of table name to entry, found {}",
+                other.py_type_name()
+            )),
+        },
+        other => Some(format!("expected a mapping, found {}", other.py_type_name())),
+    }
+}
+
+/// Everything ingest learned about one connection.
+#[derive(Debug, Clone)]
+pub struct ConnectionScan {
+    pub manifest: ManifestRead,
+    pub files: Vec<FileRecord>,
+    /// Walkable tables: (fqn, table directory, entry).
+    pub tables: Vec<(String, PathBuf, Value)>,
+}
+
+/// Scan a connection's print: the manifest, its walkability, and every file it implies.
+/// `known` lets a warm start skip files whose identity is unchanged; the manifest is always read.
+pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan {
+    let root = &conn.print_root;
+    let name = conn.name.as_str();
+    let manifest_path = root.join(MANIFEST_FILENAME);
+    let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known);
+    let manifest_parsed = match &manifest_record.parsed {
+        Parsed::Unchanged => known.parsed(&manifest_path).unwrap_or(Parsed::Absent),
+        other => other.clone(),
+    };
+    let manifest = if !manifest_path.is_file() {
+        ManifestRead::Absent
+    } else if !walk::contained(root, &manifest_path) {
+        ManifestRead::Malformed("it resolves outside the connection root".into())
+    } else {
+        match &manifest_parsed {
+            Parsed::YamlError(m) => ManifestRead::Unparseable(m.clone()),
+            Parsed::OtherError(m) => ManifestRead::Failed(m.clone()),
+            Parsed::Yaml(data) => match manifest_shape_error(data) {
+                Some(reason) => ManifestRead::Malformed(reason),
+                None => walkable_manifest(root, data),
+            },
+            Parsed::Text | Parsed::Absent | Parsed::Unchanged => ManifestRead::Absent,
+        }
+    };
+    let mut files = vec![manifest_record];
+    for (kind, file) in [
+        ("diff", DIFF_FILENAME),
+        ("reading", READING_FILENAME),
+        ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
+    ] {
+        files.push(refresh_file(&root.join(file), name, None, kind, known));
+    }
+    let mut tables = Vec::new();
+    if let ManifestRead::Ok { doc, .. } = &manifest {
+        if let Some(entries) = doc.get("tables").and_then(Value::as_map) {
+            for (key, entry) in entries {
+                let fqn = crate::pyfmt::str_of(key);
+                let dir = root.join(walk::table_path(&fqn, entry));
+                for (kind, file) in walk::declared_artifacts(entry) {
+                    files.push(refresh_file(&dir.join(&file), name, Some(&fqn), &kind, known));
+                }
+                tables.push((fqn, dir, entry.clone()));
+            }
+        }
+    }
+    ConnectionScan { manifest, files, tables }
+}
+
+fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
+    let links = walk::escaping_links(root, Some(data));
+    let keep: std::collections::HashSet<String> = walk::walkable(data, &links).into_iter().collect();
+    let mut dropped = Vec::new();
+    let mut kept = Vec::new();
+    if let Some(entries) = data.get("tables").and_then(Value::as_map) {
+        for (k, v) in entries {
+            let fqn = crate::pyfmt::str_of(k);
+            if keep.contains(&fqn) {
+                kept.push((k.clone(), v.clone()));
+            } else {
+                dropped.push(fqn);
+            }
+        }
+    }
+    dropped.sort();
+    let mut doc = data.clone();
+    if let Value::Map(pairs) = &mut doc {
+        match pairs.iter_mut().find(|(k, _)| k.as_str() == Some("tables")) {
+            Some((_, v)) => *v = Value::Map(kept),
+            // `{**data, "tables": walkable}` appends the key when it was absent.
+            None => pairs.push((Value::Str("tables".into()), Value::Map(kept))),
+        }
+    }
+    ManifestRead::Ok { doc, dropped }
+}

@@ -1,0 +1,190 @@
+//! Which manifest entries a reader can follow (format spec §2.5): entries that are
+//! mappings with a string `path`, whose path does not leave the connection root
+//! lexically, and whose directories and declared files do not leave it through a
+//! symlink. Computed at ingest, never on the request path.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::yaml::Value;
+
+/// Each artifact kind's canonical file name, in manifest order.
+pub const ARTIFACT_FILENAMES: [(&str, &str); 6] = [
+    ("ddl", "ddl.sql"),
+    ("statistics", "statistics.yaml"),
+    ("relationships", "relationships.yaml"),
+    ("description", "description.md"),
+    ("statistics_annotations", "statistics.annotations.yaml"),
+    ("relationships_annotations", "relationships.annotations.yaml"),
+];
+
+pub fn canonical_filename(kind: &str) -> Option<&'static str> {
+    ARTIFACT_FILENAMES.iter().find(|(k, _)| *k == kind).map(|(_, f)| *f)
+}
+
+/// The artifacts an entry declares under their canonical names, in its own order.
+pub fn declared_artifacts(entry: &Value) -> Vec<(String, String)> {
+    let Some(artifacts) = entry.get("artifacts").and_then(Value::as_map) else {
+        return Vec::new();
+    };
+    artifacts
+        .iter()
+        .filter_map(|(k, v)| {
+            let (kind, name) = (k.as_str()?, v.as_str()?);
+            (canonical_filename(kind) == Some(name)).then(|| (kind.to_string(), name.to_string()))
+        })
+        .collect()
+}
+
+/// A table's directory relative to the connection root: its `path`, or the FQN's slash form.
+pub fn table_path(fqn: &str, entry: &Value) -> String {
+    match entry.get("path").and_then(Value::as_str) {
+        Some(p) if !p.is_empty() => p.to_string(),
+        _ => fqn.replace('.', "/"),
+    }
+}
+
+/// Absolute, a drive letter, or a `..` segment: forms no consumer follows.
+fn leaves_lexically(path: &str) -> bool {
+    let b = path.as_bytes();
+    if b.first().is_some_and(|c| *c == b'/' || *c == b'\\') {
+        return true;
+    }
+    if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+        return true;
+    }
+    path.split(['/', '\\']).any(|seg| seg == "..")
+}
+
+fn parts(path: &str) -> Vec<&str> {
+    path.split('/').filter(|p| !p.is_empty() && *p != ".").collect()
+}
+
+/// Each path an entry passes through or opens, keyed as the link set is keyed.
+fn opened_paths(fqn: &str, entry: &Value) -> Vec<(String, String)> {
+    let path = table_path(fqn, entry);
+    let segs = parts(&path);
+    let mut out = Vec::new();
+    for depth in 1..segs.len() {
+        let key = segs[..depth].join("/");
+        out.push((key.clone(), key));
+    }
+    out.push((segs.join("/"), path.clone()));
+    for (_, name) in declared_artifacts(entry) {
+        let mut key_parts = segs.clone();
+        key_parts.push(&name);
+        out.push((key_parts.join("/"), format!("{path}/{name}")));
+    }
+    out
+}
+
+/// Entries shaped for reading: a mapping whose `path`, when present, is a string.
+fn shaped(manifest: &Value) -> Vec<(&Value, &Value)> {
+    let Some(tables) = manifest.get("tables").and_then(Value::as_map) else {
+        return Vec::new();
+    };
+    tables
+        .iter()
+        .filter(|(_, e)| {
+            e.as_map().is_some() && e.get("path").is_none_or(|p| matches!(p, Value::Str(_)))
+        })
+        .map(|(k, v)| (k, v))
+        .collect()
+}
+
+fn key_text(k: &Value) -> String {
+    crate::pyfmt::str_of(k)
+}
+
+/// True when `path`, links followed, lies inside `root` (an unresolvable path never does).
+pub fn contained(root: &Path, path: &Path) -> bool {
+    let root = crate::config::absolute_resolved(root);
+    crate::config::absolute_resolved(path).starts_with(&root)
+}
+
+/// The root-relative POSIX paths of links below `root` that resolve outside it.
+pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> {
+    let resolved_root = crate::config::absolute_resolved(root);
+    let mut found = HashSet::new();
+    let mut pending: Vec<(PathBuf, Vec<PathBuf>)> = vec![(root.to_path_buf(), vec![resolved_root.clone()])];
+    while let Some((dir, chain)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_symlink() {
+                let target = crate::config::absolute_resolved(&path);
+                if !target.starts_with(&resolved_root) {
+                    if let Ok(rel) = path.strip_prefix(root) {
+                        found.insert(rel.to_string_lossy().replace('\\', "/"));
+                    }
+                } else if target.is_dir() && !chain.contains(&target) {
+                    let mut next = chain.clone();
+                    next.push(target);
+                    pending.push((path, next));
+                }
+            } else if ft.is_dir() {
+                let mut next = chain.clone();
+                let last = chain.last().cloned().unwrap_or_default();
+                next.push(last.join(entry.file_name()));
+                pending.push((path, next));
+            }
+        }
+    }
+    if let Some(manifest) = manifest {
+        for fqn in walkable(manifest, &HashSet::new()) {
+            let entry = entry_of(manifest, &fqn);
+            for (key, rel) in opened_paths(&fqn, entry) {
+                if !contained(root, &root.join(&rel)) {
+                    found.insert(key);
+                }
+            }
+        }
+    }
+    found
+}
+
+fn entry_of<'a>(manifest: &'a Value, fqn: &str) -> &'a Value {
+    shaped(manifest)
+        .into_iter()
+        .find(|(k, _)| key_text(k) == fqn)
+        .map(|(_, e)| e)
+        .unwrap_or(&Value::Null)
+}
+
+fn linked_out(path: &str, entry: &Value, links: &HashSet<String>) -> bool {
+    if links.is_empty() {
+        return false;
+    }
+    let segs = parts(path);
+    for depth in 1..=segs.len() {
+        if links.contains(&segs[..depth].join("/")) {
+            return true;
+        }
+    }
+    let names: Vec<String> = declared_artifacts(entry).into_iter().map(|(_, n)| n).collect();
+    for name in &names {
+        let mut key = segs.clone();
+        key.push(name);
+        if links.contains(&key.join("/")) {
+            return true;
+        }
+    }
+    // Some readers join an absent `path` as the connection root itself.
+    if !entry.get("path").is_some_and(Value::truthy) {
+        return names.iter().any(|n| links.contains(n));
+    }
+    false
+}
+
+/// The FQNs (as text) of the entries a reader can follow, in manifest order.
+pub fn walkable(manifest: &Value, links: &HashSet<String>) -> Vec<String> {
+    shaped(manifest)
+        .into_iter()
+        .filter_map(|(k, entry)| {
+            let fqn = key_text(k);
+            let path = table_path(&fqn, entry);
+            (!leaves_lexically(&path) && !linked_out(&path, entry, links)).then_some(fqn)
+        })
+        .collect()
+}

@@ -1,0 +1,226 @@
+//! The MCP surface: a hand-written rmcp `ServerHandler` over the engine. This layer
+//! validates arguments, routes calls and maps errors; it does no I/O of its own.
+
+pub mod errors;
+pub mod schema;
+pub mod tools;
+pub mod validate;
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+
+use crate::error::QueryError;
+use crate::pyfmt::json_indent2;
+use crate::query::Engine;
+use crate::render::cursor::Call;
+use crate::render::paging::{self, Unit, UnitKey};
+use crate::yaml::Value;
+use tools::{Reply, Tool};
+
+/// The protocol versions the reference's SDK speaks; an unknown request gets the newest.
+const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+const LATEST_PROTOCOL: &str = "2025-11-25";
+
+#[derive(Clone)]
+pub struct PrintServer {
+    engine: Arc<Engine>,
+    tools: Arc<Vec<Tool>>,
+}
+
+impl PrintServer {
+    pub fn new(engine: Arc<Engine>) -> PrintServer {
+        PrintServer { engine, tools: Arc::new(tools::all()) }
+    }
+
+    fn tool_names_sorted(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.tools.iter().map(|t| t.spec.name.to_string()).collect();
+        names.sort();
+        names
+    }
+
+    /// A tool call, start to finish; every failure becomes the `isError` text.
+    pub fn call(&self, name: &str, arguments: &Value) -> (String, bool) {
+        let result = (|| {
+            let tool = self.tools.iter().find(|t| t.spec.name == name).ok_or_else(|| {
+                QueryError::UnknownTool { name: name.to_string(), available: self.tool_names_sorted() }
+            })?;
+            let args = validate::validate(&tool.spec, arguments)?;
+            (tool.handler)(&self.engine, &args)
+        })();
+        match result {
+            Ok(Reply::Dict(v)) => (json_indent2(&v), false),
+            Ok(Reply::Text(t)) => (t, false),
+            Err(e) => (e.to_string(), true),
+        }
+    }
+
+    /// tools/list, paged by the same rule as every list (its tools fit one page).
+    pub fn tools_page(&self, cursor: Option<&str>) -> Result<(Vec<serde_json::Value>, Option<String>), QueryError> {
+        let wire: Vec<serde_json::Value> = self.tools.iter().map(|t| t.spec.wire()).collect();
+        let items: Vec<(UnitKey, Value)> = wire
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (UnitKey::Item(Value::Int(i as i64)), validate::from_json(w)))
+            .collect();
+        let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
+            let mut reply = vec![(Value::Str("tools".into()), Value::Seq(run.iter().map(Unit::value).collect()))];
+            if let Some(c) = next {
+                reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
+            }
+            Value::Map(reply)
+        };
+        let call = Call::new("tools/list", &Value::Map(Vec::new()), &[]);
+        let units = paging::units(&call, items, &render);
+        let page = paging::page(&call, &units, &render, cursor)?;
+        let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_string);
+        let shown: Vec<serde_json::Value> = page
+            .get("tools")
+            .and_then(Value::as_seq)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .filter_map(|n| wire.iter().find(|w| w["name"] == n).cloned())
+            .collect();
+        Ok((shown, next))
+    }
+
+    fn instructions(&self) -> String {
+        instructions(&self.tools)
+    }
+}
+
+/// The server's instructions: routing for every implemented tool, then how to read answers.
+fn instructions(tools: &[Tool]) -> String {
+    let mut text = String::from(
+        "Answers questions about a database from its print: the schema, statistics, value lists and joins dbprint recorded and committed, read without touching the database. Use the tools, not the print's files: a file read directly lacks the interpretation each tool applies.\n\nWhich tool:\n",
+    );
+    for t in tools {
+        let line = match t.spec.name {
+            "get_table_context" => "- get_table_context: before writing SQL against a table (purpose: query) or describing its data (purpose: profile).",
+            "list_tables" => "- list_tables: which tables exist, their row counts and whether their statistics are fresh (detail: true).",
+            "search_columns" => "- search_columns: find a column when its table is unknown, by name glob, note text or detected kind.",
+            "resolve_value" => "- resolve_value: the exact stored spelling of a filter value before writing it into a predicate.",
+            "get_manifest" => "- get_manifest: the raw table index of the print.",
+            "get_diff" => "- get_diff: what changed between the last two runs.",
+            "get_reference" => "- get_reference: what a field or spec_ref means (spec, assertions) and how to read a json/yaml field (guide).",
+            _ => continue,
+        };
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(
+        "\nReading answers: every number describes a population - the whole table, or only the rows scanned when a scope block is present. Inferred fields and inferred or measured joins are guesses, not declarations. A field that is absent means not recorded, never zero or none. The print says which values the data holds, not what its codes, units or defaults mean. Long replies are paged: pass next_cursor back unchanged.",
+    );
+    text
+}
+
+impl ServerHandler for PrintServer {
+    fn get_info(&self) -> ServerConfig {
+        let info = serde_json::json!({
+            "protocolVersion": LATEST_PROTOCOL,
+            "capabilities": {
+                "experimental": {},
+                "resources": {"subscribe": false, "listChanged": false},
+                "tools": {"listChanged": false}
+            },
+            "serverInfo": {"name": "dbprint", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": self.instructions(),
+        });
+        serde_json::from_value(info).expect("static server info deserializes")
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(
+            PROTOCOL_VERSIONS
+                .iter()
+                .filter_map(|v| serde_json::from_value(serde_json::json!(v)).ok())
+                .collect(),
+        )
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut info = self.get_info();
+        let asked = serde_json::to_value(&request.protocol_version).unwrap_or_default();
+        let chosen = match asked.as_str() {
+            Some(v) if PROTOCOL_VERSIONS.contains(&v) => v.to_string(),
+            _ => LATEST_PROTOCOL.to_string(),
+        };
+        if let Ok(v) = serde_json::from_value(serde_json::json!(chosen)) {
+            info.protocol_version = v;
+        }
+        Ok(info)
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = request.and_then(|r| r.cursor);
+        let (tools, next) = self.tools_page(cursor.as_deref()).map_err(|e| errors::rpc_error(&e))?;
+        let mut result = serde_json::json!({ "tools": tools });
+        if let Some(n) = next {
+            result["nextCursor"] = serde_json::json!(n);
+        }
+        serde_json::from_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request
+            .arguments
+            .map(|a| validate::from_json(&serde_json::Value::Object(a)))
+            .unwrap_or(Value::Map(Vec::new()));
+        let server = self.clone();
+        let name = request.name.to_string();
+        // The engine is synchronous (SQLite, file stats): keep it off the async workers.
+        let (text, is_error) = tokio::task::spawn_blocking(move || server.call(&name, &arguments))
+            .await
+            .unwrap_or_else(|e| (format!("internal error: {e}"), true));
+        let result = if is_error {
+            CallToolResult::error(vec![ContentBlock::text(text)])
+        } else {
+            CallToolResult::success(vec![ContentBlock::text(text)])
+        };
+        Ok(result.into())
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        // The reference's SDK: "Method not found" with the method name as data.
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            "Method not found",
+            Some(serde_json::json!(request.method)),
+        ))
+    }
+}
+
+/// Serve MCP over stdio until the client closes stdin.
+pub async fn serve_stdio(engine: Arc<Engine>) -> anyhow::Result<()> {
+    use rmcp::ServiceExt;
+    let server = PrintServer::new(engine);
+    let service = server.serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
+

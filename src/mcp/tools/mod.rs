@@ -1,0 +1,38 @@
+//! One file per MCP tool: its definition and the glue from validated arguments to
+//! the engine's answer. Tools appear here (and in tools/list) only once they work.
+
+pub mod get_manifest;
+pub mod list_tables;
+
+use super::schema::ToolSpec;
+use crate::error::QueryError;
+use crate::query::Engine;
+use crate::yaml::Value;
+
+/// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
+pub enum Reply {
+    Dict(Value),
+    Text(String),
+}
+
+pub type Handler = fn(&Engine, &Value) -> Result<Reply, QueryError>;
+
+pub struct Tool {
+    pub spec: ToolSpec,
+    pub handler: Handler,
+}
+
+/// Every implemented tool, in the reference's tools/list order.
+pub fn all() -> Vec<Tool> {
+    vec![list_tables::tool(), get_manifest::tool()]
+}
+
+/// A string argument, when given.
+pub fn arg_str<'a>(args: &'a Value, key: &str) -> Option<&'a str> {
+    args.get(key).and_then(Value::as_str)
+}
+
+/// A boolean argument, `bool(x)` of whatever was given, else `default`.
+pub fn arg_bool(args: &Value, key: &str, default: bool) -> bool {
+    args.get(key).map(Value::truthy).unwrap_or(default)
+}

@@ -1,0 +1,253 @@
+//! The SQLite mirror: what ingest read, persisted so a restart re-reads only what
+//! changed, and so requests never parse YAML. One writer; reads share the same
+//! connection behind a lock (SQLite in WAL mode lets a second process read).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::ingest::{ConnectionScan, FileIdentity, ManifestRead, Parsed, Stored};
+use crate::yaml::Value;
+
+const SCHEMA: &str = include_str!("../../schema.sql");
+/// Bump when `schema.sql` or the stored value encoding changes.
+pub const SCHEMA_VERSION: &str = "1";
+
+#[derive(Debug, thiserror::Error)]
+pub enum MirrorError {
+    #[error("mirror database: {0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("mirror value encoding: {0}")]
+    Encoding(#[from] serde_json::Error),
+    #[error("mirror directory {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+}
+
+pub struct Mirror {
+    db: Mutex<Connection>,
+    path: PathBuf,
+}
+
+/// One stored file row, without its parsed value.
+#[derive(Debug, Clone)]
+pub struct FileRow {
+    pub path: PathBuf,
+    pub kind: String,
+    pub fqn: Option<String>,
+    pub identity: Option<FileIdentity>,
+    pub hash: Option<String>,
+    pub parse_status: String,
+}
+
+impl Mirror {
+    /// Open (or create) the mirror at `dir/mirror.sqlite`; a mirror of another schema
+    /// version is discarded, since it is only a cache.
+    pub fn open(dir: &Path) -> Result<Mirror, MirrorError> {
+        std::fs::create_dir_all(dir).map_err(|source| MirrorError::Io { path: dir.to_path_buf(), source })?;
+        let path = dir.join("mirror.sqlite");
+        let mut db = Connection::open(&path)?;
+        if !version_matches(&db) {
+            drop(db);
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+            }
+            db = Connection::open(&path)?;
+        }
+        db.pragma_update(None, "journal_mode", "WAL")?;
+        db.pragma_update(None, "synchronous", "NORMAL")?;
+        db.busy_timeout(std::time::Duration::from_secs(10))?;
+        db.execute_batch(SCHEMA)?;
+        db.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)",
+            params![SCHEMA_VERSION],
+        )?;
+        Ok(Mirror { db: Mutex::new(db), path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn db(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock leaves SQLite consistent (transactions roll back).
+        self.db.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Identities stored for one connection's files.
+    pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
+        let db = self.db();
+        let mut stmt = db.prepare(
+            "SELECT path, mtime_ns, size, inode FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+        )?;
+        let rows = stmt.query_map(params![connection], |r| {
+            Ok((
+                PathBuf::from(r.get::<_, String>(0)?),
+                FileIdentity { mtime_ns: r.get(1)?, size: r.get::<_, i64>(2)? as u64, inode: r.get::<_, i64>(3)? as u64 },
+            ))
+        })?;
+        let identities = rows.collect::<Result<HashMap<_, _>, _>>()?;
+        Ok(StoredFiles { mirror: self, identities })
+    }
+
+    /// The parse stored for `path`.
+    pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
+        let db = self.db();
+        let row: Option<(String, Option<String>, Option<String>)> = db
+            .query_row(
+                "SELECT parse_status, parse_error, parsed FROM files WHERE path = ?1",
+                params![path.to_string_lossy()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        let Some((status, error, parsed)) = row else { return Ok(None) };
+        Ok(Some(match status.as_str() {
+            "ok" => Parsed::Yaml(serde_json::from_str::<Value>(parsed.as_deref().unwrap_or("null"))?),
+            "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
+            "other_error" => Parsed::OtherError(error.unwrap_or_default()),
+            "text" => Parsed::Text,
+            _ => Parsed::Absent,
+        }))
+    }
+
+    /// Every stored file row of one connection.
+    pub fn files(&self, connection: &str) -> Result<Vec<FileRow>, MirrorError> {
+        let db = self.db();
+        let mut stmt = db.prepare(
+            "SELECT path, kind, fqn, mtime_ns, size, inode, hash, parse_status FROM files WHERE connection = ?1 ORDER BY path",
+        )?;
+        let rows = stmt.query_map(params![connection], |r| {
+            let mtime: Option<i64> = r.get(3)?;
+            Ok(FileRow {
+                path: PathBuf::from(r.get::<_, String>(0)?),
+                kind: r.get(1)?,
+                fqn: r.get(2)?,
+                identity: match mtime {
+                    Some(m) => Some(FileIdentity { mtime_ns: m, size: r.get::<_, i64>(4)? as u64, inode: r.get::<_, i64>(5)? as u64 }),
+                    None => None,
+                },
+                hash: r.get(6)?,
+                parse_status: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// Store one connection's scan in a single transaction: a reader never sees half of it.
+    pub fn apply(&self, connection: &str, print_root: &Path, scan: &ConnectionScan) -> Result<(), MirrorError> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        {
+            let mut keep: Vec<String> = Vec::with_capacity(scan.files.len());
+            let mut upsert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?;
+            let mut touch = tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
+            for f in &scan.files {
+                let path = f.path.to_string_lossy().to_string();
+                keep.push(path.clone());
+                if matches!(f.parsed, Parsed::Unchanged) {
+                    touch.execute(params![path, f.fqn, f.kind])?;
+                    continue;
+                }
+                let (status, error, parsed) = match &f.parsed {
+                    Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
+                    Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
+                    Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
+                    Parsed::Text => ("text", None, None),
+                    Parsed::Absent | Parsed::Unchanged => ("absent", None, None),
+                };
+                let id = f.identity;
+                upsert.execute(params![
+                    path,
+                    connection,
+                    f.fqn,
+                    f.kind,
+                    id.map(|i| i.mtime_ns),
+                    id.map(|i| i.size as i64),
+                    id.map(|i| i.inode as i64),
+                    f.hash,
+                    status,
+                    error,
+                    parsed
+                ])?;
+            }
+            // Rows for files the print no longer implies.
+            tx.execute("CREATE TEMP TABLE IF NOT EXISTS keep_paths (path TEXT PRIMARY KEY)", [])?;
+            tx.execute("DELETE FROM keep_paths", [])?;
+            let mut ins = tx.prepare_cached("INSERT OR IGNORE INTO keep_paths (path) VALUES (?1)")?;
+            for p in &keep {
+                ins.execute(params![p])?;
+            }
+            tx.execute(
+                "DELETE FROM files WHERE connection = ?1 AND path NOT IN (SELECT path FROM keep_paths)",
+                params![connection],
+            )?;
+            tx.execute("DELETE FROM tables WHERE connection = ?1", params![connection])?;
+            let mut table = tx.prepare_cached(
+                "INSERT OR REPLACE INTO tables (connection, fqn, table_dir, entry) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (fqn, dir, entry) in &scan.tables {
+                table.execute(params![connection, fqn, dir.to_string_lossy(), serde_json::to_string(entry)?])?;
+            }
+            let (state, reason, doc, dropped) = match &scan.manifest {
+                ManifestRead::Absent => ("absent", None, None, Vec::new()),
+                ManifestRead::Unparseable(r) => ("unparseable", Some(r.clone()), None, Vec::new()),
+                ManifestRead::Malformed(r) => ("malformed", Some(r.clone()), None, Vec::new()),
+                ManifestRead::Failed(r) => ("failed", Some(r.clone()), None, Vec::new()),
+                ManifestRead::Ok { doc, dropped } => ("ok", None, Some(serde_json::to_string(doc)?), dropped.clone()),
+            };
+            tx.execute(
+                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![connection, print_root.to_string_lossy(), state, reason, doc, serde_json::to_string(&dropped)?],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Sizes for `index status`: (files, tables, bytes on disk).
+    pub fn counts(&self) -> Result<(i64, i64, u64), MirrorError> {
+        let db = self.db();
+        let files: i64 = db.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+        let tables: i64 = db.query_row("SELECT count(*) FROM tables", [], |r| r.get(0))?;
+        let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
+        Ok((files, tables, bytes))
+    }
+}
+
+fn version_matches(db: &Connection) -> bool {
+    let has_meta: bool = db
+        .query_row("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'", [], |r| r.get::<_, i64>(0))
+        .map(|n| n > 0)
+        .unwrap_or(false);
+    if !has_meta {
+        // A fresh file is fine; anything else without `meta` is not ours.
+        return db
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
+            .map(|n| n == 0)
+            .unwrap_or(false);
+    }
+    db.query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get::<_, String>(0))
+        .map(|v| v == SCHEMA_VERSION)
+        .unwrap_or(false)
+}
+
+/// A connection's stored identities, for a warm start.
+pub struct StoredFiles<'a> {
+    mirror: &'a Mirror,
+    identities: HashMap<PathBuf, FileIdentity>,
+}
+
+impl Stored for StoredFiles<'_> {
+    fn identity(&self, path: &Path) -> Option<FileIdentity> {
+        self.identities.get(path).copied()
+    }
+
+    fn parsed(&self, path: &Path) -> Option<Parsed> {
+        self.mirror.parsed(path).ok().flatten()
+    }
+}

@@ -1,0 +1,193 @@
+//! Freshness verdicts for list_tables detail: each table's threshold (its recorded
+//! `max_age_days`, else the config's cascade) against its `profiled_at` age.
+
+use crate::config::ConnectionConfig;
+use crate::render::dict;
+use crate::yaml::{DateTime, Value};
+
+/// Seconds since the Unix epoch, with microseconds, as Python's `datetime.now(UTC)`.
+pub fn now_micros() -> i128 {
+    let d = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    d.as_micros() as i128
+}
+
+/// Days from the civil date to 1970-01-01 (proleptic Gregorian).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// An aware instant in microseconds since the epoch; naive reads as UTC.
+fn instant_micros(dt: &DateTime) -> i128 {
+    let days = days_from_civil(dt.date.year as i64, dt.date.month as i64, dt.date.day as i64) as i128;
+    let secs = days * 86_400 + dt.hour as i128 * 3600 + dt.minute as i128 * 60 + dt.second as i128
+        - dt.offset_seconds.unwrap_or(0) as i128;
+    secs * 1_000_000 + dt.microsecond as i128
+}
+
+fn digits(s: &str) -> Option<u32> {
+    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
+}
+
+fn valid_date(y: u32, m: u32, d: u32) -> bool {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let dim = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    (1..=9999).contains(&y) && (1..=12).contains(&m) && d >= 1 && d <= dim[(m - 1) as usize]
+}
+
+/// The subset of Python 3.13 `datetime.fromisoformat` a print's `profiled_at` uses:
+/// `YYYY-MM-DD`, then `T` or a space and `HH[:MM[:SS[.f+]]]`, then `Z` or `±HH:MM[:SS]`.
+pub fn parse_isoformat(text: &str) -> Option<DateTime> {
+    let b = text.as_bytes();
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (digits(&text[0..4])?, digits(&text[5..7])?, digits(&text[8..10])?);
+    if !valid_date(y, m, d) {
+        return None;
+    }
+    let mut dt = DateTime {
+        date: crate::yaml::Date { year: y as i32, month: m as u8, day: d as u8 },
+        hour: 0,
+        minute: 0,
+        second: 0,
+        microsecond: 0,
+        offset_seconds: None,
+    };
+    let rest = &text[10..];
+    if rest.is_empty() {
+        return Some(dt);
+    }
+    if !text.is_char_boundary(11) {
+        return None;
+    }
+    let sep = rest.as_bytes()[0];
+    if sep != b'T' && sep != b' ' {
+        return None;
+    }
+    let time = &rest[1..];
+    let tz_at = time.find(['Z', '+', '-']).unwrap_or(time.len());
+    let (clock, tz) = time.split_at(tz_at);
+    let (hms, frac) = match clock.split_once(['.', ',']) {
+        Some((a, f)) => (a, Some(f)),
+        None => (clock, None),
+    };
+    let fields: Vec<&str> = hms.split(':').collect();
+    if fields.is_empty() || fields.len() > 3 || fields.iter().any(|f| f.len() != 2) {
+        return None;
+    }
+    dt.hour = digits(fields[0])? as u8;
+    dt.minute = fields.get(1).map(|f| digits(f)).unwrap_or(Some(0))? as u8;
+    dt.second = fields.get(2).map(|f| digits(f)).unwrap_or(Some(0))? as u8;
+    if dt.hour > 23 || dt.minute > 59 || dt.second > 59 {
+        return None;
+    }
+    if let Some(f) = frac {
+        if fields.len() != 3 || f.is_empty() || !f.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let mut us = f.chars().take(6).collect::<String>();
+        while us.len() < 6 {
+            us.push('0');
+        }
+        dt.microsecond = us.parse().ok()?;
+    }
+    if tz == "Z" {
+        dt.offset_seconds = Some(0);
+    } else if !tz.is_empty() {
+        let sign = if tz.starts_with('-') { -1 } else { 1 };
+        let parts: Vec<&str> = tz[1..].split(':').collect();
+        let h = digits(parts.first()?)? as i32;
+        let mi = parts.get(1).map(|p| digits(p)).unwrap_or(Some(0))? as i32;
+        let s = parts.get(2).map(|p| digits(p)).unwrap_or(Some(0))? as i32;
+        if h > 23 || mi > 59 || s > 59 || parts.iter().any(|p| p.len() != 2) {
+            return None;
+        }
+        dt.offset_seconds = Some(sign * (h * 3600 + mi * 60 + s));
+    }
+    Some(dt)
+}
+
+/// Days between `profiled_at` and `now`; `None` when absent or unreadable.
+pub fn age_days(profiled_at: Option<&Value>, now: i128) -> Option<f64> {
+    let prior = match profiled_at? {
+        Value::DateTime(dt) => *dt,
+        Value::Str(s) if !s.is_empty() => parse_isoformat(s)?,
+        _ => return None,
+    };
+    // timedelta.total_seconds(): exact microseconds divided once.
+    let micros = now - instant_micros(&prior);
+    Some((micros as f64 / 1e6) / 86_400.0)
+}
+
+fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::BigInt(s) => s.parse().ok(),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// `int(x) if x.is_integer() else x`.
+fn threshold_value(x: f64) -> Value {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 9.2e18 {
+        Value::Int(x as i64)
+    } else {
+        Value::Float(x)
+    }
+}
+
+/// The verdict keys one entry carries, and whether its threshold ignored a `min_rows` rule.
+pub fn verdict(conn: &ConnectionConfig, fqn: &str, entry: &Value, now: i128) -> (Vec<(Value, Value)>, bool) {
+    let recorded = entry.get("max_age_days");
+    let mut size_gated = false;
+    let threshold = match recorded.and_then(number) {
+        Some(days) => {
+            let shown = crate::pyfmt::str_of(recorded.unwrap_or(&Value::Null));
+            if days < 0.0 {
+                let cause = format!(
+                    "{fqn}: max_age_days is {shown}, which no print can ever satisfy: every table re-extracts on every run and check reports every one of them stale. Use 0 to ask for that deliberately, or a positive number of days."
+                );
+                return (vec![(Value::Str("threshold_error".into()), Value::Str(cause))], false);
+            }
+            if days.fract() != 0.0 || !days.is_finite() {
+                let cause = format!("{fqn}: max_age_days is {shown}, which is not a whole number of days.");
+                return (vec![(Value::Str("threshold_error".into()), Value::Str(cause))], false);
+            }
+            days
+        }
+        None => {
+            let entry_type = entry.get("type").and_then(Value::as_str);
+            if entry_type != Some("view")
+                && entry.get("row_count").is_some_and(|v| !matches!(v, Value::Null))
+                && conn.min_rows_conditions_name(fqn)
+            {
+                size_gated = true;
+            }
+            conn.max_age_days_for(fqn)
+        }
+    };
+    let age = age_days(entry.get("profiled_at"), now);
+    let (verdict, age_value) = match age {
+        None => ("dormant", Value::Null),
+        Some(a) if a >= threshold => ("stale", Value::Float(crate::pyfmt::py_round(a, 2))),
+        Some(a) => ("live", Value::Float(crate::pyfmt::py_round(a, 2))),
+    };
+    let pairs = match dict([
+        ("freshness", Value::Str(verdict.into())),
+        ("age_days", age_value),
+        ("max_age_days", threshold_value(threshold)),
+    ]) {
+        Value::Map(p) => p,
+        _ => Vec::new(),
+    };
+    (pairs, size_gated)
+}

@@ -1,0 +1,115 @@
+//! The engine's read side: the served connections' current state, kept fresh
+//! against the disk, and one module per question the tools ask. Knows nothing of MCP.
+
+pub mod freshness;
+pub mod list_tables;
+pub mod manifest;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use crate::config::{ConnectionConfig, Served};
+use crate::error::QueryError;
+use crate::ingest::{self, FileIdentity, ManifestRead, MANIFEST_FILENAME};
+use crate::mirror::{Mirror, MirrorError};
+use crate::yaml::Value;
+
+/// One served connection as the mirror last saw it.
+#[derive(Debug, Clone)]
+pub struct ConnectionState {
+    pub config: ConnectionConfig,
+    pub manifest: ManifestRead,
+    /// The manifest's identity when it was read (`None`: absent).
+    pub manifest_identity: Option<FileIdentity>,
+    /// blake3 of every file the connection's mirror holds, by path.
+    pub hashes: HashMap<PathBuf, String>,
+}
+
+impl ConnectionState {
+    pub fn manifest_path(&self) -> PathBuf {
+        self.config.print_root.join(MANIFEST_FILENAME)
+    }
+
+    /// The manifest as readers use it, or the error every tool gives for it.
+    /// `Ok(None)`: there is no manifest.
+    pub fn manifest_or_error(&self) -> Result<Option<&Value>, QueryError> {
+        let path = self.manifest_path().display().to_string();
+        match &self.manifest {
+            ManifestRead::Absent => Ok(None),
+            ManifestRead::Unparseable(m) => Err(QueryError::YamlParse { path, message: m.clone() }),
+            ManifestRead::Malformed(r) => Err(QueryError::Malformed { path, reason: r.clone() }),
+            ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
+            ManifestRead::Ok { doc, .. } => Ok(Some(doc)),
+        }
+    }
+
+    /// The content version of `path` for cursors and resource versions: its blake3,
+    /// or `absent`.
+    pub fn version_of(&self, path: &Path) -> String {
+        self.hashes.get(path).cloned().unwrap_or_else(|| "absent".into())
+    }
+}
+
+/// The engine: served connections over the mirror. Requests read `state`; the single
+/// writer (`ingest_lock`) re-ingests a connection whose files changed.
+pub struct Engine {
+    pub served: Served,
+    mirror: Mirror,
+    states: RwLock<HashMap<String, Arc<ConnectionState>>>,
+    ingest_lock: Mutex<()>,
+}
+
+impl Engine {
+    /// Open the mirror in `index_dir` and reconcile every served connection with the disk.
+    pub fn open(served: Served, index_dir: &Path) -> Result<Engine, MirrorError> {
+        let mirror = Mirror::open(index_dir)?;
+        let engine = Engine { served, mirror, states: RwLock::new(HashMap::new()), ingest_lock: Mutex::new(()) };
+        for conn in engine.served.connections.clone() {
+            engine.reconcile(&conn)?;
+        }
+        Ok(engine)
+    }
+
+    pub fn mirror(&self) -> &Mirror {
+        &self.mirror
+    }
+
+    /// Re-read what changed on disk for one connection and swap in its new state.
+    pub fn reconcile(&self, conn: &ConnectionConfig) -> Result<Arc<ConnectionState>, MirrorError> {
+        let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = self.mirror.stored(&conn.name)?;
+        let scan = ingest::scan_connection(conn, &stored);
+        drop(stored);
+        self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+        let hashes = self
+            .mirror
+            .files(&conn.name)?
+            .into_iter()
+            .filter_map(|f| Some((f.path, f.hash?)))
+            .collect();
+        let state = Arc::new(ConnectionState {
+            config: conn.clone(),
+            manifest: scan.manifest,
+            manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
+            hashes,
+        });
+        self.states
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(conn.name.clone(), state.clone());
+        Ok(state)
+    }
+
+    /// The connection a call names (or the default), fresh against the disk: when the
+    /// manifest's identity moved since it was read, the connection is re-ingested first.
+    pub fn connection(&self, requested: Option<&str>) -> Result<Arc<ConnectionState>, QueryError> {
+        let conn = self.served.pick(requested)?.clone();
+        let current = self.states.read().unwrap_or_else(|e| e.into_inner()).get(&conn.name).cloned();
+        let on_disk = ingest::identity(&conn.print_root.join(MANIFEST_FILENAME));
+        match current {
+            Some(state) if state.manifest_identity == on_disk => Ok(state),
+            _ => self.reconcile(&conn).map_err(|e| QueryError::Internal(e.to_string())),
+        }
+    }
+}
