@@ -2,6 +2,7 @@
 //! mechanical port of libyaml 0.2.5) composed and resolved with PyYAML's
 //! SafeLoader rules (YAML 1.1 implicit resolvers, SafeConstructor).
 
+pub mod emit;
 pub mod value;
 
 pub use value::{Date, DateTime, Value};
