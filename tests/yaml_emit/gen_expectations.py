@@ -180,6 +180,9 @@ def floats():
         5e-324, 2.2250738585072014e-308, 3.141592653589793, 1 / 3, 2 / 3, 9007199254740993.0,
         float("nan"), float("inf"), float("-inf"), 1e300 * 10, 0.30000000000000004, 1e-7,
         123456789.123, -1e-10, 4.35, 0.07, 999999999999999.9, 9999999999999998.0,
+        # Exact ties between two shortest candidates: repr keeps the even digit.
+        -1020459894256335.2, 1681079236813270.2, 24454174918413.312, 20211339773002.312,
+        1918521134515.0938, 126696282637657.88, 907717727730771.2, 1677297523074418.8,
     ]
 
 
@@ -228,6 +231,8 @@ def synthetic():
         add(f"float {f!r}", f)
     for f in random_floats(rng, 200):
         add(f"random float {f!r}", f)
+    for i in range(40):
+        add(f"random float list {i}", random_floats(rng, 50))
     for i, s in enumerate(strings()):
         add(f"str {i} {s[:30]!r}", s)
     for i, s in enumerate(random_strings(rng, 300)):
