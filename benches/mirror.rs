@@ -34,7 +34,9 @@ fn bench(c: &mut Criterion) {
     });
     let dir = tempfile::tempdir().unwrap();
     drop(Engine::open(served(), dir.path()).unwrap());
-    group.bench_function("open_warm", |b| b.iter(|| Engine::open(served(), dir.path()).unwrap()));
+    group.bench_function("open_warm", |b| {
+        b.iter(|| Engine::open(served(), dir.path()).unwrap())
+    });
     let engine = Arc::new(Engine::open(served(), dir.path()).unwrap());
     for detail in [false, true] {
         let args = Value::Map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
@@ -43,7 +45,12 @@ fn bench(c: &mut Criterion) {
                 let state = engine.connection(None).unwrap();
                 list_tables::answer(
                     &state,
-                    &list_tables::Request { pattern: None, detail, cursor: None, arguments: &args },
+                    &list_tables::Request {
+                        pattern: None,
+                        detail,
+                        cursor: None,
+                        arguments: &args,
+                    },
                 )
                 .unwrap()
             })
