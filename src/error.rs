@@ -17,13 +17,21 @@ pub enum QueryError {
     #[error("the last generate run could not profile {}; run dbprint generate to see the cause", repr_str(.table))]
     UnprofiledTable { table: String },
     #[error("connection {} not in .dbprint.yaml. Configured: {}", repr_str(.connection), repr_str_list(.configured))]
-    UnknownConnection { connection: String, configured: Vec<String> },
+    UnknownConnection {
+        connection: String,
+        configured: Vec<String>,
+    },
     #[error("connection {} is configured but not served by this instance. Served: {}. Restart the server naming it to serve it.", repr_str(.connection), repr_str_list(.served))]
-    UnservedConnection { connection: String, served: Vec<String> },
+    UnservedConnection {
+        connection: String,
+        served: Vec<String>,
+    },
     /// The label says "Configured" but the list is the served set, as the reference has it.
     #[error("no default connection; pass connection explicitly. Configured: {}", repr_str_list(.served))]
     NoDefaultConnection { served: Vec<String> },
-    #[error("manifest references {artifact} but file is absent at {path}. Re-run dbprint generate.")]
+    #[error(
+        "manifest references {artifact} but file is absent at {path}. Re-run dbprint generate."
+    )]
     MissingFile { artifact: String, path: String },
     #[error("{path}: YAML parse error: {message}")]
     YamlParse { path: String, message: String },
@@ -43,7 +51,10 @@ pub enum QueryError {
     #[error("{0}")]
     InvalidArgument(String),
     #[error("unknown tool {}. Available: {}", repr_str(.name), repr_str_list(.available))]
-    UnknownTool { name: String, available: Vec<String> },
+    UnknownTool {
+        name: String,
+        available: Vec<String>,
+    },
     /// The mirror itself failed (SQLite, I/O); never a user's fault.
     #[error("{0}")]
     Internal(String),
