@@ -374,7 +374,7 @@ fn yaml_float(f: f64) -> String {
     if f.is_infinite() {
         return if f > 0.0 { ".inf" } else { "-.inf" }.into();
     }
-    let r = py_float_repr(f);
+    let r = crate::pyfmt::float_repr(f);
     if !r.contains('.') && r.contains('e') {
         r.replacen('e', ".0e", 1)
     } else {
@@ -382,75 +382,30 @@ fn yaml_float(f: f64) -> String {
     }
 }
 
-/// The shortest decimal digits that read back as `|f|`, as Python's `repr` picks them, and the
-/// decimal exponent of the first digit (`d.ddd × 10^exp`).
-fn shortest_digits(f: f64) -> (String, i32) {
-    let f = f.abs();
-    // Rust's shortest form rounds an exact tie between two candidates upward; Python's picks
-    // the even digit. The correctly rounded form at the same length (which Rust rounds half
-    // to even) is Python's choice whenever it also reads back as `f`.
-    let shortest = format!("{f:e}");
-    let digits_len = shortest
-        .split('e')
-        .next()
-        .unwrap_or("")
-        .replace('.', "")
-        .len();
-    let exact = format!("{:.*e}", digits_len.saturating_sub(1), f);
-    let chosen = if exact.parse::<f64>() == Ok(f) {
-        exact
-    } else {
-        shortest
+/// dbprint's `rounding.number_text` for a finite float: `f"{Decimal(repr(f)):f}"`, plus `.0`
+/// when that has no point. `repr`'s own positional form already is that text; its exponent
+/// form is laid out positionally with the same digits.
+fn number_text(f: f64) -> String {
+    let r = crate::pyfmt::float_repr(f);
+    let Some((mantissa, exp)) = r.split_once('e') else {
+        return r;
     };
-    let (mantissa, exp) = chosen.split_once('e').unwrap_or((chosen.as_str(), "0"));
-    (mantissa.replace('.', ""), exp.parse().unwrap_or(0))
-}
-
-/// Digits placed positionally, always with a decimal point (`1.0`, `0.00015`, `1500.25`).
-fn positional(negative: bool, digits: &str, exp: i32) -> String {
-    let mut out = String::from(if negative { "-" } else { "" });
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exp = i64::from(exp.parse::<i32>().unwrap_or(0));
     let n = digits.len() as i64;
-    let exp = i64::from(exp);
+    let mut out = String::from(if negative { "-" } else { "" });
     if exp < 0 {
         out.push_str("0.");
         out.push_str(&"0".repeat((-exp - 1) as usize));
-        out.push_str(digits);
-    } else if exp >= n - 1 {
-        out.push_str(digits);
-        out.push_str(&"0".repeat((exp - (n - 1)) as usize));
-        out.push_str(".0");
+        out.push_str(&digits);
     } else {
-        let (int, frac) = digits.split_at((exp + 1) as usize);
-        out.push_str(int);
-        out.push('.');
-        out.push_str(frac);
+        // repr only uses the exponent form below 1e-4 or from 1e16, so here exp >= 16 > n - 1.
+        out.push_str(&digits);
+        out.push_str(&"0".repeat((exp - (n - 1)).max(0) as usize));
+        out.push_str(".0");
     }
     out
-}
-
-/// Python's `repr(float)` for a finite value: the shortest round-tripping digits, positional
-/// for decimal exponents in [-4, 16), else `d.ddde+XX`.
-fn py_float_repr(f: f64) -> String {
-    let (digits, exp) = shortest_digits(f);
-    let negative = f.is_sign_negative();
-    if (-4..16).contains(&exp) {
-        return positional(negative, &digits, exp);
-    }
-    let (head, tail) = digits.split_at(1.min(digits.len()));
-    let sign = if exp < 0 { '-' } else { '+' };
-    let dot = if tail.is_empty() { "" } else { "." };
-    format!(
-        "{}{head}{dot}{tail}e{sign}{:02}",
-        if negative { "-" } else { "" },
-        exp.abs()
-    )
-}
-
-/// dbprint's `rounding.number_text` for a finite float (`f"{Decimal(repr(f)):f}"`, plus `.0`
-/// when that has no point): `repr`'s digits, always positional.
-fn number_text(f: f64) -> String {
-    let (digits, exp) = shortest_digits(f);
-    positional(f.is_sign_negative(), &digits, exp)
 }
 
 // ---------------------------------------------------------------------------------------------
