@@ -10,7 +10,7 @@ null when the reference raises for that value. Only synthetic values are recorde
 
 With `--real DIR OUT`, it instead records every relationships/diff/statistics/manifest
 .yaml under DIR, parsed with CSafeLoader, into OUT (for a by-hand check outside the repo),
-with the file's own text as the expected `dbprint_dump`.
+adding the file's own text as `file_text` when the reference re-dumps it to the same bytes.
 
 Tagged values: {"t": "null"} | {"t": "bool", "v": b} | {"t": "int", "v": "<decimal>"} |
 {"t": "float", "v": "<repr>"} | {"t": "str", "v": s} | {"t": "bytes", "v": "<base64>"} |
@@ -312,9 +312,17 @@ def main():
                 if os.path.basename(path) not in names:
                     continue
                 text = open(path, encoding="utf-8").read()
-                value = yaml.load(text, Loader=yaml.CSafeLoader)
+                try:
+                    value = yaml.load(text, Loader=yaml.CSafeLoader)
+                except yaml.YAMLError:
+                    print("skipped, does not parse:", path)
+                    continue
                 row = record(path, value)
-                row["file_text"] = text
+                # Only a file the reference itself re-dumps to the same bytes is a round-trip case.
+                if row["dbprint_dump"] == text:
+                    row["file_text"] = text
+                else:
+                    print("reference does not round-trip:", path)
                 out.write(json.dumps(row, ensure_ascii=True) + "\n")
         return
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
