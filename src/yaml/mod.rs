@@ -10,12 +10,12 @@
 mod bigint;
 mod compose;
 mod construct;
+pub mod emit;
 mod error;
 mod events;
 mod pydict;
 mod pyrepr;
 mod scalars;
-pub mod emit;
 pub mod value;
 
 #[cfg(test)]

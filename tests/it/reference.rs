@@ -228,6 +228,7 @@ fn replay(name: &str, project: &Path) -> usize {
             last = Some(response);
         }
     }
+    eprintln!("{name}: {compared} answers compared");
     assert!(
         failures.is_empty(),
         "{} mismatches:\n{}",
