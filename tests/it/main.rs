@@ -1,4 +1,6 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
+mod paging;
 mod reference;
+mod serve;
 mod util;
