@@ -28,6 +28,21 @@ use tools::{Reply, Tool};
 /// The protocol versions the reference's SDK speaks; an unknown request gets the newest.
 const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const LATEST_PROTOCOL: &str = "2025-11-25";
+/// Methods the protocol defines: one that arrives as a custom request had params that did not parse.
+const KNOWN_METHODS: [&str; 12] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
 
 #[derive(Clone)]
 pub struct PrintServer {
@@ -225,6 +240,15 @@ impl ServerHandler for PrintServer {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        // A known method whose params did not parse reaches here as a custom request;
+        // the reference's SDK calls that invalid params, with empty data.
+        if KNOWN_METHODS.contains(&request.method.as_str()) {
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid request parameters",
+                Some(serde_json::json!("")),
+            ));
+        }
         // The reference's SDK: "Method not found" with the method name as data.
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
