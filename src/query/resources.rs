@@ -699,11 +699,13 @@ fn without_rejected_events(
 
 /// dbprint's own YAML dumper (block style, width 80, its quoting rules).
 fn dump_yaml(value: &Value) -> Result<String, QueryError> {
-    // Placeholder until `crate::yaml::emit::dbprint_dump` lands on main.
-    let _ = value;
-    Err(QueryError::Internal(
-        "re-serializing a filtered print file needs dbprint's YAML dumper, not built yet".into(),
-    ))
+    // Only a `bytes` value has no spelling; the reference's TypeError escapes as is.
+    crate::yaml::emit::try_dbprint_dump(value).map_err(|_| {
+        QueryError::Other(
+            "a value is bytes, which has no artifact spelling (producer defect; please report)"
+                .into(),
+        )
+    })
 }
 
 /// A reference document's whole text and version.
@@ -741,6 +743,12 @@ impl<'a> RequestFiles<'a> {
         fqn: Option<&str>,
         kind: &'static str,
     ) -> Result<Whole, QueryError> {
+        if !path.is_file() {
+            return Err(QueryError::MissingFile {
+                artifact: file_name(path),
+                path: shown(path),
+            });
+        }
         for attempt in 0..2 {
             let bytes = match std::fs::read(path) {
                 Ok(b) => b,
