@@ -43,7 +43,7 @@ fn load_project(project: Option<&str>) -> Result<ProjectConfig, config::ConfigEr
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve { connection, project, transport, host, port, index_dir } => {
+        Command::Serve { connection, project, transport, host, port, index_dir, reference_dir } => {
             if transport == Transport::Http {
                 if port.is_none() {
                     return Ok(refuse("--port is required when --transport http."));
@@ -67,7 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 return Ok(refuse("printdex: --transport http is not supported yet; use stdio."));
             }
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
-            let engine = Arc::new(Engine::open(served, &dir)?);
+            let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
             let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
             runtime.block_on(printdex::mcp::serve_stdio(engine))?;
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,146 @@
+//! Drives the real `printdex` binary over stdio with newline-delimited JSON-RPC.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{json, Value};
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_printdex"))
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// A running `printdex serve`, initialized, with its own throwaway index.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    next_id: u64,
+    pub init: Value,
+    _index: tempfile::TempDir,
+}
+
+impl Server {
+    pub fn start(project: &Path, extra: &[&str]) -> Server {
+        Self::start_in(project, extra, None)
+    }
+
+    /// `index` reuses an index directory (warm start); `None` makes a fresh one.
+    pub fn start_in(project: &Path, extra: &[&str], index: Option<&Path>) -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let index_dir = index.map(Path::to_path_buf).unwrap_or_else(|| dir.path().to_path_buf());
+        let mut child = Command::new(bin())
+            .arg("serve")
+            .args(extra)
+            .arg("--project")
+            .arg(project)
+            .arg("--index-dir")
+            .arg(&index_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn printdex");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut server = Server { child, stdin, stdout, next_id: 0, init: Value::Null, _index: dir };
+        server.init = server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
+        );
+        server.notify("notifications/initialized", json!({}));
+        server
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send_line(&json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string());
+    }
+
+    /// Send a request and return the whole response object.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        self.read_response(id)
+    }
+
+    pub fn read_response(&mut self, id: u64) -> Value {
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "server closed stdout while a response was pending");
+            let v: Value = serde_json::from_str(&line).expect("stdout carries only JSON-RPC");
+            if v.get("id").and_then(Value::as_u64) == Some(id) {
+                return v;
+            }
+        }
+    }
+
+    /// A tool call: (text, isError).
+    pub fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
+        let r = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let result = &r["result"];
+        let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {r}")).to_string();
+        (text, result["isError"].as_bool().expect("isError is always sent"))
+    }
+
+    /// Close stdin and wait for the exit status.
+    pub fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().expect("wait")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Follow `next_cursor` through every page of a dict-replying tool.
+pub fn all_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<Value> {
+    let mut pages = Vec::new();
+    loop {
+        let (text, is_error) = server.call(tool, arguments.clone());
+        assert!(!is_error, "{tool} failed: {text}");
+        let page: Value = serde_json::from_str(&text).expect("dict reply");
+        let next = page.get("next_cursor").and_then(Value::as_str).map(str::to_string);
+        pages.push(page);
+        match next {
+            Some(c) => arguments["cursor"] = json!(c),
+            None => return pages,
+        }
+    }
+}
+
+/// Follow the `<!-- next_cursor: X -->` marker through every page of a Markdown reply;
+/// each page is returned as sent, marker included.
+pub fn all_markdown_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<String> {
+    const OPEN: &str = "\n<!-- next_cursor: ";
+    let mut pages = Vec::new();
+    loop {
+        let (text, is_error) = server.call(tool, arguments.clone());
+        assert!(!is_error, "{tool} failed: {text}");
+        let next = text
+            .rfind(OPEN)
+            .filter(|_| text.ends_with(" -->"))
+            .map(|at| text[at + OPEN.len()..text.len() - " -->".len()].to_string());
+        pages.push(text);
+        match next {
+            Some(c) => arguments["cursor"] = json!(c),
+            None => return pages,
+        }
+    }
+}
