@@ -1,1 +1,63 @@
-fn main() {}
+//! Ingest and list_tables over a print: the bundled fixture by default, or a scaled
+//! print made by `benches/make_scale_print.sh` when PRINTDEX_BENCH_PROJECT names it.
+//!
+//!   cargo bench --bench mirror
+//!   PRINTDEX_BENCH_PROJECT=/tmp/printdex-scale-2000 cargo bench --bench mirror
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use printdex::config::{self, Served};
+use printdex::query::{list_tables, Engine};
+use printdex::yaml::Value;
+
+fn project() -> PathBuf {
+    std::env::var_os("PRINTDEX_BENCH_PROJECT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
+}
+
+fn served() -> Served {
+    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
+    Served::resolve(&project, None).expect("bench project has a default connection")
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("mirror");
+    group.sample_size(10);
+    group.bench_function("ingest_cold", |b| {
+        b.iter(|| {
+            let dir = tempfile::tempdir().unwrap();
+            Engine::open(served(), dir.path()).unwrap()
+        })
+    });
+    let dir = tempfile::tempdir().unwrap();
+    drop(Engine::open(served(), dir.path()).unwrap());
+    group.bench_function("open_warm", |b| {
+        b.iter(|| Engine::open(served(), dir.path()).unwrap())
+    });
+    let engine = Arc::new(Engine::open(served(), dir.path()).unwrap());
+    for detail in [false, true] {
+        let args = Value::Map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
+        group.bench_function(format!("list_tables_detail_{detail}"), |b| {
+            b.iter(|| {
+                let state = engine.connection(None).unwrap();
+                list_tables::answer(
+                    &state,
+                    &list_tables::Request {
+                        pattern: None,
+                        detail,
+                        cursor: None,
+                        arguments: &args,
+                    },
+                )
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

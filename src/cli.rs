@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "printdex", version, about = "Serves dbprint prints to AI agents over MCP, from an index it keeps fresh")]
+#[command(
+    name = "printdex",
+    version,
+    about = "Serves dbprint prints to AI agents over MCP, from an index it keeps fresh"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -17,13 +17,21 @@ pub enum QueryError {
     #[error("the last generate run could not profile {}; run dbprint generate to see the cause", repr_str(.table))]
     UnprofiledTable { table: String },
     #[error("connection {} not in .dbprint.yaml. Configured: {}", repr_str(.connection), repr_str_list(.configured))]
-    UnknownConnection { connection: String, configured: Vec<String> },
+    UnknownConnection {
+        connection: String,
+        configured: Vec<String>,
+    },
     #[error("connection {} is configured but not served by this instance. Served: {}. Restart the server naming it to serve it.", repr_str(.connection), repr_str_list(.served))]
-    UnservedConnection { connection: String, served: Vec<String> },
+    UnservedConnection {
+        connection: String,
+        served: Vec<String>,
+    },
     /// The label says "Configured" but the list is the served set, as the reference has it.
     #[error("no default connection; pass connection explicitly. Configured: {}", repr_str_list(.served))]
     NoDefaultConnection { served: Vec<String> },
-    #[error("manifest references {artifact} but file is absent at {path}. Re-run dbprint generate.")]
+    #[error(
+        "manifest references {artifact} but file is absent at {path}. Re-run dbprint generate."
+    )]
     MissingFile { artifact: String, path: String },
     #[error("{path}: YAML parse error: {message}")]
     YamlParse { path: String, message: String },
@@ -43,10 +51,17 @@ pub enum QueryError {
     #[error("{0}")]
     InvalidArgument(String),
     #[error("unknown tool {}. Available: {}", repr_str(.name), repr_str_list(.available))]
-    UnknownTool { name: String, available: Vec<String> },
+    UnknownTool {
+        name: String,
+        available: Vec<String>,
+    },
     /// get_reference: no heading carries the section (numbers, or guide titles, sorted).
     #[error("section {} not found in {document}. Available: {}", repr_str(.section), repr_str_list(.available))]
-    UnknownSection { document: String, section: String, available: Vec<String> },
+    UnknownSection {
+        document: String,
+        section: String,
+        available: Vec<String>,
+    },
     /// No candidate dbprint package carries a reference document: an install defect.
     #[error("no {document} reference document available - neither the installed package nor the source tree carries it.")]
     NoReferenceDocument { document: String },

@@ -43,7 +43,15 @@ fn load_project(project: Option<&str>) -> Result<ProjectConfig, config::ConfigEr
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Serve { connection, project, transport, host, port, index_dir, reference_dir } => {
+        Command::Serve {
+            connection,
+            project,
+            transport,
+            host,
+            port,
+            index_dir,
+            reference_dir,
+        } => {
             if transport == Transport::Http {
                 if port.is_none() {
                     return Ok(refuse("--port is required when --transport http."));
@@ -64,17 +72,25 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(e) => return Ok(refuse(&e.to_string())),
             };
             if transport == Transport::Http {
-                return Ok(refuse("printdex: --transport http is not supported yet; use stdio."));
+                return Ok(refuse(
+                    "printdex: --transport http is not supported yet; use stdio.",
+                ));
             }
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
             let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
-            let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
             runtime.block_on(printdex::mcp::serve_stdio(engine))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Index { action } => match action {
-            IndexAction::Rebuild { project, index_dir } => index_rebuild(project.as_deref(), index_dir),
-            IndexAction::Status { project, index_dir } => index_status(project.as_deref(), index_dir),
+            IndexAction::Rebuild { project, index_dir } => {
+                index_rebuild(project.as_deref(), index_dir)
+            }
+            IndexAction::Status { project, index_dir } => {
+                index_status(project.as_deref(), index_dir)
+            }
         },
     }
 }
@@ -88,7 +104,10 @@ fn all_connections(project: &ProjectConfig) -> Served {
     }
 }
 
-fn index_rebuild(project: Option<&str>, index_dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+fn index_rebuild(
+    project: Option<&str>,
+    index_dir: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
     let project = match load_project(project) {
         Ok(p) => p,
         Err(e) => return Ok(refuse(&format!("error: {e}"))),
@@ -112,7 +131,10 @@ fn index_rebuild(project: Option<&str>, index_dir: Option<std::path::PathBuf>) -
     Ok(ExitCode::SUCCESS)
 }
 
-fn index_status(project: Option<&str>, index_dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+fn index_status(
+    project: Option<&str>,
+    index_dir: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
     let project = match load_project(project) {
         Ok(p) => p,
         Err(e) => return Ok(refuse(&format!("error: {e}"))),
@@ -121,12 +143,23 @@ fn index_status(project: Option<&str>, index_dir: Option<std::path::PathBuf>) ->
     let engine = Engine::open(all_connections(&project), &dir)?;
     let (files, tables, bytes) = engine.mirror().counts()?;
     println!("index: {}", engine.mirror().path().display());
-    println!("files: {files}  tables: {tables}  size: {:.1} MiB", bytes as f64 / 1_048_576.0);
+    println!(
+        "files: {files}  tables: {tables}  size: {:.1} MiB",
+        bytes as f64 / 1_048_576.0
+    );
     for conn in &project.connections {
         let rows = engine.mirror().files(&conn.name)?;
-        let broken = rows.iter().filter(|r| r.parse_status.ends_with("error")).count();
+        let broken = rows
+            .iter()
+            .filter(|r| r.parse_status.ends_with("error"))
+            .count();
         let absent = rows.iter().filter(|r| r.identity.is_none()).count();
-        println!("{}: {} files ({broken} unparseable, {absent} declared but absent), print {}", conn.name, rows.len(), conn.print_root.display());
+        println!(
+            "{}: {} files ({broken} unparseable, {absent} declared but absent), print {}",
+            conn.name,
+            rows.len(),
+            conn.print_root.display()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -66,7 +66,9 @@ impl ConnectionConfig {
 
     /// Whether a rule selecting `fqn` by name carries `min_rows` (which offline cannot apply).
     pub fn min_rows_conditions_name(&self, fqn: &str) -> bool {
-        self.rules.iter().any(|r| r.has_min_rows && r.matches_name(fqn))
+        self.rules
+            .iter()
+            .any(|r| r.has_min_rows && r.matches_name(fqn))
     }
 }
 
@@ -174,13 +176,14 @@ pub fn absolute_resolved(path: &Path) -> PathBuf {
 }
 
 fn load_file(config_path: &Path) -> Result<ProjectConfig, ConfigError> {
-    let text = std::fs::read_to_string(config_path).map_err(|e| {
-        config_error(format!("{}: cannot be read - {e}", config_path.display()))
-    })?;
-    let data = yaml::load(&text).map_err(|e| {
-        config_error(format!("{}: invalid YAML - {e}", config_path.display()))
-    })?;
-    let project_root = config_path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let text = std::fs::read_to_string(config_path)
+        .map_err(|e| config_error(format!("{}: cannot be read - {e}", config_path.display())))?;
+    let data = yaml::load(&text)
+        .map_err(|e| config_error(format!("{}: invalid YAML - {e}", config_path.display())))?;
+    let project_root = config_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     parse_project(&data, &project_root, config_path)
 }
 
@@ -197,7 +200,9 @@ fn parse_project(
         return Err(invalid(config_path, "the configuration must be a mapping"));
     };
     let defaults = data.get("defaults");
-    let default_output = defaults.and_then(|d| d.get("output")).and_then(Value::as_str);
+    let default_output = defaults
+        .and_then(|d| d.get("output"))
+        .and_then(Value::as_str);
     let default_max_age = defaults.and_then(max_age_of_profile_owner);
     let mut connections = Vec::new();
     if let Some(map) = data.get("connections").and_then(Value::as_map) {
@@ -211,7 +216,11 @@ fn parse_project(
                     &format!("connections.{name} must be a mapping"),
                 ));
             }
-            let adapter = conn.get("adapter").and_then(Value::as_str).unwrap_or("").to_string();
+            let adapter = conn
+                .get("adapter")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
             let auto = matches!(conn.get("auto"), Some(Value::Bool(true)));
             let output = conn
                 .get("output")
@@ -246,7 +255,12 @@ fn parse_project(
 
 /// `profile.freshness.max_age_days` of a connection or `defaults` block, when numeric.
 fn max_age_of_profile_owner(owner: &Value) -> Option<f64> {
-    number(owner.get("profile")?.get("freshness")?.get("max_age_days")?)
+    number(
+        owner
+            .get("profile")?
+            .get("freshness")?
+            .get("max_age_days")?,
+    )
 }
 
 fn number(v: &Value) -> Option<f64> {
@@ -329,7 +343,11 @@ impl Served {
         let autos: Vec<ConnectionConfig> = all.iter().filter(|c| c.auto).cloned().collect();
         if !autos.is_empty() {
             let default = (autos.len() == 1).then(|| autos[0].name.clone());
-            return Ok(Served { connections: autos, default, configured });
+            return Ok(Served {
+                connections: autos,
+                default,
+                configured,
+            });
         }
         if all.len() == 1 {
             return Ok(Served {
@@ -350,7 +368,10 @@ impl Served {
     }
 
     /// Spec §5.2: the connection a call means, or the exact error.
-    pub fn pick(&self, requested: Option<&str>) -> Result<&ConnectionConfig, crate::error::QueryError> {
+    pub fn pick(
+        &self,
+        requested: Option<&str>,
+    ) -> Result<&ConnectionConfig, crate::error::QueryError> {
         use crate::error::QueryError;
         match requested {
             Some(name) => match self.connections.iter().find(|c| c.name == name) {
@@ -367,8 +388,14 @@ impl Served {
                 }),
             },
             None => match &self.default {
-                Some(d) => Ok(self.connections.iter().find(|c| &c.name == d).expect("default is served")),
-                None => Err(QueryError::NoDefaultConnection { served: self.served_names_sorted() }),
+                Some(d) => Ok(self
+                    .connections
+                    .iter()
+                    .find(|c| &c.name == d)
+                    .expect("default is served")),
+                None => Err(QueryError::NoDefaultConnection {
+                    served: self.served_names_sorted(),
+                }),
             },
         }
     }

@@ -62,7 +62,11 @@ pub struct FileRecord {
 /// Python's text-mode read: universal newlines.
 pub fn read_text(bytes: &[u8]) -> Result<String, String> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        format!("'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte", bytes[e.valid_up_to()], e.valid_up_to())
+        format!(
+            "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
+            bytes[e.valid_up_to()],
+            e.valid_up_to()
+        )
     })?;
     if text.contains('\r') {
         Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
@@ -98,7 +102,13 @@ impl Stored for Cold {
 pub type Known<'a> = &'a dyn Stored;
 
 /// `read_file`, skipped when the identity on disk is the one already stored.
-pub fn refresh_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str, known: Known) -> FileRecord {
+pub fn refresh_file(
+    path: &Path,
+    connection: &str,
+    fqn: Option<&str>,
+    kind: &str,
+    known: Known,
+) -> FileRecord {
     if let (Some(now), Some(stored)) = (identity(path), known.identity(path)) {
         if now == stored && path.is_file() {
             return FileRecord {
@@ -127,11 +137,15 @@ pub fn read_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str) -
         parsed: Parsed::Absent,
     };
     // Identity before content: a write racing this read shows as a changed identity later.
-    let Some(id) = identity(path) else { return record };
+    let Some(id) = identity(path) else {
+        return record;
+    };
     if !path.is_file() {
         return record;
     }
-    let Ok(bytes) = std::fs::read(path) else { return record };
+    let Ok(bytes) = std::fs::read(path) else {
+        return record;
+    };
     record.identity = Some(id);
     record.hash = Some(blake3::hash(&bytes).to_hex().to_string());
     record.parsed = if !is_yaml_kind(kind) {
@@ -159,7 +173,10 @@ pub enum ManifestRead {
     /// Not a YAML error: Python's `str(exc)`.
     Failed(String),
     /// The manifest with `tables` cut to walkable entries.
-    Ok { doc: Value, dropped: Vec<String> },
+    Ok {
+        doc: Value,
+        dropped: Vec<String>,
+    },
 }
 
 impl ManifestRead {
@@ -188,7 +205,10 @@ fn manifest_shape_error(data: &Value) -> Option<String> {
                 other.py_type_name()
             )),
         },
-        other => Some(format!("expected a mapping, found {}", other.py_type_name())),
+        other => Some(format!(
+            "expected a mapping, found {}",
+            other.py_type_name()
+        )),
     }
 }
 
@@ -242,18 +262,29 @@ pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan 
                 let fqn = crate::pyfmt::str_of(key);
                 let dir = root.join(walk::table_path(&fqn, entry));
                 for (kind, file) in walk::declared_artifacts(entry) {
-                    files.push(refresh_file(&dir.join(&file), name, Some(&fqn), &kind, known));
+                    files.push(refresh_file(
+                        &dir.join(&file),
+                        name,
+                        Some(&fqn),
+                        &kind,
+                        known,
+                    ));
                 }
                 tables.push((fqn, dir, entry.clone()));
             }
         }
     }
-    ConnectionScan { manifest, files, tables }
+    ConnectionScan {
+        manifest,
+        files,
+        tables,
+    }
 }
 
 fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
     let links = walk::escaping_links(root, Some(data));
-    let keep: std::collections::HashSet<String> = walk::walkable(data, &links).into_iter().collect();
+    let keep: std::collections::HashSet<String> =
+        walk::walkable(data, &links).into_iter().collect();
     let mut dropped = Vec::new();
     let mut kept = Vec::new();
     if let Some(entries) = data.get("tables").and_then(Value::as_map) {

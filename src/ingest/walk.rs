@@ -15,11 +15,17 @@ pub const ARTIFACT_FILENAMES: [(&str, &str); 6] = [
     ("relationships", "relationships.yaml"),
     ("description", "description.md"),
     ("statistics_annotations", "statistics.annotations.yaml"),
-    ("relationships_annotations", "relationships.annotations.yaml"),
+    (
+        "relationships_annotations",
+        "relationships.annotations.yaml",
+    ),
 ];
 
 pub fn canonical_filename(kind: &str) -> Option<&'static str> {
-    ARTIFACT_FILENAMES.iter().find(|(k, _)| *k == kind).map(|(_, f)| *f)
+    ARTIFACT_FILENAMES
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, f)| *f)
 }
 
 /// The artifacts an entry declares under their canonical names, in its own order.
@@ -57,7 +63,9 @@ fn leaves_lexically(path: &str) -> bool {
 }
 
 fn parts(path: &str) -> Vec<&str> {
-    path.split('/').filter(|p| !p.is_empty() && *p != ".").collect()
+    path.split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect()
 }
 
 /// Each path an entry passes through or opens, keyed as the link set is keyed.
@@ -106,9 +114,12 @@ pub fn contained(root: &Path, path: &Path) -> bool {
 pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> {
     let resolved_root = crate::config::absolute_resolved(root);
     let mut found = HashSet::new();
-    let mut pending: Vec<(PathBuf, Vec<PathBuf>)> = vec![(root.to_path_buf(), vec![resolved_root.clone()])];
+    let mut pending: Vec<(PathBuf, Vec<PathBuf>)> =
+        vec![(root.to_path_buf(), vec![resolved_root.clone()])];
     while let Some((dir, chain)) = pending.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
@@ -162,7 +173,10 @@ fn linked_out(path: &str, entry: &Value, links: &HashSet<String>) -> bool {
             return true;
         }
     }
-    let names: Vec<String> = declared_artifacts(entry).into_iter().map(|(_, n)| n).collect();
+    let names: Vec<String> = declared_artifacts(entry)
+        .into_iter()
+        .map(|(_, n)| n)
+        .collect();
     for name in &names {
         let mut key = segs.clone();
         key.push(name);

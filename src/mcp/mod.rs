@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
-    ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ErrorCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -28,6 +28,21 @@ use tools::{Reply, Tool};
 /// The protocol versions the reference's SDK speaks; an unknown request gets the newest.
 const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const LATEST_PROTOCOL: &str = "2025-11-25";
+/// Methods the protocol defines: one that arrives as a custom request had params that did not parse.
+const KNOWN_METHODS: [&str; 12] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+];
 
 #[derive(Clone)]
 pub struct PrintServer {
@@ -37,7 +52,10 @@ pub struct PrintServer {
 
 impl PrintServer {
     pub fn new(engine: Arc<Engine>) -> PrintServer {
-        PrintServer { engine, tools: Arc::new(tools::all()) }
+        PrintServer {
+            engine,
+            tools: Arc::new(tools::all()),
+        }
     }
 
     fn tool_names_sorted(&self) -> Vec<String> {
@@ -49,9 +67,14 @@ impl PrintServer {
     /// A tool call, start to finish; every failure becomes the `isError` text.
     pub fn call(&self, name: &str, arguments: &Value) -> (String, bool) {
         let result = (|| {
-            let tool = self.tools.iter().find(|t| t.spec.name == name).ok_or_else(|| {
-                QueryError::UnknownTool { name: name.to_string(), available: self.tool_names_sorted() }
-            })?;
+            let tool = self
+                .tools
+                .iter()
+                .find(|t| t.spec.name == name)
+                .ok_or_else(|| QueryError::UnknownTool {
+                    name: name.to_string(),
+                    available: self.tool_names_sorted(),
+                })?;
             let args = validate::validate(&tool.spec, arguments)?;
             (tool.handler)(&self.engine, &args)
         })();
@@ -63,7 +86,10 @@ impl PrintServer {
     }
 
     /// tools/list, paged by the same rule as every list (its tools fit one page).
-    pub fn tools_page(&self, cursor: Option<&str>) -> Result<(Vec<serde_json::Value>, Option<String>), QueryError> {
+    pub fn tools_page(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<(Vec<serde_json::Value>, Option<String>), QueryError> {
         let wire: Vec<serde_json::Value> = self.tools.iter().map(|t| t.spec.wire()).collect();
         let items: Vec<(UnitKey, Value)> = wire
             .iter()
@@ -71,7 +97,10 @@ impl PrintServer {
             .map(|(i, w)| (UnitKey::Item(Value::Int(i as i64)), validate::from_json(w)))
             .collect();
         let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
-            let mut reply = vec![(Value::Str("tools".into()), Value::Seq(run.iter().map(Unit::value).collect()))];
+            let mut reply = vec![(
+                Value::Str("tools".into()),
+                Value::Seq(run.iter().map(Unit::value).collect()),
+            )];
             if let Some(c) = next {
                 reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
             }
@@ -80,7 +109,10 @@ impl PrintServer {
         let call = Call::new("tools/list", &Value::Map(Vec::new()), &[]);
         let units = paging::units(&call, items, &render);
         let page = paging::page(&call, &units, &render, cursor)?;
-        let next = page.get("nextCursor").and_then(Value::as_str).map(str::to_string);
+        let next = page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let shown: Vec<serde_json::Value> = page
             .get("tools")
             .and_then(Value::as_seq)
@@ -170,7 +202,9 @@ impl ServerHandler for PrintServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.and_then(|r| r.cursor);
-        let (tools, next) = self.tools_page(cursor.as_deref()).map_err(|e| errors::rpc_error(&e))?;
+        let (tools, next) = self
+            .tools_page(cursor.as_deref())
+            .map_err(|e| errors::rpc_error(&e))?;
         let mut result = serde_json::json!({ "tools": tools });
         if let Some(n) = next {
             result["nextCursor"] = serde_json::json!(n);
@@ -206,6 +240,15 @@ impl ServerHandler for PrintServer {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        // A known method whose params did not parse reaches here as a custom request;
+        // the reference's SDK calls that invalid params, with empty data.
+        if KNOWN_METHODS.contains(&request.method.as_str()) {
+            return Err(ErrorData::new(
+                ErrorCode::INVALID_PARAMS,
+                "Invalid request parameters",
+                Some(serde_json::json!("")),
+            ));
+        }
         // The reference's SDK: "Method not found" with the method name as data.
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
@@ -223,4 +266,3 @@ pub async fn serve_stdio(engine: Arc<Engine>) -> anyhow::Result<()> {
     service.waiting().await?;
     Ok(())
 }
-

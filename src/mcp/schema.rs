@@ -24,18 +24,40 @@ pub struct ToolSpec {
 
 pub const CONNECTION_DESCRIPTION: &str =
     "Connection name to read; only needed when this server serves more than one (the error for a missing one lists them). Omit for the default.";
-pub const CURSOR_DESCRIPTION: &str = "The `next_cursor` of the previous page of this same call; omit for page one.";
+pub const CURSOR_DESCRIPTION: &str =
+    "The `next_cursor` of the previous page of this same call; omit for page one.";
 
 pub fn connection() -> Property {
-    Property { name: "connection", ty: "string", min_length: false, enumeration: None, default: None, description: CONNECTION_DESCRIPTION }
+    Property {
+        name: "connection",
+        ty: "string",
+        min_length: false,
+        enumeration: None,
+        default: None,
+        description: CONNECTION_DESCRIPTION,
+    }
 }
 
 pub fn cursor() -> Property {
-    Property { name: "cursor", ty: "string", min_length: true, enumeration: None, default: None, description: CURSOR_DESCRIPTION }
+    Property {
+        name: "cursor",
+        ty: "string",
+        min_length: true,
+        enumeration: None,
+        default: None,
+        description: CURSOR_DESCRIPTION,
+    }
 }
 
 pub fn string(name: &'static str, min_length: bool, description: &'static str) -> Property {
-    Property { name, ty: "string", min_length, enumeration: None, default: None, description }
+    Property {
+        name,
+        ty: "string",
+        min_length,
+        enumeration: None,
+        default: None,
+        description,
+    }
 }
 
 impl ToolSpec {

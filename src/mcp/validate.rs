@@ -20,17 +20,23 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, QueryError>
         .unwrap_or_default()
         .iter()
         .map(|(k, v)| match (k.as_str(), v) {
-            (Some(key), Value::Str(s)) if CASE_FOLDED.contains(&key) => (k.clone(), Value::Str(lower(s))),
+            (Some(key), Value::Str(s)) if CASE_FOLDED.contains(&key) => {
+                (k.clone(), Value::Str(lower(s)))
+            }
             _ => (k.clone(), v.clone()),
         })
         .collect();
-    let keys: Vec<String> = pairs.iter().filter_map(|(k, _)| k.as_str().map(str::to_string)).collect();
+    let keys: Vec<String> = pairs
+        .iter()
+        .filter_map(|(k, _)| k.as_str().map(str::to_string))
+        .collect();
 
     // Root faults, in schema keyword order: additionalProperties, then required.
     let mut unknown: Vec<&String> = keys.iter().filter(|k| spec.property(k).is_none()).collect();
     if !unknown.is_empty() {
         unknown.sort();
-        let mut accepted: Vec<String> = spec.properties.iter().map(|p| p.name.to_string()).collect();
+        let mut accepted: Vec<String> =
+            spec.properties.iter().map(|p| p.name.to_string()).collect();
         accepted.sort();
         return Err(fault(format!(
             "{} takes no argument {}. Accepted: {}.",
@@ -40,31 +46,48 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, QueryError>
         )));
     }
     if let Some(missing) = spec.required.iter().find(|r| !keys.iter().any(|k| k == *r)) {
-        return Err(fault(format!("{} requires {}.", spec.name, crate::pyfmt::repr_str(missing))));
+        return Err(fault(format!(
+            "{} requires {}.",
+            spec.name,
+            crate::pyfmt::repr_str(missing)
+        )));
     }
     // Then per property, by key name; within one, type before enum and minLength.
     let mut sorted: Vec<&(Value, Value)> = pairs.iter().collect();
     sorted.sort_by(|a, b| a.0.as_str().cmp(&b.0.as_str()));
     for (k, v) in sorted {
         let Some(key) = k.as_str() else { continue };
-        let Some(prop) = spec.property(key) else { continue };
+        let Some(prop) = spec.property(key) else {
+            continue;
+        };
         let type_ok = match prop.ty {
             "string" => matches!(v, Value::Str(_)),
             "boolean" => matches!(v, Value::Bool(_)),
             _ => true,
         };
         if !type_ok {
-            return Err(fault(format!("{key} {} must be of type {}.", repr(v), prop.ty)));
+            return Err(fault(format!(
+                "{key} {} must be of type {}.",
+                repr(v),
+                prop.ty
+            )));
         }
         if let (Some(allowed), Value::Str(s)) = (prop.enumeration, v) {
             if !allowed.contains(&s.as_str()) {
                 let allowed: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
-                return Err(fault(format!("{key} {} must be one of {}.", repr(v), repr_str_list(&allowed))));
+                return Err(fault(format!(
+                    "{key} {} must be one of {}.",
+                    repr(v),
+                    repr_str_list(&allowed)
+                )));
             }
         }
         if let (true, Value::Str(s)) = (prop.min_length, v) {
             if s.is_empty() {
-                return Err(fault(format!("{key} {} must be a non-empty string.", repr(v))));
+                return Err(fault(format!(
+                    "{key} {} must be a non-empty string.",
+                    repr(v)
+                )));
             }
         }
     }
@@ -87,8 +110,10 @@ pub fn from_json(v: &serde_json::Value) -> Value {
         }
         serde_json::Value::String(s) => Value::Str(s.clone()),
         serde_json::Value::Array(a) => Value::Seq(a.iter().map(from_json).collect()),
-        serde_json::Value::Object(o) => {
-            Value::Map(o.iter().map(|(k, v)| (Value::Str(k.clone()), from_json(v))).collect())
-        }
+        serde_json::Value::Object(o) => Value::Map(
+            o.iter()
+                .map(|(k, v)| (Value::Str(k.clone()), from_json(v)))
+                .collect(),
+        ),
     }
 }

@@ -22,7 +22,10 @@ pub enum MirrorError {
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
     #[error("mirror directory {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 pub struct Mirror {
@@ -45,7 +48,10 @@ impl Mirror {
     /// Open (or create) the mirror at `dir/mirror.sqlite`; a mirror of another schema
     /// version is discarded, since it is only a cache.
     pub fn open(dir: &Path) -> Result<Mirror, MirrorError> {
-        std::fs::create_dir_all(dir).map_err(|source| MirrorError::Io { path: dir.to_path_buf(), source })?;
+        std::fs::create_dir_all(dir).map_err(|source| MirrorError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
         let path = dir.join("mirror.sqlite");
         let mut db = Connection::open(&path)?;
         if !version_matches(&db) {
@@ -63,7 +69,10 @@ impl Mirror {
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)",
             params![SCHEMA_VERSION],
         )?;
-        Ok(Mirror { db: Mutex::new(db), path })
+        Ok(Mirror {
+            db: Mutex::new(db),
+            path,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -84,11 +93,18 @@ impl Mirror {
         let rows = stmt.query_map(params![connection], |r| {
             Ok((
                 PathBuf::from(r.get::<_, String>(0)?),
-                FileIdentity { mtime_ns: r.get(1)?, size: r.get::<_, i64>(2)? as u64, inode: r.get::<_, i64>(3)? as u64 },
+                FileIdentity {
+                    mtime_ns: r.get(1)?,
+                    size: r.get::<_, i64>(2)? as u64,
+                    inode: r.get::<_, i64>(3)? as u64,
+                },
             ))
         })?;
         let identities = rows.collect::<Result<HashMap<_, _>, _>>()?;
-        Ok(StoredFiles { mirror: self, identities })
+        Ok(StoredFiles {
+            mirror: self,
+            identities,
+        })
     }
 
     /// The parse stored for `path`.
@@ -101,9 +117,13 @@ impl Mirror {
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
-        let Some((status, error, parsed)) = row else { return Ok(None) };
+        let Some((status, error, parsed)) = row else {
+            return Ok(None);
+        };
         Ok(Some(match status.as_str() {
-            "ok" => Parsed::Yaml(serde_json::from_str::<Value>(parsed.as_deref().unwrap_or("null"))?),
+            "ok" => Parsed::Yaml(serde_json::from_str::<Value>(
+                parsed.as_deref().unwrap_or("null"),
+            )?),
             "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
             "other_error" => Parsed::OtherError(error.unwrap_or_default()),
             "text" => Parsed::Text,
@@ -124,7 +144,11 @@ impl Mirror {
                 kind: r.get(1)?,
                 fqn: r.get(2)?,
                 identity: match mtime {
-                    Some(m) => Some(FileIdentity { mtime_ns: m, size: r.get::<_, i64>(4)? as u64, inode: r.get::<_, i64>(5)? as u64 }),
+                    Some(m) => Some(FileIdentity {
+                        mtime_ns: m,
+                        size: r.get::<_, i64>(4)? as u64,
+                        inode: r.get::<_, i64>(5)? as u64,
+                    }),
                     None => None,
                 },
                 hash: r.get(6)?,
@@ -135,7 +159,12 @@ impl Mirror {
     }
 
     /// Store one connection's scan in a single transaction: a reader never sees half of it.
-    pub fn apply(&self, connection: &str, print_root: &Path, scan: &ConnectionScan) -> Result<(), MirrorError> {
+    pub fn apply(
+        &self,
+        connection: &str,
+        print_root: &Path,
+        scan: &ConnectionScan,
+    ) -> Result<(), MirrorError> {
         let mut db = self.db();
         let tx = db.transaction()?;
         {
@@ -144,7 +173,8 @@ impl Mirror {
                 "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            let mut touch = tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
+            let mut touch =
+                tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
@@ -175,9 +205,13 @@ impl Mirror {
                 ])?;
             }
             // Rows for files the print no longer implies.
-            tx.execute("CREATE TEMP TABLE IF NOT EXISTS keep_paths (path TEXT PRIMARY KEY)", [])?;
+            tx.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS keep_paths (path TEXT PRIMARY KEY)",
+                [],
+            )?;
             tx.execute("DELETE FROM keep_paths", [])?;
-            let mut ins = tx.prepare_cached("INSERT OR IGNORE INTO keep_paths (path) VALUES (?1)")?;
+            let mut ins =
+                tx.prepare_cached("INSERT OR IGNORE INTO keep_paths (path) VALUES (?1)")?;
             for p in &keep {
                 ins.execute(params![p])?;
             }
@@ -185,19 +219,32 @@ impl Mirror {
                 "DELETE FROM files WHERE connection = ?1 AND path NOT IN (SELECT path FROM keep_paths)",
                 params![connection],
             )?;
-            tx.execute("DELETE FROM tables WHERE connection = ?1", params![connection])?;
+            tx.execute(
+                "DELETE FROM tables WHERE connection = ?1",
+                params![connection],
+            )?;
             let mut table = tx.prepare_cached(
                 "INSERT OR REPLACE INTO tables (connection, fqn, table_dir, entry) VALUES (?1, ?2, ?3, ?4)",
             )?;
             for (fqn, dir, entry) in &scan.tables {
-                table.execute(params![connection, fqn, dir.to_string_lossy(), serde_json::to_string(entry)?])?;
+                table.execute(params![
+                    connection,
+                    fqn,
+                    dir.to_string_lossy(),
+                    serde_json::to_string(entry)?
+                ])?;
             }
             let (state, reason, doc, dropped) = match &scan.manifest {
                 ManifestRead::Absent => ("absent", None, None, Vec::new()),
                 ManifestRead::Unparseable(r) => ("unparseable", Some(r.clone()), None, Vec::new()),
                 ManifestRead::Malformed(r) => ("malformed", Some(r.clone()), None, Vec::new()),
                 ManifestRead::Failed(r) => ("failed", Some(r.clone()), None, Vec::new()),
-                ManifestRead::Ok { doc, dropped } => ("ok", None, Some(serde_json::to_string(doc)?), dropped.clone()),
+                ManifestRead::Ok { doc, dropped } => (
+                    "ok",
+                    None,
+                    Some(serde_json::to_string(doc)?),
+                    dropped.clone(),
+                ),
             };
             tx.execute(
                 "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped)
@@ -221,19 +268,29 @@ impl Mirror {
 
 fn version_matches(db: &Connection) -> bool {
     let has_meta: bool = db
-        .query_row("SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'", [], |r| r.get::<_, i64>(0))
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
         .map(|n| n > 0)
         .unwrap_or(false);
     if !has_meta {
         // A fresh file is fine; anything else without `meta` is not ours.
         return db
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0))
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })
             .map(|n| n == 0)
             .unwrap_or(false);
     }
-    db.query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get::<_, String>(0))
-        .map(|v| v == SCHEMA_VERSION)
-        .unwrap_or(false)
+    db.query_row(
+        "SELECT value FROM meta WHERE key='schema_version'",
+        [],
+        |r| r.get::<_, String>(0),
+    )
+    .map(|v| v == SCHEMA_VERSION)
+    .unwrap_or(false)
 }
 
 /// A connection's stored identities, for a warm start.

@@ -26,19 +26,38 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 
 /// An aware instant in microseconds since the epoch; naive reads as UTC.
 fn instant_micros(dt: &DateTime) -> i128 {
-    let days = days_from_civil(dt.date.year as i64, dt.date.month as i64, dt.date.day as i64) as i128;
+    let days = days_from_civil(
+        dt.date.year as i64,
+        dt.date.month as i64,
+        dt.date.day as i64,
+    ) as i128;
     let secs = days * 86_400 + dt.hour as i128 * 3600 + dt.minute as i128 * 60 + dt.second as i128
         - dt.offset_seconds.unwrap_or(0) as i128;
     secs * 1_000_000 + dt.microsecond as i128
 }
 
 fn digits(s: &str) -> Option<u32> {
-    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
+    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
 }
 
 fn valid_date(y: u32, m: u32, d: u32) -> bool {
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let dim = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let leap = (y.is_multiple_of(4) && !y.is_multiple_of(100)) || y.is_multiple_of(400);
+    let dim = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     (1..=9999).contains(&y) && (1..=12).contains(&m) && d >= 1 && d <= dim[(m - 1) as usize]
 }
 
@@ -49,12 +68,20 @@ pub fn parse_isoformat(text: &str) -> Option<DateTime> {
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
-    let (y, m, d) = (digits(&text[0..4])?, digits(&text[5..7])?, digits(&text[8..10])?);
+    let (y, m, d) = (
+        digits(&text[0..4])?,
+        digits(&text[5..7])?,
+        digits(&text[8..10])?,
+    );
     if !valid_date(y, m, d) {
         return None;
     }
     let mut dt = DateTime {
-        date: crate::yaml::Date { year: y as i32, month: m as u8, day: d as u8 },
+        date: crate::yaml::Date {
+            year: y as i32,
+            month: m as u8,
+            day: d as u8,
+        },
         hour: 0,
         minute: 0,
         second: 0,
@@ -146,7 +173,12 @@ fn threshold_value(x: f64) -> Value {
 }
 
 /// The verdict keys one entry carries, and whether its threshold ignored a `min_rows` rule.
-pub fn verdict(conn: &ConnectionConfig, fqn: &str, entry: &Value, now: i128) -> (Vec<(Value, Value)>, bool) {
+pub fn verdict(
+    conn: &ConnectionConfig,
+    fqn: &str,
+    entry: &Value,
+    now: i128,
+) -> (Vec<(Value, Value)>, bool) {
     let recorded = entry.get("max_age_days");
     let mut size_gated = false;
     let threshold = match recorded.and_then(number) {
@@ -156,18 +188,27 @@ pub fn verdict(conn: &ConnectionConfig, fqn: &str, entry: &Value, now: i128) -> 
                 let cause = format!(
                     "{fqn}: max_age_days is {shown}, which no print can ever satisfy: every table re-extracts on every run and check reports every one of them stale. Use 0 to ask for that deliberately, or a positive number of days."
                 );
-                return (vec![(Value::Str("threshold_error".into()), Value::Str(cause))], false);
+                return (
+                    vec![(Value::Str("threshold_error".into()), Value::Str(cause))],
+                    false,
+                );
             }
             if days.fract() != 0.0 || !days.is_finite() {
-                let cause = format!("{fqn}: max_age_days is {shown}, which is not a whole number of days.");
-                return (vec![(Value::Str("threshold_error".into()), Value::Str(cause))], false);
+                let cause =
+                    format!("{fqn}: max_age_days is {shown}, which is not a whole number of days.");
+                return (
+                    vec![(Value::Str("threshold_error".into()), Value::Str(cause))],
+                    false,
+                );
             }
             days
         }
         None => {
             let entry_type = entry.get("type").and_then(Value::as_str);
             if entry_type != Some("view")
-                && entry.get("row_count").is_some_and(|v| !matches!(v, Value::Null))
+                && entry
+                    .get("row_count")
+                    .is_some_and(|v| !matches!(v, Value::Null))
                 && conn.min_rows_conditions_name(fqn)
             {
                 size_gated = true;

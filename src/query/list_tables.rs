@@ -21,7 +21,12 @@ pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
     manifest
         .and_then(|m| m.get("failed_tables"))
         .and_then(Value::as_seq)
-        .map(|items| items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -46,7 +51,10 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
         .filter(|(fqn, _)| glob.matches(fqn))
         .collect();
     matched.sort_by(|a, b| a.0.cmp(&b.0));
-    let failed: Vec<String> = failed_tables(manifest).into_iter().filter(|f| glob.matches(f)).collect();
+    let failed: Vec<String> = failed_tables(manifest)
+        .into_iter()
+        .filter(|f| glob.matches(f))
+        .collect();
 
     let now = freshness::now_micros();
     let mut size_gated: Vec<String> = Vec::new();
@@ -59,7 +67,10 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
         let value = if req.detail {
             let mut pairs = vec![(Value::Str("table".into()), Value::Str(fqn.clone()))];
             for key in ["type", "row_count", "columns", "profiled_at"] {
-                pairs.push((Value::Str(key.into()), entry.get(key).cloned().unwrap_or(Value::Null)));
+                pairs.push((
+                    Value::Str(key.into()),
+                    entry.get(key).cloned().unwrap_or(Value::Null),
+                ));
             }
             let (verdict, gated) = freshness::verdict(&state.config, fqn, entry, now);
             if gated {
@@ -77,8 +88,12 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     let connection = state.config.name.clone();
     let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let (head, rest) = paging::split_head(run);
-        let mut reply: Vec<(Value, Value)> = head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
-        reply.push((Value::Str("tables".into()), Value::Seq(rest.iter().map(|u| u.value()).collect())));
+        let mut reply: Vec<(Value, Value)> =
+            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
+        reply.push((
+            Value::Str("tables".into()),
+            Value::Seq(rest.iter().map(|u| u.value()).collect()),
+        ));
         let gated_here: Vec<String> = rest
             .iter()
             .filter_map(|u| match u.key() {
@@ -88,7 +103,10 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
             .collect();
         if !gated_here.is_empty() {
             let warning = size_gate_warning(&connection, &gated_here);
-            reply.push((Value::Str("warnings".into()), Value::Seq(vec![Value::Str(warning)])));
+            reply.push((
+                Value::Str("warnings".into()),
+                Value::Seq(vec![Value::Str(warning)]),
+            ));
         }
         paging::with_total(reply, total, next)
     };
@@ -96,7 +114,10 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     let call = Call::new(
         "list_tables",
         req.arguments,
-        &[(manifest_path.display().to_string(), state.version_of(&manifest_path))],
+        &[(
+            manifest_path.display().to_string(),
+            state.version_of(&manifest_path),
+        )],
     );
     let units = paging::units(&call, items, &render);
     paging::page(&call, &units, &render, req.cursor)

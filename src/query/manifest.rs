@@ -28,11 +28,18 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     let mut matched: Vec<(String, Value)> = manifest
         .get("tables")
         .and_then(Value::as_map)
-        .map(|m| m.iter().map(|(k, v)| (crate::pyfmt::str_of(k), v.clone())).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (crate::pyfmt::str_of(k), v.clone()))
+                .collect()
+        })
         .unwrap_or_default();
     matched.retain(|(fqn, _)| selected(fqn));
     matched.sort_by(|a, b| a.0.cmp(&b.0));
-    let failed: Vec<String> = failed_tables(Some(manifest)).into_iter().filter(|f| selected(f)).collect();
+    let failed: Vec<String> = failed_tables(Some(manifest))
+        .into_iter()
+        .filter(|f| selected(f))
+        .collect();
 
     let mut items: Vec<(UnitKey, Value)> = Vec::new();
     if let Some(pairs) = manifest.as_map() {
@@ -55,7 +62,8 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     }
     let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let (head, rest) = paging::split_head(run);
-        let mut reply: Vec<(Value, Value)> = head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
+        let mut reply: Vec<(Value, Value)> =
+            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
         let tables: Vec<(Value, Value)> = rest
             .iter()
             .map(|u| match u.key() {
@@ -69,7 +77,10 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     let call = Call::new(
         "get_manifest",
         req.arguments,
-        &[(manifest_path.display().to_string(), state.version_of(&manifest_path))],
+        &[(
+            manifest_path.display().to_string(),
+            state.version_of(&manifest_path),
+        )],
     );
     let units = paging::units(&call, items, &render);
     paging::page(&call, &units, &render, req.cursor)

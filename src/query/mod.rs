@@ -38,8 +38,14 @@ impl ConnectionState {
         let path = self.manifest_path().display().to_string();
         match &self.manifest {
             ManifestRead::Absent => Ok(None),
-            ManifestRead::Unparseable(m) => Err(QueryError::YamlParse { path, message: m.clone() }),
-            ManifestRead::Malformed(r) => Err(QueryError::Malformed { path, reason: r.clone() }),
+            ManifestRead::Unparseable(m) => Err(QueryError::YamlParse {
+                path,
+                message: m.clone(),
+            }),
+            ManifestRead::Malformed(r) => Err(QueryError::Malformed {
+                path,
+                reason: r.clone(),
+            }),
             ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
             ManifestRead::Ok { doc, .. } => Ok(Some(doc)),
         }
@@ -48,7 +54,10 @@ impl ConnectionState {
     /// The content version of `path` for cursors and resource versions: its blake3,
     /// or `absent`.
     pub fn version_of(&self, path: &Path) -> String {
-        self.hashes.get(path).cloned().unwrap_or_else(|| "absent".into())
+        self.hashes
+            .get(path)
+            .cloned()
+            .unwrap_or_else(|| "absent".into())
     }
 }
 
@@ -66,7 +75,13 @@ impl Engine {
     /// Open the mirror in `index_dir` and reconcile every served connection with the disk.
     pub fn open(served: Served, index_dir: &Path) -> Result<Engine, MirrorError> {
         let mirror = Mirror::open(index_dir)?;
-        let engine = Engine { served, mirror, states: RwLock::new(HashMap::new()), ingest_lock: Mutex::new(()), references: Default::default() };
+        let engine = Engine {
+            served,
+            mirror,
+            states: RwLock::new(HashMap::new()),
+            ingest_lock: Mutex::new(()),
+            references: Default::default(),
+        };
         for conn in engine.served.connections.clone() {
             engine.reconcile(&conn)?;
         }
@@ -79,7 +94,10 @@ impl Engine {
         // Said once at startup; get_reference answers each call with the exact error.
         for document in reference::Document::ALL {
             if self.references.locate(document).is_none() {
-                tracing::warn!("no {} reference document found; get_reference cannot answer for it", document.name());
+                tracing::warn!(
+                    "no {} reference document found; get_reference cannot answer for it",
+                    document.name()
+                );
             }
         }
         self
@@ -123,11 +141,18 @@ impl Engine {
     /// manifest's identity moved since it was read, the connection is re-ingested first.
     pub fn connection(&self, requested: Option<&str>) -> Result<Arc<ConnectionState>, QueryError> {
         let conn = self.served.pick(requested)?.clone();
-        let current = self.states.read().unwrap_or_else(|e| e.into_inner()).get(&conn.name).cloned();
+        let current = self
+            .states
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&conn.name)
+            .cloned();
         let on_disk = ingest::identity(&conn.print_root.join(MANIFEST_FILENAME));
         match current {
             Some(state) if state.manifest_identity == on_disk => Ok(state),
-            _ => self.reconcile(&conn).map_err(|e| QueryError::Internal(e.to_string())),
+            _ => self
+                .reconcile(&conn)
+                .map_err(|e| QueryError::Internal(e.to_string())),
         }
     }
 }

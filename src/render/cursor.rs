@@ -26,7 +26,11 @@ impl Call {
     /// `arguments` are the validated (case-folded) arguments; `cursor` is left out.
     /// `files` are (path, content version) pairs of every file the reply read.
     pub fn new(tool: &str, arguments: &Value, files: &[(String, String)]) -> Call {
-        Call { tool: tool.to_string(), args_digest: arguments_digest(arguments), files_digest: files_digest(files) }
+        Call {
+            tool: tool.to_string(),
+            args_digest: arguments_digest(arguments),
+            files_digest: files_digest(files),
+        }
     }
 
     /// The cursor resuming this call at `position`.
@@ -48,10 +52,19 @@ impl Call {
         let Some(cursor) = cursor else { return Ok(0) };
         let malformed = || QueryError::MalformedCursor(cursor.to_string());
         let trimmed = cursor.trim_end_matches('=');
-        let bytes = URL_SAFE_NO_PAD.decode(trimmed.as_bytes()).map_err(|_| malformed())?;
+        let bytes = URL_SAFE_NO_PAD
+            .decode(trimmed.as_bytes())
+            .map_err(|_| malformed())?;
         let token: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| malformed())?;
-        let field = |k: &str| token.get(k).and_then(serde_json::Value::as_str).map(str::to_string);
-        let (Some(tool), Some(position), Some(args), Some(files)) = (field("t"), field("p"), field("a"), field("f")) else {
+        let field = |k: &str| {
+            token
+                .get(k)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string)
+        };
+        let (Some(tool), Some(position), Some(args), Some(files)) =
+            (field("t"), field("p"), field("a"), field("f"))
+        else {
             return Err(malformed());
         };
         let index: usize = position.trim().parse().map_err(|_| malformed())?;
@@ -69,8 +82,11 @@ impl Call {
 fn arguments_digest(arguments: &Value) -> String {
     let sorted = match arguments {
         Value::Map(pairs) => {
-            let mut pairs: Vec<(Value, Value)> =
-                pairs.iter().filter(|(k, _)| k.as_str() != Some("cursor")).cloned().collect();
+            let mut pairs: Vec<(Value, Value)> = pairs
+                .iter()
+                .filter(|(k, _)| k.as_str() != Some("cursor"))
+                .cloned()
+                .collect();
             pairs.sort_by(|a, b| a.0.as_str().unwrap_or("").cmp(b.0.as_str().unwrap_or("")));
             Value::Map(pairs)
         }

@@ -9,7 +9,12 @@ use crate::yaml::Value;
 
 /// Build a `dict` reply from string keys, in order.
 pub fn dict<I: IntoIterator<Item = (&'static str, Value)>>(pairs: I) -> Value {
-    Value::Map(pairs.into_iter().map(|(k, v)| (Value::Str(k.to_string()), v)).collect())
+    Value::Map(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (Value::Str(k.to_string()), v))
+            .collect(),
+    )
 }
 
 /// Insert or replace `key` in a dict value, keeping the first position (Python dict assignment).

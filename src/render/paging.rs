@@ -21,8 +21,16 @@ pub enum UnitKey {
 
 #[derive(Debug, Clone)]
 pub enum Unit {
-    Whole { key: UnitKey, value: Value },
-    Part { key: UnitKey, part: usize, parts: usize, text: String },
+    Whole {
+        key: UnitKey,
+        value: Value,
+    },
+    Part {
+        key: UnitKey,
+        part: usize,
+        parts: usize,
+        text: String,
+    },
 }
 
 impl Unit {
@@ -36,7 +44,9 @@ impl Unit {
     pub fn value(&self) -> Value {
         match self {
             Unit::Whole { value, .. } => value.clone(),
-            Unit::Part { part, parts, text, .. } => dict([
+            Unit::Part {
+                part, parts, text, ..
+            } => dict([
                 ("part", Value::Int(*part as i64)),
                 ("parts", Value::Int(*parts as i64)),
                 ("text", Value::Str(text.clone())),
@@ -65,15 +75,36 @@ pub fn units(call: &Call, items: Vec<(UnitKey, Value)>, render: &impl Render) ->
     let placeholder = call.cursor(0);
     let mut out = Vec::with_capacity(items.len());
     for (key, value) in items {
-        let whole = Unit::Whole { key: key.clone(), value };
-        if fits(&render(std::slice::from_ref(&whole), false, Some(&placeholder))) {
+        let whole = Unit::Whole {
+            key: key.clone(),
+            value,
+        };
+        if fits(&render(
+            std::slice::from_ref(&whole),
+            false,
+            Some(&placeholder),
+        )) {
             out.push(whole);
             continue;
         }
-        let Unit::Whole { value, .. } = whole else { unreachable!() };
-        let probe = Unit::Part { key: key.clone(), part: 9999, parts: 9999, text: String::new() };
-        let overhead = measure(&render(std::slice::from_ref(&probe), false, Some(&placeholder)));
-        let chunks = chunks(&json_compact(&value), PAGE_CHARACTERS.saturating_sub(overhead));
+        let Unit::Whole { value, .. } = whole else {
+            unreachable!()
+        };
+        let probe = Unit::Part {
+            key: key.clone(),
+            part: 9999,
+            parts: 9999,
+            text: String::new(),
+        };
+        let overhead = measure(&render(
+            std::slice::from_ref(&probe),
+            false,
+            Some(&placeholder),
+        ));
+        let chunks = chunks(
+            &json_compact(&value),
+            PAGE_CHARACTERS.saturating_sub(overhead),
+        );
         let parts = chunks.len();
         out.extend(chunks.into_iter().enumerate().map(|(n, text)| Unit::Part {
             key: key.clone(),
@@ -86,7 +117,12 @@ pub fn units(call: &Call, items: Vec<(UnitKey, Value)>, render: &impl Render) ->
 }
 
 /// The reply page `cursor` points at (none: the first page).
-pub fn page(call: &Call, units: &[Unit], render: &impl Render, cursor: Option<&str>) -> Result<Value, QueryError> {
+pub fn page(
+    call: &Call,
+    units: &[Unit],
+    render: &impl Render,
+    cursor: Option<&str>,
+) -> Result<Value, QueryError> {
     let first = cursor.is_none();
     let start = call.position(cursor)?;
     if start > units.len() || (!first && start == units.len()) {
@@ -99,12 +135,22 @@ pub fn page(call: &Call, units: &[Unit], render: &impl Render, cursor: Option<&s
     if count == 0 && !first {
         count = 1;
     }
-    Ok(render(&units[start..start + count], first, Some(&call.cursor(start + count))))
+    Ok(render(
+        &units[start..start + count],
+        first,
+        Some(&call.cursor(start + count)),
+    ))
 }
 
 /// Probe 1, 2, 4, ... units until one fails, then binary-search: the reference's
 /// exact search, so page cuts land where its do.
-fn longest_run(units: &[Unit], start: usize, first: bool, render: &impl Render, placeholder: &str) -> usize {
+fn longest_run(
+    units: &[Unit],
+    start: usize,
+    first: bool,
+    render: &impl Render,
+    placeholder: &str,
+) -> usize {
     let fits_run = |count: usize| -> bool {
         let run = &units[start..start + count];
         let mut part_keys: Vec<&UnitKey> = Vec::new();
@@ -180,7 +226,11 @@ pub fn split_head(units: &[Unit]) -> (Vec<(String, Value)>, Vec<&Unit>) {
 }
 
 /// A page reply: head entries, then the caller's keys, then `total` and `next_cursor`.
-pub fn with_total(mut reply: Vec<(Value, Value)>, total: usize, next_cursor: Option<&str>) -> Value {
+pub fn with_total(
+    mut reply: Vec<(Value, Value)>,
+    total: usize,
+    next_cursor: Option<&str>,
+) -> Value {
     reply.push((Value::Str("total".into()), Value::Int(total as i64)));
     if let Some(c) = next_cursor {
         reply.push((Value::Str("next_cursor".into()), Value::Str(c.to_string())));

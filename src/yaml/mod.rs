@@ -1,8 +1,25 @@
 //! YAML exactly as PyYAML reads it: libyaml's events (via `unsafe-libyaml`, a
-//! mechanical port of libyaml 0.2.5) composed and resolved with PyYAML's
-//! SafeLoader rules (YAML 1.1 implicit resolvers, SafeConstructor).
+//! mechanical port of libyaml 0.2.5, adjusted to the 0.2.6 the reference
+//! bundles) composed and resolved with PyYAML's SafeLoader rules (YAML 1.1
+//! implicit resolvers, SafeConstructor).
+//!
+//! Where Python's objects have no `Value` of their own, the nearest is used:
+//! `!!set` becomes a `Map` whose values are all `Null`, and `!!omap` /
+//! `!!pairs` (lists of 2-tuples) become `Seq`s of 2-item `Seq`s.
 
+mod bigint;
+mod compose;
+mod construct;
+pub mod emit;
+mod error;
+mod events;
+mod pydict;
+mod pyrepr;
+mod scalars;
 pub mod value;
+
+#[cfg(test)]
+mod tests;
 
 pub use value::{Date, DateTime, Value};
 
@@ -20,9 +37,11 @@ pub enum LoadError {
     Other(String),
 }
 
-/// `yaml.safe_load(text)` (CSafeLoader): the first document, `Null` for an
-/// empty stream.
+/// `yaml.load(text, Loader=yaml.CSafeLoader)`: the only document, `Null` for
+/// an empty stream. `text` is the `str` Python would hold, i.e. already
+/// decoded and with universal newlines applied if it came from a text-mode
+/// read.
 pub fn load(text: &str) -> Result<Value, LoadError> {
-    let _ = text;
-    Err(LoadError::Other("yaml loader not implemented yet".into()))
+    let doc = compose::compose(text)?;
+    construct::construct(doc)
 }

@@ -1,7 +1,5 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
-// Shared helpers: not every test module uses every one.
-#[allow(dead_code)]
-mod util;
-
 mod get_reference;
+mod reference;
+mod util;

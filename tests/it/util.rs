@@ -1,4 +1,6 @@
 //! Drives the real `printdex` binary over stdio with newline-delimited JSON-RPC.
+// Not every test module uses every helper.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -32,7 +34,9 @@ impl Server {
     /// `index` reuses an index directory (warm start); `None` makes a fresh one.
     pub fn start_in(project: &Path, extra: &[&str], index: Option<&Path>) -> Server {
         let dir = tempfile::tempdir().expect("tempdir");
-        let index_dir = index.map(Path::to_path_buf).unwrap_or_else(|| dir.path().to_path_buf());
+        let index_dir = index
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dir.path().to_path_buf());
         let mut child = Command::new(bin())
             .arg("serve")
             .args(extra)
@@ -47,7 +51,14 @@ impl Server {
             .expect("spawn printdex");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut server = Server { child, stdin, stdout, next_id: 0, init: Value::Null, _index: dir };
+        let mut server = Server {
+            child,
+            stdin,
+            stdout,
+            next_id: 0,
+            init: Value::Null,
+            _index: dir,
+        };
         server.init = server.request(
             "initialize",
             json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
@@ -71,7 +82,9 @@ impl Server {
     pub fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
-        self.send_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        self.send_line(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string(),
+        );
         self.read_response(id)
     }
 
@@ -91,8 +104,14 @@ impl Server {
     pub fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
         let r = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
         let result = &r["result"];
-        let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {r}")).to_string();
-        (text, result["isError"].as_bool().expect("isError is always sent"))
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text in {r}"))
+            .to_string();
+        (
+            text,
+            result["isError"].as_bool().expect("isError is always sent"),
+        )
     }
 
     /// Close stdin and wait for the exit status.
@@ -116,7 +135,10 @@ pub fn all_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<V
         let (text, is_error) = server.call(tool, arguments.clone());
         assert!(!is_error, "{tool} failed: {text}");
         let page: Value = serde_json::from_str(&text).expect("dict reply");
-        let next = page.get("next_cursor").and_then(Value::as_str).map(str::to_string);
+        let next = page
+            .get("next_cursor")
+            .and_then(Value::as_str)
+            .map(str::to_string);
         pages.push(page);
         match next {
             Some(c) => arguments["cursor"] = json!(c),

@@ -4,7 +4,6 @@ use super::{arg_bool, arg_str, Reply, Tool};
 use crate::mcp::schema::{connection, cursor, string, Property, ToolSpec};
 use crate::query::list_tables;
 
-
 pub fn tool() -> Tool {
     Tool {
         spec: ToolSpec {
@@ -40,4 +39,3 @@ pub fn tool() -> Tool {
         },
     }
 }
-

@@ -25,7 +25,11 @@ pub struct Tool {
 
 /// Every implemented tool, in the reference's tools/list order.
 pub fn all() -> Vec<Tool> {
-    vec![list_tables::tool(), get_manifest::tool(), get_reference::tool()]
+    vec![
+        list_tables::tool(),
+        get_manifest::tool(),
+        get_reference::tool(),
+    ]
 }
 
 /// A string argument, when given.

@@ -1,0 +1,324 @@
+//! Events to a node graph, as PyYAML's CParser composes them (get_single_node):
+//! aliases share nodes, tags are resolved as nodes are made.
+
+use std::collections::HashMap;
+
+use super::error::MarkedError;
+use super::events::{self, Ev, Event, Failure, Mark, NestingViolation, ParseFailure, Props};
+use super::scalars::resolve_plain;
+use super::LoadError;
+
+/// A node's tag, with the ones SafeConstructor knows spelled out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Tag {
+    Null,
+    Bool,
+    Int,
+    Float,
+    Binary,
+    Timestamp,
+    Omap,
+    Pairs,
+    Set,
+    Str,
+    Seq,
+    Map,
+    Merge,
+    Value,
+    Other(Box<str>),
+}
+
+const YAML_PREFIX: &str = "tag:yaml.org,2002:";
+
+impl Tag {
+    fn parse(tag: &str) -> Tag {
+        let Some(short) = tag.strip_prefix(YAML_PREFIX) else {
+            return Tag::Other(tag.into());
+        };
+        match short {
+            "null" => Tag::Null,
+            "bool" => Tag::Bool,
+            "int" => Tag::Int,
+            "float" => Tag::Float,
+            "binary" => Tag::Binary,
+            "timestamp" => Tag::Timestamp,
+            "omap" => Tag::Omap,
+            "pairs" => Tag::Pairs,
+            "set" => Tag::Set,
+            "str" => Tag::Str,
+            "seq" => Tag::Seq,
+            "map" => Tag::Map,
+            "merge" => Tag::Merge,
+            "value" => Tag::Value,
+            _ => Tag::Other(tag.into()),
+        }
+    }
+
+    /// The full tag text, as PyYAML holds it on the node.
+    pub(crate) fn full(&self) -> String {
+        let short = match self {
+            Tag::Other(t) => return t.to_string(),
+            Tag::Null => "null",
+            Tag::Bool => "bool",
+            Tag::Int => "int",
+            Tag::Float => "float",
+            Tag::Binary => "binary",
+            Tag::Timestamp => "timestamp",
+            Tag::Omap => "omap",
+            Tag::Pairs => "pairs",
+            Tag::Set => "set",
+            Tag::Str => "str",
+            Tag::Seq => "seq",
+            Tag::Map => "map",
+            Tag::Merge => "merge",
+            Tag::Value => "value",
+        };
+        format!("{YAML_PREFIX}{short}")
+    }
+}
+
+pub(crate) type NodeId = u32;
+
+#[derive(Debug)]
+pub(crate) enum Body {
+    Scalar(String),
+    Seq(Vec<NodeId>),
+    Map(Vec<(NodeId, NodeId)>),
+}
+
+impl Body {
+    /// PyYAML's `node.id`.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Body::Scalar(_) => "scalar",
+            Body::Seq(_) => "sequence",
+            Body::Map(_) => "mapping",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Node {
+    pub tag: Tag,
+    pub body: Body,
+    pub start: Mark,
+    /// Some alias refers to this node.
+    pub aliased: bool,
+}
+
+/// The composed document: every node, the root last-made-first.
+pub(crate) struct Doc {
+    pub nodes: Vec<Node>,
+    pub root: Option<NodeId>,
+}
+
+/// Events, with libyaml 0.2.6's nesting limit laid over them.
+struct Events<'a> {
+    parser: events::Parser<'a>,
+    violation: Option<NestingViolation>,
+}
+
+impl Events<'_> {
+    fn new(text: &str) -> Events<'_> {
+        let input = text.as_bytes();
+        let violation = if events::may_reach_nesting_limit(input) {
+            events::nesting_violation(input)
+        } else {
+            None
+        };
+        // Poison the byte 0.2.6 stops at, so that 0.2.5's parser fails at the
+        // same call. Unusable when the reader would fail on its own somewhere:
+        // it checks whole 16 KiB chunks ahead of the scanner, which the
+        // byte-by-byte feeding near the poison would change.
+        let poison = violation
+            .filter(|_| text.chars().all(events::reader_accepts))
+            .map(|v| v.at.index as usize + if text.starts_with('\u{feff}') { 3 } else { 0 });
+        Events {
+            parser: events::Parser::new(input, poison),
+            violation,
+        }
+    }
+
+    fn next(&mut self) -> Result<Ev, LoadError> {
+        let poisoned = self.parser.poison();
+        match (self.parser.next_event(), self.violation) {
+            (Ok(ev), Some(v)) if poisoned.is_none() && ev.start.index >= v.from.index => {
+                // Without the poison: 0.2.6 stops scanning there, so nothing
+                // from it on exists.
+                Err(LoadError::Yaml(v.error_text()))
+            }
+            (Ok(ev), _) => Ok(ev),
+            (Err(f), Some(v)) => {
+                let at_poison =
+                    poisoned.is_some() && f.reader_offset.map(|o| o as usize) == poisoned;
+                let past = poisoned.is_none() && f.at.is_some_and(|at| at.index >= v.from.index);
+                if at_poison || past {
+                    Err(LoadError::Yaml(v.error_text()))
+                } else {
+                    Err(failure(f))
+                }
+            }
+            (Err(f), None) => Err(failure(f)),
+        }
+    }
+}
+
+fn failure(f: ParseFailure) -> LoadError {
+    match f.error {
+        Failure::Yaml(text) => LoadError::Yaml(text),
+        Failure::Memory => LoadError::Other(String::new()),
+    }
+}
+
+enum Frame {
+    Seq(NodeId),
+    Map(NodeId, Option<NodeId>),
+}
+
+fn composer_error(e: MarkedError) -> LoadError {
+    LoadError::Yaml(e.render())
+}
+
+/// `CParser.get_single_node`.
+pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
+    let mut events = Events::new(text);
+    let mut doc = Doc {
+        nodes: Vec::new(),
+        root: None,
+    };
+    events.next()?; // STREAM-START
+    let first = events.next()?;
+    if matches!(first.event, Event::StreamEnd) {
+        return Ok(doc);
+    }
+    let root = compose_document(&mut events, &mut doc.nodes)?;
+    doc.root = Some(root);
+    let after = events.next()?;
+    if !matches!(after.event, Event::StreamEnd) {
+        return Err(composer_error(MarkedError::with_context(
+            "expected a single document in the stream",
+            doc.nodes[root as usize].start,
+            "but found another document",
+            after.start,
+        )));
+    }
+    Ok(doc)
+}
+
+/// One document's node events (after its DOCUMENT-START) and its
+/// DOCUMENT-END; iterative so that nesting costs no stack.
+fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId, LoadError> {
+    let mut anchors: HashMap<String, NodeId> = HashMap::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let root = loop {
+        let ev = events.next()?;
+        let start = ev.start;
+        let done: Option<NodeId> = match ev.event {
+            Event::Alias { anchor } => match anchors.get(&anchor) {
+                Some(&id) => {
+                    nodes[id as usize].aliased = true;
+                    Some(id)
+                }
+                None => {
+                    return Err(composer_error(MarkedError::problem(
+                        "found undefined alias",
+                        start,
+                    )))
+                }
+            },
+            Event::Scalar {
+                props,
+                value,
+                plain_implicit,
+            } => {
+                check_anchor(&anchors, nodes, &props, start)?;
+                let tag = match &props.tag {
+                    Some(t) => Tag::parse(t),
+                    None if plain_implicit => resolve_plain(&value),
+                    None => Tag::Str,
+                };
+                let id = push_node(nodes, tag, Body::Scalar(value), start);
+                if let Some(a) = props.anchor {
+                    anchors.insert(a, id);
+                }
+                Some(id)
+            }
+            Event::SequenceStart { props } => {
+                check_anchor(&anchors, nodes, &props, start)?;
+                let tag = props.tag.as_deref().map_or(Tag::Seq, Tag::parse);
+                let id = push_node(nodes, tag, Body::Seq(Vec::new()), start);
+                if let Some(a) = props.anchor {
+                    anchors.insert(a, id);
+                }
+                stack.push(Frame::Seq(id));
+                None
+            }
+            Event::MappingStart { props } => {
+                check_anchor(&anchors, nodes, &props, start)?;
+                let tag = props.tag.as_deref().map_or(Tag::Map, Tag::parse);
+                let id = push_node(nodes, tag, Body::Map(Vec::new()), start);
+                if let Some(a) = props.anchor {
+                    anchors.insert(a, id);
+                }
+                stack.push(Frame::Map(id, None));
+                None
+            }
+            Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
+                Some(Frame::Seq(id)) | Some(Frame::Map(id, _)) => Some(id),
+                None => None,
+            },
+            // libyaml never interleaves these with a document's nodes.
+            Event::StreamStart | Event::StreamEnd | Event::DocumentStart | Event::DocumentEnd => {
+                None
+            }
+        };
+        let Some(id) = done else { continue };
+        match stack.last_mut() {
+            None => break id,
+            Some(Frame::Seq(parent)) => {
+                if let Body::Seq(items) = &mut nodes[*parent as usize].body {
+                    items.push(id);
+                }
+            }
+            Some(Frame::Map(parent, pending)) => match pending.take() {
+                None => *pending = Some(id),
+                Some(key) => {
+                    if let Body::Map(pairs) = &mut nodes[*parent as usize].body {
+                        pairs.push((key, id));
+                    }
+                }
+            },
+        }
+    };
+    events.next()?; // DOCUMENT-END
+    Ok(root)
+}
+
+fn push_node(nodes: &mut Vec<Node>, tag: Tag, body: Body, start: Mark) -> NodeId {
+    nodes.push(Node {
+        tag,
+        body,
+        start,
+        aliased: false,
+    });
+    (nodes.len() - 1) as NodeId
+}
+
+fn check_anchor(
+    anchors: &HashMap<String, NodeId>,
+    nodes: &[Node],
+    props: &Props,
+    start: Mark,
+) -> Result<(), LoadError> {
+    if let Some(a) = &props.anchor {
+        if let Some(&first) = anchors.get(a) {
+            return Err(composer_error(MarkedError::with_context(
+                "found duplicate anchor; first occurrence",
+                nodes[first as usize].start,
+                "second occurrence",
+                start,
+            )));
+        }
+    }
+    Ok(())
+}
