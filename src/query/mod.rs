@@ -2,13 +2,14 @@
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
 pub mod authored;
+pub mod context;
 pub mod edges;
 pub mod files;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
-pub mod resources;
 pub mod reference;
+pub mod resources;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,10 @@ pub struct ConnectionState {
     pub manifest_identity: Option<FileIdentity>,
     /// blake3 of every file the connection's mirror holds, by path.
     pub hashes: HashMap<PathBuf, String>,
+    /// The identity each present file had when the mirror stored it, by path.
+    pub identities: HashMap<PathBuf, FileIdentity>,
+    /// get_table_context's per-state indexes, built on first use.
+    pub context: std::sync::OnceLock<Arc<context::Index>>,
 }
 
 impl ConnectionState {
@@ -122,9 +127,12 @@ impl Engine {
         let scan = ingest::scan_connection(conn, &stored);
         drop(stored);
         self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-        let hashes = self
-            .mirror
-            .files(&conn.name)?
+        let files = self.mirror.files(&conn.name)?;
+        let identities = files
+            .iter()
+            .filter_map(|f| Some((f.path.clone(), f.identity?)))
+            .collect();
+        let hashes = files
             .into_iter()
             .filter_map(|f| Some((f.path, f.hash?)))
             .collect();
@@ -133,6 +141,8 @@ impl Engine {
             manifest: scan.manifest,
             manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
             hashes,
+            identities,
+            context: std::sync::OnceLock::new(),
         });
         self.states
             .write()

@@ -3,6 +3,7 @@
 
 pub mod get_manifest;
 pub mod get_reference;
+pub mod get_table_context;
 pub mod list_tables;
 
 use super::schema::ToolSpec;
@@ -26,6 +27,7 @@ pub struct Tool {
 /// Every implemented tool, in the reference's tools/list order.
 pub fn all() -> Vec<Tool> {
     vec![
+        get_table_context::tool(),
         list_tables::tool(),
         get_manifest::tool(),
         get_reference::tool(),
