@@ -85,6 +85,34 @@ fn mask(text: &str, project: &Path) -> String {
     masked
 }
 
+/// The definitions of a get_table_context `## Terms` legend are our own words: each
+/// `- label: definition` line keeps only its label (the heading's blank line included).
+fn mask_terms(text: &str) -> String {
+    let mut out = Vec::new();
+    let (mut in_terms, mut heading) = (false, false);
+    for line in text.split('\n') {
+        if line == "## Terms" {
+            (in_terms, heading) = (true, true);
+            out.push(line.to_string());
+            continue;
+        }
+        if in_terms && heading && line.is_empty() {
+            heading = false;
+        } else if in_terms && !line.starts_with("- ") {
+            in_terms = false;
+        } else if in_terms {
+            if let Some((label, _)) = line.split_once(": ") {
+                if !label[2..].contains(':') {
+                    out.push(format!("{label}: <PROSE>"));
+                    continue;
+                }
+            }
+        }
+        out.push(line.to_string());
+    }
+    out.join("\n")
+}
+
 /// The comparable part of a response: tool text and flag, or the masked result/error.
 fn comparable(method: &str, response: &Value, project: &Path) -> Value {
     if let Some(err) = response.get("error") {
@@ -94,7 +122,7 @@ fn comparable(method: &str, response: &Value, project: &Path) -> Value {
     match method {
         "tools/call" => json!({
             "isError": result["isError"],
-            "text": mask(result["content"][0]["text"].as_str().unwrap_or(""), project),
+            "text": mask_terms(&mask(result["content"][0]["text"].as_str().unwrap_or(""), project)),
         }),
         "initialize" => json!({
             "protocolVersion": result["protocolVersion"],
