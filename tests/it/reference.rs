@@ -180,11 +180,16 @@ fn next_cursor(response: &Value) -> Option<String> {
         return Some(c.to_string());
     }
     let text = result["content"][0]["text"].as_str()?;
-    serde_json::from_str::<Value>(text)
-        .ok()?
-        .get("next_cursor")?
-        .as_str()
-        .map(str::to_string)
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return v.get("next_cursor")?.as_str().map(str::to_string);
+    }
+    // Markdown and YAML pages carry the cursor in their last line.
+    let last = text.trim_end().lines().last()?;
+    let cursor = last
+        .strip_prefix("<!-- next_cursor: ")
+        .and_then(|c| c.strip_suffix(" -->"))
+        .or_else(|| last.strip_prefix("# next_cursor: "))?;
+    Some(cursor.to_string())
 }
 
 /// Replay one fixture project's recording; returns how many answers were compared.
