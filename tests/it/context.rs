@@ -63,7 +63,10 @@ fn values_spelling_groups_redaction_and_joins_under_query() {
     );
     insta::assert_snapshot!(
         "kinds_query_json",
-        pages(&mut s, json!({"table": t("kinds"), "purpose": "query", "format": "json"}))
+        pages(
+            &mut s,
+            json!({"table": t("kinds"), "purpose": "query", "format": "json"})
+        )
     );
 }
 
@@ -147,7 +150,10 @@ fn library_inherited_notes_parts_and_path_valued_edges() {
         ("stacks.lending.activity_log", "query"),
     ] {
         insta::assert_snapshot!(
-            format!("library_{}_{purpose}_md", table.rsplit('.').next().unwrap_or("")),
+            format!(
+                "library_{}_{purpose}_md",
+                table.rsplit('.').next().unwrap_or("")
+            ),
             pages(&mut s, json!({"table": table, "purpose": purpose}))
         );
     }
@@ -156,7 +162,10 @@ fn library_inherited_notes_parts_and_path_valued_edges() {
 #[test]
 fn a_cursor_belongs_to_its_call() {
     let mut s = context();
-    let (first, _) = s.call("get_table_context", json!({"table": t("wide"), "format": "json"}));
+    let (first, _) = s.call(
+        "get_table_context",
+        json!({"table": t("wide"), "format": "json"}),
+    );
     let cursor = cursor_of(&first).expect("wide json pages");
     // Case-folded format and purpose share cursors; other arguments do not.
     let (_, error) = s.call(

@@ -639,7 +639,9 @@ fn vector_notes(stats: &Value) -> R<Vec<Rendered>> {
         for bound in ["min", "max"] {
             let v = norm.get(bound).ok_or_else(|| key_error(bound))?;
             let x = super::read::as_f64(Some(v)).unwrap_or(f64::NAN);
-            if !((x - 1.0).abs() <= 0.001) {
+            // NaN (a non-number bound) is never close to 1.
+            let close = (x - 1.0).abs() <= 0.001;
+            if !close {
                 unit = false;
                 break;
             }

@@ -296,6 +296,22 @@ mod tests {
         assert_eq!(p(f64::NAN), ".nan%");
     }
 
+    /// Vectors recorded from the reference's own `spell_percent` / `spell_number`.
+    #[test]
+    fn matches_the_reference_on_recorded_vectors() {
+        for line in include_str!("spell_vectors.txt").lines().skip(1) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let x: f64 = cols[0].parse().unwrap();
+            assert_eq!(p(x), cols[1], "spell_percent({})", cols[0]);
+            assert_eq!(
+                spell_number(&Value::Float(x)).unwrap(),
+                cols[2],
+                "spell_number({})",
+                cols[0]
+            );
+        }
+    }
+
     #[test]
     fn numbers_and_literals() {
         assert_eq!(spell_number(&Value::Float(1e-05)).unwrap(), "0.00001");
