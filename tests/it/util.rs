@@ -155,3 +155,23 @@ pub fn all_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<V
         }
     }
 }
+
+/// Follow the `<!-- next_cursor: X -->` marker through every page of a Markdown reply;
+/// each page is returned as sent, marker included.
+pub fn all_markdown_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<String> {
+    const OPEN: &str = "\n<!-- next_cursor: ";
+    let mut pages = Vec::new();
+    loop {
+        let (text, is_error) = server.call(tool, arguments.clone());
+        assert!(!is_error, "{tool} failed: {text}");
+        let next = text
+            .rfind(OPEN)
+            .filter(|_| text.ends_with(" -->"))
+            .map(|at| text[at + OPEN.len()..text.len() - " -->".len()].to_string());
+        pages.push(text);
+        match next {
+            Some(c) => arguments["cursor"] = json!(c),
+            None => return pages,
+        }
+    }
+}
