@@ -114,6 +114,15 @@ impl Server {
         )
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait for the exit status, stdin left open.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        self.child.wait().expect("wait")
+    }
+
     /// Close stdin and wait for the exit status.
     pub fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
