@@ -33,6 +33,16 @@ impl Call {
         }
     }
 
+    /// `new` with the files' digest already computed (`files_digest`), for a caller that
+    /// pins the same large file set on every call.
+    pub fn with_files_digest(tool: &str, arguments: &Value, files_digest: String) -> Call {
+        Call {
+            tool: tool.to_string(),
+            args_digest: arguments_digest(arguments),
+            files_digest,
+        }
+    }
+
     /// The cursor resuming this call at `position`.
     pub fn cursor(&self, position: usize) -> String {
         let token = format!(

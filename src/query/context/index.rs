@@ -52,6 +52,8 @@ pub struct Index {
     pub author_paths: Vec<PathBuf>,
     /// Human-added edges by the table they point at: (referencer, entry), referencers sorted.
     pub human_into: HashMap<String, Vec<(String, Value)>>,
+    /// Each table's cursor files digest (the pinned set is fixed per state), once computed.
+    pub digests: Mutex<HashMap<String, String>>,
 }
 
 impl Index {

@@ -16,14 +16,13 @@ mod terms;
 
 pub use index::Index;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::ingest;
-use crate::render::cursor::Call;
-use crate::render::paging::{self, Unit};
+use crate::render::cursor::{files_digest, Call};
+use crate::render::paging::Unit;
 use crate::yaml::Value;
 
 /// What the caller asked for.
@@ -80,8 +79,25 @@ fn stale() -> QueryError {
 
 /// Whether `path` is on disk as the state recorded it (present with that identity, or absent).
 fn current(state: &ConnectionState, path: &std::path::Path) -> bool {
-    let now = ingest::identity(path).filter(|_| path.is_file());
+    use std::os::unix::fs::MetadataExt;
+    // One stat: the identity of a regular file, none for anything else or nothing.
+    let now = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| ingest::FileIdentity {
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            size: m.size(),
+            inode: m.ino(),
+        });
     now == state.identities.get(path).copied()
+}
+
+/// `current` for a caller holding a `Ctx`: an error sends the call back to re-ingest.
+fn ensure_current(cx: &Ctx, path: &std::path::Path) -> Result<(), QueryError> {
+    if cx.strict && !current(cx.state, path) {
+        return Err(stale());
+    }
+    Ok(())
 }
 
 /// The names `failed_tables` lists.
@@ -137,15 +153,28 @@ fn answer_from(
         strict,
     };
     let ix = index::index(&cx)?;
-    let pinned: Vec<PathBuf> = load::pinned(state, &ix, req.table);
-    if strict && !pinned.iter().all(|p| current(state, p)) {
-        return Err(stale());
+    // The table's own files and the connection notes are checked here; the other tables'
+    // annotation files this answer depends on are checked where the overlay reads them
+    // (a file that never touches this table is left to the manifest stat and the watcher).
+    for path in load::own_files(state, &ix, req.table) {
+        ensure_current(&cx, &path)?;
     }
-    let files: Vec<(String, String)> = pinned
-        .iter()
-        .map(|p| (p.display().to_string(), state.version_of(p)))
-        .collect();
-    let call = Call::new("get_table_context", req.arguments, &files);
+    let digest = {
+        let mut known = ix.digests.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(req.table.to_string())
+            .or_insert_with(|| {
+                // Pinned as the reference pins them: the manifest, the table's declared
+                // artifacts, every relationships annotation file, the connection notes.
+                let files: Vec<(String, String)> = load::pinned(state, &ix, req.table)
+                    .iter()
+                    .map(|p| (p.display().to_string(), state.version_of(p)))
+                    .collect();
+                files_digest(&files)
+            })
+            .clone()
+    };
+    let call = Call::with_files_digest("get_table_context", req.arguments, digest);
     let a = load::load_table(&cx, &ix, req.table, &failed_tables(manifest))?;
 
     if req.format == Format::Md {
@@ -170,8 +199,7 @@ fn answer_from(
         }
         reply
     };
-    let units = paging::units(&call, items, &render);
-    match paging::page(&call, &units, &render, req.cursor)? {
+    match page::guided_page(&call, items, &render, req.cursor)? {
         Value::Str(text) => Ok(Answer::Text(text)),
         dict => Ok(Answer::Dict(dict)),
     }
