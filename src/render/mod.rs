@@ -3,6 +3,7 @@
 
 pub mod cursor;
 pub mod paging;
+pub mod resource;
 
 use crate::yaml::Value;
 
