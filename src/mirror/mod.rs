@@ -21,6 +21,9 @@ pub enum MirrorError {
     Sql(#[from] rusqlite::Error),
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
+    /// The search index beside the mirror failed.
+    #[error("{0}")]
+    Index(String),
     #[error("mirror directory {path}: {source}")]
     Io {
         path: PathBuf,

@@ -1,13 +1,18 @@
 //! The engine's read side: the served connections' current state, kept fresh
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
+pub mod absence;
 pub mod authored;
 pub mod edges;
 pub mod files;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
+pub mod resolve_value;
 pub mod resources;
+pub mod scope;
+pub mod search_columns;
+pub mod value_resolution;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -28,6 +33,8 @@ pub struct ConnectionState {
     pub manifest_identity: Option<FileIdentity>,
     /// blake3 of every file the connection's mirror holds, by path.
     pub hashes: HashMap<PathBuf, String>,
+    /// The search index as this state was built against it.
+    pub search: crate::index::Snapshot,
 }
 
 impl ConnectionState {
@@ -69,6 +76,7 @@ impl ConnectionState {
 pub struct Engine {
     pub served: Served,
     mirror: Mirror,
+    index: crate::index::SearchIndex,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
 }
@@ -77,9 +85,12 @@ impl Engine {
     /// Open the mirror in `index_dir` and reconcile every served connection with the disk.
     pub fn open(served: Served, index_dir: &Path) -> Result<Engine, MirrorError> {
         let mirror = Mirror::open(index_dir)?;
+        let index = crate::index::SearchIndex::open(&index_dir.join("search"))
+            .map_err(|e| MirrorError::Index(e.to_string()))?;
         let engine = Engine {
             served,
             mirror,
+            index,
             states: RwLock::new(HashMap::new()),
             ingest_lock: Mutex::new(()),
         };
@@ -100,17 +111,20 @@ impl Engine {
         let scan = ingest::scan_connection(conn, &stored);
         drop(stored);
         self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-        let hashes = self
+        let hashes: HashMap<PathBuf, String> = self
             .mirror
             .files(&conn.name)?
             .into_iter()
             .filter_map(|f| Some((f.path, f.hash?)))
             .collect();
+        let search = crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes)
+            .map_err(|e| MirrorError::Index(e.to_string()))?;
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
             manifest: scan.manifest,
             manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
             hashes,
+            search,
         });
         self.states
             .write()

@@ -3,6 +3,8 @@
 
 pub mod get_manifest;
 pub mod list_tables;
+pub mod resolve_value;
+pub mod search_columns;
 
 use super::schema::ToolSpec;
 use crate::error::QueryError;
@@ -24,7 +26,12 @@ pub struct Tool {
 
 /// Every implemented tool, in the reference's tools/list order.
 pub fn all() -> Vec<Tool> {
-    vec![list_tables::tool(), get_manifest::tool()]
+    vec![
+        list_tables::tool(),
+        search_columns::tool(),
+        resolve_value::tool(),
+        get_manifest::tool(),
+    ]
 }
 
 /// A string argument, when given.
