@@ -26,7 +26,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
-use crate::ingest::Parsed;
+use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Derived, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
@@ -149,6 +149,33 @@ pub struct TableEntry {
     /// The declared statistics.yaml / statistics.annotations.yaml paths.
     pub stats: Option<PathBuf>,
     pub annotations: Option<PathBuf>,
+    /// Their identities when ingest read them (`None`: absent, or not a file).
+    pub stats_identity: Option<FileIdentity>,
+    pub annotations_identity: Option<FileIdentity>,
+}
+
+impl TableEntry {
+    /// Whether either searched file moved on disk since ingest read it: the state
+    /// answering for this table is then out of date.
+    pub fn moved(&self) -> bool {
+        [
+            (&self.stats, self.stats_identity),
+            (&self.annotations, self.annotations_identity),
+        ]
+        .into_iter()
+        .any(|(path, stored)| path.as_deref().is_some_and(|p| file_identity(p) != stored))
+    }
+}
+
+/// A regular file's identity (links followed), in one `stat`; `None` for anything else.
+pub fn file_identity(path: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    m.is_file().then(|| FileIdentity {
+        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        size: m.size(),
+        inode: m.ino(),
+    })
 }
 
 /// The index as one connection state reads it: a searcher fixed at the state's build,
@@ -445,6 +472,16 @@ pub fn sync_connection(
             .cloned()
             .unwrap_or_else(|| "absent".to_string())
     };
+    let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
+        scan.files.iter().map(|f| (f.path.as_path(), f)).collect();
+    let identity = |p: Option<&Path>| -> Option<FileIdentity> {
+        let record = fresh.get(p?)?;
+        // An absent record keeps the identity of what was there; it is not a file.
+        match record.parsed {
+            Parsed::Absent => None,
+            _ => record.identity,
+        }
+    };
     let tables: Vec<TableEntry> = scan
         .tables
         .iter()
@@ -471,22 +508,19 @@ pub fn sync_connection(
             TableEntry {
                 fqn: fqn.clone(),
                 key,
+                stats_identity: identity(stats.as_deref()),
+                annotations_identity: identity(annotations.as_deref()),
                 stats,
                 annotations,
             }
         })
         .collect();
-    let fresh: HashMap<&Path, &Parsed> = scan
-        .files
-        .iter()
-        .map(|f| (f.path.as_path(), &f.parsed))
-        .collect();
     let load = |p: &Path| -> Cow<'_, Parsed> {
-        match fresh.get(p) {
+        match fresh.get(p).map(|f| &f.parsed) {
             Some(Parsed::Unchanged) | None => {
                 Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
             }
-            Some(parsed) => Cow::Borrowed(*parsed),
+            Some(parsed) => Cow::Borrowed(parsed),
         }
     };
     index.sync(&conn.name, tables, &load)

@@ -133,6 +133,22 @@ impl Engine {
         Ok(state)
     }
 
+    /// [`Engine::connection`], also fresh against the files `moved` checks: when it finds
+    /// one changed on disk since ingest read it, the connection is re-ingested first
+    /// (unchanged files are not read again).
+    pub fn connection_where(
+        &self,
+        requested: Option<&str>,
+        moved: impl Fn(&ConnectionState) -> bool,
+    ) -> Result<Arc<ConnectionState>, QueryError> {
+        let state = self.connection(requested)?;
+        if !moved(&state) {
+            return Ok(state);
+        }
+        self.reconcile(&state.config)
+            .map_err(|e| QueryError::Internal(e.to_string()))
+    }
+
     /// The connection a call names (or the default), fresh against the disk: when the
     /// manifest's identity moved since it was read, the connection is re-ingested first.
     pub fn connection(&self, requested: Option<&str>) -> Result<Arc<ConnectionState>, QueryError> {

@@ -2,5 +2,6 @@
 
 mod paging;
 mod reference;
+mod search;
 mod serve;
 mod util;

@@ -20,11 +20,16 @@ pub fn tool() -> Tool {
             required: &["table", "column", "text"],
         },
         handler: |engine, args| {
-            let state = engine.connection(arg_str(args, "connection"))?;
+            let table = arg_str(args, "table").unwrap_or_default();
+            let state = engine.connection_where(arg_str(args, "connection"), |s| {
+                s.search
+                    .table_rank(table)
+                    .is_some_and(|r| s.search.tables[r].moved())
+            })?;
             let reply = resolve_value::answer(
                 &state,
                 &resolve_value::Request {
-                    table: arg_str(args, "table").unwrap_or_default(),
+                    table,
                     column: arg_str(args, "column").unwrap_or_default(),
                     part: arg_str(args, "part"),
                     text: arg_str(args, "text").unwrap_or_default(),

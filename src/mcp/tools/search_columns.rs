@@ -33,7 +33,10 @@ pub fn tool() -> Tool {
             required: &[],
         },
         handler: |engine, args| {
-            let state = engine.connection(arg_str(args, "connection"))?;
+            // Every table's two searched files are read, so every one is checked.
+            let state = engine.connection_where(arg_str(args, "connection"), |s| {
+                s.search.tables.iter().any(|t| t.moved())
+            })?;
             let filters = Filters {
                 pattern: arg_str(args, "pattern"),
                 classification: arg_str(args, "classification"),
