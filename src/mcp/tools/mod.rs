@@ -2,6 +2,7 @@
 //! the engine's answer. Tools appear here (and in tools/list) only once they work.
 
 pub mod get_manifest;
+pub mod get_reference;
 pub mod list_tables;
 pub mod resolve_value;
 pub mod search_columns;
@@ -31,6 +32,7 @@ pub fn all() -> Vec<Tool> {
         search_columns::tool(),
         resolve_value::tool(),
         get_manifest::tool(),
+        get_reference::tool(),
     ]
 }
 
