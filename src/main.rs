@@ -81,7 +81,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
-            runtime.block_on(printdex::mcp::serve_stdio(engine))?;
+            let served = runtime.block_on(printdex::mcp::serve_stdio(engine));
+            // tokio's stdin reader sits in a blocking thread that a signal cannot wake;
+            // do not wait for it when shutting down.
+            runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+            served?;
+            let _ = std::io::stderr().flush();
             Ok(ExitCode::SUCCESS)
         }
         Command::Index { action } => match action {
