@@ -114,6 +114,7 @@ pub fn contained(root: &Path, path: &Path) -> bool {
 pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> {
     let resolved_root = crate::config::absolute_resolved(root);
     let mut found = HashSet::new();
+    let mut symlinks_seen = 0usize;
     let mut pending: Vec<(PathBuf, Vec<PathBuf>)> =
         vec![(root.to_path_buf(), vec![resolved_root.clone()])];
     while let Some((dir, chain)) = pending.pop() {
@@ -124,6 +125,7 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
             if ft.is_symlink() {
+                symlinks_seen += 1;
                 let target = crate::config::absolute_resolved(&path);
                 if !target.starts_with(&resolved_root) {
                     if let Ok(rel) = path.strip_prefix(root) {
@@ -142,9 +144,17 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
             }
         }
     }
+    // Paths passing the lexical rule (no `..`, not absolute) can only leave the root
+    // through a symlink; with none below the root, resolving each one is wasted work.
+    if symlinks_seen == 0 {
+        return found;
+    }
     if let Some(manifest) = manifest {
-        for fqn in walkable(manifest, &HashSet::new()) {
-            let entry = entry_of(manifest, &fqn);
+        for (key, entry) in shaped(manifest) {
+            let fqn = key_text(key);
+            if leaves_lexically(&table_path(&fqn, entry)) {
+                continue;
+            }
             for (key, rel) in opened_paths(&fqn, entry) {
                 if !contained(root, &root.join(&rel)) {
                     found.insert(key);
@@ -153,14 +163,6 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
         }
     }
     found
-}
-
-fn entry_of<'a>(manifest: &'a Value, fqn: &str) -> &'a Value {
-    shaped(manifest)
-        .into_iter()
-        .find(|(k, _)| key_text(k) == fqn)
-        .map(|(_, e)| e)
-        .unwrap_or(&Value::Null)
 }
 
 fn linked_out(path: &str, entry: &Value, links: &HashSet<String>) -> bool {

@@ -13,7 +13,7 @@ use crate::yaml::Value;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -247,13 +247,28 @@ impl Mirror {
                 ),
             };
             tx.execute(
-                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![connection, print_root.to_string_lossy(), state, reason, doc, serde_json::to_string(&dropped)?],
+                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped, fingerprint)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![connection, print_root.to_string_lossy(), state, reason, doc, serde_json::to_string(&dropped)?, fingerprint(scan)],
             )?;
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// Whether storing `scan` would change nothing: every file unchanged and the same outcome.
+    pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
+        if scan.files.iter().any(|f| !matches!(f.parsed, Parsed::Unchanged)) {
+            return Ok(false);
+        }
+        let stored: Option<String> = self
+            .db()
+            .query_row("SELECT fingerprint FROM connections WHERE name = ?1", params![connection], |r| r.get(0))
+            .optional()?;
+        let count: i64 = self
+            .db()
+            .query_row("SELECT count(*) FROM files WHERE connection = ?1", params![connection], |r| r.get(0))?;
+        Ok(stored.as_deref() == Some(fingerprint(scan).as_str()) && count as usize == scan.files.len())
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).
@@ -264,6 +279,34 @@ impl Mirror {
         let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
         Ok((files, tables, bytes))
     }
+}
+
+/// The outcome of a scan apart from file contents: manifest state, dropped entries, tables.
+fn fingerprint(scan: &ConnectionScan) -> String {
+    let mut h = blake3::Hasher::new();
+    match &scan.manifest {
+        ManifestRead::Ok { dropped, .. } => {
+            h.update(b"ok\0");
+            for d in dropped {
+                h.update(d.as_bytes());
+                h.update(b"\0");
+            }
+        }
+        other => {
+            h.update(format!("{other:?}").as_bytes());
+        }
+    }
+    for (fqn, dir, _) in &scan.tables {
+        h.update(fqn.as_bytes());
+        h.update(b"\0");
+        h.update(dir.to_string_lossy().as_bytes());
+        h.update(b"\0");
+    }
+    for f in &scan.files {
+        h.update(f.path.to_string_lossy().as_bytes());
+        h.update(b"\0");
+    }
+    h.finalize().to_hex().to_string()
 }
 
 fn version_matches(db: &Connection) -> bool {

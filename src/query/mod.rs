@@ -117,7 +117,9 @@ impl Engine {
         let stored = self.mirror.stored(&conn.name)?;
         let scan = ingest::scan_connection(conn, &stored);
         drop(stored);
-        self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+        if !self.mirror.unchanged(&conn.name, &scan)? {
+            self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+        }
         let hashes = self
             .mirror
             .files(&conn.name)?
