@@ -204,3 +204,66 @@ pub fn walkable(manifest: &Value, links: &HashSet<String>) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: Vec<(&str, Value)>) -> Value {
+        Value::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (Value::Str(k.into()), v))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn lexical_rule_refuses_paths_leaving_the_root() {
+        for path in ["/etc", "\\x", "C:/x", "a/../b", "..", "a/.."] {
+            assert!(leaves_lexically(path), "{path}");
+        }
+        for path in ["a/b/c", "a..b/c", "./a", "a/.b"] {
+            assert!(!leaves_lexically(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn walkable_keeps_followable_entries_in_manifest_order() {
+        let entry = |path: Value| map(vec![("type", Value::Str("table".into())), ("path", path)]);
+        let manifest = map(vec![(
+            "tables",
+            map(vec![
+                ("z.ok", entry(Value::Str("z/ok".into()))),
+                ("a.up", entry(Value::Str("../../etc".into()))),
+                ("a.abs", entry(Value::Str("/etc".into()))),
+                ("a.int", entry(Value::Int(42))),
+                ("a.scalar", Value::Str("not a mapping".into())),
+                ("a.nopath", map(vec![("type", Value::Str("view".into()))])),
+            ]),
+        )]);
+        assert_eq!(
+            walkable(&manifest, &HashSet::new()),
+            vec!["z.ok".to_string(), "a.nopath".to_string()]
+        );
+        let links: HashSet<String> = ["z/ok".to_string()].into();
+        assert_eq!(walkable(&manifest, &links), vec!["a.nopath".to_string()]);
+    }
+
+    #[test]
+    fn only_canonical_artifact_names_are_declared() {
+        let entry = map(vec![(
+            "artifacts",
+            map(vec![
+                ("ddl", Value::Str("ddl.sql".into())),
+                ("statistics", Value::Str("stats.yml".into())),
+                ("unknown", Value::Str("x".into())),
+            ]),
+        )]);
+        assert_eq!(
+            declared_artifacts(&entry),
+            vec![("ddl".to_string(), "ddl.sql".to_string())]
+        );
+        assert_eq!(table_path("a.b.c", &entry), "a/b/c");
+    }
+}

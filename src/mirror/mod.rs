@@ -258,17 +258,28 @@ impl Mirror {
 
     /// Whether storing `scan` would change nothing: every file unchanged and the same outcome.
     pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
-        if scan.files.iter().any(|f| !matches!(f.parsed, Parsed::Unchanged)) {
+        if scan
+            .files
+            .iter()
+            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
+        {
             return Ok(false);
         }
         let stored: Option<String> = self
             .db()
-            .query_row("SELECT fingerprint FROM connections WHERE name = ?1", params![connection], |r| r.get(0))
+            .query_row(
+                "SELECT fingerprint FROM connections WHERE name = ?1",
+                params![connection],
+                |r| r.get(0),
+            )
             .optional()?;
-        let count: i64 = self
-            .db()
-            .query_row("SELECT count(*) FROM files WHERE connection = ?1", params![connection], |r| r.get(0))?;
-        Ok(stored.as_deref() == Some(fingerprint(scan).as_str()) && count as usize == scan.files.len())
+        let count: i64 = self.db().query_row(
+            "SELECT count(*) FROM files WHERE connection = ?1",
+            params![connection],
+            |r| r.get(0),
+        )?;
+        Ok(stored.as_deref() == Some(fingerprint(scan).as_str())
+            && count as usize == scan.files.len())
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).
