@@ -116,6 +116,9 @@ pub(crate) struct Doc {
 struct Events<'a> {
     parser: events::Parser<'a>,
     violation: Option<NestingViolation>,
+    text: &'a str,
+    /// Byte offset of the violation in the raw input (after any BOM).
+    violation_raw: usize,
 }
 
 impl Events<'_> {
@@ -130,12 +133,16 @@ impl Events<'_> {
         // same call. Unusable when the reader would fail on its own somewhere:
         // it checks whole 16 KiB chunks ahead of the scanner, which the
         // byte-by-byte feeding near the poison would change.
+        let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let violation_raw = violation.map_or(0, |v| v.at.index as usize + bom);
         let poison = violation
             .filter(|_| text.chars().all(events::reader_accepts))
-            .map(|v| v.at.index as usize + if text.starts_with('\u{feff}') { 3 } else { 0 });
+            .map(|_| violation_raw);
         Events {
             parser: events::Parser::new(input, poison),
             violation,
+            text,
+            violation_raw,
         }
     }
 
@@ -151,7 +158,11 @@ impl Events<'_> {
             (Err(f), Some(v)) => {
                 let at_poison =
                     poisoned.is_some() && f.reader_offset.map(|o| o as usize) == poisoned;
-                let past = poisoned.is_none() && f.at.is_some_and(|at| at.index >= v.from.index);
+                let past = poisoned.is_none()
+                    && (f.at.is_some_and(|at| at.index >= v.from.index)
+                        || f.reader_offset.is_some_and(|r| {
+                            events::reader_chunk_start(self.text, r as usize) > self.violation_raw
+                        }));
                 if at_poison || past {
                     Err(LoadError::Yaml(v.error_text()))
                 } else {

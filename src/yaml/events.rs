@@ -394,6 +394,28 @@ pub(crate) fn reader_accepts(c: char) -> bool {
         0x9 | 0xa | 0xd | 0x20..=0x7e | 0x85 | 0xa0..=0xd7ff | 0xe000..=0xfffd | 0x10000..=0x10ffff)
 }
 
+/// libyaml's raw input buffer: string input is decoded this many bytes at
+/// a time, each chunk as soon as the scanner needs its first character.
+const RAW_CHUNK: usize = 16384;
+
+/// Where the chunk holding byte `offset` starts being needed: the first
+/// character the reader had not decoded before reading it. A chunk ends at
+/// the buffer's size; a character cut by that end is carried over.
+pub(crate) fn reader_chunk_start(text: &str, offset: usize) -> usize {
+    let mut start = 0;
+    loop {
+        let end = (start + RAW_CHUNK).min(text.len());
+        let mut boundary = end;
+        while !text.is_char_boundary(boundary) {
+            boundary -= 1;
+        }
+        if offset < boundary || end == text.len() || boundary == start {
+            return start;
+        }
+        start = boundary;
+    }
+}
+
 /// Cheap test that a text cannot reach the nesting limit: a flow level
 /// needs a `[` or `{`, and every block level a deeper column than the last.
 pub(crate) fn may_reach_nesting_limit(input: &[u8]) -> bool {

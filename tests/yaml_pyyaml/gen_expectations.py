@@ -546,6 +546,16 @@ NESTING = {
     "flow 1001 then undefined alias": "[*nope, " + "[" * 1001 + "]" * 1001 + "]",
     "flow then shallow": "[" * 999 + "]" * 999 + "\n",
     "flow 1001 in second doc": "a\n--- " + "[" * 1001 + "]" * 1001,
+    "flow 1001 with bom": "\ufeff" + "[" * 1001 + "]" * 1001,
+    "flow 1001 crlf": "a:\r\n  " + "[\r\n" * 1001,
+    "flow 1001 after nonascii": "é: " + "[" * 1001,
+    "flow 1001 then control char": "[" * 1001 + "]" * 1001 + "\x01",
+    "flow 1001 then far control char": "[" * 1001 + "x" * 20000 + "\x01",
+    "block 1000 then far control char": "- " * 1000 + "x" * 20000 + "\x01",
+    "flow 1001 late in big text": "a: " + "x" * 20000 + "\nb: " + "[" * 1001,
+    "flow 1001 straddling chunk": "a: " + "é" * 8190 + "\nb: " + "[" * 1001,
+    "block map 1000 simple keys": "".join(" " * i + "k" * (i % 3 + 1) + ":\n" for i in range(1000)),
+    "block map 1000 flow key": "".join(" " * i + "a:\n" for i in range(999)) + " " * 999 + "[x, y]: 1\n",
 }
 for name, text in NESTING.items():
     add(f"nesting {name}", text)
@@ -738,7 +748,115 @@ for i in range(600):
     add(f"fuzz {i:03d}", text)
 
 
+SCALAR_POOL = PLAIN.split() + ['"a b"', "'c''d'", '"\\u00e9"', "!!str 1", "!!int '7'", "! 5", "|\n  lit", ">-\n  fold", '""', "''"]
+
+
+def random_doc(rng: random.Random) -> str:
+    """A random document built from YAML constructs, often valid."""
+
+    anchors: list[str] = []
+
+    def scalar() -> str:
+        s = rng.choice(SCALAR_POOL)
+        if s.startswith(("|", ">")):
+            return rng.choice(["x", "y z", "1"])
+        r = rng.random()
+        if r < 0.08 and anchors:
+            return "*" + rng.choice(anchors)
+        if r < 0.14:
+            name = f"a{len(anchors)}"
+            anchors.append(name)
+            return f"&{name} {s}"
+        return s
+
+    def flow(d: int) -> str:
+        if d > 3 or rng.random() < 0.4:
+            return scalar()
+        if rng.random() < 0.5:
+            return "[" + ", ".join(flow(d + 1) for _ in range(rng.randint(0, 4))) + "]"
+        items = []
+        for _ in range(rng.randint(0, 4)):
+            k = rng.choice(["k", "<<", "=", "1", "1.0", "true", "~", "'k'", "x y", "2024-01-01"]) if rng.random() < 0.6 else flow(d + 1)
+            items.append(f"{k}: {flow(d + 1)}")
+        return "{" + ", ".join(items) + "}"
+
+    def block(d: int, indent: int) -> list[str]:
+        pad = " " * indent
+        lines: list[str] = []
+        if d > 4 or rng.random() < 0.2:
+            return [pad + flow(d)]
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 4)):
+                if rng.random() < 0.5:
+                    lines.append(pad + "- " + flow(d + 1))
+                else:
+                    lines.append(pad + "-")
+                    lines += block(d + 1, indent + rng.choice([1, 2, 4]))
+        else:
+            for _ in range(rng.randint(1, 5)):
+                key = rng.choice(["k", "key", "<<", "=", "1", "yes", "~", "'q'", "a b", "? x", "[1, 2]", "{a: 1}", "&ka kk", "*a0"])
+                if key.startswith("? "):
+                    lines.append(pad + key)
+                    lines.append(pad + ": " + flow(d + 1))
+                elif rng.random() < 0.5:
+                    lines.append(pad + key + ": " + flow(d + 1))
+                else:
+                    lines.append(pad + key + ":")
+                    lines += block(d + 1, indent + rng.choice([0, 1, 2, 4]))
+        return lines
+
+    text = "\n".join(block(0, 0)) + "\n"
+    if rng.random() < 0.15:
+        text = "--- " + text if rng.random() < 0.5 else "%YAML 1.1\n---\n" + text
+    return text
+
+
+def mutate(rng: random.Random, text: str) -> str:
+    for _ in range(rng.randint(1, 3)):
+        op = rng.random()
+        pos = rng.randint(0, len(text))
+        if op < 0.35:
+            text = text[:pos] + rng.choice(ALPHABET) + text[pos:]
+        elif op < 0.65:
+            end = min(len(text), pos + rng.randint(1, 4))
+            text = text[:pos] + text[end:]
+        elif op < 0.8:
+            text = text[:pos]
+        else:
+            lines = text.split("\n")
+            a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
+            lines[a], lines[b] = lines[b], lines[a]
+            text = "\n".join(lines)
+    return text
+
+
+grammar = random.Random(11)
+for i in range(400):
+    doc = random_doc(grammar)
+    add(f"grammar {i:03d}", doc if i % 3 else mutate(grammar, doc))
+
+
+def extra(count: int, seed: int, out: Path) -> None:
+    """Many more random cases for a local run (not committed)."""
+
+    rng = random.Random(seed)
+    with out.open("w", encoding="utf-8") as fh:
+        for i in range(count):
+            if rng.random() < 0.5:
+                text = random_doc(rng)
+                if rng.random() < 0.5:
+                    text = mutate(rng, text)
+            else:
+                text = mutate(rng, rng.choice(SEEDS))
+            fh.write(json.dumps(run(f"extra {i}", text), ensure_ascii=True, allow_nan=False) + "\n")
+    print(f"wrote {count} extra cases to {out}")
+
+
 def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--extra":
+        # --extra COUNT OUT: random cases for YAML_EXTRA_CASES=OUT cargo test ... -- --ignored
+        extra(int(sys.argv[2]), 99, Path(sys.argv[3]))
+        return
     OUT.parent.mkdir(parents=True, exist_ok=True)
     seen = set()
     with OUT.open("w", encoding="utf-8") as fh:
