@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::error::MarkedError;
 use super::events::{self, Ev, Event, Failure, Mark, NestingViolation, ParseFailure, Props};
+use super::parser::Parser;
 use super::scalars::resolve_plain;
 use super::LoadError;
 
@@ -114,7 +115,7 @@ pub(crate) struct Doc {
 
 /// Events, with libyaml 0.2.6's nesting limit laid over them.
 struct Events<'a> {
-    parser: events::Parser<'a>,
+    parser: Parser<'a>,
     violation: Option<NestingViolation>,
     text: &'a str,
     /// Byte offset of the violation in the raw input (after any BOM).
@@ -139,7 +140,7 @@ impl Events<'_> {
             .filter(|_| text.chars().all(events::reader_accepts))
             .map(|_| violation_raw);
         Events {
-            parser: events::Parser::new(input, poison),
+            parser: Parser::new(input, poison),
             violation,
             text,
             violation_raw,

@@ -1,7 +1,8 @@
-//! YAML exactly as PyYAML reads it: libyaml's events (via `unsafe-libyaml`, a
-//! mechanical port of libyaml 0.2.5, adjusted to the 0.2.6 the reference
-//! bundles) composed and resolved with PyYAML's SafeLoader rules (YAML 1.1
-//! implicit resolvers, SafeConstructor).
+//! YAML exactly as PyYAML reads it: libyaml's tokens (the scanner of
+//! `unsafe-libyaml`, a mechanical port of libyaml 0.2.5), libyaml 0.2.6's
+//! parser (ported here, as the reference bundles 0.2.6), composed and
+//! resolved with PyYAML's SafeLoader rules (YAML 1.1 implicit resolvers,
+//! SafeConstructor).
 //!
 //! Where Python's objects have no `Value` of their own, the nearest is used:
 //! `!!set` becomes a `Map` whose values are all `Null`, and `!!omap` /
@@ -12,6 +13,8 @@ mod compose;
 mod construct;
 mod error;
 mod events;
+mod libyaml;
+mod parser;
 mod pydict;
 mod pyrepr;
 mod scalars;

@@ -11,21 +11,6 @@ use super::{load, LoadError, Value};
 
 /// Cases known to differ from the reference, each with the reason.
 const EXPECTED_FAILURES: &[(&str, &str)] = &[
-    // libyaml 0.2.6 lets a flow sequence close right after an explicit `?`
-    // key (`[?]`); unsafe-libyaml ports 0.2.5's parser, which swallows the
-    // `]` and then misses it.
-    (
-        "malformed empty flow explicit key seq",
-        "0.2.6 parser fix for [?]",
-    ),
-    (
-        "malformed explicit key seq spaced",
-        "0.2.6 parser fix for [?]",
-    ),
-    (
-        "malformed explicit key then close nested",
-        "0.2.6 parser fix for [?]",
-    ),
     // libyaml counts a simple key's 1024-character limit in characters,
     // unsafe-libyaml in bytes: a one-line key of 600 `é` (1200 bytes) is a
     // key to the reference and too long here.
@@ -400,6 +385,21 @@ fn speed() {
 }
 
 #[test]
+fn nesting_scan_skipped_for_ordinary_documents() {
+    use super::events::may_reach_nesting_limit;
+    assert!(!may_reach_nesting_limit(statistics_text(50).as_bytes()));
+    assert!(!may_reach_nesting_limit(
+        format!("a: {}\n", "x".repeat(5000)).as_bytes()
+    ));
+    assert!(may_reach_nesting_limit("- ".repeat(999).as_bytes()));
+    assert!(may_reach_nesting_limit("[".repeat(999).as_bytes()));
+    let nel_lines: String = (0..999)
+        .map(|i| format!("{}a:\u{85}", " ".repeat(i)))
+        .collect();
+    assert!(may_reach_nesting_limit(nel_lines.as_bytes()));
+}
+
+#[test]
 fn statistics_like_document_loads() {
     let v = load(&statistics_text(3)).expect("loads");
     let col = v
@@ -416,7 +416,7 @@ fn statistics_like_document_loads() {
 fn speed_phases() {
     let text = statistics_text(12_000);
     let t = std::time::Instant::now();
-    let mut p = super::events::Parser::new(text.as_bytes(), None);
+    let mut p = super::parser::Parser::new(text.as_bytes(), None);
     let mut n = 0;
     loop {
         let ev = p.next_event().unwrap();

@@ -302,6 +302,58 @@ add("yaml directive twice", "%YAML 1.1\n%YAML 1.1\n--- 1")
 add("unknown directive", "%FOO bar\n--- 1")
 add("directive without document", "%YAML 1.1\n")
 add("tag on alias", "a: &x 1\nb: !!str *x")
+PROPERTY_CASES = [
+    "%TAG !e! tag:e.com,2000:\n--- !e!a 1\n--- !e!b 2",
+    "--- !e!a 1\n...\n%TAG !e! x:\n--- 2",
+    "%TAG !e! x:\n--- 1\n...\n--- !e!a 2",
+    "%TAG !! tag:other:\n--- !!int 1",
+    "%TAG ! !foo-\n--- !bar 1",
+    "%YAML 1.1\n%TAG !e! x:\n--- !e!y 1",
+    "%YAML 1.1\n...\n",
+    "%TAG !e! x:\n%YAML 1.1\n--- !e!y 1",
+    "--- &a\n...",
+    "!!str\n",
+    "!!int\n",
+    "&x\n",
+    "- &x\n- *x\n",
+    "- !!null\n",
+    "? !!str\n: !!int\n",
+    "{!!str : x}",
+    "[!!str , x]",
+    "--- !",
+    "a: !\n",
+    "a: ! \nb: 1\n",
+    "a: &x !\n",
+    "[&a , *a]",
+    "{&a : 1}",
+    "{? &a : 1, *a : 2}",
+    "- ! [1]\n",
+    "- !<tag:yaml.org,2002:str> 1\n",
+    "- !<!> 1\n",
+    "!<> x\n",
+    "- !!str &a x\n- *a\n",
+    "a: !!str\n  b\n",
+    "a: !!map\n  b: c\n",
+    "a: !!seq\n- b\n",
+    "- !!seq\n  - a\n",
+    "? - a\n  - b\n: c\n",
+    "- ? a\n  : b\n",
+    "a:\n  - b\n  -\nc: d\n",
+    "- a\n-\n- c\n",
+    "key:\n- a\n- b\nother: 1\n",
+    "? a\n? b\n",
+    ": a\n",
+    "[a, b]: c\n",
+    "{a: b}: c\n",
+    "[? a, ? b : c, d: e]",
+    "{? a, b, c: }",
+    "[a: [b: c]]",
+    "---\n---\n",
+    "...\n---\na\n",
+    "a\n...\n%YAML 1.1\n---\nb\n",
+]
+for i, text in enumerate(PROPERTY_CASES):
+    add(f"parser {i:02d}", text)
 add("anchor and tag", "a: &x !!str 1\nb: *x")
 add("tag then anchor", "a: !!str &x 1\nb: *x")
 
@@ -853,9 +905,10 @@ def extra(count: int, seed: int, out: Path) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "--extra":
-        # --extra COUNT OUT: random cases for YAML_EXTRA_CASES=OUT cargo test ... -- --ignored
-        extra(int(sys.argv[2]), 99, Path(sys.argv[3]))
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--extra":
+        # --extra COUNT OUT [SEED]: random cases for YAML_EXTRA_CASES=OUT cargo test ... -- --ignored
+        seed = int(sys.argv[4]) if len(sys.argv) == 5 else 99
+        extra(int(sys.argv[2]), seed, Path(sys.argv[3]))
         return
     OUT.parent.mkdir(parents=True, exist_ok=True)
     seen = set()
