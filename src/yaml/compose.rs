@@ -126,7 +126,7 @@ impl Events<'_> {
     fn new(text: &str) -> Events<'_> {
         let input = text.as_bytes();
         let violation = if events::may_reach_nesting_limit(input) {
-            events::nesting_violation(input)
+            events::nesting_violation(text)
         } else {
             None
         };

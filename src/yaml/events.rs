@@ -62,6 +62,8 @@ pub(crate) struct ParseFailure {
     pub at: Option<Mark>,
     /// For a reader error, the byte offset of the bad input.
     pub reader_offset: Option<u64>,
+    /// Where the construct the scanner was in began (its context mark).
+    pub context_at: Option<Mark>,
 }
 
 #[derive(Debug, Clone)]
@@ -192,41 +194,102 @@ pub(crate) fn may_reach_nesting_limit(input: &[u8]) -> bool {
     openers + deepest + 2 >= MAX_NESTING
 }
 
-/// Scans the tokens (as libyaml 0.2.5 produces them, identical to 0.2.6 up
-/// to the point 0.2.6 gives up) for the first collection beyond the limit.
-pub(crate) fn nesting_violation(input: &[u8]) -> Option<NestingViolation> {
+/// The first collection beyond libyaml 0.2.6's nesting limit, if any.
+///
+/// Found by scanning the tokens as libyaml 0.2.5 produces them (identical
+/// to 0.2.6's up to where 0.2.6 gives up). The scanner reads ahead in
+/// batches, and a batch that ends in an error is lost whole, so errors are
+/// worked around: characters the reader rejects are swapped for accepted
+/// ones of the same width, and after a scanner error the text is cut
+/// before the construct that failed and scanned again.
+pub(crate) fn nesting_violation(text: &str) -> Option<NestingViolation> {
+    let sanitized: String = text
+        .chars()
+        .map(|c| match (reader_accepts(c), c.len_utf8()) {
+            (true, _) => c,
+            (false, 1) => 'x',
+            (false, 2) => '\u{e9}',
+            (false, _) => '\u{20ac}',
+        })
+        .collect();
+    let bom = if sanitized.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
+    let mut cut = sanitized.len();
+    for _ in 0..6 {
+        match scan_for_violation(&sanitized.as_bytes()[..cut]) {
+            Ok(found) => return found,
+            Err(at) => {
+                let mut next = (at.index as usize + bom).min(cut.saturating_sub(1));
+                while !sanitized.is_char_boundary(next) {
+                    next -= 1;
+                }
+                if next == 0 {
+                    return None;
+                }
+                cut = next;
+            }
+        }
+    }
+    None
+}
+
+/// One scan: `Ok` with the violation (or none, at the stream's end), or
+/// `Err` with the earliest position the failed construct involves.
+fn scan_for_violation(input: &[u8]) -> Result<Option<NestingViolation>, Mark> {
     let mut scanner = Scanner::new(input, None);
     let mut flow: u64 = 0;
     let mut block: u64 = 0;
-    while let Ok(tok) = scanner.next_token() {
+    loop {
+        let tok = match scanner.next_token() {
+            Ok(tok) => tok,
+            Err(f) => {
+                let at = match (f.context_at, f.at) {
+                    (Some(c), Some(p)) => {
+                        if c.index < p.index {
+                            c
+                        } else {
+                            p
+                        }
+                    }
+                    (c, p) => c.or(p).unwrap_or(Mark {
+                        index: f.reader_offset.unwrap_or(0),
+                        line: 0,
+                        column: 0,
+                    }),
+                };
+                return Err(at);
+            }
+        };
         match tok.tok {
             Tok::FlowSequenceStart | Tok::FlowMappingStart => {
                 if flow + block >= MAX_NESTING {
-                    return Some(NestingViolation {
+                    return Ok(Some(NestingViolation {
                         at: tok.start,
                         from: tok.start,
                         flow: true,
-                    });
+                    }));
                 }
                 flow += 1;
             }
             Tok::FlowSequenceEnd | Tok::FlowMappingEnd => flow = flow.saturating_sub(1),
             Tok::BlockSequenceStart | Tok::BlockMappingStart => {
                 if block + 1 >= MAX_NESTING {
-                    return Some(NestingViolation {
+                    return Ok(Some(NestingViolation {
                         at: block_trigger(&mut scanner, tok.start),
                         from: tok.start,
                         flow: false,
-                    });
+                    }));
                 }
                 block += 1;
             }
             Tok::BlockEnd => block = block.saturating_sub(1),
-            Tok::StreamEnd => return None,
+            Tok::StreamEnd => return Ok(None),
             _ => {}
         }
     }
-    None
 }
 
 /// Where the scanner stands when it opens the block collection starting at

@@ -280,6 +280,7 @@ fn scanner_failure(p: &unsafe_yaml::yaml_parser_t) -> ParseFailure {
             )),
             at: None,
             reader_offset: Some(p.problem_offset),
+            context_at: None,
         },
         unsafe_yaml::YAML_SCANNER_ERROR | unsafe_yaml::YAML_PARSER_ERROR => {
             // libyaml 0.2.6 still spells this one the old way.
@@ -302,12 +303,14 @@ fn scanner_failure(p: &unsafe_yaml::yaml_parser_t) -> ParseFailure {
                 ),
                 at: Some(problem_mark),
                 reader_offset: None,
+                context_at: context_mark,
             }
         }
         _ => ParseFailure {
             error: Failure::Memory,
             at: None,
             reader_offset: None,
+            context_at: None,
         },
     }
 }

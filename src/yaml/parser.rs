@@ -104,6 +104,7 @@ fn parser_error(e: MarkedError) -> ParseFailure {
         error: Failure::Yaml(e.render()),
         at,
         reader_offset: None,
+        context_at: e.context_mark,
     }
 }
 

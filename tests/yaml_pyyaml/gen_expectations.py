@@ -607,6 +607,13 @@ NESTING = {
     "flow 1001 late in big text": "a: " + "x" * 20000 + "\nb: " + "[" * 1001,
     "flow 1001 straddling chunk": "a: " + "é" * 8190 + "\nb: " + "[" * 1001,
     "block map 1000 simple keys": "".join(" " * i + "k" * (i % 3 + 1) + ":\n" for i in range(1000)),
+    "flow 1001 then unterminated quote": "[" * 1001 + ' "abc',
+    "flow 1001 then bad escape": "[" * 1001 + ' "\\q"',
+    "flow 1001 then tab error": "[" * 1001 + "]" * 5 + "\n\t- x",
+    "flow 1000 then unterminated quote": "[" * 1000 + ' "abc',
+    "block 1000 then bad anchor": "- " * 999 + "- &",
+    "block 999 then bad anchor": "- " * 998 + "- &",
+    "flow 1001 far after long scalar": "[" * 1001 + "x" * 3000 + " \"",
     "block map 1000 flow key": "".join(" " * i + "a:\n" for i in range(999)) + " " * 999 + "[x, y]: 1\n",
 }
 for name, text in NESTING.items():
