@@ -18,6 +18,11 @@ use super::scalars::{self, FloatOut};
 use super::value::Value;
 use super::LoadError;
 
+/// A safety net for the two recursive steps (a `=` key's value standing in
+/// for a scalar, merges inside merges); the nesting limit keeps real
+/// documents far below it, as Python's own limit does not bite there.
+const MAX_RECURSION: u32 = 10_000;
+
 /// `SafeConstructor.nan_value` (`-inf/inf`): the sign bit is set on x86.
 const NAN_VALUE: u64 = 0xfff8_0000_0000_0000;
 
@@ -226,7 +231,7 @@ impl Ctor {
     /// `SafeConstructor.construct_scalar`. `take` moves the text out of a
     /// node nothing else will read.
     fn construct_scalar(&mut self, id: NodeId, take: bool, depth: u32) -> Res<String> {
-        if depth > 900 {
+        if depth > MAX_RECURSION {
             return Err(LoadError::Other(
                 "maximum recursion depth exceeded".to_string(),
             ));
@@ -413,7 +418,7 @@ impl Ctor {
     /// `SafeConstructor.flatten_mapping`: merge keys are replaced by the
     /// pairs they bring in (the node itself is rewritten, as PyYAML does).
     fn flatten_mapping(&mut self, id: NodeId, depth: u32) -> Res<()> {
-        if depth > 900 {
+        if depth > MAX_RECURSION {
             return Err(LoadError::Other(
                 "maximum recursion depth exceeded".to_string(),
             ));

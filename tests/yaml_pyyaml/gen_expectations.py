@@ -614,6 +614,9 @@ NESTING = {
     "block 1000 then bad anchor": "- " * 999 + "- &",
     "block 999 then bad anchor": "- " * 998 + "- &",
     "flow 1001 far after long scalar": "[" * 1001 + "x" * 3000 + " \"",
+    "value key chain 990": "!!str " + "{=: " * 990 + "x" + "}" * 990,
+    "merge chain 990": "x: " + "{<<: " * 990 + "{a: 1}" + "}" * 990,
+    "merge list chain 400": "x: " + "{<<: [" * 400 + "{a: 1}" + "]}" * 400,
     "block map 1000 flow key": "".join(" " * i + "a:\n" for i in range(999)) + " " * 999 + "[x, y]: 1\n",
 }
 for name, text in NESTING.items():
