@@ -107,7 +107,7 @@ pub(crate) struct Node {
     pub aliased: bool,
 }
 
-/// The composed document: every node, the root last-made-first.
+/// The composed document: every node, and the root (none for an empty stream).
 pub(crate) struct Doc {
     pub nodes: Vec<Node>,
     pub root: Option<NodeId>,
@@ -130,10 +130,10 @@ impl Events<'_> {
         } else {
             None
         };
-        // Poison the byte 0.2.6 stops at, so that 0.2.5's parser fails at the
-        // same call. Unusable when the reader would fail on its own somewhere:
-        // it checks whole 16 KiB chunks ahead of the scanner, which the
-        // byte-by-byte feeding near the poison would change.
+        // Poison the byte 0.2.6 stops at, so that the 0.2.5 scanner fails at
+        // the same event. Unusable when the reader would fail on its own
+        // somewhere: it checks whole 16 KiB chunks ahead of the scanner,
+        // which the byte-by-byte feeding near the poison would change.
         let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let violation_raw = violation.map_or(0, |v| v.at.index as usize + bom);
         let poison = violation
