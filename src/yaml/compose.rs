@@ -4,7 +4,9 @@
 use std::collections::HashMap;
 
 use super::error::MarkedError;
-use super::events::{self, Ev, Event, Failure, Mark, NestingViolation, ParseFailure, Props};
+use super::events::{
+    self, Ev, Event, Failure, Mark, NestingViolation, ParseFailure, Props, Shadow,
+};
 use super::parser::Parser;
 use super::scalars::resolve_plain;
 use super::LoadError;
@@ -122,8 +124,8 @@ struct Events<'a> {
     violation_raw: usize,
 }
 
-impl Events<'_> {
-    fn new(text: &str) -> Events<'_> {
+impl<'a> Events<'a> {
+    fn new(text: &'a str, shadow: Option<&'a Shadow>) -> Events<'a> {
         let input = text.as_bytes();
         let violation = if events::may_reach_nesting_limit(input) {
             events::nesting_violation(text)
@@ -140,20 +142,20 @@ impl Events<'_> {
             .filter(|_| text.chars().all(events::reader_accepts))
             .map(|_| violation_raw);
         Events {
-            parser: Parser::new(input, poison),
+            parser: Parser::new(input, poison, shadow),
             violation,
             text,
             violation_raw,
         }
     }
 
-    fn next(&mut self) -> Result<Ev, LoadError> {
+    fn next(&mut self) -> Result<Ev, ComposeError> {
         let poisoned = self.parser.poison();
         match (self.parser.next_event(), self.violation) {
             (Ok(ev), Some(v)) if poisoned.is_none() && ev.start.index >= v.from.index => {
                 // Without the poison: 0.2.6 stops scanning there, so nothing
                 // from it on exists.
-                Err(LoadError::Yaml(v.error_text()))
+                Err(LoadError::Yaml(v.error_text()).into())
             }
             (Ok(ev), _) => Ok(ev),
             (Err(f), Some(v)) => {
@@ -165,7 +167,7 @@ impl Events<'_> {
                             events::reader_chunk_start(self.text, r as usize) > self.violation_raw
                         }));
                 if at_poison || past {
-                    Err(LoadError::Yaml(v.error_text()))
+                    Err(LoadError::Yaml(v.error_text()).into())
                 } else {
                     Err(failure(f))
                 }
@@ -175,10 +177,24 @@ impl Events<'_> {
     }
 }
 
-fn failure(f: ParseFailure) -> LoadError {
+/// Why composing stopped: a load error, or a shadow text that must be
+/// given up for the original.
+enum ComposeError {
+    Load(LoadError),
+    ShadowMismatch,
+}
+
+impl From<LoadError> for ComposeError {
+    fn from(e: LoadError) -> Self {
+        ComposeError::Load(e)
+    }
+}
+
+fn failure(f: ParseFailure) -> ComposeError {
     match f.error {
-        Failure::Yaml(text) => LoadError::Yaml(text),
-        Failure::Memory => LoadError::Other(String::new()),
+        Failure::Yaml(text) => LoadError::Yaml(text).into(),
+        Failure::Memory => LoadError::Other(String::new()).into(),
+        Failure::ShadowMismatch => ComposeError::ShadowMismatch,
     }
 }
 
@@ -187,13 +203,28 @@ enum Frame {
     Map(NodeId, Option<NodeId>),
 }
 
-fn composer_error(e: MarkedError) -> LoadError {
-    LoadError::Yaml(e.render())
+fn composer_error(e: MarkedError) -> ComposeError {
+    LoadError::Yaml(e.render()).into()
 }
 
 /// `CParser.get_single_node`.
 pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
-    let mut events = Events::new(text);
+    if let Some(shadow) = events::shadow_for(text) {
+        match compose_from(Events::new(&shadow.text, Some(&shadow))) {
+            Err(ComposeError::ShadowMismatch) => {}
+            Err(ComposeError::Load(e)) => return Err(e),
+            Ok(doc) => return Ok(doc),
+        }
+    }
+    match compose_from(Events::new(text, None)) {
+        Ok(doc) => Ok(doc),
+        Err(ComposeError::Load(e)) => Err(e),
+        // Only a shadow text can mismatch.
+        Err(ComposeError::ShadowMismatch) => Err(LoadError::Other(String::new())),
+    }
+}
+
+fn compose_from(mut events: Events) -> Result<Doc, ComposeError> {
     let mut doc = Doc {
         nodes: Vec::new(),
         root: None,
@@ -219,7 +250,7 @@ pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
 
 /// One document's node events (after its DOCUMENT-START) and its
 /// DOCUMENT-END; iterative so that nesting costs no stack.
-fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId, LoadError> {
+fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId, ComposeError> {
     let mut anchors: HashMap<String, NodeId> = HashMap::new();
     let mut stack: Vec<Frame> = Vec::new();
     let root = loop {
@@ -321,7 +352,7 @@ fn check_anchor(
     nodes: &[Node],
     props: &Props,
     start: Mark,
-) -> Result<(), LoadError> {
+) -> Result<(), ComposeError> {
     if let Some(a) = &props.anchor {
         if let Some(&first) = anchors.get(a) {
             return Err(composer_error(MarkedError::with_context(

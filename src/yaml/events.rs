@@ -72,6 +72,60 @@ pub(crate) enum Failure {
     Yaml(String),
     /// Python's `MemoryError`.
     Memory,
+    /// A scalar read from a [`Shadow`] text could not be mapped back.
+    ShadowMismatch,
+}
+
+/// The text with every ordinary non-ASCII character replaced by `^`, one
+/// byte standing for one character, so that `unsafe-libyaml` (which counts
+/// a simple key's 1024-character limit in bytes) counts characters as
+/// libyaml does. Scalar values are mapped back through `subs`.
+pub(crate) struct Shadow {
+    pub text: String,
+    /// Shadow byte offset and original character of each replacement.
+    pub subs: Vec<(usize, char)>,
+}
+
+/// A shadow text when some line could hold a simple key whose byte and
+/// character lengths fall on either side of 1024, and the reader accepts
+/// every character (its error positions are byte offsets of the original).
+pub(crate) fn shadow_for(text: &str) -> Option<Shadow> {
+    let mut needed = false;
+    let mut line_bytes = 0usize;
+    let mut line_ascii = true;
+    for &b in text.as_bytes() {
+        if b == b'\n' || b == b'\r' {
+            line_bytes = 0;
+            line_ascii = true;
+            continue;
+        }
+        line_bytes += 1;
+        line_ascii &= b.is_ascii();
+        if line_bytes > 1024 && !line_ascii {
+            needed = true;
+            break;
+        }
+    }
+    if !needed || !text.chars().all(reader_accepts) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut subs = Vec::new();
+    // A BOM at column 0 is skipped by the scanner (the leading one by the
+    // reader, which leaves the column at 0); anywhere else it is content.
+    let mut column0 = true;
+    for (i, c) in text.char_indices() {
+        let line_break = matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}');
+        let keep = c.is_ascii() || line_break || (c == '\u{feff}' && column0);
+        if keep {
+            out.push(c);
+        } else {
+            subs.push((out.len(), c));
+            out.push('^');
+        }
+        column0 = line_break || (i == 0 && c == '\u{feff}');
+    }
+    Some(Shadow { text: out, subs })
 }
 
 /// Where libyaml 0.2.6 would stop with "exceeded maximum nesting depth".
@@ -239,7 +293,7 @@ pub(crate) fn nesting_violation(text: &str) -> Option<NestingViolation> {
 /// One scan: `Ok` with the violation (or none, at the stream's end), or
 /// `Err` with the earliest position the failed construct involves.
 fn scan_for_violation(input: &[u8]) -> Result<Option<NestingViolation>, Mark> {
-    let mut scanner = Scanner::new(input, None);
+    let mut scanner = Scanner::new(input, None, None);
     let mut flow: u64 = 0;
     let mut block: u64 = 0;
     loop {

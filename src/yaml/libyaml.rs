@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use unsafe_libyaml as unsafe_yaml;
 
 use super::error::{self, MarkedError};
-use super::events::{Failure, Mark, ParseFailure};
+use super::events::{Failure, Mark, ParseFailure, Shadow};
 
 impl From<unsafe_yaml::yaml_mark_t> for Mark {
     fn from(m: unsafe_yaml::yaml_mark_t) -> Self {
@@ -105,6 +105,8 @@ unsafe fn feed(
 pub(crate) struct Scanner<'a> {
     raw: Box<MaybeUninit<unsafe_yaml::yaml_parser_t>>,
     feed: Option<Box<Feed>>,
+    /// Set when `input` is a shadow text whose scalars are mapped back.
+    shadow: Option<&'a Shadow>,
     done: bool,
     _input: PhantomData<&'a [u8]>,
 }
@@ -112,7 +114,11 @@ pub(crate) struct Scanner<'a> {
 impl<'a> Scanner<'a> {
     /// A scanner over `input`; with `poison`, one that fails with a reader
     /// error at that byte offset once it needs that character.
-    pub(crate) fn new(input: &'a [u8], poison: Option<usize>) -> Scanner<'a> {
+    pub(crate) fn new(
+        input: &'a [u8],
+        poison: Option<usize>,
+        shadow: Option<&'a Shadow>,
+    ) -> Scanner<'a> {
         let mut raw: Box<MaybeUninit<unsafe_yaml::yaml_parser_t>> = Box::new(MaybeUninit::uninit());
         let mut feed_box = poison.map(|p| {
             Box::new(Feed {
@@ -148,6 +154,7 @@ impl<'a> Scanner<'a> {
         Scanner {
             raw,
             feed: feed_box,
+            shadow,
             done,
             _input: PhantomData,
         }
@@ -178,10 +185,21 @@ impl<'a> Scanner<'a> {
                 return Err(scanner_failure(&*parser));
             }
             let tok = tok.assume_init_mut();
-            let out = convert_token(tok);
+            let mut out = convert_token(tok);
             unsafe_yaml::yaml_token_delete(tok);
             if out.tok == Tok::StreamEnd {
                 self.done = true;
+            }
+            if let (Some(shadow), Tok::Scalar { value, .. }) = (self.shadow, &mut out.tok) {
+                if !unshadow(shadow, out.start, out.end, value) {
+                    self.done = true;
+                    return Err(ParseFailure {
+                        error: Failure::ShadowMismatch,
+                        at: None,
+                        reader_offset: None,
+                        context_at: None,
+                    });
+                }
             }
             Ok(out)
         }
@@ -194,6 +212,80 @@ impl Drop for Scanner<'_> {
         // first even when it fails), and it is deleted only here.
         unsafe { unsafe_yaml::yaml_parser_delete(self.raw.as_mut_ptr()) }
     }
+}
+
+/// Puts the original characters back into a scalar read from a shadow
+/// text: its `^`s are, in order, those of its source span (folding and
+/// quoting never add or drop one), unless an escape made one.
+fn unshadow(shadow: &Shadow, start: Mark, end: Mark, value: &mut String) -> bool {
+    let base = if shadow.text.starts_with('\u{feff}') {
+        3
+    } else {
+        0
+    };
+    let (s, e) = (start.index as usize + base, end.index as usize + base);
+    let Some(span) = shadow.text.as_bytes().get(s..e) else {
+        return false;
+    };
+    let first = shadow.subs.partition_point(|&(p, _)| p < s);
+    if shadow.subs.get(first).is_none_or(|&(p, _)| p >= e) {
+        return true;
+    }
+    let mut subs = shadow.subs[first..].iter().peekable();
+    // The `^`s the value holds, in order: each caret of the span (a stand-in
+    // or a real one), and in a double-quoted scalar each escape spelling
+    // U+005E.
+    let mut carets: Vec<char> = Vec::new();
+    let double_quoted = span.first() == Some(&b'"');
+    let mut i = 0;
+    while i < span.len() {
+        match span[i] {
+            b'^' => {
+                match subs.peek() {
+                    Some(&&(p, c)) if p == s + i => {
+                        carets.push(c);
+                        subs.next();
+                    }
+                    _ => carets.push('^'),
+                }
+                i += 1;
+            }
+            b'\\' if double_quoted => {
+                let digits = match span.get(i + 1) {
+                    Some(b'x') => 2,
+                    Some(b'u') => 4,
+                    Some(b'U') => 8,
+                    _ => 0,
+                };
+                let hex = span.get(i + 2..i + 2 + digits).unwrap_or_default();
+                if digits > 0
+                    && std::str::from_utf8(hex)
+                        .ok()
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        == Some(0x5e)
+                {
+                    carets.push('^');
+                }
+                i += 2 + digits;
+            }
+            _ => i += 1,
+        }
+    }
+    if value.matches('^').count() != carets.len() {
+        return false;
+    }
+    let mut it = carets.into_iter();
+    *value = value
+        .chars()
+        .map(|c| {
+            if c == '^' {
+                it.next().unwrap_or('^')
+            } else {
+                c
+            }
+        })
+        .collect();
+    true
 }
 
 /// # Safety

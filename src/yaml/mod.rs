@@ -11,10 +11,8 @@
 //! Known differences from the reference, all far from what print files
 //! hold: a collection that contains itself through an alias (Python builds
 //! a cyclic object) and aliases expanding past a size budget fail with
-//! `LoadError::Other`; a one-line mapping key over 1024 UTF-8 bytes but at
-//! most 1024 characters is too long here (libyaml counts characters,
-//! `unsafe-libyaml` bytes); integers of more than 2^18 bits in base 2, 8 or
-//! 16 are refused.
+//! `LoadError::Other`; integers of more than 2^18 bits in base 2, 8 or 16
+//! are refused.
 
 mod bigint;
 mod compose;

@@ -8,7 +8,7 @@
 //! events.
 
 use super::error::MarkedError;
-use super::events::{Ev, Event, Failure, Mark, ParseFailure, Props};
+use super::events::{Ev, Event, Failure, Mark, ParseFailure, Props, Shadow};
 use super::libyaml::{Scanner, Tok, Token};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,9 +138,13 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    pub(crate) fn new(input: &'a [u8], poison: Option<usize>) -> Parser<'a> {
+    pub(crate) fn new(
+        input: &'a [u8],
+        poison: Option<usize>,
+        shadow: Option<&'a Shadow>,
+    ) -> Parser<'a> {
         Parser {
-            scanner: Scanner::new(input, poison),
+            scanner: Scanner::new(input, poison, shadow),
             token: None,
             state: State::StreamStart,
             states: Vec::new(),

@@ -10,12 +10,7 @@ use serde_json::Value as Json;
 use super::{load, LoadError, Value};
 
 /// Cases known to differ from the reference, each with the reason.
-const EXPECTED_FAILURES: &[(&str, &str)] = &[
-    // libyaml counts a simple key's 1024-character limit in characters,
-    // unsafe-libyaml in bytes: a one-line key of 600 `é` (1200 bytes) is a
-    // key to the reference and too long here.
-    ("long key nonascii 600", "simple-key limit counted in bytes"),
-];
+const EXPECTED_FAILURES: &[(&str, &str)] = &[];
 
 fn cases() -> Vec<Json> {
     let path = concat!(

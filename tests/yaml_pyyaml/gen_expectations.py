@@ -693,6 +693,32 @@ for name, text in MALFORMED.items():
 # Long keys: libyaml gives up on a simple key after 1024 characters on a line.
 add("long key nonascii 600", "é" * 600 + ": 1\n")
 add("long key nonascii 1100", "é" * 1100 + ": 1\n")
+LONG_KEYS = {
+    "500 two-byte": "é" * 500 + ": 1\n",
+    "1024 two-byte": "é" * 1024 + ": 1\n",
+    "1025 two-byte": "é" * 1025 + ": 1\n",
+    "400 three-byte": "日" * 400 + ": v\n",
+    "300 four-byte": "😀" * 300 + ": v\n",
+    "carets mixed": ("é^" * 300) + ": x^é\n",
+    "nested": "a:\n  " + "ü" * 700 + ":\n    " + "ö" * 600 + ": deep\n",
+    "flow": "{" + "é" * 700 + ": 1, b: 2}",
+    "flow seq pair": "[" + "é" * 700 + ": 1]",
+    "quoted": '"' + "é" * 700 + '": 1\n',
+    "single quoted": "'" + "é" * 700 + "''x': 1\n",
+    "escaped caret": '"' + "é" * 700 + '\\x5e^": 1\n',
+    "escaped nonascii": '"' + "é" * 700 + '\\u00e9": 1\n',
+    "value only": "k: " + "é" * 2000 + "\n",
+    "long value line then key": "k: " + "é^" * 700 + "\n" + "é" * 600 + ": 2\n",
+    "required stale": "a: 1\n" + "é" * 700 + "\n",
+    "literal": "k: |\n  " + "é" * 1500 + "\n  ^x\n",
+    "mid-line bom": "\ufeff" * 400 + "x: 1\n" + "a\ufeffb" * 200 + ": 2\n",
+    "nel separated": "a: " + "é" * 600 + "\x85" + "é" * 600 + ": 1\n",
+    "anchor": "&a " + "é" * 700 + ": 1\n",
+    "tagged": "!!str " + "é" * 700 + ": 1\n",
+    "complex": "? " + "é" * 700 + "\n: 1\n",
+}
+for name, text in LONG_KEYS.items():
+    add(f"long key {name}", text)
 
 # ---------------------------------------------------------------- print-like artifacts
 
@@ -904,7 +930,17 @@ def extra(count: int, seed: int, out: Path) -> None:
     rng = random.Random(seed)
     with out.open("w", encoding="utf-8") as fh:
         for i in range(count):
-            if rng.random() < 0.5:
+            if rng.random() < 0.2:
+                # Long lines of multi-byte text: keys near libyaml's 1024-character limit.
+                text = random_doc(rng)
+                lines = text.split("\n")
+                for _ in range(rng.randint(1, 3)):
+                    j = rng.randrange(len(lines))
+                    chunk = "".join(rng.choice("éü日😀^ab \ufeff") for _ in range(rng.randint(250, 1100)))
+                    pos = rng.randint(0, len(lines[j]))
+                    lines[j] = lines[j][:pos] + chunk + lines[j][pos:]
+                text = "\n".join(lines)
+            elif rng.random() < 0.5:
                 text = random_doc(rng)
                 if rng.random() < 0.5:
                     text = mutate(rng, text)
