@@ -45,6 +45,9 @@ pub enum Parsed {
     Absent,
     /// Identity unchanged since the mirror stored it: not read again.
     Unchanged,
+    /// Identity moved (a touch, a rewrite of the same bytes) but the content hash did not:
+    /// the stored parse stands; only the identity is updated.
+    Touched,
 }
 
 /// One file of a print as the mirror keeps it.
@@ -85,6 +88,10 @@ pub trait Stored {
     fn identity(&self, path: &Path) -> Option<FileIdentity>;
     /// The parse stored for `path`, if any.
     fn parsed(&self, path: &Path) -> Option<Parsed>;
+    /// The content hash stored for `path`, if any.
+    fn hash(&self, _path: &Path) -> Option<String> {
+        None
+    }
 }
 
 /// Nothing stored: every file is read.
@@ -122,7 +129,15 @@ pub fn refresh_file(
             };
         }
     }
-    read_file(path, connection, fqn, kind)
+    let mut record = read_file(path, connection, fqn, kind);
+    // Events and identities are hints; the content hash decides whether to re-parse.
+    if record.hash.is_some()
+        && record.hash == known.hash(path)
+        && !matches!(record.parsed, Parsed::Absent)
+    {
+        record.parsed = Parsed::Touched;
+    }
+    record
 }
 
 /// Read, hash and (for YAML kinds) parse one file.
@@ -229,7 +244,9 @@ pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan 
     let manifest_path = root.join(MANIFEST_FILENAME);
     let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known);
     let manifest_parsed = match &manifest_record.parsed {
-        Parsed::Unchanged => known.parsed(&manifest_path).unwrap_or(Parsed::Absent),
+        Parsed::Unchanged | Parsed::Touched => {
+            known.parsed(&manifest_path).unwrap_or(Parsed::Absent)
+        }
         other => other.clone(),
     };
     let manifest = if !manifest_path.is_file() {
@@ -244,7 +261,9 @@ pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan 
                 Some(reason) => ManifestRead::Malformed(reason),
                 None => walkable_manifest(root, data),
             },
-            Parsed::Text | Parsed::Absent | Parsed::Unchanged => ManifestRead::Absent,
+            Parsed::Text | Parsed::Absent | Parsed::Unchanged | Parsed::Touched => {
+                ManifestRead::Absent
+            }
         }
     };
     let mut files = vec![manifest_record];

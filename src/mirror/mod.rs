@@ -88,11 +88,13 @@ impl Mirror {
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+            "SELECT path, mtime_ns, size, inode, hash FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
         )?;
+        let mut hashes = HashMap::new();
         let rows = stmt.query_map(params![connection], |r| {
             Ok((
                 PathBuf::from(r.get::<_, String>(0)?),
+                r.get::<_, Option<String>>(4)?,
                 FileIdentity {
                     mtime_ns: r.get(1)?,
                     size: r.get::<_, i64>(2)? as u64,
@@ -100,10 +102,18 @@ impl Mirror {
                 },
             ))
         })?;
-        let identities = rows.collect::<Result<HashMap<_, _>, _>>()?;
+        let mut identities = HashMap::new();
+        for row in rows {
+            let (path, hash, identity) = row?;
+            if let Some(h) = hash {
+                hashes.insert(path.clone(), h);
+            }
+            identities.insert(path, identity);
+        }
         Ok(StoredFiles {
             mirror: self,
             identities,
+            hashes,
         })
     }
 
@@ -173,13 +183,22 @@ impl Mirror {
                 "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            let mut touch =
-                tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached(
+                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode) WHERE path = ?1",
+            )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
-                if matches!(f.parsed, Parsed::Unchanged) {
-                    touch.execute(params![path, f.fqn, f.kind])?;
+                if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
+                    let id = f.identity.filter(|_| matches!(f.parsed, Parsed::Touched));
+                    touch.execute(params![
+                        path,
+                        f.fqn,
+                        f.kind,
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ])?;
                     continue;
                 }
                 let (status, error, parsed) = match &f.parsed {
@@ -187,7 +206,7 @@ impl Mirror {
                     Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
                     Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
                     Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged => ("absent", None, None),
+                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched => ("absent", None, None),
                 };
                 let id = f.identity;
                 upsert.execute(params![
@@ -351,6 +370,7 @@ fn version_matches(db: &Connection) -> bool {
 pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
     identities: HashMap<PathBuf, FileIdentity>,
+    hashes: HashMap<PathBuf, String>,
 }
 
 impl Stored for StoredFiles<'_> {
@@ -360,5 +380,9 @@ impl Stored for StoredFiles<'_> {
 
     fn parsed(&self, path: &Path) -> Option<Parsed> {
         self.mirror.parsed(path).ok().flatten()
+    }
+
+    fn hash(&self, path: &Path) -> Option<String> {
+        self.hashes.get(path).cloned()
     }
 }

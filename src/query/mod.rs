@@ -68,6 +68,9 @@ pub struct Engine {
     mirror: Mirror,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
+    /// Held across a scan and its commit, so that of several processes sharing one
+    /// index only one writes at a time; the others find the work done (all unchanged).
+    writer_lock_path: PathBuf,
     references: reference::References,
 }
 
@@ -80,6 +83,7 @@ impl Engine {
             mirror,
             states: RwLock::new(HashMap::new()),
             ingest_lock: Mutex::new(()),
+            writer_lock_path: index_dir.join("writer.lock"),
             references: Default::default(),
         };
         for conn in engine.served.connections.clone() {
@@ -114,6 +118,7 @@ impl Engine {
     /// Re-read what changed on disk for one connection and swap in its new state.
     pub fn reconcile(&self, conn: &ConnectionConfig) -> Result<Arc<ConnectionState>, MirrorError> {
         let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
         let stored = self.mirror.stored(&conn.name)?;
         let scan = ingest::scan_connection(conn, &stored);
         drop(stored);
@@ -155,6 +160,30 @@ impl Engine {
             _ => self
                 .reconcile(&conn)
                 .map_err(|e| QueryError::Internal(e.to_string())),
+        }
+    }
+}
+
+/// An exclusive advisory lock on a file in the index directory, released on drop.
+/// Failing to lock (a filesystem without locks) degrades to SQLite's own locking.
+struct ProcessLock(Option<std::fs::File>);
+
+impl ProcessLock {
+    fn acquire(path: &Path) -> ProcessLock {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .ok();
+        ProcessLock(file.filter(|f| f.lock().is_ok()))
+    }
+}
+
+impl Drop for ProcessLock {
+    fn drop(&mut self) {
+        if let Some(f) = &self.0 {
+            let _ = f.unlock();
         }
     }
 }

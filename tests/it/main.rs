@@ -5,3 +5,4 @@ mod paging;
 mod reference;
 mod serve;
 mod util;
+mod watch;
