@@ -587,8 +587,11 @@ NESTING = {
     "flow map 1001": "{a: " * 1001 + "}" * 1001,
     "block seq 999": "- " * 999 + "x",
     "block seq 1000": "- " * 1000 + "x",
-    "block map 999": "".join(" " * i + "a:\n" for i in range(999)),
-    "block map 1000": "".join(" " * i + "a:\n" for i in range(1000)),
+    # Deep block mappings, kept linear in size: a chain of compact sequences,
+    # then mappings opened by simple keys.
+    "block map 999": "- " * 997 + "a:\n" + " " * 1995 + "b: 1\n",
+    "block map 1000": "- " * 998 + "a:\n" + " " * 1997 + "b: 1\n",
+    "block map 300 lines": "".join(" " * i + "a:\n" for i in range(300)),
     "block 999 flow 1": "- " * 999 + "[x]",
     "block 999 flow 2": "- " * 999 + "[[x]]",
     "block 600 flow 400": "- " * 600 + "[" * 400 + "]" * 400,
@@ -606,7 +609,7 @@ NESTING = {
     "block 1000 then far control char": "- " * 1000 + "x" * 20000 + "\x01",
     "flow 1001 late in big text": "a: " + "x" * 20000 + "\nb: " + "[" * 1001,
     "flow 1001 straddling chunk": "a: " + "é" * 8190 + "\nb: " + "[" * 1001,
-    "block map 1000 simple keys": "".join(" " * i + "k" * (i % 3 + 1) + ":\n" for i in range(1000)),
+    "block map 1000 simple keys": "- " * 998 + "kk:\n" + " " * 1997 + "kkk: 1\n",
     "flow 1001 then unterminated quote": "[" * 1001 + ' "abc',
     "flow 1001 then bad escape": "[" * 1001 + ' "\\q"',
     "flow 1001 then tab error": "[" * 1001 + "]" * 5 + "\n\t- x",
@@ -617,7 +620,7 @@ NESTING = {
     "value key chain 990": "!!str " + "{=: " * 990 + "x" + "}" * 990,
     "merge chain 990": "x: " + "{<<: " * 990 + "{a: 1}" + "}" * 990,
     "merge list chain 400": "x: " + "{<<: [" * 400 + "{a: 1}" + "]}" * 400,
-    "block map 1000 flow key": "".join(" " * i + "a:\n" for i in range(999)) + " " * 999 + "[x, y]: 1\n",
+    "block map 1000 flow key": "- " * 998 + "a:\n" + " " * 1997 + "[x, y]: 1\n",
 }
 for name, text in NESTING.items():
     add(f"nesting {name}", text)
