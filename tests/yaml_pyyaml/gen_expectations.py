@@ -7,8 +7,14 @@ Run with the reference interpreter (PyYAML 6.0.4 with libyaml):
     /opt/dbp313/bin/python tests/yaml_pyyaml/gen_expectations.py
 
 Each line is {"name", "yaml", and one of "expect" (tagged value), "expect_flat"
-(the same, flattened, for values nested too deep for a JSON reader) or "error"
-({"kind": "yaml"|"other", "text": str(exc)})}. The output is deterministic.
+(the same, flattened, for values nested too deep for a JSON reader), "error"
+({"kind": "yaml"|"other", "text": str(exc)}) or "recursive" (Python built an
+object that contains itself, which the Rust loader reports as an error)}. The
+output is deterministic.
+
+For a longer local run, `--extra COUNT FILE [SEED]` writes that many random
+cases to FILE, checked by
+`YAML_EXTRA_CASES=FILE cargo test --release --lib yaml::tests::extra -- --ignored`.
 """
 
 from __future__ import annotations
