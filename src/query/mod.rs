@@ -77,6 +77,15 @@ pub struct Engine {
 impl Engine {
     /// Open the mirror in `index_dir` and reconcile every served connection with the disk.
     pub fn open(served: Served, index_dir: &Path) -> Result<Engine, MirrorError> {
+        Engine::open_with_progress(served, index_dir, &|_, _, _| {})
+    }
+
+    /// `open`, reporting `(connection, files done, files in all)` as the first scan reads.
+    pub fn open_with_progress(
+        served: Served,
+        index_dir: &Path,
+        progress: &(dyn Fn(&str, usize, usize) + Sync),
+    ) -> Result<Engine, MirrorError> {
         let mirror = Mirror::open(index_dir)?;
         let engine = Engine {
             served,
@@ -87,7 +96,8 @@ impl Engine {
             references: Default::default(),
         };
         for conn in engine.served.connections.clone() {
-            engine.reconcile(&conn)?;
+            let name = conn.name.clone();
+            engine.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
         }
         Ok(engine)
     }
@@ -117,10 +127,18 @@ impl Engine {
 
     /// Re-read what changed on disk for one connection and swap in its new state.
     pub fn reconcile(&self, conn: &ConnectionConfig) -> Result<Arc<ConnectionState>, MirrorError> {
+        self.reconcile_with_progress(conn, &|_, _| {})
+    }
+
+    fn reconcile_with_progress(
+        &self,
+        conn: &ConnectionConfig,
+        progress: crate::ingest::Progress,
+    ) -> Result<Arc<ConnectionState>, MirrorError> {
         let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
         let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
         let stored = self.mirror.stored(&conn.name)?;
-        let scan = ingest::scan_connection(conn, &stored);
+        let scan = ingest::scan_connection(conn, &stored, progress);
         drop(stored);
         if !self.mirror.unchanged(&conn.name, &scan)? {
             self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
