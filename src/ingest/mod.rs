@@ -323,7 +323,7 @@ fn read_all(
             .map(|(path, fqn, kind)| {
                 let record = refresh_file(path, connection, Some(fqn), kind, known);
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if n % 64 == 0 || n == total {
+                if n.is_multiple_of(64) || n == total {
                     progress(n, total);
                 }
                 record
