@@ -373,6 +373,13 @@ pub struct StoredFiles<'a> {
     hashes: HashMap<PathBuf, String>,
 }
 
+impl StoredFiles<'_> {
+    /// The stored content hashes, by path.
+    pub fn into_hashes(self) -> HashMap<PathBuf, String> {
+        self.hashes
+    }
+}
+
 impl Stored for StoredFiles<'_> {
     fn identity(&self, path: &Path) -> Option<FileIdentity> {
         self.identities.get(path).copied()

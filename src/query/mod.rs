@@ -137,18 +137,22 @@ impl Engine {
     ) -> Result<Arc<ConnectionState>, MirrorError> {
         let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
         let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let started = std::time::Instant::now();
         let stored = self.mirror.stored(&conn.name)?;
         let scan = ingest::scan_connection(conn, &stored, progress);
-        drop(stored);
-        if !self.mirror.unchanged(&conn.name, &scan)? {
+        let scanned = started.elapsed();
+        let hashes = if self.mirror.unchanged(&conn.name, &scan)? {
+            stored.into_hashes()
+        } else {
+            drop(stored);
             self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-        }
-        let hashes = self
-            .mirror
-            .files(&conn.name)?
-            .into_iter()
-            .filter_map(|f| Some((f.path, f.hash?)))
-            .collect();
+            self.mirror
+                .files(&conn.name)?
+                .into_iter()
+                .filter_map(|f| Some((f.path, f.hash?)))
+                .collect()
+        };
+        tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
             manifest: scan.manifest,
