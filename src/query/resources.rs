@@ -470,11 +470,14 @@ fn page_number(page: &str) -> Result<Option<usize>, QueryError> {
     Ok(Some(digits.parse().unwrap_or(0)))
 }
 
+/// A text's page ranges, keyed by its version and length.
+type PageCut = (String, usize, Arc<Vec<Range<usize>>>);
+
 /// The page cut of a text, kept per version: following pages 2..n of a large file
 /// re-reads and re-hashes it, but never re-measures it.
 fn page_ranges(whole: &Whole) -> Arc<Vec<Range<usize>>> {
     const KEEP: usize = 64;
-    static CACHE: OnceLock<Mutex<Vec<(String, usize, Arc<Vec<Range<usize>>>)>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<Vec<PageCut>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
     let key = (whole.version.clone(), whole.text.len());
     if let Some((_, _, hit)) = cache

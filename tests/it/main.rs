@@ -1,4 +1,5 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
 mod reference;
+mod resources;
 mod util;
