@@ -14,6 +14,7 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         | QueryError::Malformed { .. }
         | QueryError::NoDiff(_)
         | QueryError::NoReadingGuide(_)
+        | QueryError::NoReferenceDocument { .. }
         | QueryError::Internal(_) => -32603,
         // The reference lets a non-YAML exception reach its SDK, which answers code 0.
         QueryError::Other(_) => 0,
@@ -33,7 +34,8 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         | QueryError::StalePageVersion(_)
         | QueryError::OptionalNotAuthored { .. }
         | QueryError::OptionalNotAuthoredForConnection { .. }
-        | QueryError::UndeclaredKind { .. } => -32602,
+        | QueryError::UndeclaredKind { .. }
+        | QueryError::UnknownSection { .. } => -32602,
     }
 }
 

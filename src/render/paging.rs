@@ -237,3 +237,147 @@ pub fn with_total(
     }
     Value::Map(reply)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list_render(run: &[Unit], _first: bool, next: Option<&str>) -> Value {
+        let (head, rest) = split_head(run);
+        let mut reply: Vec<(Value, Value)> =
+            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
+        reply.push((
+            Value::Str("items".into()),
+            Value::Seq(rest.iter().map(|u| u.value()).collect()),
+        ));
+        with_total(reply, 0, next)
+    }
+
+    fn call() -> Call {
+        Call::new("t", &Value::Map(vec![]), &[])
+    }
+
+    fn walk(items: Vec<(UnitKey, Value)>) -> Vec<Value> {
+        let call = call();
+        let units = units(&call, items, &list_render);
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = page(&call, &units, &list_render, cursor.as_deref()).unwrap();
+            assert!(measure(&page) <= PAGE_CHARACTERS, "page over the bound");
+            cursor = page
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            pages.push(page);
+            if cursor.is_none() {
+                return pages;
+            }
+        }
+    }
+
+    #[test]
+    fn pages_hold_every_item_once_in_order() {
+        let items: Vec<(UnitKey, Value)> = (0..3000)
+            .map(|i| {
+                (
+                    UnitKey::Item(Value::Int(i)),
+                    Value::Str(format!("item-{i:05}")),
+                )
+            })
+            .collect();
+        let pages = walk(items);
+        assert!(pages.len() > 1);
+        let seen: Vec<String> = pages
+            .iter()
+            .flat_map(|p| p.get("items").unwrap().as_seq().unwrap().to_vec())
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        let expected: Vec<String> = (0..3000).map(|i| format!("item-{i:05}")).collect();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn an_oversize_item_arrives_in_parts_that_rebuild_its_json() {
+        let big = Value::Str("é\"x".repeat(15_000));
+        let items = vec![
+            (UnitKey::Head("header".into()), Value::Str("h".into())),
+            (UnitKey::Item(Value::Int(0)), big.clone()),
+            (UnitKey::Item(Value::Int(1)), Value::Str("small".into())),
+        ];
+        let pages = walk(items);
+        let mut text = String::new();
+        let mut parts = 0;
+        for page in &pages {
+            for item in page.get("items").unwrap().as_seq().unwrap() {
+                if let Some(t) = item.get("text") {
+                    parts += 1;
+                    text.push_str(t.as_str().unwrap());
+                }
+            }
+            // Two parts of one item never share a page.
+            let here = page
+                .get("items")
+                .unwrap()
+                .as_seq()
+                .unwrap()
+                .iter()
+                .filter(|i| i.get("part").is_some())
+                .count();
+            assert!(here <= 1);
+        }
+        assert!(parts >= 2);
+        assert_eq!(text, json_compact(&big));
+        assert_eq!(pages[0].get("header"), Some(&Value::Str("h".into())));
+    }
+
+    #[test]
+    fn a_cursor_belongs_to_its_call() {
+        let args = Value::Map(vec![(
+            Value::Str("pattern".into()),
+            Value::Str("a*".into()),
+        )]);
+        let files = vec![("/p/manifest.yaml".to_string(), "v1".to_string())];
+        let call = Call::new("list_tables", &args, &files);
+        let cursor = call.cursor(7);
+        assert_eq!(call.position(Some(&cursor)), Ok(7));
+        assert_eq!(call.position(None), Ok(0));
+        let other_tool = Call::new("get_manifest", &args, &files);
+        assert_eq!(
+            other_tool.position(Some(&cursor)),
+            Err(QueryError::ForeignCursor("get_manifest".into()))
+        );
+        let other_args = Call::new("list_tables", &Value::Map(vec![]), &files);
+        assert_eq!(
+            other_args.position(Some(&cursor)),
+            Err(QueryError::ForeignCursor("list_tables".into()))
+        );
+        let changed = Call::new(
+            "list_tables",
+            &args,
+            &[("/p/manifest.yaml".to_string(), "v2".to_string())],
+        );
+        assert_eq!(
+            changed.position(Some(&cursor)),
+            Err(QueryError::StaleCursor("list_tables".into()))
+        );
+        for garbage in ["garbage!!", "", "bm90LWEtY3Vyc29y", "e30"] {
+            assert_eq!(
+                call.position(Some(garbage)),
+                Err(QueryError::MalformedCursor(garbage.into()))
+            );
+        }
+    }
+
+    #[test]
+    fn a_cursor_past_the_end_is_foreign() {
+        let call = call();
+        let items = vec![(UnitKey::Item(Value::Int(0)), Value::Str("a".into()))];
+        let units = units(&call, items, &list_render);
+        let past = call.cursor(1);
+        assert_eq!(
+            page(&call, &units, &list_render, Some(&past)),
+            Err(QueryError::ForeignCursor("t".into()))
+        );
+    }
+}

@@ -1,0 +1,122 @@
+//! The server's lifecycle and robustness over stdio: handshake, EOF, garbage input,
+//! files changing underneath, warm restarts.
+
+use serde_json::{json, Value};
+
+use crate::util::{fixtures, Server};
+
+#[test]
+fn handshake_names_dbprint_with_the_reference_capabilities() {
+    let server = Server::start(&fixtures().join("library"), &[]);
+    let result = &server.init["result"];
+    assert_eq!(result["serverInfo"]["name"], json!("dbprint"));
+    assert_eq!(result["protocolVersion"], json!("2025-11-25"));
+    assert_eq!(
+        result["capabilities"],
+        json!({"experimental": {}, "resources": {"subscribe": false, "listChanged": false}, "tools": {"listChanged": false}})
+    );
+    let instructions = result["instructions"].as_str().unwrap();
+    assert!(instructions.chars().count() < 2048);
+    assert!(instructions.contains("list_tables"));
+}
+
+#[test]
+fn eof_on_stdin_exits_zero() {
+    let server = Server::start(&fixtures().join("library"), &[]);
+    assert!(server.close().success());
+}
+
+#[test]
+fn garbage_lines_and_unknown_methods_do_not_stop_the_server() {
+    let mut server = Server::start(&fixtures().join("library"), &[]);
+    server.send_line("this is not json");
+    server.send_line("{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\":");
+    let r = server.request("nosuch/method", json!({}));
+    assert_eq!(
+        r["error"],
+        json!({"code": -32601, "message": "Method not found", "data": "nosuch/method"})
+    );
+    let r = server.request("tools/call", json!({"arguments": {}}));
+    assert_eq!(
+        r["error"],
+        json!({"code": -32602, "message": "Invalid request parameters", "data": ""})
+    );
+    let (text, is_error) = server.call("drop_table", json!({}));
+    assert!(is_error);
+    assert!(
+        text.starts_with("unknown tool 'drop_table'. Available: ["),
+        "{text}"
+    );
+    let (_, is_error) = server.call("list_tables", json!({}));
+    assert!(!is_error);
+}
+
+#[test]
+fn a_manifest_broken_mid_run_is_reported_then_served_again_once_fixed() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".dbprint.yaml"),
+        "connections:\n  c:\n    adapter: duckdb\n",
+    )
+    .unwrap();
+    let root = dir.path().join("prints/c");
+    std::fs::create_dir_all(&root).unwrap();
+    let good = "format_version: 1\ntables:\n  a.b:\n    type: table\n";
+    std::fs::write(root.join("manifest.yaml"), good).unwrap();
+    let mut server = Server::start(dir.path(), &[]);
+    assert_eq!(
+        server.call("list_tables", json!({})).0,
+        "{\n  \"tables\": [\n    \"a.b\"\n  ],\n  \"total\": 1\n}"
+    );
+
+    std::fs::write(root.join("manifest.yaml"), "tables: [\n").unwrap();
+    let (text, is_error) = server.call("list_tables", json!({}));
+    assert!(is_error);
+    let path = root.join("manifest.yaml").canonicalize().unwrap();
+    assert!(
+        text.starts_with(&format!(
+            "{}: YAML parse error: while parsing a flow",
+            path.display()
+        )),
+        "{text}"
+    );
+
+    std::fs::write(
+        root.join("manifest.yaml"),
+        format!("{good}  a.c:\n    type: view\n"),
+    )
+    .unwrap();
+    let (text, is_error) = server.call("list_tables", json!({}));
+    assert!(!is_error, "{text}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["total"],
+        json!(2)
+    );
+}
+
+#[test]
+fn a_warm_restart_answers_from_the_same_index() {
+    let index = tempfile::tempdir().unwrap();
+    let project = fixtures().join("library");
+    let mut first = Server::start_in(&project, &[], Some(index.path()));
+    let before = first.call("get_manifest", json!({})).0;
+    assert!(first.close().success());
+    let mut second = Server::start_in(&project, &[], Some(index.path()));
+    assert_eq!(second.call("get_manifest", json!({})).0, before);
+}
+
+#[test]
+fn sigterm_and_sigint_exit_zero() {
+    for signal in ["-TERM", "-INT"] {
+        let mut server = Server::start(&fixtures().join("library"), &[]);
+        let (_, is_error) = server.call("list_tables", json!({}));
+        assert!(!is_error);
+        let status = std::process::Command::new("kill")
+            .arg(signal)
+            .arg(server.pid().to_string())
+            .status()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(server.wait().code(), Some(0), "{signal}");
+    }
+}
