@@ -6,3 +6,4 @@ mod reference;
 mod resources;
 mod serve;
 mod util;
+mod watch;
