@@ -3,6 +3,7 @@
 mod get_reference;
 mod paging;
 mod reference;
+mod resources;
 mod serve;
 mod util;
 mod watch;
