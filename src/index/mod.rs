@@ -452,7 +452,7 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(Parsed::Yaml(v)) => Input::Yaml(v),
         Some(Parsed::YamlError(m)) => Input::YamlError(m),
         Some(Parsed::OtherError(m)) => Input::OtherError(m),
-        Some(Parsed::Absent | Parsed::Text | Parsed::Unchanged) => Input::Absent,
+        Some(Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched) => Input::Absent,
     }
 }
 
@@ -517,7 +517,7 @@ pub fn sync_connection(
         .collect();
     let load = |p: &Path| -> Cow<'_, Parsed> {
         match fresh.get(p).map(|f| &f.parsed) {
-            Some(Parsed::Unchanged) | None => {
+            Some(Parsed::Unchanged | Parsed::Touched) | None => {
                 Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
             }
             Some(parsed) => Cow::Borrowed(parsed),

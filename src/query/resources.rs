@@ -470,11 +470,14 @@ fn page_number(page: &str) -> Result<Option<usize>, QueryError> {
     Ok(Some(digits.parse().unwrap_or(0)))
 }
 
+/// A text's page ranges, keyed by its version and length.
+type PageCut = (String, usize, Arc<Vec<Range<usize>>>);
+
 /// The page cut of a text, kept per version: following pages 2..n of a large file
 /// re-reads and re-hashes it, but never re-measures it.
 fn page_ranges(whole: &Whole) -> Arc<Vec<Range<usize>>> {
     const KEEP: usize = 64;
-    static CACHE: OnceLock<Mutex<Vec<(String, usize, Arc<Vec<Range<usize>>>)>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<Vec<PageCut>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
     let key = (whole.version.clone(), whole.text.len());
     if let Some((_, _, hit)) = cache
@@ -708,13 +711,12 @@ fn dump_yaml(value: &Value) -> Result<String, QueryError> {
     })
 }
 
-/// A reference document's whole text and version.
+/// A reference document's whole text and version, from the installed dbprint package.
 fn reference_document(engine: &Engine, document: &str) -> Result<(Arc<str>, String), QueryError> {
-    // Placeholder until the reference documents' discovery lands on main.
-    let _ = engine;
-    Err(QueryError::Internal(format!(
-        "no {document} reference document available - neither the installed package nor the source tree carries it."
-    )))
+    let which = super::reference::Document::from_name(document)
+        .ok_or_else(|| QueryError::MalformedUri(format!("dbprint:///reference/{document}")))?;
+    let doc = engine.references().document(which)?;
+    Ok((Arc::from(doc.text()), doc.version().to_string()))
 }
 
 /// The files one read consults, each read once from its current record so every verdict

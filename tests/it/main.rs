@@ -3,6 +3,8 @@
 mod get_reference;
 mod paging;
 mod reference;
+mod resources;
 mod search;
 mod serve;
 mod util;
+mod watch;
