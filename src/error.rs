@@ -65,6 +65,30 @@ pub enum QueryError {
     /// No candidate dbprint package carries a reference document: an install defect.
     #[error("no {document} reference document available - neither the installed package nor the source tree carries it.")]
     NoReferenceDocument { document: String },
+    /// A resource URI outside the scheme (or with a query other than `page`/`version`).
+    #[error("URI {} does not match the dbprint:// scheme.", repr_str(.0))]
+    MalformedUri(String),
+    #[error("{} names no page of this resource: pages run 1 to {pages}.", repr_str(.uri))]
+    PageOutOfRange { uri: String, pages: usize },
+    #[error("{} asks for a page past the first without `version`. Pass the `version` the first page's `_meta` reported, as `?page=<n>&version=<v>`.", repr_str(.0))]
+    MissingPageVersion(String),
+    /// The URI (or, when the file changed twice during one read, its path).
+    #[error("{}: the file changed on disk since that version was read. Read page 1 again for its current version.", repr_str(.0))]
+    StalePageVersion(String),
+    /// A human-written kind the manifest never declared for the table.
+    #[error("{artifact} is optional and not authored for table {}.", repr_str(.table))]
+    OptionalNotAuthored { artifact: String, table: String },
+    #[error("{artifact} is optional and not authored for connection {}.", repr_str(.connection))]
+    OptionalNotAuthoredForConnection {
+        artifact: String,
+        connection: String,
+    },
+    #[error("{kind} is not declared for table {} - check the object's type before requesting it; the manifest does not declare every kind for every object.", repr_str(.table))]
+    UndeclaredKind { kind: String, table: String },
+    #[error("no diff available at {0}. Run `dbprint diff` or `dbprint generate` first.")]
+    NoDiff(String),
+    #[error("no reading guide available at {0}. Run `dbprint generate` first.")]
+    NoReadingGuide(String),
     /// The mirror itself failed (SQLite, I/O); never a user's fault.
     #[error("{0}")]
     Internal(String),

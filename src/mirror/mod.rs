@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::ingest::{ConnectionScan, FileIdentity, ManifestRead, Parsed, Stored};
+use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
 use crate::yaml::Value;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
@@ -31,6 +31,18 @@ pub enum MirrorError {
 pub struct Mirror {
     db: Mutex<Connection>,
     path: PathBuf,
+}
+
+/// A stored file's identity, content hash and parse outcome.
+#[derive(Debug, Clone)]
+pub struct FileStatus {
+    pub identity: Option<FileIdentity>,
+    pub hash: Option<String>,
+    /// ok | yaml_error | other_error | text | absent
+    pub parse_status: String,
+    pub parse_error: Option<String>,
+    pub fqn: Option<String>,
+    pub kind: String,
 }
 
 /// One stored file row, without its parsed value.
@@ -280,6 +292,70 @@ impl Mirror {
         )?;
         Ok(stored.as_deref() == Some(fingerprint(scan).as_str())
             && count as usize == scan.files.len())
+    }
+
+    /// One stored file's identity, hash and parse outcome, without its (possibly large)
+    /// parsed value.
+    pub fn status(&self, path: &Path) -> Result<Option<FileStatus>, MirrorError> {
+        let db = self.db();
+        let row = db
+            .query_row(
+                "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind FROM files WHERE path = ?1",
+                params![path.to_string_lossy()],
+                |r| {
+                    let mtime: Option<i64> = r.get(0)?;
+                    let identity = match mtime {
+                        Some(m) => Some(FileIdentity {
+                            mtime_ns: m,
+                            size: r.get::<_, i64>(1)? as u64,
+                            inode: r.get::<_, i64>(2)? as u64,
+                        }),
+                        None => None,
+                    };
+                    Ok(FileStatus {
+                        identity,
+                        hash: r.get(3)?,
+                        parse_status: r.get(4)?,
+                        parse_error: r.get(5)?,
+                        fqn: r.get(6)?,
+                        kind: r.get(7)?,
+                    })
+                },
+            )
+            .optional()?;
+        Ok(row)
+    }
+
+    /// Store one file read outside a connection scan (a request found it changed).
+    pub fn upsert_file(&self, f: &FileRecord) -> Result<(), MirrorError> {
+        let (status, error, parsed) = match &f.parsed {
+            Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
+            Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
+            Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
+            Parsed::Text => ("text", None, None),
+            // An unchanged record carries nothing new to store.
+            Parsed::Unchanged => return Ok(()),
+            Parsed::Absent => ("absent", None, None),
+        };
+        let id = f.identity;
+        self.db().execute(
+            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                f.path.to_string_lossy(),
+                f.connection,
+                f.fqn,
+                f.kind,
+                id.map(|i| i.mtime_ns),
+                id.map(|i| i.size as i64),
+                id.map(|i| i.inode as i64),
+                f.hash,
+                status,
+                error,
+                parsed
+            ],
+        )?;
+        Ok(())
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).

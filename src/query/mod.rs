@@ -1,10 +1,14 @@
 //! The engine's read side: the served connections' current state, kept fresh
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
+pub mod authored;
+pub mod edges;
+pub mod files;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
 pub mod reference;
+pub mod resources;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

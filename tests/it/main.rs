@@ -4,4 +4,5 @@ mod get_reference;
 mod paging;
 mod reference;
 mod serve;
+mod resources;
 mod util;
