@@ -2,6 +2,7 @@
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
 pub mod authored;
+pub mod diff;
 pub mod edges;
 pub mod files;
 pub mod freshness;

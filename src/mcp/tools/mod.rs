@@ -1,6 +1,7 @@
 //! One file per MCP tool: its definition and the glue from validated arguments to
 //! the engine's answer. Tools appear here (and in tools/list) only once they work.
 
+pub mod get_diff;
 pub mod get_manifest;
 pub mod get_reference;
 pub mod list_tables;
@@ -28,6 +29,7 @@ pub fn all() -> Vec<Tool> {
     vec![
         list_tables::tool(),
         get_manifest::tool(),
+        get_diff::tool(),
         get_reference::tool(),
     ]
 }
