@@ -79,11 +79,13 @@ enum Prepared {
     },
 }
 
+/// Each deciding file with its identity taken before it was read (`None`: absent).
+type Identities = Vec<(PathBuf, Option<FileIdentity>)>;
+
 /// One kept diff and what it was built from.
 struct Kept {
     state: Arc<ConnectionState>,
-    /// Each deciding file with its identity taken before it was read (`None`: absent).
-    identities: Vec<(PathBuf, Option<FileIdentity>)>,
+    identities: Identities,
     prepared: Arc<Prepared>,
 }
 
@@ -233,7 +235,7 @@ fn build(
     engine: &Engine,
     state: &ConnectionState,
     path: &Path,
-) -> Result<(Prepared, Vec<(PathBuf, Option<FileIdentity>)>), QueryError> {
+) -> Result<(Prepared, Identities), QueryError> {
     let connection = state.config.name.as_str();
     let files = TrackedFiles {
         engine,

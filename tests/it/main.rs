@@ -1,8 +1,9 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
+mod get_diff;
 mod get_reference;
 mod paging;
 mod reference;
-mod serve;
 mod resources;
+mod serve;
 mod util;
