@@ -92,9 +92,30 @@ struct Kept {
 /// Kept diffs, one per connection state; a handful of connections at most.
 const KEEP: usize = 8;
 
-fn kept() -> &'static Mutex<Vec<Kept>> {
-    static KEPT: OnceLock<Mutex<Vec<Kept>>> = OnceLock::new();
+fn kept() -> &'static Mutex<Vec<Arc<Kept>>> {
+    static KEPT: OnceLock<Mutex<Vec<Arc<Kept>>>> = OnceLock::new();
     KEPT.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// Held while a diff is built, so a call arriving mid-build waits for that build
+/// instead of starting its own.
+static BUILDING: Mutex<()> = Mutex::new(());
+
+/// Build every served connection's diff ahead of its first call (serve runs this in the
+/// background at startup): the first build of a large diff reads megabytes from the
+/// mirror, which a call should not wait for.
+pub fn warm(engine: &Engine) {
+    for name in engine.served.served_names_sorted() {
+        let Ok(state) = engine.connection(Some(&name)) else {
+            continue;
+        };
+        let root = &state.config.print_root;
+        let path = root.join(DIFF_FILENAME);
+        if path.is_file() && walk::contained(root, &path) {
+            // A failure here is the first call's to report, in its own words.
+            let _ = prepared(engine, &state, &path);
+        }
+    }
 }
 
 /// `os.stat` identity of a regular file, as ingest records it.
@@ -200,16 +221,12 @@ fn prepared(
     state: &Arc<ConnectionState>,
     path: &Path,
 ) -> Result<Arc<Prepared>, QueryError> {
-    {
-        let held = kept().lock().unwrap_or_else(|e| e.into_inner());
-        let hit = held.iter().find(|k| {
-            Arc::ptr_eq(&k.state, state)
-                && k.identities.first().map(|(p, _)| p.as_path()) == Some(path)
-                && k.identities.iter().all(|(p, id)| file_identity(p) == *id)
-        });
-        if let Some(hit) = hit {
-            return Ok(hit.prepared.clone());
-        }
+    if let Some(hit) = held(state, path) {
+        return Ok(hit);
+    }
+    let _building = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(hit) = held(state, path) {
+        return Ok(hit);
     }
     let (prepared, identities) = build(engine, state, path)?;
     let prepared = Arc::new(prepared);
@@ -221,12 +238,31 @@ fn prepared(
     if held.len() >= KEEP {
         held.remove(0);
     }
-    held.push(Kept {
+    held.push(Arc::new(Kept {
         state: state.clone(),
         identities,
         prepared: prepared.clone(),
-    });
+    }));
     Ok(prepared)
+}
+
+/// The kept diff built over `state` whose deciding files all keep their identities.
+fn held(state: &Arc<ConnectionState>, path: &Path) -> Option<Arc<Prepared>> {
+    let candidate = kept()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|k| {
+            Arc::ptr_eq(&k.state, state)
+                && k.identities.first().map(|(p, _)| p.as_path()) == Some(path)
+        })
+        .cloned()?;
+    // Stat outside the lock: a print may have hundreds of deciding files.
+    candidate
+        .identities
+        .iter()
+        .all(|(p, id)| file_identity(p) == *id)
+        .then(|| candidate.prepared.clone())
 }
 
 /// Read diff.yaml from the mirror (parsing it only when its identity moved since ingest)
