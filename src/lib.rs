@@ -12,4 +12,5 @@ pub mod mirror;
 pub mod pyfmt;
 pub mod query;
 pub mod render;
+pub mod watch;
 pub mod yaml;

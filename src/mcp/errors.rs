@@ -12,9 +12,9 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         QueryError::MissingFile { .. }
         | QueryError::YamlParse { .. }
         | QueryError::Malformed { .. }
-        | QueryError::NoReferenceDocument { .. }
         | QueryError::NoDiff(_)
         | QueryError::NoReadingGuide(_)
+        | QueryError::NoReferenceDocument { .. }
         | QueryError::Internal(_) => -32603,
         // The reference lets a non-YAML exception reach its SDK, which answers code 0.
         QueryError::Other(_) => 0,
@@ -28,14 +28,14 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         | QueryError::ForeignCursor(_)
         | QueryError::StaleCursor(_)
         | QueryError::InvalidArgument(_)
-        | QueryError::UnknownSection { .. }
         | QueryError::MalformedUri(_)
         | QueryError::PageOutOfRange { .. }
         | QueryError::MissingPageVersion(_)
         | QueryError::StalePageVersion(_)
         | QueryError::OptionalNotAuthored { .. }
         | QueryError::OptionalNotAuthoredForConnection { .. }
-        | QueryError::UndeclaredKind { .. } => -32602,
+        | QueryError::UndeclaredKind { .. }
+        | QueryError::UnknownSection { .. } => -32602,
     }
 }
 

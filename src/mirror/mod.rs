@@ -100,11 +100,13 @@ impl Mirror {
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+            "SELECT path, mtime_ns, size, inode, hash FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
         )?;
+        let mut hashes = HashMap::new();
         let rows = stmt.query_map(params![connection], |r| {
             Ok((
                 PathBuf::from(r.get::<_, String>(0)?),
+                r.get::<_, Option<String>>(4)?,
                 FileIdentity {
                     mtime_ns: r.get(1)?,
                     size: r.get::<_, i64>(2)? as u64,
@@ -112,10 +114,18 @@ impl Mirror {
                 },
             ))
         })?;
-        let identities = rows.collect::<Result<HashMap<_, _>, _>>()?;
+        let mut identities = HashMap::new();
+        for row in rows {
+            let (path, hash, identity) = row?;
+            if let Some(h) = hash {
+                hashes.insert(path.clone(), h);
+            }
+            identities.insert(path, identity);
+        }
         Ok(StoredFiles {
             mirror: self,
             identities,
+            hashes,
         })
     }
 
@@ -185,13 +195,22 @@ impl Mirror {
                 "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            let mut touch =
-                tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached(
+                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode) WHERE path = ?1",
+            )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
-                if matches!(f.parsed, Parsed::Unchanged) {
-                    touch.execute(params![path, f.fqn, f.kind])?;
+                if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
+                    let id = f.identity.filter(|_| matches!(f.parsed, Parsed::Touched));
+                    touch.execute(params![
+                        path,
+                        f.fqn,
+                        f.kind,
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ])?;
                     continue;
                 }
                 let (status, error, parsed) = match &f.parsed {
@@ -199,7 +218,7 @@ impl Mirror {
                     Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
                     Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
                     Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged => ("absent", None, None),
+                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched => ("absent", None, None),
                 };
                 let id = f.identity;
                 upsert.execute(params![
@@ -268,32 +287,6 @@ impl Mirror {
         Ok(())
     }
 
-    /// Whether storing `scan` would change nothing: every file unchanged and the same outcome.
-    pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
-        if scan
-            .files
-            .iter()
-            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
-        {
-            return Ok(false);
-        }
-        let stored: Option<String> = self
-            .db()
-            .query_row(
-                "SELECT fingerprint FROM connections WHERE name = ?1",
-                params![connection],
-                |r| r.get(0),
-            )
-            .optional()?;
-        let count: i64 = self.db().query_row(
-            "SELECT count(*) FROM files WHERE connection = ?1",
-            params![connection],
-            |r| r.get(0),
-        )?;
-        Ok(stored.as_deref() == Some(fingerprint(scan).as_str())
-            && count as usize == scan.files.len())
-    }
-
     /// One stored file's identity, hash and parse outcome, without its (possibly large)
     /// parsed value.
     pub fn status(&self, path: &Path) -> Result<Option<FileStatus>, MirrorError> {
@@ -335,6 +328,20 @@ impl Mirror {
             Parsed::Text => ("text", None, None),
             // An unchanged record carries nothing new to store.
             Parsed::Unchanged => return Ok(()),
+            // Same content under a new identity: the stored parse stands.
+            Parsed::Touched => {
+                let id = f.identity;
+                self.db().execute(
+                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4 WHERE path = ?1",
+                    params![
+                        f.path.to_string_lossy(),
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ],
+                )?;
+                return Ok(());
+            }
             Parsed::Absent => ("absent", None, None),
         };
         let id = f.identity;
@@ -356,6 +363,32 @@ impl Mirror {
             ],
         )?;
         Ok(())
+    }
+
+    /// Whether storing `scan` would change nothing: every file unchanged and the same outcome.
+    pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
+        if scan
+            .files
+            .iter()
+            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
+        {
+            return Ok(false);
+        }
+        let stored: Option<String> = self
+            .db()
+            .query_row(
+                "SELECT fingerprint FROM connections WHERE name = ?1",
+                params![connection],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let count: i64 = self.db().query_row(
+            "SELECT count(*) FROM files WHERE connection = ?1",
+            params![connection],
+            |r| r.get(0),
+        )?;
+        Ok(stored.as_deref() == Some(fingerprint(scan).as_str())
+            && count as usize == scan.files.len())
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).
@@ -427,6 +460,14 @@ fn version_matches(db: &Connection) -> bool {
 pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
     identities: HashMap<PathBuf, FileIdentity>,
+    hashes: HashMap<PathBuf, String>,
+}
+
+impl StoredFiles<'_> {
+    /// The stored content hashes, by path.
+    pub fn into_hashes(self) -> HashMap<PathBuf, String> {
+        self.hashes
+    }
 }
 
 impl Stored for StoredFiles<'_> {
@@ -436,5 +477,9 @@ impl Stored for StoredFiles<'_> {
 
     fn parsed(&self, path: &Path) -> Option<Parsed> {
         self.mirror.parsed(path).ok().flatten()
+    }
+
+    fn hash(&self, path: &Path) -> Option<String> {
+        self.hashes.get(path).cloned()
     }
 }

@@ -711,13 +711,12 @@ fn dump_yaml(value: &Value) -> Result<String, QueryError> {
     })
 }
 
-/// A reference document's whole text and version.
+/// A reference document's whole text and version, from the installed dbprint package.
 fn reference_document(engine: &Engine, document: &str) -> Result<(Arc<str>, String), QueryError> {
-    // Placeholder until the reference documents' discovery lands on main.
-    let _ = engine;
-    Err(QueryError::Internal(format!(
-        "no {document} reference document available - neither the installed package nor the source tree carries it."
-    )))
+    let which = super::reference::Document::from_name(document)
+        .ok_or_else(|| QueryError::MalformedUri(format!("dbprint:///reference/{document}")))?;
+    let doc = engine.references().document(which)?;
+    Ok((Arc::from(doc.text()), doc.version().to_string()))
 }
 
 /// The files one read consults, each read once from its current record so every verdict

@@ -7,3 +7,4 @@ mod reference;
 mod resources;
 mod serve;
 mod util;
+mod watch;

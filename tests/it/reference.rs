@@ -138,12 +138,7 @@ fn strip_descriptions(schema: &Value) -> Value {
 fn implemented(request: &Value, tools: &[String]) -> bool {
     match request["method"].as_str().unwrap_or("") {
         "initialize" | "ping" => true,
-        "resources/list" | "resources/templates/list" => true,
-        // The reference documents are read once their discovery lands.
-        "resources/read" => !request["params"]["uri"]
-            .as_str()
-            .unwrap_or("")
-            .starts_with("dbprint:///reference/"),
+        "resources/list" | "resources/templates/list" | "resources/read" => true,
         "tools/list" => false, // compared per tool below
         "tools/call" => tools
             .iter()
