@@ -5,10 +5,10 @@
 //!
 //! The withheld document is kept in memory between calls: a diff runs to megabytes
 //! (16,000 events on a 2,000-table print), and rebuilding it per call would cost more
-//! than answering. A kept copy is used only while the connection state it was built
-//! over is current and every file that decided it (diff.yaml, and the annotation and
-//! relationships files its verdicts read) still has the identity it had before it was
-//! read, the same test the mirror trusts.
+//! than answering. A kept copy is used only while the manifest it was built over (its
+//! content and walkable tables) is current and every file that decided it (diff.yaml,
+//! and the annotation and relationships files its verdicts read) still has the identity
+//! it had before it was read, the same test the mirror trusts.
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -82,14 +82,41 @@ enum Prepared {
 /// Each deciding file with its identity taken before it was read (`None`: absent).
 type Identities = Vec<(PathBuf, Option<FileIdentity>)>;
 
+/// What a kept diff depends on in the connection's state: which tables are walkable,
+/// decided by the manifest's content and the print's links. A reconcile that found
+/// nothing new makes a new state with the same key.
+#[derive(Debug, Clone, PartialEq)]
+struct StateKey {
+    connection: String,
+    print_root: PathBuf,
+    manifest_state: &'static str,
+    manifest_version: String,
+    dropped: Vec<String>,
+}
+
+impl StateKey {
+    fn of(state: &ConnectionState) -> StateKey {
+        StateKey {
+            connection: state.config.name.clone(),
+            print_root: state.config.print_root.clone(),
+            manifest_state: state.manifest.state(),
+            manifest_version: state.version_of(&state.manifest_path()),
+            dropped: match &state.manifest {
+                ManifestRead::Ok { dropped, .. } => dropped.clone(),
+                _ => Vec::new(),
+            },
+        }
+    }
+}
+
 /// One kept diff and what it was built from.
 struct Kept {
-    state: Arc<ConnectionState>,
+    key: StateKey,
     identities: Identities,
     prepared: Arc<Prepared>,
 }
 
-/// Kept diffs, one per connection state; a handful of connections at most.
+/// Kept diffs, one per connection; a handful of connections at most.
 const KEEP: usize = 8;
 
 fn kept() -> &'static Mutex<Vec<Arc<Kept>>> {
@@ -130,7 +157,7 @@ fn shown(path: &Path) -> String {
 
 pub fn answer(
     engine: &Engine,
-    state: &Arc<ConnectionState>,
+    state: &ConnectionState,
     req: &Request,
 ) -> Result<Value, QueryError> {
     let root = &state.config.print_root;
@@ -218,44 +245,39 @@ fn matches(change: &Value, table: Option<&str>, kind: Option<&str>) -> bool {
 /// The kept diff for this state when every file behind it is unchanged, else a new one.
 fn prepared(
     engine: &Engine,
-    state: &Arc<ConnectionState>,
+    state: &ConnectionState,
     path: &Path,
 ) -> Result<Arc<Prepared>, QueryError> {
-    if let Some(hit) = held(state, path) {
+    let key = StateKey::of(state);
+    if let Some(hit) = held(&key, path) {
         return Ok(hit);
     }
     let _building = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(hit) = held(state, path) {
+    if let Some(hit) = held(&key, path) {
         return Ok(hit);
     }
     let (prepared, identities) = build(engine, state, path)?;
     let prepared = Arc::new(prepared);
     let mut held = kept().lock().unwrap_or_else(|e| e.into_inner());
-    held.retain(|k| {
-        k.state.config.name != state.config.name
-            || k.state.config.print_root != state.config.print_root
-    });
+    held.retain(|k| k.key.connection != key.connection || k.key.print_root != key.print_root);
     if held.len() >= KEEP {
         held.remove(0);
     }
     held.push(Arc::new(Kept {
-        state: state.clone(),
+        key,
         identities,
         prepared: prepared.clone(),
     }));
     Ok(prepared)
 }
 
-/// The kept diff built over `state` whose deciding files all keep their identities.
-fn held(state: &Arc<ConnectionState>, path: &Path) -> Option<Arc<Prepared>> {
+/// The kept diff built over this state whose deciding files all keep their identities.
+fn held(key: &StateKey, path: &Path) -> Option<Arc<Prepared>> {
     let candidate = kept()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
-        .find(|k| {
-            Arc::ptr_eq(&k.state, state)
-                && k.identities.first().map(|(p, _)| p.as_path()) == Some(path)
-        })
+        .find(|k| k.key == *key && k.identities.first().map(|(p, _)| p.as_path()) == Some(path))
         .cloned()?;
     // Stat outside the lock: a print may have hundreds of deciding files.
     candidate

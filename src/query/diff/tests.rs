@@ -320,3 +320,26 @@ fn floats_survive_the_mirror_exactly() {
     assert_eq!(change.get("small"), Some(&Value::Float(f64::NEG_INFINITY)));
     assert!(matches!(change.get("nan"), Some(Value::Float(f)) if f.is_nan()));
 }
+
+#[test]
+fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
+    let project = Project::new();
+    let engine = project.engine();
+    let state = engine.connection(None).unwrap();
+    let path = state.config.print_root.join(DIFF_FILENAME);
+    let before = prepared(&engine, &state, &path).unwrap();
+    // A periodic reconcile swaps in a new state with the same manifest.
+    let again = engine.reconcile(&state.config).unwrap();
+    assert!(!Arc::ptr_eq(&state, &again));
+    assert!(Arc::ptr_eq(
+        &before,
+        &prepared(&engine, &again, &path).unwrap()
+    ));
+    // A manifest that changed is a new key.
+    project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
+    let changed = engine.connection(None).unwrap();
+    assert!(!Arc::ptr_eq(
+        &before,
+        &prepared(&engine, &changed, &path).unwrap()
+    ));
+}
