@@ -4,6 +4,7 @@
 pub mod absence;
 pub mod authored;
 pub mod context;
+pub mod diff;
 pub mod edges;
 pub mod files;
 pub mod freshness;

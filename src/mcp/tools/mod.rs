@@ -1,6 +1,7 @@
 //! One file per MCP tool: its definition and the glue from validated arguments to
 //! the engine's answer. Tools appear here (and in tools/list) only once they work.
 
+pub mod get_diff;
 pub mod get_manifest;
 pub mod get_reference;
 pub mod get_table_context;
@@ -34,6 +35,7 @@ pub fn all() -> Vec<Tool> {
         search_columns::tool(),
         resolve_value::tool(),
         get_manifest::tool(),
+        get_diff::tool(),
         get_reference::tool(),
     ]
 }
