@@ -10,6 +10,7 @@ pub mod ingest;
 pub mod mcp;
 pub mod mirror;
 pub mod pyfmt;
+pub mod pz;
 pub mod query;
 pub mod render;
 pub mod yaml;

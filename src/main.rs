@@ -83,6 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runtime.block_on(printdex::mcp::serve_stdio(engine))?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Pz { action } => printdex::pz::cli::run(action),
         Command::Index { action } => match action {
             IndexAction::Rebuild { project, index_dir } => {
                 index_rebuild(project.as_deref(), index_dir)
