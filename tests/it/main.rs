@@ -1,6 +1,8 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
 mod paging;
+mod pz_docs;
+mod pz_util;
 mod reference;
 mod serve;
 mod util;

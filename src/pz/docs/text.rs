@@ -97,7 +97,7 @@ pub fn is_term_char(c: char) -> bool {
     if cp > 0xFFFF {
         return false;
     }
-    match WORD.binary_search_by(|&(lo, hi)| {
+    WORD.binary_search_by(|&(lo, hi)| {
         if hi < cp {
             Ordering::Less
         } else if lo > cp {
@@ -105,10 +105,8 @@ pub fn is_term_char(c: char) -> bool {
         } else {
             Ordering::Equal
         }
-    }) {
-        Ok(_) => true,
-        Err(_) => false,
-    }
+    })
+    .is_ok()
 }
 
 /// pz's query terms: every run of two or more term characters in the lower-cased query,

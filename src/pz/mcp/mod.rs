@@ -93,9 +93,13 @@ pub struct PzServer {
 
 impl PzServer {
     pub fn new(ctx: Context) -> PzServer {
+        Self::with_tools(ctx, tools())
+    }
+
+    pub fn with_tools(ctx: Context, tools: Vec<Tool>) -> PzServer {
         PzServer {
             ctx: Arc::new(ctx),
-            tools: Arc::new(tools()),
+            tools: Arc::new(tools),
         }
     }
 
@@ -241,4 +245,47 @@ pub async fn serve_stdio(ctx: Context) -> anyhow::Result<()> {
     let service = server.serve(rmcp::transport::stdio()).await?;
     service.waiting().await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tool::{Context, Tool, ToolDef};
+    use super::*;
+    use crate::pz::docs::service::{DocsConfig, DocsService};
+
+    fn panics(_: &Context, _: &Args) -> Result<String, Unclassified> {
+        panic!("index out of range");
+    }
+
+    #[test]
+    fn a_panicking_handler_is_a_pz0609_envelope() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context {
+            docs: DocsService::new(DocsConfig {
+                root: dir.path().to_path_buf(),
+                source: Some("http://127.0.0.1:9".into()),
+                timeout: std::time::Duration::from_millis(100),
+                max_age: None,
+            }),
+            project: None,
+        };
+        let tool = Tool {
+            def: ToolDef {
+                name: "pz_boom",
+                description: "",
+                params: Vec::new(),
+            },
+            handler: panics,
+        };
+        let server = PzServer::with_tools(ctx, vec![tool]);
+        let (text, is_error) = server.call("pz_boom", &Args::new()).unwrap();
+        assert!(is_error);
+        let next = Json::str(PZ0609_NEXT_STEP).to_text();
+        assert_eq!(
+            text,
+            format!(
+                r#"{{"ok":false,"applied":false,"errors":[{{"code":"PZ0609","message":"\u0027pz_boom\u0027 failed: panic: index out of range","next_step":{next}}}]}}"#
+            )
+        );
+    }
 }
