@@ -42,6 +42,11 @@ pub enum Command {
         /// Where the index lives (default: a per-project directory in the user's cache).
         #[arg(long)]
         index_dir: Option<PathBuf>,
+        /// The installed dbprint package directory (the one holding spec/v1/SPEC.md) to
+        /// read get_reference's documents from; default: $PRINTDEX_REFERENCE_DIR, then
+        /// the package beside a `dbprint` executable on PATH.
+        #[arg(long)]
+        reference_dir: Option<PathBuf>,
     },
     /// pz (PipelineZ): serve its MCP surface, keep its docs offline.
     Pz {

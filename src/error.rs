@@ -55,6 +55,16 @@ pub enum QueryError {
         name: String,
         available: Vec<String>,
     },
+    /// get_reference: no heading carries the section (numbers, or guide titles, sorted).
+    #[error("section {} not found in {document}. Available: {}", repr_str(.section), repr_str_list(.available))]
+    UnknownSection {
+        document: String,
+        section: String,
+        available: Vec<String>,
+    },
+    /// No candidate dbprint package carries a reference document: an install defect.
+    #[error("no {document} reference document available - neither the installed package nor the source tree carries it.")]
+    NoReferenceDocument { document: String },
     /// The mirror itself failed (SQLite, I/O); never a user's fault.
     #[error("{0}")]
     Internal(String),

@@ -50,6 +50,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             host,
             port,
             index_dir,
+            reference_dir,
         } => {
             if transport == Transport::Http {
                 if port.is_none() {
@@ -76,7 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ));
             }
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
-            let engine = Arc::new(Engine::open(served, &dir)?);
+            let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;

@@ -12,6 +12,7 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         QueryError::MissingFile { .. }
         | QueryError::YamlParse { .. }
         | QueryError::Malformed { .. }
+        | QueryError::NoReferenceDocument { .. }
         | QueryError::Internal(_) => -32603,
         // The reference lets a non-YAML exception reach its SDK, which answers code 0.
         QueryError::Other(_) => 0,
@@ -24,7 +25,8 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         | QueryError::MalformedCursor(_)
         | QueryError::ForeignCursor(_)
         | QueryError::StaleCursor(_)
-        | QueryError::InvalidArgument(_) => -32602,
+        | QueryError::InvalidArgument(_)
+        | QueryError::UnknownSection { .. } => -32602,
     }
 }
 

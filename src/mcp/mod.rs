@@ -48,6 +48,42 @@ const KNOWN_METHODS: [&str; 12] = [
 pub struct PrintServer {
     engine: Arc<Engine>,
     tools: Arc<Vec<Tool>>,
+    in_flight: Arc<InFlight>,
+}
+
+/// Tool calls under way, so shutdown can let them finish (spec §7.3).
+#[derive(Default)]
+pub struct InFlight {
+    count: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+impl InFlight {
+    fn enter(self: &Arc<Self>) -> InFlightGuard {
+        self.count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        InFlightGuard(self.clone())
+    }
+
+    /// Wait until no call is under way.
+    pub async fn drained(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.count.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+struct InFlightGuard(Arc<InFlight>);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
 }
 
 impl PrintServer {
@@ -55,6 +91,7 @@ impl PrintServer {
         PrintServer {
             engine,
             tools: Arc::new(tools::all()),
+            in_flight: Arc::default(),
         }
     }
 
@@ -221,6 +258,7 @@ impl ServerHandler for PrintServer {
             .arguments
             .map(|a| validate::from_json(&serde_json::Value::Object(a)))
             .unwrap_or(Value::Map(Vec::new()));
+        let _guard = self.in_flight.enter();
         let server = self.clone();
         let name = request.name.to_string();
         // The engine is synchronous (SQLite, file stats): keep it off the async workers.
@@ -258,11 +296,40 @@ impl ServerHandler for PrintServer {
     }
 }
 
-/// Serve MCP over stdio until the client closes stdin.
+/// Serve MCP over stdio until the client closes stdin (EOF) or a SIGTERM/SIGINT arrives;
+/// either way calls under way finish first and the process exits 0 (spec §7.3).
 pub async fn serve_stdio(engine: Arc<Engine>) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
     let server = PrintServer::new(engine);
+    let in_flight = server.in_flight.clone();
     let service = server.serve(rmcp::transport::stdio()).await?;
-    service.waiting().await?;
+    let cancel = service.cancellation_token();
+    let waiting = service.waiting();
+    tokio::pin!(waiting);
+    tokio::select! {
+        _ = shutdown_signal() => {
+            // Let in-flight calls answer, bounded, then stop reading.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), in_flight.drained()).await;
+            cancel.cancel();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), &mut waiting).await;
+        }
+        _ = &mut waiting => {}
+    }
     Ok(())
+}
+
+/// SIGTERM or SIGINT.
+pub async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term => {}
+    }
 }

@@ -4,6 +4,7 @@
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
+pub mod reference;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,6 +68,7 @@ pub struct Engine {
     mirror: Mirror,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
+    references: reference::References,
 }
 
 impl Engine {
@@ -78,11 +80,31 @@ impl Engine {
             mirror,
             states: RwLock::new(HashMap::new()),
             ingest_lock: Mutex::new(()),
+            references: Default::default(),
         };
         for conn in engine.served.connections.clone() {
             engine.reconcile(&conn)?;
         }
         Ok(engine)
+    }
+
+    /// Read the reference documents from this dbprint package directory first.
+    pub fn with_reference_dir(mut self, dir: Option<PathBuf>) -> Engine {
+        self.references = reference::References::new(dir);
+        // Said once at startup; get_reference answers each call with the exact error.
+        for document in reference::Document::ALL {
+            if self.references.locate(document).is_none() {
+                tracing::warn!(
+                    "no {} reference document found; get_reference cannot answer for it",
+                    document.name()
+                );
+            }
+        }
+        self
+    }
+
+    pub fn references(&self) -> &reference::References {
+        &self.references
     }
 
     pub fn mirror(&self) -> &Mirror {

@@ -2,6 +2,7 @@
 //! measured as the reference measures them, with cursors pinned to what the reply read.
 
 pub mod cursor;
+pub mod document;
 pub mod paging;
 
 use crate::yaml::Value;

@@ -104,3 +104,15 @@ fn a_warm_restart_answers_from_the_same_index() {
     let mut second = Server::start_in(&project, &[], Some(index.path()));
     assert_eq!(second.call("get_manifest", json!({})).0, before);
 }
+
+#[test]
+fn sigterm_and_sigint_exit_zero() {
+    for signal in ["-TERM", "-INT"] {
+        let mut server = Server::start(&fixtures().join("library"), &[]);
+        let (_, is_error) = server.call("list_tables", json!({}));
+        assert!(!is_error);
+        let status = std::process::Command::new("kill").arg(signal).arg(server.pid().to_string()).status().unwrap();
+        assert!(status.success());
+        assert_eq!(server.wait().code(), Some(0), "{signal}");
+    }
+}

@@ -114,6 +114,15 @@ impl Server {
         )
     }
 
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait for the exit status, stdin left open.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        self.child.wait().expect("wait")
+    }
+
     /// Close stdin and wait for the exit status.
     pub fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
@@ -140,6 +149,26 @@ pub fn all_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<V
             .and_then(Value::as_str)
             .map(str::to_string);
         pages.push(page);
+        match next {
+            Some(c) => arguments["cursor"] = json!(c),
+            None => return pages,
+        }
+    }
+}
+
+/// Follow the `<!-- next_cursor: X -->` marker through every page of a Markdown reply;
+/// each page is returned as sent, marker included.
+pub fn all_markdown_pages(server: &mut Server, tool: &str, mut arguments: Value) -> Vec<String> {
+    const OPEN: &str = "\n<!-- next_cursor: ";
+    let mut pages = Vec::new();
+    loop {
+        let (text, is_error) = server.call(tool, arguments.clone());
+        assert!(!is_error, "{tool} failed: {text}");
+        let next = text
+            .rfind(OPEN)
+            .filter(|_| text.ends_with(" -->"))
+            .map(|at| text[at + OPEN.len()..text.len() - " -->".len()].to_string());
+        pages.push(text);
         match next {
             Some(c) => arguments["cursor"] = json!(c),
             None => return pages,

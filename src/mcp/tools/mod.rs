@@ -2,6 +2,7 @@
 //! the engine's answer. Tools appear here (and in tools/list) only once they work.
 
 pub mod get_manifest;
+pub mod get_reference;
 pub mod list_tables;
 
 use super::schema::ToolSpec;
@@ -24,7 +25,11 @@ pub struct Tool {
 
 /// Every implemented tool, in the reference's tools/list order.
 pub fn all() -> Vec<Tool> {
-    vec![list_tables::tool(), get_manifest::tool()]
+    vec![
+        list_tables::tool(),
+        get_manifest::tool(),
+        get_reference::tool(),
+    ]
 }
 
 /// A string argument, when given.
