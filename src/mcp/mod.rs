@@ -80,7 +80,12 @@ struct InFlightGuard(Arc<InFlight>);
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+        if self
+            .0
+            .count
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+            == 1
+        {
             self.0.idle.notify_waiters();
         }
     }

@@ -1,15 +1,18 @@
 //! The search index: every scorable line (titles, descriptions, body lines outside fence
 //! markers) is a tantivy document whose terms are its lower-cased character bigrams and
-//! trigrams. A query term's candidate lines are the intersection of its n-gram postings (its
-//! bigram when it is two characters long); only those lines are counted, so a query touches
-//! the lines that may contain its terms and never the rest of the corpus. Counting the
-//! candidates exactly keeps pz's substring semantics, so the result equals `rank::scan`.
+//! trigrams, with their frequencies. A query term that is itself one n-gram and cannot
+//! overlap itself (`ab`, `abc` with `a != c`) is counted from its postings alone: its
+//! frequency in a line is pz's non-overlapping count there. Any other term's candidate lines
+//! are the intersection of its trigram postings (its bigram's for `aa`), and only those lines
+//! are counted. Either way a query touches the lines that may hold its terms and never the rest
+//! of the corpus, and pz's substring semantics are kept exactly, so the result equals
+//! `rank::scan`.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use tantivy::directory::MmapDirectory;
-use tantivy::postings::SegmentPostings;
+use tantivy::postings::{Postings, SegmentPostings};
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
 };
@@ -20,7 +23,7 @@ use tantivy::{
 
 use super::parse::Page;
 use super::rank::{self, body_lines, Hit, DESCRIPTION_WEIGHT, MAX_EXCERPTS, TITLE_WEIGHT};
-use super::text::{count_non_overlapping, lower};
+use super::text::lower;
 
 const GRAMS: &str = "grams";
 const LINE: &str = "line";
@@ -172,23 +175,36 @@ impl GramStream<'_> {
     }
 }
 
-/// The n-grams whose postings bound a term's candidate lines.
-fn term_grams(term: &str) -> Vec<String> {
+/// How a term's lines are found.
+#[derive(Debug, PartialEq, Eq)]
+enum Plan {
+    /// The term is one n-gram that cannot overlap itself: postings frequencies are counts.
+    Exact(String),
+    /// Lines holding all these n-grams may hold the term: count them.
+    Candidates(Vec<String>),
+}
+
+fn plan(term: &str) -> Plan {
+    let chars: Vec<char> = term.chars().collect();
     let starts: Vec<usize> = term
         .char_indices()
         .map(|(i, _)| i)
         .chain([term.len()])
         .collect();
-    let chars = starts.len() - 1;
-    if chars <= 2 {
-        return vec![term.to_string()];
+    match chars.len() {
+        0 | 1 => Plan::Candidates(vec![term.to_string()]),
+        2 if chars[0] != chars[1] => Plan::Exact(term.to_string()),
+        3 if chars[0] != chars[2] => Plan::Exact(term.to_string()),
+        2 | 3 => Plan::Candidates(vec![term.to_string()]),
+        n => {
+            let mut grams: Vec<String> = (0..n - 2)
+                .map(|i| term[starts[i]..starts[i + 3]].to_string())
+                .collect();
+            grams.sort();
+            grams.dedup();
+            Plan::Candidates(grams)
+        }
     }
-    let mut grams: Vec<String> = (0..chars - 2)
-        .map(|i| term[starts[i]..starts[i + 3]].to_string())
-        .collect();
-    grams.sort();
-    grams.dedup();
-    grams
 }
 
 fn schema() -> (Schema, Field, Field) {
@@ -198,7 +214,7 @@ fn schema() -> (Schema, Field, Field) {
         TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
                 .set_tokenizer(TOKENIZER)
-                .set_index_option(IndexRecordOption::Basic)
+                .set_index_option(IndexRecordOption::WithFreqs)
                 .set_fieldnorms(false),
         ),
     );
@@ -276,14 +292,38 @@ impl GramIndex {
         self.len() == 0
     }
 
-    /// Every line that holds all of the term's n-grams, per segment, in doc order.
-    fn candidates(&self, term: &str, mut emit: impl FnMut(u32)) -> std::io::Result<()> {
-        let grams = term_grams(term);
+    /// The lines that may hold `term`, per segment in doc order, each with its count when
+    /// the postings know it exactly (`None`: the caller counts).
+    fn candidates(
+        &self,
+        term: &str,
+        mut emit: impl FnMut(u32, Option<u32>),
+    ) -> std::io::Result<()> {
+        let plan = plan(term);
         for seg in &self.segments {
-            let mut lists: Vec<SegmentPostings> = Vec::with_capacity(grams.len());
-            for g in &grams {
+            let postings = |g: &str, option| {
                 let t = Term::from_field_text(self.grams, g);
-                match seg.inverted.read_postings(&t, IndexRecordOption::Basic)? {
+                seg.inverted.read_postings(&t, option)
+            };
+            let grams = match &plan {
+                Plan::Exact(g) => {
+                    let Some(mut p) = postings(g, IndexRecordOption::WithFreqs)? else {
+                        continue;
+                    };
+                    let mut doc = p.doc();
+                    while doc != TERMINATED {
+                        if let Some(&line) = seg.line_of.get(doc as usize) {
+                            emit(line, Some(p.term_freq()));
+                        }
+                        doc = p.advance();
+                    }
+                    continue;
+                }
+                Plan::Candidates(grams) => grams,
+            };
+            let mut lists: Vec<SegmentPostings> = Vec::with_capacity(grams.len());
+            for g in grams {
+                match postings(g, IndexRecordOption::Basic)? {
                     Some(p) => lists.push(p),
                     None => {
                         lists.clear();
@@ -310,7 +350,7 @@ impl GramIndex {
                     }
                 }
                 if let Some(&line) = seg.line_of.get(doc as usize) {
-                    emit(line);
+                    emit(line, None);
                 }
                 doc = driver.advance();
             }
@@ -342,11 +382,17 @@ impl Searchable {
         let mut firsts: Vec<Vec<u32>> = vec![Vec::new(); pages.len()];
         let mut touched: Vec<u32> = Vec::new();
         for term in terms {
-            self.index.candidates(term, |id| {
+            // Non-overlapping matches, left to right: pz's count.
+            let finder = memchr::memmem::Finder::new(term.as_bytes());
+            self.index.candidates(term, |id, known| {
                 let Some(line) = self.table.lines.get(id as usize) else {
                     return;
                 };
-                let n = count_non_overlapping(self.table.lowered(id as usize), term);
+                let n = known.unwrap_or_else(|| {
+                    finder
+                        .find_iter(self.table.lowered(id as usize).as_bytes())
+                        .count() as u32
+                });
                 if n == 0 {
                     return;
                 }
@@ -417,10 +463,16 @@ mod tests {
     }
 
     #[test]
-    fn term_grams_cover_the_term() {
-        assert_eq!(term_grams("pz"), ["pz"]);
-        assert_eq!(term_grams("aaaa"), ["aaa"]);
-        assert_eq!(term_grams("pz0214"), ["021", "214", "pz0", "z02"]);
+    fn plans_count_from_postings_only_what_cannot_overlap() {
+        let exact = |t: &str| Plan::Exact(t.to_string());
+        let cands = |g: &[&str]| Plan::Candidates(g.iter().map(|s| s.to_string()).collect());
+        assert_eq!(plan("pz"), exact("pz"));
+        assert_eq!(plan("aa"), cands(&["aa"]));
+        assert_eq!(plan("abc"), exact("abc"));
+        assert_eq!(plan("aba"), cands(&["aba"]));
+        assert_eq!(plan("aaaa"), cands(&["aaa"]));
+        assert_eq!(plan("pz0214"), cands(&["021", "214", "pz0", "z02"]));
+        assert_eq!(plan("é€é"), cands(&["é€é"]));
     }
 
     #[test]

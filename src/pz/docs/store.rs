@@ -22,7 +22,7 @@ use super::parse::decode;
 use super::{Catalog, DocsError};
 
 /// Bumped when the parse, line table or index layout changes: old versions are rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 const POINTER: &str = "current.json";
 const META: &str = "meta.json";
 const INDEX_DIR: &str = "index";
