@@ -116,14 +116,15 @@ pub fn generate_large(seed: &Catalog, pages: usize, bytes: usize) -> (String, St
     (index, full)
 }
 
-/// Median and p95 over queries of each query's best-of-`runs` latency.
+/// Median and p95 over queries of each query's best-of-`runs` latency (the best run is the
+/// one least disturbed by other work on the machine); the slowest queries go to stderr.
 fn per_query(
     catalog: &Catalog,
     qs: &[(Option<String>, i64)],
     scan: bool,
     runs: usize,
 ) -> (Duration, Duration) {
-    let mut each: Vec<Duration> = qs
+    let timed: Vec<Duration> = qs
         .iter()
         .map(|(q, limit)| {
             (0..runs)
@@ -141,6 +142,13 @@ fn per_query(
                 .unwrap_or_default()
         })
         .collect();
+    let mut slowest: Vec<(Duration, &Option<String>)> =
+        timed.iter().copied().zip(qs.iter().map(|q| &q.0)).collect();
+    slowest.sort_by(|a, b| b.0.cmp(&a.0));
+    for (d, q) in slowest.iter().take(3) {
+        eprintln!("    slow: {d:?} {q:?}");
+    }
+    let mut each = timed;
     each.sort();
     let at = |f: f64| each[((each.len() as f64 - 1.0) * f).round() as usize];
     (at(0.5), at(0.95))

@@ -23,13 +23,15 @@ use tantivy::{
 
 use super::parse::Page;
 use super::rank::{self, body_lines, Hit, DESCRIPTION_WEIGHT, MAX_EXCERPTS, TITLE_WEIGHT};
-use super::text::lower;
+use super::text::{lower, ordinal_cmp};
 
 const GRAMS: &str = "grams";
 const LINE: &str = "line";
 const TOKENIZER: &str = "pz_grams";
 /// Indexing arena; bounded so a large corpus stays within a small daemon's memory.
 const WRITER_BUDGET: usize = 64 * 1024 * 1024;
+/// N-gram postings intersected per term.
+const MAX_INTERSECTED: usize = 3;
 
 /// One scorable line.
 #[derive(Debug, Clone)]
@@ -175,6 +177,13 @@ impl GramStream<'_> {
     }
 }
 
+/// What the postings say about a term in one line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Count {
+    Exact(u32),
+    AtMost(u32),
+}
+
 /// How a term's lines are found.
 #[derive(Debug, PartialEq, Eq)]
 enum Plan {
@@ -293,12 +302,9 @@ impl GramIndex {
     }
 
     /// The lines that may hold `term`, per segment in doc order, each with its count when
-    /// the postings know it exactly (`None`: the caller counts).
-    fn candidates(
-        &self,
-        term: &str,
-        mut emit: impl FnMut(u32, Option<u32>),
-    ) -> std::io::Result<()> {
+    /// the postings know it exactly, else an upper bound on it (the least frequency among the
+    /// intersected n-grams: every occurrence of the term is one of each of its n-grams).
+    fn candidates(&self, term: &str, mut emit: impl FnMut(u32, Count)) -> std::io::Result<()> {
         let plan = plan(term);
         for seg in &self.segments {
             let postings = |g: &str, option| {
@@ -313,7 +319,7 @@ impl GramIndex {
                     let mut doc = p.doc();
                     while doc != TERMINATED {
                         if let Some(&line) = seg.line_of.get(doc as usize) {
-                            emit(line, Some(p.term_freq()));
+                            emit(line, Count::Exact(p.term_freq()));
                         }
                         doc = p.advance();
                     }
@@ -323,7 +329,7 @@ impl GramIndex {
             };
             let mut lists: Vec<SegmentPostings> = Vec::with_capacity(grams.len());
             for g in grams {
-                match postings(g, IndexRecordOption::Basic)? {
+                match postings(g, IndexRecordOption::WithFreqs)? {
                     Some(p) => lists.push(p),
                     None => {
                         lists.clear();
@@ -334,7 +340,10 @@ impl GramIndex {
             if lists.is_empty() {
                 continue;
             }
+            // The rarest few n-grams bound the candidates nearly as tightly as all of them,
+            // for a fraction of the seeks; the count below removes any extra line.
             lists.sort_by_key(|p| p.doc_freq());
+            lists.truncate(MAX_INTERSECTED);
             let (driver, others) = lists.split_at_mut(1);
             let driver = &mut driver[0];
             let mut doc = driver.doc();
@@ -350,7 +359,14 @@ impl GramIndex {
                     }
                 }
                 if let Some(&line) = seg.line_of.get(doc as usize) {
-                    emit(line, None);
+                    let bound = driver.term_freq().min(
+                        others
+                            .iter()
+                            .map(|p| p.term_freq())
+                            .min()
+                            .unwrap_or(u32::MAX),
+                    );
+                    emit(line, Count::AtMost(bound));
                 }
                 doc = driver.advance();
             }
@@ -367,6 +383,12 @@ pub struct Searchable {
 
 impl Searchable {
     /// pz's ranking from the index: score, order, cut to `limit`, excerpt.
+    ///
+    /// Lines counted exactly by the postings score at once. The other candidate lines only
+    /// bound their page's score until the page is needed: pages are taken in order of that
+    /// bound and counted exactly, and once `limit` exact pages are held the first page whose
+    /// bound cannot beat the last of them (more score, or the same score and an earlier slug)
+    /// ends the search — no page after it can enter. Scores and order are pz's exactly.
     pub fn search(
         &self,
         pages: &[Page],
@@ -374,49 +396,95 @@ impl Searchable {
         terms: &[String],
         limit: usize,
     ) -> std::io::Result<Vec<Hit>> {
-        if terms.is_empty() {
+        if terms.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let mut scores = vec![0u64; pages.len()];
-        // Per page, the smallest ids of its matching body lines (at most three, ascending).
+        // Per page: the exactly known part of its score, its bound, the smallest ids of its
+        // matching body lines, and the (line, term) pairs still to count.
+        let mut exact = vec![0u64; pages.len()];
+        let mut bound = vec![0u64; pages.len()];
         let mut firsts: Vec<Vec<u32>> = vec![Vec::new(); pages.len()];
+        let mut pending: Vec<Vec<(u32, u16)>> = vec![Vec::new(); pages.len()];
         let mut touched: Vec<u32> = Vec::new();
-        for term in terms {
-            // Non-overlapping matches, left to right: pz's count.
-            let finder = memchr::memmem::Finder::new(term.as_bytes());
-            self.index.candidates(term, |id, known| {
+        for (t, term) in terms.iter().enumerate() {
+            self.index.candidates(term, |id, count| {
                 let Some(line) = self.table.lines.get(id as usize) else {
                     return;
                 };
-                let n = known.unwrap_or_else(|| {
-                    finder
-                        .find_iter(self.table.lowered(id as usize).as_bytes())
-                        .count() as u32
-                });
+                let page = line.page as usize;
+                let (n, known) = match count {
+                    Count::Exact(n) => (n, true),
+                    Count::AtMost(n) => (n, false),
+                };
                 if n == 0 {
                     return;
                 }
-                let page = line.page as usize;
-                if scores[page] == 0 {
+                if bound[page] == 0 {
                     touched.push(line.page);
                 }
-                scores[page] += u64::from(n * line.weight);
-                if line.excerptable {
-                    keep_first(&mut firsts[page], id);
+                let weighted = u64::from(n) * u64::from(line.weight);
+                bound[page] += weighted;
+                if known {
+                    exact[page] += weighted;
+                    if line.excerptable {
+                        keep_first(&mut firsts[page], id);
+                    }
+                } else {
+                    pending[page].push((id, t as u16));
                 }
             })?;
         }
-        let mut hits: Vec<Hit> = touched
+        touched.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            bound[b]
+                .cmp(&bound[a])
+                .then_with(|| ordinal_cmp(&pages[a].slug, &pages[b].slug))
+                .then(a.cmp(&b))
+        });
+        let finders: Vec<memchr::memmem::Finder> = terms
             .iter()
-            .map(|&p| Hit {
-                page: p as usize,
-                score: scores[p as usize],
-                excerpts: Vec::new(),
-            })
+            .map(|t| memchr::memmem::Finder::new(t.as_bytes()))
             .collect();
-        rank::order(pages, &mut hits);
-        hits.truncate(limit);
-        for hit in &mut hits {
+        let mut best: Vec<Hit> = Vec::with_capacity(limit + 1);
+        for &p in &touched {
+            let p = p as usize;
+            if best.len() == limit {
+                let last = &best[limit - 1];
+                let beats = bound[p] > last.score
+                    || (bound[p] == last.score
+                        && ordinal_cmp(&pages[p].slug, &pages[last.page].slug)
+                            .then(p.cmp(&last.page))
+                            .is_lt());
+                if !beats {
+                    break;
+                }
+            }
+            let mut score = exact[p];
+            for &(id, t) in &pending[p] {
+                let line = &self.table.lines[id as usize];
+                // Non-overlapping matches, left to right: pz's count.
+                let n = finders[t as usize]
+                    .find_iter(self.table.lowered(id as usize).as_bytes())
+                    .count() as u64;
+                if n > 0 {
+                    score += n * u64::from(line.weight);
+                    if line.excerptable {
+                        keep_first(&mut firsts[p], id);
+                    }
+                }
+            }
+            if score == 0 {
+                continue;
+            }
+            best.push(Hit {
+                page: p,
+                score,
+                excerpts: Vec::new(),
+            });
+            rank::order(pages, &mut best);
+            best.truncate(limit);
+        }
+        for hit in &mut best {
             hit.excerpts = firsts[hit.page]
                 .iter()
                 .map(|&id| {
@@ -425,7 +493,7 @@ impl Searchable {
                 })
                 .collect();
         }
-        Ok(hits)
+        Ok(best)
     }
 }
 
