@@ -93,6 +93,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let _ = std::io::stderr().flush();
             Ok(ExitCode::SUCCESS)
         }
+        Command::Pz { action } => printdex::pz::cli::run(action),
         Command::Index { action } => match action {
             IndexAction::Rebuild { project, index_dir } => {
                 index_rebuild(project.as_deref(), index_dir)

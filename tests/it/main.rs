@@ -4,6 +4,8 @@ mod context;
 mod get_diff;
 mod get_reference;
 mod paging;
+mod pz_docs;
+mod pz_util;
 mod reference;
 mod resources;
 mod search;
