@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
 mod get_reference;
+mod http;
 mod paging;
 mod reference;
 mod serve;
