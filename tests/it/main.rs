@@ -3,6 +3,7 @@
 mod context;
 mod get_diff;
 mod get_reference;
+mod http;
 mod paging;
 mod pz_docs;
 mod pz_util;
