@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod index;
 pub mod ingest;
 pub mod mcp;
 pub mod mirror;

@@ -21,6 +21,9 @@ pub enum MirrorError {
     Sql(#[from] rusqlite::Error),
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
+    /// The search index beside the mirror failed.
+    #[error("{0}")]
+    Index(String),
     #[error("mirror directory {path}: {source}")]
     Io {
         path: PathBuf,
@@ -461,6 +464,18 @@ pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
     identities: HashMap<PathBuf, FileIdentity>,
     hashes: HashMap<PathBuf, String>,
+}
+
+impl StoredFiles<'_> {
+    /// The stored content hashes, by path.
+    pub fn into_hashes(self) -> HashMap<PathBuf, String> {
+        self.hashes
+    }
+
+    /// The stored identities and content hashes, by path.
+    pub fn into_parts(self) -> (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) {
+        (self.identities, self.hashes)
+    }
 }
 
 impl Stored for StoredFiles<'_> {

@@ -1,14 +1,20 @@
 //! The engine's read side: the served connections' current state, kept fresh
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
+pub mod absence;
 pub mod authored;
+pub mod context;
 pub mod edges;
 pub mod files;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
 pub mod reference;
+pub mod resolve_value;
 pub mod resources;
+pub mod scope;
+pub mod search_columns;
+pub mod value_resolution;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +35,12 @@ pub struct ConnectionState {
     pub manifest_identity: Option<FileIdentity>,
     /// blake3 of every file the connection's mirror holds, by path.
     pub hashes: HashMap<PathBuf, String>,
+    /// The search index as this state was built against it.
+    pub search: crate::index::Snapshot,
+    /// The identity each present file had when the mirror stored it, by path.
+    pub identities: HashMap<PathBuf, FileIdentity>,
+    /// get_table_context's per-state indexes, built on first use.
+    pub context: std::sync::OnceLock<Arc<context::Index>>,
 }
 
 impl ConnectionState {
@@ -70,6 +82,7 @@ impl ConnectionState {
 pub struct Engine {
     pub served: Served,
     mirror: Mirror,
+    index: crate::index::SearchIndex,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
     /// Held across a scan and its commit, so that of several processes sharing one
@@ -91,9 +104,12 @@ impl Engine {
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Engine, MirrorError> {
         let mirror = Mirror::open(index_dir)?;
+        let index = crate::index::SearchIndex::open(&index_dir.join("search"))
+            .map_err(|e| MirrorError::Index(e.to_string()))?;
         let engine = Engine {
             served,
             mirror,
+            index,
             states: RwLock::new(HashMap::new()),
             ingest_lock: Mutex::new(()),
             writer_lock_path: index_dir.join("writer.lock"),
@@ -141,29 +157,60 @@ impl Engine {
     ) -> Result<Arc<ConnectionState>, MirrorError> {
         let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
         let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let started = std::time::Instant::now();
         let stored = self.mirror.stored(&conn.name)?;
         let scan = ingest::scan_connection(conn, &stored, progress);
-        drop(stored);
-        if !self.mirror.unchanged(&conn.name, &scan)? {
-            self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-        }
-        let hashes = self
-            .mirror
-            .files(&conn.name)?
-            .into_iter()
-            .filter_map(|f| Some((f.path, f.hash?)))
-            .collect();
+        let scanned = started.elapsed();
+        let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
+            if self.mirror.unchanged(&conn.name, &scan)? {
+                stored.into_parts()
+            } else {
+                drop(stored);
+                self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+                let files = self.mirror.files(&conn.name)?;
+                let identities = files
+                    .iter()
+                    .filter_map(|f| Some((f.path.clone(), f.identity?)))
+                    .collect();
+                let hashes = files
+                    .into_iter()
+                    .filter_map(|f| Some((f.path, f.hash?)))
+                    .collect();
+                (identities, hashes)
+            };
+        tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
+        let search = crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes)
+            .map_err(|e| MirrorError::Index(e.to_string()))?;
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
             manifest: scan.manifest,
             manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
             hashes,
+            search,
+            identities,
+            context: std::sync::OnceLock::new(),
         });
         self.states
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(conn.name.clone(), state.clone());
         Ok(state)
+    }
+
+    /// [`Engine::connection`], also fresh against the files `moved` checks: when it finds
+    /// one changed on disk since ingest read it, the connection is re-ingested first
+    /// (unchanged files are not read again).
+    pub fn connection_where(
+        &self,
+        requested: Option<&str>,
+        moved: impl Fn(&ConnectionState) -> bool,
+    ) -> Result<Arc<ConnectionState>, QueryError> {
+        let state = self.connection(requested)?;
+        if !moved(&state) {
+            return Ok(state);
+        }
+        self.reconcile(&state.config)
+            .map_err(|e| QueryError::Internal(e.to_string()))
     }
 
     /// The connection a call names (or the default), fresh against the disk: when the

@@ -1,9 +1,11 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
+mod context;
 mod get_reference;
 mod paging;
 mod reference;
 mod resources;
+mod search;
 mod serve;
 mod util;
 mod watch;
