@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod index;
 pub mod ingest;
 pub mod mcp;
 pub mod mirror;
@@ -13,4 +14,5 @@ pub mod pyfmt;
 pub mod pz;
 pub mod query;
 pub mod render;
+pub mod watch;
 pub mod yaml;

@@ -2,6 +2,7 @@
 //! validates arguments, routes calls and maps errors; it does no I/O of its own.
 
 pub mod errors;
+pub mod http;
 pub mod schema;
 pub mod tools;
 pub mod validate;
@@ -11,8 +12,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig,
+    CustomResult, ErrorCode, ErrorData, InitializeRequestParams, InitializeResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -278,6 +281,84 @@ impl ServerHandler for PrintServer {
         Ok(result.into())
     }
 
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = request.and_then(|r| r.cursor);
+        let engine = self.engine.clone();
+        let page = tokio::task::spawn_blocking(move || {
+            crate::query::resources::list(&engine, cursor.as_deref())
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .map_err(|e| errors::rpc_error(&e))?;
+        let entries: Vec<serde_json::Value> = page
+            .entries
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "uri": e.uri,
+                    "name": e.name,
+                    "description": e.description,
+                    "mimeType": e.mime_type,
+                })
+            })
+            .collect();
+        let mut result = serde_json::json!({ "resources": entries });
+        if let Some(n) = page.next_cursor {
+            result["nextCursor"] = serde_json::json!(n);
+        }
+        serde_json::from_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        // A fixed list: never paged, and any cursor is ignored, as the reference does.
+        let templates: Vec<serde_json::Value> = crate::query::resources::templates()
+            .into_iter()
+            .map(|t| {
+                serde_json::json!({
+                    "uriTemplate": t.uri_template,
+                    "name": t.name,
+                    "mimeType": t.mime_type,
+                })
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({ "resourceTemplates": templates }))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let engine = self.engine.clone();
+        let asked = uri.clone();
+        let page =
+            tokio::task::spawn_blocking(move || crate::query::resources::read(&engine, &asked))
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+                .map_err(|e| errors::rpc_error(&e))?;
+        let result = serde_json::json!({
+            "contents": [{
+                "uri": uri,
+                "mimeType": page.mime_type,
+                "text": page.text,
+                "_meta": {"page": page.page, "pages": page.pages, "version": page.version},
+            }]
+        });
+        let result: ReadResourceResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        Ok(result.into())
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -298,6 +379,38 @@ impl ServerHandler for PrintServer {
             "Method not found",
             Some(serde_json::json!(request.method)),
         ))
+    }
+}
+
+/// What a session does with a client message that arrives before `initialize`.
+pub enum BeforeInitialize {
+    /// Hand it to rmcp: the initialize request itself, or a ping.
+    Forward,
+    /// Answer it without rmcp: the reference's SDK refuses any other request with
+    /// -32602 `Invalid request parameters` and keeps the session.
+    Answer(rmcp::model::ServerJsonRpcMessage),
+    /// Drop it, as the reference does a notification or response, rather than let
+    /// rmcp's handshake end the session over it.
+    Ignore,
+}
+
+impl BeforeInitialize {
+    pub fn judge(message: &rmcp::model::ClientJsonRpcMessage) -> BeforeInitialize {
+        use rmcp::model::{ClientJsonRpcMessage as M, ClientRequest as R};
+        match message {
+            M::Request(r) if matches!(r.request, R::InitializeRequest(_) | R::PingRequest(_)) => {
+                BeforeInitialize::Forward
+            }
+            M::Request(r) => BeforeInitialize::Answer(rmcp::model::ServerJsonRpcMessage::error(
+                ErrorData::new(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid request parameters",
+                    Some(serde_json::json!("")),
+                ),
+                Some(r.id.clone()),
+            )),
+            _ => BeforeInitialize::Ignore,
+        }
     }
 }
 

@@ -33,6 +33,16 @@ impl Call {
         }
     }
 
+    /// [`Call::new`] with the files' digest ([`files_digest`]) already taken, for a caller
+    /// that pins the same files on every call against one state.
+    pub fn with_files_digest(tool: &str, arguments: &Value, files_digest: String) -> Call {
+        Call {
+            tool: tool.to_string(),
+            args_digest: arguments_digest(arguments),
+            files_digest,
+        }
+    }
+
     /// The cursor resuming this call at `position`.
     pub fn cursor(&self, position: usize) -> String {
         let token = format!(
@@ -98,7 +108,7 @@ fn arguments_digest(arguments: &Value) -> String {
 
 /// blake3 over each pinned file's path and content version, sorted component-wise
 /// as Python sorts paths.
-fn files_digest(files: &[(String, String)]) -> String {
+pub fn files_digest(files: &[(String, String)]) -> String {
     let mut entries: Vec<&(String, String)> = files.iter().collect();
     entries.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
     entries.dedup_by(|a, b| a.0 == b.0);
