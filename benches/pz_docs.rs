@@ -144,7 +144,7 @@ fn per_query(
         .collect();
     let mut slowest: Vec<(Duration, &Option<String>)> =
         timed.iter().copied().zip(qs.iter().map(|q| &q.0)).collect();
-    slowest.sort_by(|a, b| b.0.cmp(&a.0));
+    slowest.sort_by_key(|s| std::cmp::Reverse(s.0));
     for (d, q) in slowest.iter().take(3) {
         eprintln!("    slow: {d:?} {q:?}");
     }
