@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS connections (
     manifest_state  TEXT NOT NULL,      -- absent | unparseable | malformed | ok
     manifest_reason TEXT,
     manifest_doc    TEXT,               -- the manifest with `tables` cut to walkable entries
-    dropped         TEXT NOT NULL       -- JSON list of entries no reader can follow
+    dropped         TEXT NOT NULL,      -- JSON list of entries no reader can follow
+    fingerprint     TEXT NOT NULL       -- blake3 of the scan's outcome: an unchanged rescan writes nothing
 );
 
 -- One row per walkable manifest entry.

@@ -10,6 +10,24 @@ pub fn repr_str_list(items: &[String]) -> String {
     format!("[{}]", inner.join(", "))
 }
 
+fn known_columns(columns: &[String]) -> String {
+    if columns.is_empty() {
+        "none - the table's statistics list no columns".into()
+    } else {
+        columns.join(", ")
+    }
+}
+
+fn known_parts(parts: &[String], switched_off: bool) -> String {
+    if switched_off {
+        "none - not measured: switched off for this table".into()
+    } else if parts.is_empty() {
+        "none - the column lists no parts".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     #[error("table {} not found in connection {}. Call list_tables with connection {} for valid names.", repr_str(.table), repr_str(.connection), repr_str(.connection))]
@@ -79,6 +97,21 @@ pub enum QueryError {
     NoDiff(String),
     #[error("no reading guide available at {0}. Run `dbprint generate` first.")]
     NoReadingGuide(String),
+    #[error("column {} not found in table {}. Columns: {}.", repr_str(.column), repr_str(.table), known_columns(.columns))]
+    UnknownColumn {
+        column: String,
+        table: String,
+        columns: Vec<String>,
+    },
+    #[error("part {} not found in column {} of table {}. Parts: {}.", repr_str(.part), repr_str(.column), repr_str(.table), known_parts(.parts, *.switched_off))]
+    UnknownPart {
+        part: String,
+        column: String,
+        table: String,
+        parts: Vec<String>,
+        /// The table's statistics name `parts` in `disabled`.
+        switched_off: bool,
+    },
     /// get_reference: no heading carries the section (numbers, or guide titles, sorted).
     #[error("section {} not found in {document}. Available: {}", repr_str(.section), repr_str_list(.available))]
     UnknownSection {

@@ -114,6 +114,7 @@ pub fn contained(root: &Path, path: &Path) -> bool {
 pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> {
     let resolved_root = crate::config::absolute_resolved(root);
     let mut found = HashSet::new();
+    let mut symlinks_seen = 0usize;
     let mut pending: Vec<(PathBuf, Vec<PathBuf>)> =
         vec![(root.to_path_buf(), vec![resolved_root.clone()])];
     while let Some((dir, chain)) = pending.pop() {
@@ -124,6 +125,7 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
             let path = entry.path();
             let Ok(ft) = entry.file_type() else { continue };
             if ft.is_symlink() {
+                symlinks_seen += 1;
                 let target = crate::config::absolute_resolved(&path);
                 if !target.starts_with(&resolved_root) {
                     if let Ok(rel) = path.strip_prefix(root) {
@@ -142,9 +144,17 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
             }
         }
     }
+    // Paths passing the lexical rule (no `..`, not absolute) can only leave the root
+    // through a symlink; with none below the root, resolving each one is wasted work.
+    if symlinks_seen == 0 {
+        return found;
+    }
     if let Some(manifest) = manifest {
-        for fqn in walkable(manifest, &HashSet::new()) {
-            let entry = entry_of(manifest, &fqn);
+        for (key, entry) in shaped(manifest) {
+            let fqn = key_text(key);
+            if leaves_lexically(&table_path(&fqn, entry)) {
+                continue;
+            }
             for (key, rel) in opened_paths(&fqn, entry) {
                 if !contained(root, &root.join(&rel)) {
                     found.insert(key);
@@ -153,14 +163,6 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
         }
     }
     found
-}
-
-fn entry_of<'a>(manifest: &'a Value, fqn: &str) -> &'a Value {
-    shaped(manifest)
-        .into_iter()
-        .find(|(k, _)| key_text(k) == fqn)
-        .map(|(_, e)| e)
-        .unwrap_or(&Value::Null)
 }
 
 fn linked_out(path: &str, entry: &Value, links: &HashSet<String>) -> bool {
@@ -201,4 +203,67 @@ pub fn walkable(manifest: &Value, links: &HashSet<String>) -> Vec<String> {
             (!leaves_lexically(&path) && !linked_out(&path, entry, links)).then_some(fqn)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: Vec<(&str, Value)>) -> Value {
+        Value::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (Value::Str(k.into()), v))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn lexical_rule_refuses_paths_leaving_the_root() {
+        for path in ["/etc", "\\x", "C:/x", "a/../b", "..", "a/.."] {
+            assert!(leaves_lexically(path), "{path}");
+        }
+        for path in ["a/b/c", "a..b/c", "./a", "a/.b"] {
+            assert!(!leaves_lexically(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn walkable_keeps_followable_entries_in_manifest_order() {
+        let entry = |path: Value| map(vec![("type", Value::Str("table".into())), ("path", path)]);
+        let manifest = map(vec![(
+            "tables",
+            map(vec![
+                ("z.ok", entry(Value::Str("z/ok".into()))),
+                ("a.up", entry(Value::Str("../../etc".into()))),
+                ("a.abs", entry(Value::Str("/etc".into()))),
+                ("a.int", entry(Value::Int(42))),
+                ("a.scalar", Value::Str("not a mapping".into())),
+                ("a.nopath", map(vec![("type", Value::Str("view".into()))])),
+            ]),
+        )]);
+        assert_eq!(
+            walkable(&manifest, &HashSet::new()),
+            vec!["z.ok".to_string(), "a.nopath".to_string()]
+        );
+        let links: HashSet<String> = ["z/ok".to_string()].into();
+        assert_eq!(walkable(&manifest, &links), vec!["a.nopath".to_string()]);
+    }
+
+    #[test]
+    fn only_canonical_artifact_names_are_declared() {
+        let entry = map(vec![(
+            "artifacts",
+            map(vec![
+                ("ddl", Value::Str("ddl.sql".into())),
+                ("statistics", Value::Str("stats.yml".into())),
+                ("unknown", Value::Str("x".into())),
+            ]),
+        )]);
+        assert_eq!(
+            declared_artifacts(&entry),
+            vec![("ddl".to_string(), "ddl.sql".to_string())]
+        );
+        assert_eq!(table_path("a.b.c", &entry), "a/b/c");
+    }
 }

@@ -21,6 +21,8 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         QueryError::UnknownTool { .. } => -32601,
         QueryError::UnknownTable { .. }
         | QueryError::UnprofiledTable { .. }
+        | QueryError::UnknownColumn { .. }
+        | QueryError::UnknownPart { .. }
         | QueryError::UnknownConnection { .. }
         | QueryError::UnservedConnection { .. }
         | QueryError::NoDefaultConnection { .. }

@@ -2,6 +2,7 @@
 //! validates arguments, routes calls and maps errors; it does no I/O of its own.
 
 pub mod errors;
+pub mod http;
 pub mod schema;
 pub mod tools;
 pub mod validate;
@@ -82,7 +83,12 @@ struct InFlightGuard(Arc<InFlight>);
 
 impl Drop for InFlightGuard {
     fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, std::sync::atomic::Ordering::SeqCst) == 1 {
+        if self
+            .0
+            .count
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+            == 1
+        {
             self.0.idle.notify_waiters();
         }
     }
@@ -373,6 +379,38 @@ impl ServerHandler for PrintServer {
             "Method not found",
             Some(serde_json::json!(request.method)),
         ))
+    }
+}
+
+/// What a session does with a client message that arrives before `initialize`.
+pub enum BeforeInitialize {
+    /// Hand it to rmcp: the initialize request itself, or a ping.
+    Forward,
+    /// Answer it without rmcp: the reference's SDK refuses any other request with
+    /// -32602 `Invalid request parameters` and keeps the session.
+    Answer(rmcp::model::ServerJsonRpcMessage),
+    /// Drop it, as the reference does a notification or response, rather than let
+    /// rmcp's handshake end the session over it.
+    Ignore,
+}
+
+impl BeforeInitialize {
+    pub fn judge(message: &rmcp::model::ClientJsonRpcMessage) -> BeforeInitialize {
+        use rmcp::model::{ClientJsonRpcMessage as M, ClientRequest as R};
+        match message {
+            M::Request(r) if matches!(r.request, R::InitializeRequest(_) | R::PingRequest(_)) => {
+                BeforeInitialize::Forward
+            }
+            M::Request(r) => BeforeInitialize::Answer(rmcp::model::ServerJsonRpcMessage::error(
+                ErrorData::new(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid request parameters",
+                    Some(serde_json::json!("")),
+                ),
+                Some(r.id.clone()),
+            )),
+            _ => BeforeInitialize::Ignore,
+        }
     }
 }
 

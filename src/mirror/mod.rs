@@ -13,7 +13,7 @@ use crate::yaml::Value;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "1";
+pub const SCHEMA_VERSION: &str = "2";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -21,6 +21,9 @@ pub enum MirrorError {
     Sql(#[from] rusqlite::Error),
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
+    /// The search index beside the mirror failed.
+    #[error("{0}")]
+    Index(String),
     #[error("mirror directory {path}: {source}")]
     Io {
         path: PathBuf,
@@ -100,11 +103,13 @@ impl Mirror {
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+            "SELECT path, mtime_ns, size, inode, hash FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
         )?;
+        let mut hashes = HashMap::new();
         let rows = stmt.query_map(params![connection], |r| {
             Ok((
                 PathBuf::from(r.get::<_, String>(0)?),
+                r.get::<_, Option<String>>(4)?,
                 FileIdentity {
                     mtime_ns: r.get(1)?,
                     size: r.get::<_, i64>(2)? as u64,
@@ -112,10 +117,18 @@ impl Mirror {
                 },
             ))
         })?;
-        let identities = rows.collect::<Result<HashMap<_, _>, _>>()?;
+        let mut identities = HashMap::new();
+        for row in rows {
+            let (path, hash, identity) = row?;
+            if let Some(h) = hash {
+                hashes.insert(path.clone(), h);
+            }
+            identities.insert(path, identity);
+        }
         Ok(StoredFiles {
             mirror: self,
             identities,
+            hashes,
         })
     }
 
@@ -185,13 +198,22 @@ impl Mirror {
                 "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            let mut touch =
-                tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached(
+                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode) WHERE path = ?1",
+            )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
-                if matches!(f.parsed, Parsed::Unchanged) {
-                    touch.execute(params![path, f.fqn, f.kind])?;
+                if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
+                    let id = f.identity.filter(|_| matches!(f.parsed, Parsed::Touched));
+                    touch.execute(params![
+                        path,
+                        f.fqn,
+                        f.kind,
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ])?;
                     continue;
                 }
                 let (status, error, parsed) = match &f.parsed {
@@ -199,7 +221,7 @@ impl Mirror {
                     Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
                     Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
                     Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged => ("absent", None, None),
+                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched => ("absent", None, None),
                 };
                 let id = f.identity;
                 upsert.execute(params![
@@ -259,9 +281,9 @@ impl Mirror {
                 ),
             };
             tx.execute(
-                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![connection, print_root.to_string_lossy(), state, reason, doc, serde_json::to_string(&dropped)?],
+                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped, fingerprint)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![connection, print_root.to_string_lossy(), state, reason, doc, serde_json::to_string(&dropped)?, fingerprint(scan)],
             )?;
         }
         tx.commit()?;
@@ -309,6 +331,20 @@ impl Mirror {
             Parsed::Text => ("text", None, None),
             // An unchanged record carries nothing new to store.
             Parsed::Unchanged => return Ok(()),
+            // Same content under a new identity: the stored parse stands.
+            Parsed::Touched => {
+                let id = f.identity;
+                self.db().execute(
+                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4 WHERE path = ?1",
+                    params![
+                        f.path.to_string_lossy(),
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ],
+                )?;
+                return Ok(());
+            }
             Parsed::Absent => ("absent", None, None),
         };
         let id = f.identity;
@@ -332,6 +368,32 @@ impl Mirror {
         Ok(())
     }
 
+    /// Whether storing `scan` would change nothing: every file unchanged and the same outcome.
+    pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
+        if scan
+            .files
+            .iter()
+            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
+        {
+            return Ok(false);
+        }
+        let stored: Option<String> = self
+            .db()
+            .query_row(
+                "SELECT fingerprint FROM connections WHERE name = ?1",
+                params![connection],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let count: i64 = self.db().query_row(
+            "SELECT count(*) FROM files WHERE connection = ?1",
+            params![connection],
+            |r| r.get(0),
+        )?;
+        Ok(stored.as_deref() == Some(fingerprint(scan).as_str())
+            && count as usize == scan.files.len())
+    }
+
     /// Sizes for `index status`: (files, tables, bytes on disk).
     pub fn counts(&self) -> Result<(i64, i64, u64), MirrorError> {
         let db = self.db();
@@ -340,6 +402,34 @@ impl Mirror {
         let bytes = std::fs::metadata(&self.path).map(|m| m.len()).unwrap_or(0);
         Ok((files, tables, bytes))
     }
+}
+
+/// The outcome of a scan apart from file contents: manifest state, dropped entries, tables.
+fn fingerprint(scan: &ConnectionScan) -> String {
+    let mut h = blake3::Hasher::new();
+    match &scan.manifest {
+        ManifestRead::Ok { dropped, .. } => {
+            h.update(b"ok\0");
+            for d in dropped {
+                h.update(d.as_bytes());
+                h.update(b"\0");
+            }
+        }
+        other => {
+            h.update(format!("{other:?}").as_bytes());
+        }
+    }
+    for (fqn, dir, _) in &scan.tables {
+        h.update(fqn.as_bytes());
+        h.update(b"\0");
+        h.update(dir.to_string_lossy().as_bytes());
+        h.update(b"\0");
+    }
+    for f in &scan.files {
+        h.update(f.path.to_string_lossy().as_bytes());
+        h.update(b"\0");
+    }
+    h.finalize().to_hex().to_string()
 }
 
 fn version_matches(db: &Connection) -> bool {
@@ -373,6 +463,19 @@ fn version_matches(db: &Connection) -> bool {
 pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
     identities: HashMap<PathBuf, FileIdentity>,
+    hashes: HashMap<PathBuf, String>,
+}
+
+impl StoredFiles<'_> {
+    /// The stored content hashes, by path.
+    pub fn into_hashes(self) -> HashMap<PathBuf, String> {
+        self.hashes
+    }
+
+    /// The stored identities and content hashes, by path.
+    pub fn into_parts(self) -> (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) {
+        (self.identities, self.hashes)
+    }
 }
 
 impl Stored for StoredFiles<'_> {
@@ -382,5 +485,9 @@ impl Stored for StoredFiles<'_> {
 
     fn parsed(&self, path: &Path) -> Option<Parsed> {
         self.mirror.parsed(path).ok().flatten()
+    }
+
+    fn hash(&self, path: &Path) -> Option<String> {
+        self.hashes.get(path).cloned()
     }
 }

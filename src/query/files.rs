@@ -40,7 +40,8 @@ fn check_of(parsed: &Parsed) -> Check {
         Parsed::Yaml(_) => Check::Yaml,
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
         Parsed::OtherError(m) => Check::OtherError(m.clone()),
-        Parsed::Absent | Parsed::Unchanged => Check::Absent,
+        // `read_file` never answers these two.
+        Parsed::Absent | Parsed::Unchanged | Parsed::Touched => Check::Absent,
     }
 }
 
@@ -91,8 +92,10 @@ impl Engine {
         }
         let record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
         {
-            // The single writer: never interleave with a connection scan.
+            // The single writer: never interleave with a connection scan, in this
+            // process or another sharing the index.
             let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let _process_writer = super::ProcessLock::acquire(&self.writer_lock_path);
             self.mirror.upsert_file(&record).map_err(internal)?;
         }
         let check = check_of(&record.parsed);

@@ -232,3 +232,58 @@ pub fn verdict(
     };
     (pairs, size_gated)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn isoformat_accepts_what_python_accepts() {
+        let z = parse_isoformat("2026-11-29T18:27:31Z").unwrap();
+        assert_eq!(
+            (z.hour, z.minute, z.second, z.offset_seconds),
+            (18, 27, 31, Some(0))
+        );
+        let naive = parse_isoformat("2026-11-29 18:27").unwrap();
+        assert_eq!(
+            (naive.hour, naive.minute, naive.offset_seconds),
+            (18, 27, None)
+        );
+        let date_only = parse_isoformat("2026-11-29").unwrap();
+        assert_eq!((date_only.hour, date_only.offset_seconds), (0, None));
+        let offset = parse_isoformat("2026-11-29T10:00:00.5+05:30").unwrap();
+        assert_eq!(
+            (offset.microsecond, offset.offset_seconds),
+            (500_000, Some(19_800))
+        );
+        for bad in [
+            "",
+            "garbage",
+            "2026-02-30",
+            "2026-11-29T25:00:00",
+            "2026-11-29X10:00",
+            "2026-11-29T10:00:00+5",
+        ] {
+            assert!(parse_isoformat(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn age_reads_naive_as_utc_and_unreadable_as_none() {
+        let epoch_day = 86_400_000_000i128;
+        let aware = Value::Str("1970-01-02T00:00:00Z".into());
+        let naive = Value::Str("1970-01-02T00:00:00".into());
+        assert_eq!(age_days(Some(&aware), 3 * epoch_day), Some(2.0));
+        assert_eq!(age_days(Some(&naive), 3 * epoch_day), Some(2.0));
+        assert_eq!(age_days(Some(&Value::Str("soon".into())), 0), None);
+        assert_eq!(age_days(Some(&Value::Int(5)), 0), None);
+        assert_eq!(age_days(None, 0), None);
+    }
+
+    #[test]
+    fn civil_days_match_the_calendar() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+    }
+}

@@ -33,8 +33,8 @@ impl Call {
         }
     }
 
-    /// `new` with the files' digest already computed (`files_digest`), for a caller that
-    /// pins the same large file set on every call.
+    /// [`Call::new`] with the files' digest ([`files_digest`]) already taken, for a caller
+    /// that pins the same files on every call against one state.
     pub fn with_files_digest(tool: &str, arguments: &Value, files_digest: String) -> Call {
         Call {
             tool: tool.to_string(),

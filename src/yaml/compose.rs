@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 
 use super::error::MarkedError;
-use super::events::{self, Ev, Event, Failure, Mark, NestingViolation, ParseFailure, Props};
+use super::events::{
+    self, Ev, Event, Failure, Mark, NestingViolation, ParseFailure, Props, Shadow,
+};
+use super::parser::Parser;
 use super::scalars::resolve_plain;
 use super::LoadError;
 
@@ -106,7 +109,7 @@ pub(crate) struct Node {
     pub aliased: bool,
 }
 
-/// The composed document: every node, the root last-made-first.
+/// The composed document: every node, and the root (none for an empty stream).
 pub(crate) struct Doc {
     pub nodes: Vec<Node>,
     pub root: Option<NodeId>,
@@ -114,46 +117,57 @@ pub(crate) struct Doc {
 
 /// Events, with libyaml 0.2.6's nesting limit laid over them.
 struct Events<'a> {
-    parser: events::Parser<'a>,
+    parser: Parser<'a>,
     violation: Option<NestingViolation>,
+    text: &'a str,
+    /// Byte offset of the violation in the raw input (after any BOM).
+    violation_raw: usize,
 }
 
-impl Events<'_> {
-    fn new(text: &str) -> Events<'_> {
+impl<'a> Events<'a> {
+    fn new(text: &'a str, shadow: Option<&'a Shadow>) -> Events<'a> {
         let input = text.as_bytes();
         let violation = if events::may_reach_nesting_limit(input) {
-            events::nesting_violation(input)
+            events::nesting_violation(text)
         } else {
             None
         };
-        // Poison the byte 0.2.6 stops at, so that 0.2.5's parser fails at the
-        // same call. Unusable when the reader would fail on its own somewhere:
-        // it checks whole 16 KiB chunks ahead of the scanner, which the
-        // byte-by-byte feeding near the poison would change.
+        // Poison the byte 0.2.6 stops at, so that the 0.2.5 scanner fails at
+        // the same event. Unusable when the reader would fail on its own
+        // somewhere: it checks whole 16 KiB chunks ahead of the scanner,
+        // which the byte-by-byte feeding near the poison would change.
+        let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let violation_raw = violation.map_or(0, |v| v.at.index as usize + bom);
         let poison = violation
             .filter(|_| text.chars().all(events::reader_accepts))
-            .map(|v| v.at.index as usize + if text.starts_with('\u{feff}') { 3 } else { 0 });
+            .map(|_| violation_raw);
         Events {
-            parser: events::Parser::new(input, poison),
+            parser: Parser::new(input, poison, shadow),
             violation,
+            text,
+            violation_raw,
         }
     }
 
-    fn next(&mut self) -> Result<Ev, LoadError> {
+    fn next(&mut self) -> Result<Ev, ComposeError> {
         let poisoned = self.parser.poison();
         match (self.parser.next_event(), self.violation) {
             (Ok(ev), Some(v)) if poisoned.is_none() && ev.start.index >= v.from.index => {
                 // Without the poison: 0.2.6 stops scanning there, so nothing
                 // from it on exists.
-                Err(LoadError::Yaml(v.error_text()))
+                Err(LoadError::Yaml(v.error_text()).into())
             }
             (Ok(ev), _) => Ok(ev),
             (Err(f), Some(v)) => {
                 let at_poison =
                     poisoned.is_some() && f.reader_offset.map(|o| o as usize) == poisoned;
-                let past = poisoned.is_none() && f.at.is_some_and(|at| at.index >= v.from.index);
+                let past = poisoned.is_none()
+                    && (f.at.is_some_and(|at| at.index >= v.from.index)
+                        || f.reader_offset.is_some_and(|r| {
+                            events::reader_chunk_start(self.text, r as usize) > self.violation_raw
+                        }));
                 if at_poison || past {
-                    Err(LoadError::Yaml(v.error_text()))
+                    Err(LoadError::Yaml(v.error_text()).into())
                 } else {
                     Err(failure(f))
                 }
@@ -163,10 +177,24 @@ impl Events<'_> {
     }
 }
 
-fn failure(f: ParseFailure) -> LoadError {
+/// Why composing stopped: a load error, or a shadow text that must be
+/// given up for the original.
+enum ComposeError {
+    Load(LoadError),
+    ShadowMismatch,
+}
+
+impl From<LoadError> for ComposeError {
+    fn from(e: LoadError) -> Self {
+        ComposeError::Load(e)
+    }
+}
+
+fn failure(f: ParseFailure) -> ComposeError {
     match f.error {
-        Failure::Yaml(text) => LoadError::Yaml(text),
-        Failure::Memory => LoadError::Other(String::new()),
+        Failure::Yaml(text) => LoadError::Yaml(text).into(),
+        Failure::Memory => LoadError::Other(String::new()).into(),
+        Failure::ShadowMismatch => ComposeError::ShadowMismatch,
     }
 }
 
@@ -175,13 +203,28 @@ enum Frame {
     Map(NodeId, Option<NodeId>),
 }
 
-fn composer_error(e: MarkedError) -> LoadError {
-    LoadError::Yaml(e.render())
+fn composer_error(e: MarkedError) -> ComposeError {
+    LoadError::Yaml(e.render()).into()
 }
 
 /// `CParser.get_single_node`.
 pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
-    let mut events = Events::new(text);
+    if let Some(shadow) = events::shadow_for(text) {
+        match compose_from(Events::new(&shadow.text, Some(&shadow))) {
+            Err(ComposeError::ShadowMismatch) => {}
+            Err(ComposeError::Load(e)) => return Err(e),
+            Ok(doc) => return Ok(doc),
+        }
+    }
+    match compose_from(Events::new(text, None)) {
+        Ok(doc) => Ok(doc),
+        Err(ComposeError::Load(e)) => Err(e),
+        // Only a shadow text can mismatch.
+        Err(ComposeError::ShadowMismatch) => Err(LoadError::Other(String::new())),
+    }
+}
+
+fn compose_from(mut events: Events) -> Result<Doc, ComposeError> {
     let mut doc = Doc {
         nodes: Vec::new(),
         root: None,
@@ -207,7 +250,7 @@ pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
 
 /// One document's node events (after its DOCUMENT-START) and its
 /// DOCUMENT-END; iterative so that nesting costs no stack.
-fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId, LoadError> {
+fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId, ComposeError> {
     let mut anchors: HashMap<String, NodeId> = HashMap::new();
     let mut stack: Vec<Frame> = Vec::new();
     let root = loop {
@@ -309,7 +352,7 @@ fn check_anchor(
     nodes: &[Node],
     props: &Props,
     start: Mark,
-) -> Result<(), LoadError> {
+) -> Result<(), ComposeError> {
     if let Some(a) = &props.anchor {
         if let Some(&first) = anchors.get(a) {
             return Err(composer_error(MarkedError::with_context(

@@ -18,6 +18,11 @@ use super::scalars::{self, FloatOut};
 use super::value::Value;
 use super::LoadError;
 
+/// A safety net for the two recursive steps (a `=` key's value standing in
+/// for a scalar, merges inside merges); the nesting limit keeps real
+/// documents far below it, as Python's own limit does not bite there.
+const MAX_RECURSION: u32 = 10_000;
+
 /// `SafeConstructor.nan_value` (`-inf/inf`): the sign bit is set on x86.
 const NAN_VALUE: u64 = 0xfff8_0000_0000_0000;
 
@@ -161,44 +166,49 @@ impl Ctor {
         };
         let obj = match action {
             Action::Null => {
-                self.construct_scalar(id, false, 0)?;
+                self.indirect_scalar(id)?;
                 Obj::Val(Value::Null)
             }
             Action::Str => Obj::Val(Value::Str(self.construct_scalar(id, !shared, 0)?)),
             Action::Bool => {
-                let s = self.construct_scalar(id, false, 0)?;
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
                 Obj::Val(Value::Bool(
-                    scalars::construct_bool(&s).map_err(LoadError::Other)?,
+                    scalars::construct_bool(s).map_err(LoadError::Other)?,
                 ))
             }
             Action::Int => {
-                let s = self.construct_scalar(id, false, 0)?;
-                Obj::Val(scalars::construct_int(&s).map_err(LoadError::Other)?)
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
+                Obj::Val(scalars::construct_int(s).map_err(LoadError::Other)?)
             }
             Action::Float => {
-                let s = self.construct_scalar(id, false, 0)?;
-                match scalars::construct_float(&s).map_err(LoadError::Other)? {
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
+                match scalars::construct_float(s).map_err(LoadError::Other)? {
                     FloatOut::Num(f) => Obj::Val(Value::Float(f)),
                     FloatOut::SharedNan => Obj::SharedNan,
                 }
             }
             Action::Binary => {
-                let s = self.construct_scalar(id, false, 0)?;
-                let bytes = scalars::construct_binary(&s).map_err(|problem| {
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
+                let bytes = scalars::construct_binary(s).map_err(|problem| {
                     constructor_error(MarkedError::problem(problem, self.start(id)))
                 })?;
                 Obj::Val(Value::Bytes(bytes))
             }
             Action::Timestamp => {
-                let s = self.construct_scalar(id, false, 0)?;
+                let indirect = self.indirect_scalar(id)?;
                 // The regex runs on `node.value`, which for a mapping
                 // holding a `=` key is the list of pairs.
-                if !matches!(self.nodes[id as usize].body, Body::Scalar(_)) {
+                if indirect.is_some() {
                     return Err(LoadError::Other(
                         "expected string or bytes-like object, got 'list'".to_string(),
                     ));
                 }
-                Obj::Val(scalars::construct_timestamp(&s).map_err(LoadError::Other)?)
+                let s = self.scalar_text(id, &indirect);
+                Obj::Val(scalars::construct_timestamp(s).map_err(LoadError::Other)?)
             }
             Action::Collection(fill) => {
                 let store = self.stores.len() as u32;
@@ -223,10 +233,28 @@ impl Ctor {
         Ok(obj)
     }
 
+    /// `construct_scalar` without copying a plain scalar's text: `None` when
+    /// the node is a scalar (read it with [`Self::scalar_text`]), the text
+    /// when it is a mapping standing in for one through a `=` key.
+    fn indirect_scalar(&mut self, id: NodeId) -> Res<Option<String>> {
+        match self.nodes[id as usize].body {
+            Body::Scalar(_) => Ok(None),
+            _ => self.construct_scalar(id, false, 0).map(Some),
+        }
+    }
+
+    fn scalar_text<'s>(&'s self, id: NodeId, indirect: &'s Option<String>) -> &'s str {
+        match (indirect, &self.nodes[id as usize].body) {
+            (Some(s), _) => s,
+            (None, Body::Scalar(s)) => s,
+            (None, _) => "",
+        }
+    }
+
     /// `SafeConstructor.construct_scalar`. `take` moves the text out of a
     /// node nothing else will read.
     fn construct_scalar(&mut self, id: NodeId, take: bool, depth: u32) -> Res<String> {
-        if depth > 900 {
+        if depth > MAX_RECURSION {
             return Err(LoadError::Other(
                 "maximum recursion depth exceeded".to_string(),
             ));
@@ -255,9 +283,14 @@ impl Ctor {
 
     fn fill(&mut self, id: NodeId, store: u32, fill: Fill) -> Res<()> {
         let start = self.start(id);
+        // A node no alias reaches is filled once and read by nothing else
+        // (an inline merge source is never filled), so its children can be
+        // moved out instead of copied.
+        let take = !self.shared[id as usize];
         match fill {
             Fill::Seq => {
-                let items = match &self.nodes[id as usize].body {
+                let items = match &mut self.nodes[id as usize].body {
+                    Body::Seq(items) if take => std::mem::take(items),
                     Body::Seq(items) => items.clone(),
                     other => {
                         return Err(constructor_error(MarkedError::problem(
@@ -273,10 +306,11 @@ impl Ctor {
                 self.stores[store as usize] = Store::List(out);
             }
             Fill::Map | Fill::Set => {
-                if matches!(self.nodes[id as usize].body, Body::Map(_)) {
+                if self.has_special_key(id) {
                     self.flatten_mapping(id, 0)?;
                 }
-                let pairs = match &self.nodes[id as usize].body {
+                let pairs = match &mut self.nodes[id as usize].body {
+                    Body::Map(pairs) if take => std::mem::take(pairs),
                     Body::Map(pairs) => pairs.clone(),
                     other => {
                         return Err(constructor_error(MarkedError::problem(
@@ -375,6 +409,16 @@ impl Ctor {
         Ok(())
     }
 
+    /// Whether flatten_mapping has anything to do: a `<<` or `=` key.
+    fn has_special_key(&self, id: NodeId) -> bool {
+        match &self.nodes[id as usize].body {
+            Body::Map(pairs) => pairs
+                .iter()
+                .any(|&(k, _)| matches!(self.nodes[k as usize].tag, Tag::Merge | Tag::Value)),
+            _ => false,
+        }
+    }
+
     fn merge_key_id(&self, k: NodeId) -> MergeKeyId {
         if let Body::Scalar(s) = &self.nodes[k as usize].body {
             let mut chars = s.chars();
@@ -397,7 +441,7 @@ impl Ctor {
     /// `SafeConstructor.flatten_mapping`: merge keys are replaced by the
     /// pairs they bring in (the node itself is rewritten, as PyYAML does).
     fn flatten_mapping(&mut self, id: NodeId, depth: u32) -> Res<()> {
-        if depth > 900 {
+        if depth > MAX_RECURSION {
             return Err(LoadError::Other(
                 "maximum recursion depth exceeded".to_string(),
             ));
@@ -487,144 +531,190 @@ impl Ctor {
                 Store::Set(_) | Store::Empty => {}
             }
         }
-        // Alias-heavy texts can describe trees far larger than themselves.
-        let mut budget: u64 = 10_000_000 + 10 * self.nodes.len() as u64;
-        let mut state = vec![0u8; n]; // 0 new, 1 being built, 2 built
-        let mut built: Vec<Option<(Value, u64)>> = vec![None; n];
-
-        enum Shape {
-            List,
-            Dict(Vec<Value>),
-            Set(Vec<Value>),
-            Pairs,
-        }
-        struct Frame {
-            store: u32,
-            shape: Shape,
-            pending: std::vec::IntoIter<Obj>,
-            out: Vec<Value>,
-            size: u64,
-        }
-        enum Next {
-            Ready(Value, u64),
-            Open(u32),
-        }
-
-        let recursive = || {
-            LoadError::Other(
-                "a collection that contains itself (through an alias) cannot be represented"
-                    .to_string(),
-            )
+        let mut m = Materializer {
+            stores: std::mem::take(&mut self.stores),
+            refs,
+            state: vec![0; n],
+            built: vec![None; n],
+            // Alias-heavy texts can describe trees far larger than themselves.
+            budget: 10_000_000 + 10 * self.nodes.len() as u64,
         };
-        let too_big =
-            || LoadError::Other("aliases expand to a structure too large to build".to_string());
+        drop(self);
+        m.run(root)
+    }
+}
 
-        let resolve = |obj: Obj, state: &mut Vec<u8>, built: &Vec<Option<(Value, u64)>>| match obj {
+/// What a collection is being built into.
+enum Acc {
+    List(Vec<Value>),
+    /// Keys are known up front; values arrive in order into slot `.1`.
+    Map(Vec<(Value, Value)>, usize),
+    Pairs(Vec<Value>),
+}
+
+struct Frame {
+    store: u32,
+    acc: Acc,
+    pending: std::vec::IntoIter<Obj>,
+    size: u64,
+}
+
+impl Frame {
+    fn push(&mut self, v: Value, size: u64) {
+        self.size += size;
+        match &mut self.acc {
+            Acc::List(out) | Acc::Pairs(out) => out.push(v),
+            Acc::Map(out, next) => {
+                if let Some(slot) = out.get_mut(*next) {
+                    slot.1 = v;
+                }
+                *next += 1;
+            }
+        }
+    }
+
+    fn finish(self) -> Value {
+        match self.acc {
+            Acc::List(out) => Value::Seq(out),
+            Acc::Map(out, _) => Value::Map(out),
+            Acc::Pairs(out) => {
+                let mut pairs = Vec::with_capacity(out.len() / 2);
+                let mut it = out.into_iter();
+                while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    pairs.push(Value::Seq(vec![k, v]));
+                }
+                Value::Seq(pairs)
+            }
+        }
+    }
+}
+
+enum Next {
+    Ready(Value, u64),
+    Open(u32),
+}
+
+struct Materializer {
+    stores: Vec<Store>,
+    refs: Vec<u32>,
+    /// 0 not started, 1 being built, 2 built.
+    state: Vec<u8>,
+    /// Built values of collections referenced more than once, with sizes.
+    built: Vec<Option<(Value, u64)>>,
+    budget: u64,
+}
+
+fn recursive_error() -> LoadError {
+    LoadError::Other(
+        "a collection that contains itself (through an alias) cannot be represented".to_string(),
+    )
+}
+
+impl Materializer {
+    fn spend(&mut self, size: u64) -> Res<()> {
+        self.budget = self.budget.checked_sub(size).ok_or_else(|| {
+            LoadError::Other("aliases expand to a structure too large to build".to_string())
+        })?;
+        Ok(())
+    }
+
+    fn resolve(&mut self, obj: Obj) -> Res<Next> {
+        match obj {
             Obj::Val(v) => Ok(Next::Ready(v, 1)),
             Obj::SharedNan => Ok(Next::Ready(Value::Float(f64::from_bits(NAN_VALUE)), 1)),
-            Obj::Coll(i) => match state[i as usize] {
+            Obj::Coll(i) => match self.state[i as usize] {
                 0 => {
-                    state[i as usize] = 1;
+                    self.state[i as usize] = 1;
                     Ok(Next::Open(i))
                 }
-                1 => Err(recursive()),
-                _ => match &built[i as usize] {
+                1 => Err(recursive_error()),
+                _ => match &self.built[i as usize] {
                     Some((v, size)) => Ok(Next::Ready(v.clone(), *size)),
-                    None => Err(recursive()),
+                    None => Err(recursive_error()),
                 },
             },
-        };
-        let open = |i: u32, stores: &mut Vec<Store>| -> Frame {
-            let store = std::mem::replace(&mut stores[i as usize], Store::Empty);
-            let (shape, pending): (Shape, Vec<Obj>) = match store {
-                Store::List(items) => (Shape::List, items),
-                Store::Dict(d) => {
-                    let mut keys = Vec::with_capacity(d.entries.len());
-                    let mut vals = Vec::with_capacity(d.entries.len());
-                    for (k, v) in d.entries {
-                        keys.push(k.value);
-                        vals.push(v);
-                    }
-                    (Shape::Dict(keys), vals)
-                }
-                Store::Set(s) => (
-                    Shape::Set(s.entries.into_iter().map(|(k, _)| k.value).collect()),
-                    Vec::new(),
-                ),
-                Store::Pairs(p) => {
-                    let mut flat = Vec::with_capacity(p.len() * 2);
-                    for (k, v) in p {
-                        flat.push(k);
-                        flat.push(v);
-                    }
-                    (Shape::Pairs, flat)
-                }
-                Store::Empty => (Shape::List, Vec::new()),
-            };
-            let len = pending.len();
-            Frame {
-                store: i,
-                shape,
-                pending: pending.into_iter(),
-                out: Vec::with_capacity(len),
-                size: 1,
-            }
-        };
-
-        let mut stack: Vec<Frame> = Vec::new();
-        match resolve(root, &mut state, &built)? {
-            Next::Ready(v, _) => return Ok(v),
-            Next::Open(i) => stack.push(open(i, &mut self.stores)),
         }
-        loop {
-            let Some(top) = stack.last_mut() else {
-                return Ok(Value::Null);
-            };
+    }
+
+    fn open(&mut self, i: u32) -> Frame {
+        let store = std::mem::replace(&mut self.stores[i as usize], Store::Empty);
+        let (acc, pending) = match store {
+            Store::List(items) => (Acc::List(Vec::with_capacity(items.len())), items),
+            Store::Dict(d) => {
+                let mut out = Vec::with_capacity(d.entries.len());
+                let mut vals = Vec::with_capacity(d.entries.len());
+                for (k, v) in d.entries {
+                    out.push((k.value, Value::Null));
+                    vals.push(v);
+                }
+                (Acc::Map(out, 0), vals)
+            }
+            Store::Set(s) => (
+                Acc::Map(
+                    s.entries
+                        .into_iter()
+                        .map(|(k, _)| (k.value, Value::Null))
+                        .collect(),
+                    0,
+                ),
+                Vec::new(),
+            ),
+            Store::Pairs(p) => {
+                let mut flat = Vec::with_capacity(p.len() * 2);
+                for (k, v) in p {
+                    flat.push(k);
+                    flat.push(v);
+                }
+                (Acc::Pairs(Vec::with_capacity(flat.len())), flat)
+            }
+            Store::Empty => (Acc::List(Vec::new()), Vec::new()),
+        };
+        Frame {
+            store: i,
+            acc,
+            pending: pending.into_iter(),
+            size: 1,
+        }
+    }
+
+    fn run(&mut self, root: Obj) -> Res<Value> {
+        let mut stack: Vec<Frame> = Vec::new();
+        match self.resolve(root)? {
+            Next::Ready(v, _) => return Ok(v),
+            Next::Open(i) => {
+                let f = self.open(i);
+                stack.push(f);
+            }
+        }
+        while let Some(top) = stack.last_mut() {
             if let Some(obj) = top.pending.next() {
-                match resolve(obj, &mut state, &built)? {
+                match self.resolve(obj)? {
                     Next::Ready(v, size) => {
-                        budget = budget.checked_sub(size).ok_or_else(too_big)?;
-                        top.size += size;
-                        top.out.push(v);
+                        self.spend(size)?;
+                        if let Some(top) = stack.last_mut() {
+                            top.push(v, size);
+                        }
                     }
                     Next::Open(i) => {
-                        let frame = open(i, &mut self.stores);
-                        stack.push(frame);
+                        let f = self.open(i);
+                        stack.push(f);
                     }
                 }
                 continue;
             }
-            let Some(frame) = stack.pop() else {
-                return Ok(Value::Null);
-            };
-            let size = frame.size;
-            let value = match frame.shape {
-                Shape::List => Value::Seq(frame.out),
-                Shape::Dict(keys) => Value::Map(keys.into_iter().zip(frame.out).collect()),
-                Shape::Set(keys) => {
-                    Value::Map(keys.into_iter().map(|k| (k, Value::Null)).collect())
-                }
-                Shape::Pairs => {
-                    let mut out = Vec::with_capacity(frame.out.len() / 2);
-                    let mut it = frame.out.into_iter();
-                    while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                        out.push(Value::Seq(vec![k, v]));
-                    }
-                    Value::Seq(out)
-                }
-            };
-            budget = budget.checked_sub(1).ok_or_else(too_big)?;
-            state[frame.store as usize] = 2;
-            if refs[frame.store as usize] > 1 {
-                built[frame.store as usize] = Some((value.clone(), size));
+            let Some(frame) = stack.pop() else { break };
+            let (store, size) = (frame.store as usize, frame.size);
+            let value = frame.finish();
+            self.spend(1)?;
+            self.state[store] = 2;
+            if self.refs[store] > 1 {
+                self.built[store] = Some((value.clone(), size));
             }
             match stack.last_mut() {
                 None => return Ok(value),
-                Some(parent) => {
-                    parent.size += size;
-                    parent.out.push(value);
-                }
+                Some(parent) => parent.push(value, size),
             }
         }
+        Ok(Value::Null)
     }
 }

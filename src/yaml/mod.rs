@@ -1,11 +1,18 @@
-//! YAML exactly as PyYAML reads it: libyaml's events (via `unsafe-libyaml`, a
-//! mechanical port of libyaml 0.2.5, adjusted to the 0.2.6 the reference
-//! bundles) composed and resolved with PyYAML's SafeLoader rules (YAML 1.1
-//! implicit resolvers, SafeConstructor).
+//! YAML exactly as PyYAML reads it: libyaml's tokens (the scanner of
+//! `unsafe-libyaml`, a mechanical port of libyaml 0.2.5), libyaml 0.2.6's
+//! parser (ported here, as the reference bundles 0.2.6), composed and
+//! resolved with PyYAML's SafeLoader rules (YAML 1.1 implicit resolvers,
+//! SafeConstructor).
 //!
 //! Where Python's objects have no `Value` of their own, the nearest is used:
 //! `!!set` becomes a `Map` whose values are all `Null`, and `!!omap` /
 //! `!!pairs` (lists of 2-tuples) become `Seq`s of 2-item `Seq`s.
+//!
+//! Known differences from the reference, all far from what print files
+//! hold: a collection that contains itself through an alias (Python builds
+//! a cyclic object) and aliases expanding past a size budget fail with
+//! `LoadError::Other`; integers of more than 2^18 bits in base 2, 8 or 16
+//! are refused.
 
 mod bigint;
 mod compose;
@@ -13,6 +20,8 @@ mod construct;
 pub mod emit;
 mod error;
 mod events;
+mod libyaml;
+mod parser;
 mod pydict;
 mod pyrepr;
 mod scalars;

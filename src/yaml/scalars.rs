@@ -599,6 +599,20 @@ fn pow60(k: u32) -> Result<f64, String> {
 
 /// `SafeConstructor.construct_yaml_float`.
 pub(crate) fn construct_float(text: &str) -> Result<FloatOut, String> {
+    // The common case: a plain decimal float, which Rust parses as Python does.
+    let b = text.as_bytes();
+    if !b.is_empty()
+        && b.len() < 64
+        && b.iter()
+            .all(|&c| c.is_ascii_digit() || matches!(c, b'.' | b'-' | b'+' | b'e'))
+        && b[1..].iter().any(u8::is_ascii_digit)
+    {
+        if let Ok(f) = text.parse::<f64>() {
+            if f.is_finite() {
+                return Ok(FloatOut::Num(f));
+            }
+        }
+    }
     let v = text.replace('_', "").to_lowercase();
     let b = v.as_bytes();
     if b.is_empty() {

@@ -8,8 +8,12 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{json, Value};
 
+/// The binary under test; `PRINTDEX_BIN` overrides it (a copy taken right after the build,
+/// when a shared target directory may be rebuilt from another tree meanwhile).
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_printdex"))
+    std::env::var_os("PRINTDEX_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_printdex")))
 }
 
 pub fn fixtures() -> PathBuf {
@@ -172,6 +176,21 @@ pub fn all_markdown_pages(server: &mut Server, tool: &str, mut arguments: Value)
         match next {
             Some(c) => arguments["cursor"] = json!(c),
             None => return pages,
+        }
+    }
+}
+
+/// Copy a directory tree (files and directories; symlinks are not followed).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
         }
     }
 }

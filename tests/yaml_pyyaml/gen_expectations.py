@@ -7,8 +7,14 @@ Run with the reference interpreter (PyYAML 6.0.4 with libyaml):
     /opt/dbp313/bin/python tests/yaml_pyyaml/gen_expectations.py
 
 Each line is {"name", "yaml", and one of "expect" (tagged value), "expect_flat"
-(the same, flattened, for values nested too deep for a JSON reader) or "error"
-({"kind": "yaml"|"other", "text": str(exc)})}. The output is deterministic.
+(the same, flattened, for values nested too deep for a JSON reader), "error"
+({"kind": "yaml"|"other", "text": str(exc)}) or "recursive" (Python built an
+object that contains itself, which the Rust loader reports as an error)}. The
+output is deterministic.
+
+For a longer local run, `--extra COUNT FILE [SEED]` writes that many random
+cases to FILE, checked by
+`YAML_EXTRA_CASES=FILE cargo test --release --lib yaml::tests::extra -- --ignored`.
 """
 
 from __future__ import annotations
@@ -302,6 +308,58 @@ add("yaml directive twice", "%YAML 1.1\n%YAML 1.1\n--- 1")
 add("unknown directive", "%FOO bar\n--- 1")
 add("directive without document", "%YAML 1.1\n")
 add("tag on alias", "a: &x 1\nb: !!str *x")
+PROPERTY_CASES = [
+    "%TAG !e! tag:e.com,2000:\n--- !e!a 1\n--- !e!b 2",
+    "--- !e!a 1\n...\n%TAG !e! x:\n--- 2",
+    "%TAG !e! x:\n--- 1\n...\n--- !e!a 2",
+    "%TAG !! tag:other:\n--- !!int 1",
+    "%TAG ! !foo-\n--- !bar 1",
+    "%YAML 1.1\n%TAG !e! x:\n--- !e!y 1",
+    "%YAML 1.1\n...\n",
+    "%TAG !e! x:\n%YAML 1.1\n--- !e!y 1",
+    "--- &a\n...",
+    "!!str\n",
+    "!!int\n",
+    "&x\n",
+    "- &x\n- *x\n",
+    "- !!null\n",
+    "? !!str\n: !!int\n",
+    "{!!str : x}",
+    "[!!str , x]",
+    "--- !",
+    "a: !\n",
+    "a: ! \nb: 1\n",
+    "a: &x !\n",
+    "[&a , *a]",
+    "{&a : 1}",
+    "{? &a : 1, *a : 2}",
+    "- ! [1]\n",
+    "- !<tag:yaml.org,2002:str> 1\n",
+    "- !<!> 1\n",
+    "!<> x\n",
+    "- !!str &a x\n- *a\n",
+    "a: !!str\n  b\n",
+    "a: !!map\n  b: c\n",
+    "a: !!seq\n- b\n",
+    "- !!seq\n  - a\n",
+    "? - a\n  - b\n: c\n",
+    "- ? a\n  : b\n",
+    "a:\n  - b\n  -\nc: d\n",
+    "- a\n-\n- c\n",
+    "key:\n- a\n- b\nother: 1\n",
+    "? a\n? b\n",
+    ": a\n",
+    "[a, b]: c\n",
+    "{a: b}: c\n",
+    "[? a, ? b : c, d: e]",
+    "{? a, b, c: }",
+    "[a: [b: c]]",
+    "---\n---\n",
+    "...\n---\na\n",
+    "a\n...\n%YAML 1.1\n---\nb\n",
+]
+for i, text in enumerate(PROPERTY_CASES):
+    add(f"parser {i:02d}", text)
 add("anchor and tag", "a: &x !!str 1\nb: *x")
 add("tag then anchor", "a: !!str &x 1\nb: *x")
 
@@ -535,8 +593,11 @@ NESTING = {
     "flow map 1001": "{a: " * 1001 + "}" * 1001,
     "block seq 999": "- " * 999 + "x",
     "block seq 1000": "- " * 1000 + "x",
-    "block map 999": "".join(" " * i + "a:\n" for i in range(999)),
-    "block map 1000": "".join(" " * i + "a:\n" for i in range(1000)),
+    # Deep block mappings, kept linear in size: a chain of compact sequences,
+    # then mappings opened by simple keys.
+    "block map 999": "- " * 997 + "a:\n" + " " * 1995 + "b: 1\n",
+    "block map 1000": "- " * 998 + "a:\n" + " " * 1997 + "b: 1\n",
+    "block map 300 lines": "".join(" " * i + "a:\n" for i in range(300)),
     "block 999 flow 1": "- " * 999 + "[x]",
     "block 999 flow 2": "- " * 999 + "[[x]]",
     "block 600 flow 400": "- " * 600 + "[" * 400 + "]" * 400,
@@ -546,6 +607,26 @@ NESTING = {
     "flow 1001 then undefined alias": "[*nope, " + "[" * 1001 + "]" * 1001 + "]",
     "flow then shallow": "[" * 999 + "]" * 999 + "\n",
     "flow 1001 in second doc": "a\n--- " + "[" * 1001 + "]" * 1001,
+    "flow 1001 with bom": "\ufeff" + "[" * 1001 + "]" * 1001,
+    "flow 1001 crlf": "a:\r\n  " + "[\r\n" * 1001,
+    "flow 1001 after nonascii": "é: " + "[" * 1001,
+    "flow 1001 then control char": "[" * 1001 + "]" * 1001 + "\x01",
+    "flow 1001 then far control char": "[" * 1001 + "x" * 20000 + "\x01",
+    "block 1000 then far control char": "- " * 1000 + "x" * 20000 + "\x01",
+    "flow 1001 late in big text": "a: " + "x" * 20000 + "\nb: " + "[" * 1001,
+    "flow 1001 straddling chunk": "a: " + "é" * 8190 + "\nb: " + "[" * 1001,
+    "block map 1000 simple keys": "- " * 998 + "kk:\n" + " " * 1997 + "kkk: 1\n",
+    "flow 1001 then unterminated quote": "[" * 1001 + ' "abc',
+    "flow 1001 then bad escape": "[" * 1001 + ' "\\q"',
+    "flow 1001 then tab error": "[" * 1001 + "]" * 5 + "\n\t- x",
+    "flow 1000 then unterminated quote": "[" * 1000 + ' "abc',
+    "block 1000 then bad anchor": "- " * 999 + "- &",
+    "block 999 then bad anchor": "- " * 998 + "- &",
+    "flow 1001 far after long scalar": "[" * 1001 + "x" * 3000 + " \"",
+    "value key chain 990": "!!str " + "{=: " * 990 + "x" + "}" * 990,
+    "merge chain 990": "x: " + "{<<: " * 990 + "{a: 1}" + "}" * 990,
+    "merge list chain 400": "x: " + "{<<: [" * 400 + "{a: 1}" + "]}" * 400,
+    "block map 1000 flow key": "- " * 998 + "a:\n" + " " * 1997 + "[x, y]: 1\n",
 }
 for name, text in NESTING.items():
     add(f"nesting {name}", text)
@@ -621,6 +702,32 @@ for name, text in MALFORMED.items():
 # Long keys: libyaml gives up on a simple key after 1024 characters on a line.
 add("long key nonascii 600", "é" * 600 + ": 1\n")
 add("long key nonascii 1100", "é" * 1100 + ": 1\n")
+LONG_KEYS = {
+    "500 two-byte": "é" * 500 + ": 1\n",
+    "1024 two-byte": "é" * 1024 + ": 1\n",
+    "1025 two-byte": "é" * 1025 + ": 1\n",
+    "400 three-byte": "日" * 400 + ": v\n",
+    "300 four-byte": "😀" * 300 + ": v\n",
+    "carets mixed": ("é^" * 300) + ": x^é\n",
+    "nested": "a:\n  " + "ü" * 700 + ":\n    " + "ö" * 600 + ": deep\n",
+    "flow": "{" + "é" * 700 + ": 1, b: 2}",
+    "flow seq pair": "[" + "é" * 700 + ": 1]",
+    "quoted": '"' + "é" * 700 + '": 1\n',
+    "single quoted": "'" + "é" * 700 + "''x': 1\n",
+    "escaped caret": '"' + "é" * 700 + '\\x5e^": 1\n',
+    "escaped nonascii": '"' + "é" * 700 + '\\u00e9": 1\n',
+    "value only": "k: " + "é" * 2000 + "\n",
+    "long value line then key": "k: " + "é^" * 700 + "\n" + "é" * 600 + ": 2\n",
+    "required stale": "a: 1\n" + "é" * 700 + "\n",
+    "literal": "k: |\n  " + "é" * 1500 + "\n  ^x\n",
+    "mid-line bom": "\ufeff" * 400 + "x: 1\n" + "a\ufeffb" * 200 + ": 2\n",
+    "nel separated": "a: " + "é" * 600 + "\x85" + "é" * 600 + ": 1\n",
+    "anchor": "&a " + "é" * 700 + ": 1\n",
+    "tagged": "!!str " + "é" * 700 + ": 1\n",
+    "complex": "? " + "é" * 700 + "\n: 1\n",
+}
+for name, text in LONG_KEYS.items():
+    add(f"long key {name}", text)
 
 # ---------------------------------------------------------------- print-like artifacts
 
@@ -738,7 +845,126 @@ for i in range(600):
     add(f"fuzz {i:03d}", text)
 
 
+SCALAR_POOL = PLAIN.split() + ['"a b"', "'c''d'", '"\\u00e9"', "!!str 1", "!!int '7'", "! 5", "|\n  lit", ">-\n  fold", '""', "''"]
+
+
+def random_doc(rng: random.Random) -> str:
+    """A random document built from YAML constructs, often valid."""
+
+    anchors: list[str] = []
+
+    def scalar() -> str:
+        s = rng.choice(SCALAR_POOL)
+        if s.startswith(("|", ">")):
+            return rng.choice(["x", "y z", "1"])
+        r = rng.random()
+        if r < 0.08 and anchors:
+            return "*" + rng.choice(anchors)
+        if r < 0.14:
+            name = f"a{len(anchors)}"
+            anchors.append(name)
+            return f"&{name} {s}"
+        return s
+
+    def flow(d: int) -> str:
+        if d > 3 or rng.random() < 0.4:
+            return scalar()
+        if rng.random() < 0.5:
+            return "[" + ", ".join(flow(d + 1) for _ in range(rng.randint(0, 4))) + "]"
+        items = []
+        for _ in range(rng.randint(0, 4)):
+            k = rng.choice(["k", "<<", "=", "1", "1.0", "true", "~", "'k'", "x y", "2024-01-01"]) if rng.random() < 0.6 else flow(d + 1)
+            items.append(f"{k}: {flow(d + 1)}")
+        return "{" + ", ".join(items) + "}"
+
+    def block(d: int, indent: int) -> list[str]:
+        pad = " " * indent
+        lines: list[str] = []
+        if d > 4 or rng.random() < 0.2:
+            return [pad + flow(d)]
+        if rng.random() < 0.5:
+            for _ in range(rng.randint(1, 4)):
+                if rng.random() < 0.5:
+                    lines.append(pad + "- " + flow(d + 1))
+                else:
+                    lines.append(pad + "-")
+                    lines += block(d + 1, indent + rng.choice([1, 2, 4]))
+        else:
+            for _ in range(rng.randint(1, 5)):
+                key = rng.choice(["k", "key", "<<", "=", "1", "yes", "~", "'q'", "a b", "? x", "[1, 2]", "{a: 1}", "&ka kk", "*a0"])
+                if key.startswith("? "):
+                    lines.append(pad + key)
+                    lines.append(pad + ": " + flow(d + 1))
+                elif rng.random() < 0.5:
+                    lines.append(pad + key + ": " + flow(d + 1))
+                else:
+                    lines.append(pad + key + ":")
+                    lines += block(d + 1, indent + rng.choice([0, 1, 2, 4]))
+        return lines
+
+    text = "\n".join(block(0, 0)) + "\n"
+    if rng.random() < 0.15:
+        text = "--- " + text if rng.random() < 0.5 else "%YAML 1.1\n---\n" + text
+    return text
+
+
+def mutate(rng: random.Random, text: str) -> str:
+    for _ in range(rng.randint(1, 3)):
+        op = rng.random()
+        pos = rng.randint(0, len(text))
+        if op < 0.35:
+            text = text[:pos] + rng.choice(ALPHABET) + text[pos:]
+        elif op < 0.65:
+            end = min(len(text), pos + rng.randint(1, 4))
+            text = text[:pos] + text[end:]
+        elif op < 0.8:
+            text = text[:pos]
+        else:
+            lines = text.split("\n")
+            a, b = rng.randrange(len(lines)), rng.randrange(len(lines))
+            lines[a], lines[b] = lines[b], lines[a]
+            text = "\n".join(lines)
+    return text
+
+
+grammar = random.Random(11)
+for i in range(400):
+    doc = random_doc(grammar)
+    add(f"grammar {i:03d}", doc if i % 3 else mutate(grammar, doc))
+
+
+def extra(count: int, seed: int, out: Path) -> None:
+    """Many more random cases for a local run (not committed)."""
+
+    rng = random.Random(seed)
+    with out.open("w", encoding="utf-8") as fh:
+        for i in range(count):
+            if rng.random() < 0.2:
+                # Long lines of multi-byte text: keys near libyaml's 1024-character limit.
+                text = random_doc(rng)
+                lines = text.split("\n")
+                for _ in range(rng.randint(1, 3)):
+                    j = rng.randrange(len(lines))
+                    chunk = "".join(rng.choice("éü日😀^ab \ufeff") for _ in range(rng.randint(250, 1100)))
+                    pos = rng.randint(0, len(lines[j]))
+                    lines[j] = lines[j][:pos] + chunk + lines[j][pos:]
+                text = "\n".join(lines)
+            elif rng.random() < 0.5:
+                text = random_doc(rng)
+                if rng.random() < 0.5:
+                    text = mutate(rng, text)
+            else:
+                text = mutate(rng, rng.choice(SEEDS))
+            fh.write(json.dumps(run(f"extra {i}", text), ensure_ascii=True, allow_nan=False) + "\n")
+    print(f"wrote {count} extra cases to {out}")
+
+
 def main() -> None:
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--extra":
+        # --extra COUNT OUT [SEED]: random cases for YAML_EXTRA_CASES=OUT cargo test ... -- --ignored
+        seed = int(sys.argv[4]) if len(sys.argv) == 5 else 99
+        extra(int(sys.argv[2]), seed, Path(sys.argv[3]))
+        return
     OUT.parent.mkdir(parents=True, exist_ok=True)
     seen = set()
     with OUT.open("w", encoding="utf-8") as fh:

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Wall-clock latency of a server over stdio, as an MCP client sees it.
+
+    python3 benches/stdio_latency.py --cmd "target/release/printdex serve --index-dir /tmp/idx" \
+        --cwd /tmp/printdex-scale-2000 [--runs 50]
+
+Prints: time from process start to the first list_tables answer (a warm start when the
+index exists), then the median and p95 of `--runs` calls of each measured request, and
+the first call's time (a tool's first call may build what later calls reuse).
+"""
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import time
+
+CALLS = {
+    "list_tables": {"name": "list_tables", "arguments": {}},
+    "list_tables detail": {"name": "list_tables", "arguments": {"detail": True}},
+    "get_manifest pattern": {"name": "get_manifest", "arguments": {"pattern": "*_c0001.*"}},
+    "get_diff table": {"name": "get_diff", "arguments": {"table": "stacks.lending_c0001.loans"}},
+    "get_diff kind": {"name": "get_diff", "arguments": {"kind": "relationship_added"}},
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cmd", required=True)
+    ap.add_argument("--cwd", required=True)
+    ap.add_argument("--runs", type=int, default=50)
+    args = ap.parse_args()
+    started = time.perf_counter()
+    proc = subprocess.Popen(shlex.split(args.cmd), cwd=args.cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    ids = iter(range(1, 10**9))
+
+    def request(method, params):
+        rid = next(ids)
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
+        proc.stdin.flush()
+        while True:
+            msg = json.loads(proc.stdout.readline())
+            if msg.get("id") == rid:
+                return msg
+
+    request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "bench", "version": "1"}})
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    request("tools/call", CALLS["list_tables"])
+    print(f"start to first list_tables answer: {(time.perf_counter() - started) * 1000:.1f} ms")
+    for label, params in CALLS.items():
+        times = []
+        for _ in range(args.runs):
+            t = time.perf_counter()
+            request("tools/call", params)
+            times.append((time.perf_counter() - t) * 1000)
+        first = times[0]
+        times.sort()
+        p95 = times[int(len(times) * 0.95) - 1]
+        print(f"{label}: median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms ({args.runs} calls, first {first:.2f} ms)")
+    proc.stdin.close()
+    proc.wait()
+
+
+if __name__ == "__main__":
+    main()
