@@ -44,7 +44,11 @@ fn bench(c: &mut Criterion) {
     for short in ["catalog.books", "members.patrons", "lending.v_open_loans"] {
         let fqn = table(short);
         for query in [false, true] {
-            for (format, name) in [(Format::Md, "md"), (Format::Json, "json"), (Format::Yaml, "yaml")] {
+            for (format, name) in [
+                (Format::Md, "md"),
+                (Format::Json, "json"),
+                (Format::Yaml, "yaml"),
+            ] {
                 let purpose = if query { "query" } else { "profile" };
                 let args = Value::Map(vec![
                     (Value::Str("table".into()), Value::Str(fqn.clone())),

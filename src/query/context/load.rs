@@ -544,7 +544,13 @@ fn deciding_files(ix: &Index, fqn: &str, relationships: Option<&Value>) -> R<Vec
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
         .map(str::to_string)
         .collect();
-    tables.extend(ix.human_into.get(fqn).into_iter().flatten().map(|(r, _)| r.clone()));
+    tables.extend(
+        ix.human_into
+            .get(fqn)
+            .into_iter()
+            .flatten()
+            .map(|(r, _)| r.clone()),
+    );
     tables.sort();
     tables.dedup();
     Ok(tables

@@ -105,6 +105,23 @@ fn failed_tables(manifest: &Value) -> Vec<String> {
     super::list_tables::failed_tables(Some(manifest))
 }
 
+/// Build every served connection's overlay index ahead of its first call (serve runs this
+/// in the background at startup): on a large print it reads every relationships annotation
+/// file once, which a call should not wait for.
+pub fn warm(engine: &Engine) {
+    for name in engine.served.served_names_sorted() {
+        if let Ok(state) = engine.connection(Some(&name)) {
+            let cx = Ctx {
+                engine,
+                state: &state,
+                strict: false,
+            };
+            // A failure here is the first call's to report, in its own words.
+            let _ = index::index(&cx);
+        }
+    }
+}
+
 pub fn answer(engine: &Engine, req: &Request) -> Result<Answer, QueryError> {
     // A file that moved since the mirror read it is re-ingested and the call answered again;
     // a print changing on every attempt is answered from the last state read.

@@ -8,8 +8,8 @@ use crate::error::QueryError;
 use crate::render::cursor::Call;
 use crate::render::document::{document_pages, markdown_marker};
 use crate::render::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
-use crate::yaml::Value;
 use crate::render::py_len;
+use crate::yaml::Value;
 
 /// The terms of every line the document's characters `start..end` touch.
 fn terms_between(sections: &[Section], start: usize, end: usize) -> Keys {
