@@ -535,14 +535,14 @@ async fn post_message(http: &Http, req: Request) -> Response {
 /// A query parameter as Starlette reads it: `&`-separated, `+` is a space, %-decoded,
 /// the last occurrence wins, a name without `=` has the empty value.
 fn query_param(query: &str, name: &str) -> Option<String> {
+    // The last occurrence wins: search from the end.
     query
-        .split('&')
+        .rsplit('&')
         .filter(|pair| !pair.is_empty())
-        .filter_map(|pair| {
+        .find_map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
             (percent_decode(k) == name).then(|| percent_decode(v))
         })
-        .last()
 }
 
 fn percent_decode(s: &str) -> String {

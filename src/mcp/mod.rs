@@ -383,6 +383,8 @@ impl ServerHandler for PrintServer {
 }
 
 /// What a session does with a client message that arrives before `initialize`.
+// Built once per early message and matched at once; boxing would buy nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum BeforeInitialize {
     /// Hand it to rmcp: the initialize request itself, or a ping.
     Forward,
