@@ -21,6 +21,14 @@ CALLS = {
     "get_manifest pattern": {"name": "get_manifest", "arguments": {"pattern": "*_c0001.*"}},
     "get_diff table": {"name": "get_diff", "arguments": {"table": "stacks.lending_c0001.loans"}},
     "get_diff kind": {"name": "get_diff", "arguments": {"kind": "relationship_added"}},
+    "get_table_context profile md": {"name": "get_table_context", "arguments": {
+        "table": "stacks.catalog_c0001.books"}},
+    "get_table_context profile json": {"name": "get_table_context", "arguments": {
+        "table": "stacks.members_c0001.patrons", "format": "json"}},
+    "get_table_context profile yaml": {"name": "get_table_context", "arguments": {
+        "table": "stacks.members_c0001.patrons", "format": "yaml"}},
+    "get_table_context query md": {"name": "get_table_context", "arguments": {
+        "table": "stacks.lending_c0001.loans", "purpose": "query"}},
 }
 
 

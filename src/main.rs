@@ -74,9 +74,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
             let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
             let _watcher = printdex::watch::spawn(engine.clone());
-            // Large diffs are built off the request path before their first call.
+            // Large diffs and get_table_context's overlay indexes are built off the request
+            // path before their first call.
             let warming = engine.clone();
-            std::thread::spawn(move || printdex::query::diff::warm(&warming));
+            std::thread::spawn(move || {
+                printdex::query::diff::warm(&warming);
+                printdex::query::context::warm(&warming);
+            });
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;

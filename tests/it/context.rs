@@ -180,3 +180,32 @@ fn a_cursor_belongs_to_its_call() {
     assert!(error);
     assert!(text.starts_with("this cursor was not issued by get_table_context"));
 }
+
+#[test]
+fn a_cursor_is_refused_once_a_file_the_reply_read_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("context");
+    crate::util::copy_dir(&fixtures().join("edge").join("context"), &project);
+    let mut s = Server::start(&project, &[]);
+    let args = json!({"table": t("wide"), "format": "yaml"});
+    let (first, _) = s.call("get_table_context", args.clone());
+    let cursor = cursor_of(&first).expect("wide yaml pages");
+    // Another table's statistics are not pinned: its change leaves the cursor valid.
+    let other = project.join("prints/library/stacks/ctx/scoped/statistics.yaml");
+    let text = std::fs::read_to_string(&other).unwrap();
+    std::fs::write(&other, format!("{text}# edited\n")).unwrap();
+    let mut next = args.clone();
+    next["cursor"] = json!(cursor);
+    let (_, error) = s.call("get_table_context", next.clone());
+    assert!(!error, "a file the reply never read moved the cursor");
+    // The table's own statistics are: the next page is refused, the first page answers anew.
+    let own = project.join("prints/library/stacks/ctx/wide/statistics.yaml");
+    let text = std::fs::read_to_string(&own).unwrap();
+    std::fs::write(&own, format!("{text}# edited\n")).unwrap();
+    let (text, error) = s.call("get_table_context", next);
+    assert!(error);
+    assert!(text.starts_with("the print changed on disk since this cursor was issued"));
+    let (again, error) = s.call("get_table_context", args);
+    assert!(!error);
+    assert_eq!(again.len(), first.len());
+}

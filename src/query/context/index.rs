@@ -42,8 +42,10 @@ impl Table {
     }
 }
 
+/// What the overlay needs from every table, derived from the manifest and the annotation
+/// files alone, so a new state with the same manifest and annotation files reuses it.
 #[derive(Debug, Default)]
-pub struct Index {
+pub struct Core {
     pub tables: HashMap<String, Table>,
     /// Every walkable table declaring `relationships_annotations`, FQN-sorted: its admitted
     /// `refers_to` mapping entries (`None`: absent, unreadable or not admitted).
@@ -52,12 +54,38 @@ pub struct Index {
     pub author_paths: Vec<PathBuf>,
     /// Human-added edges by the table they point at: (referencer, entry), referencers sorted.
     pub human_into: HashMap<String, Vec<(String, Value)>>,
+    /// What the core was built from: the walkable manifest and each author file's version.
+    manifest: Option<Value>,
+    author_versions: Vec<String>,
 }
 
-impl Index {
+impl Core {
     pub fn table(&self, fqn: &str) -> Option<&Table> {
         self.tables.get(fqn)
     }
+}
+
+/// One connection state's index: the shared core, and per-table cursor digests (which
+/// also pin the table's own files, so they belong to the state).
+#[derive(Debug, Default)]
+pub struct Index {
+    core: Arc<Core>,
+    /// Each table's cursor files digest (the pinned set is fixed per state), once computed.
+    pub digests: Mutex<HashMap<String, String>>,
+}
+
+impl std::ops::Deref for Index {
+    type Target = Core;
+    fn deref(&self) -> &Core {
+        &self.core
+    }
+}
+
+/// The last core built per connection (print root), reused by a later state whose manifest
+/// and annotation files are the same (a reconcile that found nothing new, say).
+fn built() -> &'static Mutex<HashMap<PathBuf, Arc<Core>>> {
+    static BUILT: OnceLock<Mutex<HashMap<PathBuf, Arc<Core>>>> = OnceLock::new();
+    BUILT.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 type CacheKey = (PathBuf, String);
@@ -149,21 +177,50 @@ fn is_authored_edge(entry: &Value) -> bool {
             .all(|k| entry.get(k).is_some_and(Value::truthy))
 }
 
-/// The state's index, built on first use.
+/// The state's index, built on first use (or its core reused from the previous state).
 pub fn index(cx: &Ctx) -> R<Arc<Index>> {
     if let Some(ix) = cx.state.context.get() {
         return Ok(ix.clone());
     }
-    let built = Arc::new(build(cx)?);
-    Ok(cx.state.context.get_or_init(|| built).clone())
+    let root = cx.state.config.print_root.clone();
+    let manifest = cx.state.manifest_or_error().ok().flatten();
+    let previous = built()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&root)
+        .cloned();
+    let core = match previous.filter(|core| {
+        core.manifest.as_ref() == manifest
+            && core
+                .author_paths
+                .iter()
+                .zip(&core.author_versions)
+                .all(|(p, v)| cx.state.version_of(p) == *v)
+    }) {
+        Some(core) => core,
+        None => {
+            let core = Arc::new(build(cx)?);
+            built()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(root, core.clone());
+            core
+        }
+    };
+    let ix = Arc::new(Index {
+        core,
+        digests: Mutex::new(HashMap::new()),
+    });
+    Ok(cx.state.context.get_or_init(|| ix).clone())
 }
 
-fn build(cx: &Ctx) -> R<Index> {
-    let mut ix = Index::default();
+fn build(cx: &Ctx) -> R<Core> {
+    let mut ix = Core::default();
     let state = cx.state;
     let Ok(Some(manifest)) = state.manifest_or_error() else {
         return Ok(ix);
     };
+    ix.manifest = Some(manifest.clone());
     let root = &state.config.print_root;
     if let Some(entries) = manifest.get("tables").and_then(Value::as_map) {
         for (key, entry) in entries {
@@ -198,13 +255,14 @@ fn build(cx: &Ctx) -> R<Index> {
             }
         }
     }
+    ix.author_versions = paths.iter().map(|p| state.version_of(p)).collect();
     ix.authored = authored;
     ix.author_paths = paths;
     Ok(ix)
 }
 
 /// The own edges a table's file adds, and every human edge pointing into it.
-pub fn authored_edges_of<'a>(ix: &'a Index, fqn: &str) -> Vec<&'a Value> {
+pub fn authored_edges_of<'a>(ix: &'a Core, fqn: &str) -> Vec<&'a Value> {
     ix.authored
         .get(fqn)
         .and_then(Option::as_ref)

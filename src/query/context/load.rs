@@ -526,6 +526,39 @@ pub fn pinned(state: &ConnectionState, ix: &Index, fqn: &str) -> Vec<PathBuf> {
     files
 }
 
+/// The table's declared artifacts and the connection notes: what must be current before
+/// the table is read.
+pub fn own_files(state: &ConnectionState, ix: &Index, fqn: &str) -> Vec<PathBuf> {
+    let mut files = vec![state.config.print_root.join(MANIFEST_ANNOTATIONS_FILENAME)];
+    if let Some(t) = ix.table(fqn) {
+        files.extend(t.artifacts.iter().map(|(_, name)| t.dir.join(name)));
+    }
+    files
+}
+
+/// The annotation files of other tables that decide this table's overlay: the referencers
+/// that may reject an edge into it and every table that added an edge into it.
+fn deciding_files(ix: &Index, fqn: &str, relationships: Option<&Value>) -> R<Vec<PathBuf>> {
+    let mut tables: Vec<String> = edge_rows(relationships, "referenced_by")?
+        .iter()
+        .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect();
+    tables.extend(
+        ix.human_into
+            .get(fqn)
+            .into_iter()
+            .flatten()
+            .map(|(r, _)| r.clone()),
+    );
+    tables.sort();
+    tables.dedup();
+    Ok(tables
+        .iter()
+        .filter_map(|t| ix.table(t)?.artifact("relationships_annotations"))
+        .collect())
+}
+
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).
 pub fn load_table(cx: &Ctx, ix: &Index, fqn: &str, failed: &[String]) -> R<Artifacts> {
     let empty = Table {
@@ -586,6 +619,9 @@ pub fn load_table(cx: &Ctx, ix: &Index, fqn: &str, failed: &[String]) -> R<Artif
 
     // The overlay: what people rejected is withheld, what they added joins it.
     let raw = relationships.clone();
+    for path in deciding_files(ix, fqn, raw.as_ref())? {
+        super::ensure_current(cx, &path)?;
+    }
     let own: Rejections = rejected_edges(
         relationship_annotations.as_deref().unwrap_or_default(),
         &by_edge_key(raw.as_ref())?,

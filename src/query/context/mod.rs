@@ -16,14 +16,13 @@ mod terms;
 
 pub use index::Index;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::ingest;
-use crate::render::cursor::Call;
-use crate::render::paging::{self, Unit};
+use crate::render::cursor::{files_digest, Call};
+use crate::render::paging::Unit;
 use crate::yaml::Value;
 
 /// What the caller asked for.
@@ -80,13 +79,47 @@ fn stale() -> QueryError {
 
 /// Whether `path` is on disk as the state recorded it (present with that identity, or absent).
 fn current(state: &ConnectionState, path: &std::path::Path) -> bool {
-    let now = ingest::identity(path).filter(|_| path.is_file());
+    use std::os::unix::fs::MetadataExt;
+    // One stat: the identity of a regular file, none for anything else or nothing.
+    let now = std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map(|m| ingest::FileIdentity {
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            size: m.size(),
+            inode: m.ino(),
+        });
     now == state.identities.get(path).copied()
+}
+
+/// `current` for a caller holding a `Ctx`: an error sends the call back to re-ingest.
+fn ensure_current(cx: &Ctx, path: &std::path::Path) -> Result<(), QueryError> {
+    if cx.strict && !current(cx.state, path) {
+        return Err(stale());
+    }
+    Ok(())
 }
 
 /// The names `failed_tables` lists.
 fn failed_tables(manifest: &Value) -> Vec<String> {
     super::list_tables::failed_tables(Some(manifest))
+}
+
+/// Build every served connection's overlay index ahead of its first call (serve runs this
+/// in the background at startup): on a large print it reads every relationships annotation
+/// file once, which a call should not wait for.
+pub fn warm(engine: &Engine) {
+    for name in engine.served.served_names_sorted() {
+        if let Ok(state) = engine.connection(Some(&name)) {
+            let cx = Ctx {
+                engine,
+                state: &state,
+                strict: false,
+            };
+            // A failure here is the first call's to report, in its own words.
+            let _ = index::index(&cx);
+        }
+    }
 }
 
 pub fn answer(engine: &Engine, req: &Request) -> Result<Answer, QueryError> {
@@ -137,15 +170,28 @@ fn answer_from(
         strict,
     };
     let ix = index::index(&cx)?;
-    let pinned: Vec<PathBuf> = load::pinned(state, &ix, req.table);
-    if strict && !pinned.iter().all(|p| current(state, p)) {
-        return Err(stale());
+    // The table's own files and the connection notes are checked here; the other tables'
+    // annotation files this answer depends on are checked where the overlay reads them
+    // (a file that never touches this table is left to the manifest stat and the watcher).
+    for path in load::own_files(state, &ix, req.table) {
+        ensure_current(&cx, &path)?;
     }
-    let files: Vec<(String, String)> = pinned
-        .iter()
-        .map(|p| (p.display().to_string(), state.version_of(p)))
-        .collect();
-    let call = Call::new("get_table_context", req.arguments, &files);
+    let digest = {
+        let mut known = ix.digests.lock().unwrap_or_else(|e| e.into_inner());
+        known
+            .entry(req.table.to_string())
+            .or_insert_with(|| {
+                // Pinned as the reference pins them: the manifest, the table's declared
+                // artifacts, every relationships annotation file, the connection notes.
+                let files: Vec<(String, String)> = load::pinned(state, &ix, req.table)
+                    .iter()
+                    .map(|p| (p.display().to_string(), state.version_of(p)))
+                    .collect();
+                files_digest(&files)
+            })
+            .clone()
+    };
+    let call = Call::with_files_digest("get_table_context", req.arguments, digest);
     let a = load::load_table(&cx, &ix, req.table, &failed_tables(manifest))?;
 
     if req.format == Format::Md {
@@ -170,8 +216,7 @@ fn answer_from(
         }
         reply
     };
-    let units = paging::units(&call, items, &render);
-    match paging::page(&call, &units, &render, req.cursor)? {
+    match page::guided_page(&call, items, &render, req.cursor)? {
         Value::Str(text) => Ok(Answer::Text(text)),
         dict => Ok(Answer::Dict(dict)),
     }

@@ -7,8 +7,9 @@ use super::terms::{legend, Keys};
 use crate::error::QueryError;
 use crate::render::cursor::Call;
 use crate::render::document::{document_pages, markdown_marker};
-use crate::render::paging::PAGE_CHARACTERS;
+use crate::render::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
 use crate::render::py_len;
+use crate::yaml::Value;
 
 /// The terms of every line the document's characters `start..end` touch.
 fn terms_between(sections: &[Section], start: usize, end: usize) -> Keys {
@@ -73,4 +74,149 @@ pub fn legend_text_page(
         text.push_str(&markdown_marker(&call.cursor(index + 1)));
     }
     Ok(text)
+}
+
+/// The reference's `len(serialized(reply))`: a text as is, a dict as indent-2 JSON.
+fn measure(reply: &Value) -> usize {
+    match reply {
+        Value::Str(s) => py_len(s),
+        other => py_len(&crate::pyfmt::json_indent2(other)),
+    }
+}
+
+/// How many probes the guided search may spend before it falls back to the reference's
+/// exponential-then-binary search.
+const GUIDE_STEPS: usize = 6;
+
+/// A dict reply's page, cut exactly where `paging::page` cuts it, with far fewer renders.
+///
+/// `paging::page` finds the longest run of units that fits by rendering probes 1, 2, 4...
+/// then bisecting; every probe serializes a whole page, which for YAML dominates the call.
+/// Whether a run fits is monotone in its length (a longer run only adds entries, and two
+/// parts of one item sharing a page stay shared), so the longest fitting run is the `c`
+/// with `fits(c)` and not `fits(c + 1)`, whichever way it is found. Here `c` is first
+/// estimated from each unit's size alone, then confirmed or moved one unit at a time by
+/// real renders; an estimate that needs more than a few moves falls back to the bisection.
+pub fn guided_page(
+    call: &Call,
+    items: Vec<(UnitKey, Value)>,
+    render: &impl Fn(&[Unit], bool, Option<&str>) -> Value,
+    cursor: Option<&str>,
+) -> Result<Value, QueryError> {
+    let placeholder = call.cursor(0);
+    let empty = measure(&render(&[], false, Some(&placeholder)));
+    let wholes: Vec<Unit> = items
+        .iter()
+        .map(|(key, value)| Unit::Whole {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    let alone: Vec<usize> = wholes
+        .iter()
+        .map(|u| measure(&render(std::slice::from_ref(u), false, Some(&placeholder))))
+        .collect();
+    // An item too large for any page is cut into parts exactly as `paging::units` cuts it.
+    let (units, alone) = if alone.iter().all(|n| *n <= PAGE_CHARACTERS) {
+        (wholes, alone)
+    } else {
+        let units = paging::units(call, items, render);
+        let alone = units
+            .iter()
+            .map(|u| measure(&render(std::slice::from_ref(u), false, Some(&placeholder))))
+            .collect();
+        (units, alone)
+    };
+    let first = cursor.is_none();
+    let start = call.position(cursor)?;
+    if start > units.len() || (!first && start == units.len()) {
+        return Err(QueryError::ForeignCursor(call.tool.clone()));
+    }
+    let remaining = units.len() - start;
+    let fits = |count: usize| -> bool {
+        let run = &units[start..start + count];
+        let mut part_keys: Vec<&UnitKey> = Vec::new();
+        for u in run {
+            if let Unit::Part { key, .. } = u {
+                if part_keys.contains(&key) {
+                    return false;
+                }
+                part_keys.push(key);
+            }
+        }
+        measure(&render(run, first, Some(&placeholder))) <= PAGE_CHARACTERS
+    };
+    // The estimate: the empty page plus each unit's own growth of it.
+    let base = if first {
+        measure(&render(&[], true, Some(&placeholder)))
+    } else {
+        empty
+    };
+    let mut total = base;
+    let mut guess = 0;
+    while guess < remaining {
+        total += alone[start + guess].saturating_sub(empty);
+        if total > PAGE_CHARACTERS {
+            break;
+        }
+        guess += 1;
+    }
+    let count = settle(guess, remaining, &fits).unwrap_or_else(|| bisect(remaining, &fits));
+    if count == remaining {
+        return Ok(render(&units[start..], first, None));
+    }
+    let count = if count == 0 && !first { 1 } else { count };
+    Ok(render(
+        &units[start..start + count],
+        first,
+        Some(&call.cursor(start + count)),
+    ))
+}
+
+/// From `guess`, the `c` with `fits(c)` and not `fits(c + 1)`, within `GUIDE_STEPS` renders.
+fn settle(guess: usize, remaining: usize, fits: &impl Fn(usize) -> bool) -> Option<usize> {
+    let mut c = guess.min(remaining);
+    let mut steps = 0;
+    if c > 0 && !fits(c) {
+        loop {
+            c -= 1;
+            steps += 1;
+            if c == 0 || fits(c) {
+                return Some(c);
+            }
+            if steps >= GUIDE_STEPS {
+                return None;
+            }
+        }
+    }
+    while c < remaining {
+        steps += 1;
+        if !fits(c + 1) {
+            return Some(c);
+        }
+        c += 1;
+        if steps >= GUIDE_STEPS {
+            return None;
+        }
+    }
+    Some(c)
+}
+
+/// The reference's own search (`paging._longest_run`): probes 1, 2, 4... then bisection.
+fn bisect(remaining: usize, fits: &impl Fn(usize) -> bool) -> usize {
+    let (mut low, mut high) = (0usize, 1usize);
+    while high <= remaining && fits(high) {
+        low = high;
+        high *= 2;
+    }
+    high = high.min(remaining + 1);
+    while high - low > 1 {
+        let middle = (low + high) / 2;
+        if fits(middle) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    low
 }

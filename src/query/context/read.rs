@@ -7,13 +7,12 @@ use std::collections::HashMap;
 
 use super::spell::{self, R};
 use crate::error::QueryError;
-use crate::query::edges::py_eq;
 use crate::yaml::Value;
 
-pub const SCANNED_CLAUSE: &str = "over the rows scanned";
-pub const WHOLE_DOMAIN: &str = "the list is the whole domain";
-pub const SCANNED_DOMAIN: &str = "the list is the whole domain over the rows scanned";
-pub const SAMPLED_STATEMENT: &str = "a sample of the most frequent values";
+pub use crate::query::scope::{
+    SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
+    WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
+};
 
 /// A field by dotted path (`inferred.looks_like`, `range.min`); a stored null reads as none.
 pub fn cv<'a>(col: &'a Value, path: &str) -> Option<&'a Value> {
@@ -99,7 +98,8 @@ pub fn value_key(v: &Value) -> String {
     crate::pyfmt::str_of(v)
 }
 
-/// The scan scope of a statistics file (SPEC 2.2.8).
+/// The scan scope of a statistics file (SPEC 2.2.8), read by the shared `query::scope`,
+/// with its counts as the renderers use them.
 #[derive(Debug, Clone)]
 pub struct ScanScope {
     pub block: Value,
@@ -108,77 +108,31 @@ pub struct ScanScope {
     pub sample: Option<f64>,
     pub filter: Option<String>,
     pub share: Option<f64>,
+    inner: crate::query::scope::ScanScope,
 }
 
 /// `scope_of`: `None` when every row was read.
 pub fn scope_of(statistics: Option<&Value>) -> Option<ScanScope> {
-    let statistics = statistics?;
-    if !statistics.truthy() {
-        return None;
-    }
-    let echoes: Vec<i64> = statistics
-        .get("columns")
-        .and_then(Value::as_map)
-        .map(|cols| {
-            cols.iter()
-                .filter(|(_, c)| matches!(c, Value::Map(_)))
-                .filter_map(|(_, c)| as_int(cv(c, "rows_scanned")))
-                .collect()
-        })
-        .unwrap_or_default();
-    let declared = statistics.get("scope");
-    if declared.is_none() && echoes.is_empty() {
-        return None;
-    }
-    let block = match declared {
-        Some(b @ Value::Map(_)) => b.clone(),
-        _ => Value::Map(Vec::new()),
-    };
-    let rows_scanned = as_int(block.get("rows_scanned")).or(echoes.first().copied());
-    let row_count = as_int(cv(statistics, "row_count"));
-    let sample = match block.get("sample") {
-        Some(Value::Int(i)) => Some(*i as f64),
-        Some(Value::Float(f)) => Some(*f),
-        _ => None,
-    };
-    let filter = block
-        .get("filter")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let share = match (rows_scanned, row_count) {
-        (Some(r), Some(c)) if c != 0 => Some(r as f64 / c as f64),
-        _ => None,
-    };
+    let inner = crate::query::scope::scope_of(statistics?)?;
     Some(ScanScope {
-        block,
-        rows_scanned,
-        row_count,
-        sample,
-        filter,
-        share,
+        block: inner.block.clone(),
+        rows_scanned: as_int(inner.rows_scanned.as_ref()),
+        row_count: as_int(inner.row_count.as_ref()),
+        sample: as_f64(inner.sample.as_ref()),
+        filter: inner.filter.clone(),
+        share: inner.share(),
+        inner,
     })
 }
 
 /// `rows_scanned`: a scoped column's own echo, else the file's; none unscoped.
 pub fn rows_scanned(col: &Value, scope: Option<&ScanScope>) -> Option<i64> {
-    let scope = scope?;
-    as_int(cv(col, "rows_scanned")).or(scope.rows_scanned)
+    as_int(crate::query::scope::rows_scanned(col, scope.map(|s| &s.inner)).as_ref())
 }
 
 /// `list_is_complete`: values lists every distinct value over what was read.
 pub fn list_is_complete(col: &Value) -> bool {
-    if is_one(cv(col, "values_coverage")) {
-        return true;
-    }
-    let (Some(frequencies @ Value::Map(_)), Some(cardinality @ Value::Int(_))) =
-        (cv(col, "frequencies"), cv(col, "cardinality"))
-    else {
-        return false;
-    };
-    str_at(col, "cardinality_method") == Some("exact")
-        && frequencies
-            .get("listed")
-            .is_some_and(|listed| py_eq(listed, cardinality))
+    crate::query::scope::list_is_complete(col)
 }
 
 /// `qualify`: a claim one unread row could falsify carries the scanned clause.

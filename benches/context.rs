@@ -1,0 +1,83 @@
+//! get_table_context over a print: the bundled fixture by default, or a scaled print made by
+//! `benches/make_scale_print.sh` when PRINTDEX_BENCH_PROJECT names it. Each benchmark is one
+//! page of one call on a warm engine (index built, parsed files cached), the way a server
+//! answers after its first call.
+//!
+//!   cargo bench --bench context
+//!   PRINTDEX_BENCH_PROJECT=/tmp/printdex-scale-2000 cargo bench --bench context
+
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use printdex::config::{self, Served};
+use printdex::query::context::{self, Format, Options};
+use printdex::query::Engine;
+use printdex::yaml::Value;
+
+fn project() -> PathBuf {
+    std::env::var_os("PRINTDEX_BENCH_PROJECT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
+}
+
+fn served() -> Served {
+    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
+    Served::resolve(&project, None).expect("bench project has a default connection")
+}
+
+/// The scaled print renames schemas `<schema>_c<jjjj>`; the fixture keeps them bare.
+fn table(short: &str) -> String {
+    let scaled = std::env::var_os("PRINTDEX_BENCH_PROJECT").is_some();
+    let (schema, name) = short.split_once('.').unwrap_or(("", short));
+    if scaled {
+        format!("stacks.{schema}_c0001.{name}")
+    } else {
+        format!("stacks.{schema}.{name}")
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(served(), dir.path()).unwrap();
+    let mut group = c.benchmark_group("get_table_context");
+    group.sample_size(20);
+    for short in ["catalog.books", "members.patrons", "lending.v_open_loans"] {
+        let fqn = table(short);
+        for query in [false, true] {
+            for (format, name) in [
+                (Format::Md, "md"),
+                (Format::Json, "json"),
+                (Format::Yaml, "yaml"),
+            ] {
+                let purpose = if query { "query" } else { "profile" };
+                let args = Value::Map(vec![
+                    (Value::Str("table".into()), Value::Str(fqn.clone())),
+                    (Value::Str("purpose".into()), Value::Str(purpose.into())),
+                    (Value::Str("format".into()), Value::Str(name.into())),
+                ]);
+                let request = context::Request {
+                    connection: None,
+                    table: &fqn,
+                    format,
+                    options: Options {
+                        query,
+                        include_description: true,
+                        include_annotations: true,
+                        include_stats: true,
+                        include_relationships: true,
+                    },
+                    cursor: None,
+                    arguments: &args,
+                };
+                context::answer(&engine, &request).unwrap();
+                group.bench_function(format!("{short}/{purpose}/{name}"), |b| {
+                    b.iter(|| context::answer(&engine, &request).unwrap())
+                });
+            }
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
