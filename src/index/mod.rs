@@ -31,7 +31,7 @@ use records::{ColumnRecord, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "2";
+pub const INDEX_VERSION: &str = "3";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -209,6 +209,28 @@ impl std::fmt::Debug for Snapshot {
 }
 
 impl Snapshot {
+    /// Whether any walkable table's searched files moved on disk since ingest read them:
+    /// one `stat` per declared file, spread over the cores for a large print.
+    pub fn any_moved(&self) -> bool {
+        const PER_THREAD: usize = 1024;
+        let tables = self.tables.as_slice();
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(tables.len().div_ceil(PER_THREAD));
+        if workers <= 1 {
+            return tables.iter().any(TableEntry::moved);
+        }
+        let per = tables.len().div_ceil(workers);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = tables
+                .chunks(per)
+                .map(|chunk| scope.spawn(move || chunk.iter().any(TableEntry::moved)))
+                .collect();
+            // A worker that panicked cannot vouch for its tables: re-ingest.
+            handles.into_iter().any(|h| h.join().unwrap_or(true))
+        })
+    }
+
     /// The position of `fqn` among the walkable tables.
     pub fn table_rank(&self, fqn: &str) -> Option<usize> {
         self.tables
@@ -429,11 +451,20 @@ impl SearchIndex {
             }
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(t)?);
-        doc.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
-        let mut docs = vec![doc];
+        // What only resolve_value reads lives in documents of its own, so fetching a
+        // search match never reads (or decompresses) a value list.
+        let mut columns = base("table_columns");
+        columns.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
+        let mut docs = vec![doc, columns];
         for c in &derived.columns {
             let kind = if c.part.is_some() { "part" } else { "column" };
             docs.push(self.column_doc(base(kind), c)?);
+            if let Some(resolve) = &c.resolve {
+                let mut values = base("values");
+                add_raw(&mut values, f.column, Some(&c.column));
+                values.add_bytes(f.resolve, &serde_json::to_vec(resolve)?);
+                docs.push(values);
+            }
         }
         Ok(docs)
     }
@@ -468,9 +499,6 @@ impl SearchIndex {
             );
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(c)?);
-        if let Some(resolve) = &c.resolve {
-            doc.add_bytes(f.resolve, &serde_json::to_vec(resolve)?);
-        }
         Ok(doc)
     }
 }
@@ -573,3 +601,6 @@ pub fn sync_connection(
     };
     index.sync(&conn.name, tables, &load)
 }
+
+#[cfg(test)]
+mod tests;

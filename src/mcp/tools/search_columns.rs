@@ -35,7 +35,7 @@ pub fn tool() -> Tool {
         handler: |engine, args| {
             // Every table's two searched files are read, so every one is checked.
             let state = engine.connection_where(arg_str(args, "connection"), |s| {
-                s.search.tables.iter().any(|t| t.moved())
+                s.search.any_moved()
             })?;
             let filters = Filters {
                 pattern: arg_str(args, "pattern"),
