@@ -243,8 +243,15 @@ pub struct SearchIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
-    /// Per connection: the key each indexed table was derived under.
-    known: Mutex<HashMap<String, HashMap<String, u64>>>,
+    /// Per connection: the key each indexed table was derived under, as of the index
+    /// commit (opstamp) it was read at.
+    known: Mutex<Known>,
+}
+
+#[derive(Default)]
+struct Known {
+    opstamp: u64,
+    tables: HashMap<String, HashMap<String, u64>>,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
@@ -287,21 +294,26 @@ impl SearchIndex {
             index,
             reader,
             fields,
-            known: Mutex::new(HashMap::new()),
+            known: Mutex::new(Known::default()),
         };
-        this.load_known()?;
+        *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
         Ok(this)
     }
 
     /// Read back which tables the index holds, and under which keys.
-    fn load_known(&self) -> Result<(), IndexError> {
+    fn load_known(&self) -> Result<Known, IndexError> {
+        let opstamp = self.index.load_metas()?.opstamp;
+        self.reader.reload()?;
         let searcher = self.reader.searcher();
         let query = TermQuery::new(
             Term::from_field_text(self.fields.kind, "table"),
             IndexRecordOption::Basic,
         );
         let docs = searcher.search(&query, &DocSetCollector)?;
-        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = Known {
+            opstamp,
+            tables: HashMap::new(),
+        };
         for address in docs {
             let key = searcher
                 .segment_reader(address.segment_ord)
@@ -315,13 +327,14 @@ impl SearchIndex {
             if let (Some(key), Some(id)) = (key, id) {
                 if let Some((conn, fqn)) = id.split_once('\0') {
                     known
+                        .tables
                         .entry(conn.to_string())
                         .or_default()
                         .insert(fqn.to_string(), key);
                 }
             }
         }
-        Ok(())
+        Ok(known)
     }
 
     /// Bring one connection's documents in line with its walkable tables, and take the
@@ -335,7 +348,13 @@ impl SearchIndex {
     ) -> Result<Snapshot, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
-        let known = known_all.entry(conn.to_string()).or_default();
+        // Another process sharing the index directory may have committed since: then
+        // what the index holds is read again rather than trusted.
+        if self.index.load_metas()?.opstamp != known_all.opstamp {
+            *known_all = self.load_known()?;
+        }
+        let known_all = &mut *known_all;
+        let known = known_all.tables.entry(conn.to_string()).or_default();
         let wanted: HashMap<&str, u64> = tables.iter().map(|t| (t.fqn.as_str(), t.key)).collect();
         let stale: Vec<String> = known
             .iter()
@@ -403,6 +422,7 @@ impl SearchIndex {
             tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;
             self.reader.reload()?;
+            known_all.opstamp = self.index.load_metas()?.opstamp;
         }
         let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
         Ok(Snapshot {
