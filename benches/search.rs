@@ -74,9 +74,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("search_columns_{name}"), |b| {
             b.iter(|| {
                 // As the tool does: every table's searched files are checked against the disk.
-                let state = engine
-                    .connection_where(None, |s| s.search.any_moved())
-                    .unwrap();
+                let state = engine.connection_for_search(None).unwrap();
                 search_columns::answer(
                     &state,
                     &search_columns::Request {

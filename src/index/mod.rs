@@ -197,6 +197,9 @@ pub struct Snapshot {
     /// A digest over the searched files' versions, computed once per state by whoever
     /// first pins them (search_columns' cursor).
     pub pins: Arc<std::sync::OnceLock<String>>,
+    /// The change-feed epoch (`query::changes`) up to which this state is known to match
+    /// the disk; `u64::MAX` when no feed vouches for it.
+    verified: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -209,6 +212,21 @@ impl std::fmt::Debug for Snapshot {
 }
 
 impl Snapshot {
+    /// The change-feed epoch this state is known to match the disk at, if any.
+    pub fn verified(&self) -> Option<u64> {
+        Some(self.verified.load(std::sync::atomic::Ordering::SeqCst)).filter(|e| *e != u64::MAX)
+    }
+
+    /// Record that a full check found the disk unchanged as of change-feed epoch `epoch`.
+    pub fn verify(&self, epoch: u64) {
+        let v = &self.verified;
+        let _ = v.fetch_update(
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+            |now| (now == u64::MAX || now < epoch).then_some(epoch),
+        );
+    }
+
     /// Whether any walkable table's searched files moved on disk since ingest read them:
     /// one `stat` per declared file, spread over the cores for a large print.
     pub fn any_moved(&self) -> bool {
@@ -345,6 +363,7 @@ impl SearchIndex {
         conn: &str,
         mut tables: Vec<TableEntry>,
         load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
+        epoch: Option<u64>,
     ) -> Result<Snapshot, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
@@ -432,6 +451,7 @@ impl SearchIndex {
             tables: Arc::new(tables),
             rank: Arc::new(rank),
             pins: Arc::default(),
+            verified: Arc::new(std::sync::atomic::AtomicU64::new(epoch.unwrap_or(u64::MAX))),
         })
     }
 
@@ -557,6 +577,7 @@ pub fn sync_connection(
     conn: &crate::config::ConnectionConfig,
     scan: &crate::ingest::ConnectionScan,
     hashes: &HashMap<PathBuf, String>,
+    epoch: Option<u64>,
 ) -> Result<Snapshot, IndexError> {
     let version = |p: &Path| -> String {
         hashes
@@ -619,7 +640,7 @@ pub fn sync_connection(
             Some(parsed) => Cow::Borrowed(parsed),
         }
     };
-    index.sync(&conn.name, tables, &load)
+    index.sync(&conn.name, tables, &load, epoch)
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
     let index = SearchIndex::open(dir.path()).unwrap();
     let load = |p: &Path| Cow::Owned(stats_for(p));
     let snap = index
-        .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load)
+        .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load, None)
         .unwrap();
     let long = format!("s.b.{}", "L".repeat(2000));
     assert_eq!(
@@ -96,7 +96,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
         ["email", "id"]
     );
     // A new key replaces the table's documents; a table gone loses them.
-    let snap = index.sync("c", vec![entry("s.a", 3)], &load).unwrap();
+    let snap = index.sync("c", vec![entry("s.a", 3)], &load, None).unwrap();
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
     // A reopened index knows what it holds: nothing to redo.
     drop(index);
@@ -106,7 +106,9 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Cow::Owned(stats_for(p))
     };
-    let snap = index.sync("c", vec![entry("s.a", 3)], &counting).unwrap();
+    let snap = index
+        .sync("c", vec![entry("s.a", 3)], &counting, None)
+        .unwrap();
     assert_eq!(calls.into_inner(), 0);
     assert_eq!(search(&snap, Filters::default()).len(), 2);
 }
