@@ -71,25 +71,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Ok(s) => s,
                 Err(e) => return Ok(refuse(&e.to_string())),
             };
-            if transport == Transport::Http {
-                return Ok(refuse(
-                    "printdex: --transport http is not supported yet; use stdio.",
-                ));
-            }
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
             let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
             let _watcher = printdex::watch::spawn(engine.clone());
+            // Large diffs are built off the request path before their first call.
+            let warming = engine.clone();
+            std::thread::spawn(move || printdex::query::diff::warm(&warming));
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
-            let served = runtime.block_on(printdex::mcp::serve_stdio(engine));
+            let served = match (transport, port) {
+                (Transport::Http, Some(port)) => {
+                    runtime.block_on(printdex::mcp::http::serve_http(engine, &host, port))
+                }
+                _ => runtime.block_on(printdex::mcp::serve_stdio(engine)),
+            };
             // tokio's stdin reader sits in a blocking thread that a signal cannot wake;
-            // do not wait for it when shutting down.
+            // do not wait for it (or for a tool call past the drain bound) when shutting down.
             runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+            if let Err(e) = &served {
+                if let Some(failed) = e.downcast_ref::<printdex::mcp::http::BindFailed>() {
+                    // uvicorn's log line and startup-failure status.
+                    eprintln!("ERROR:    {failed}");
+                    let _ = std::io::stderr().flush();
+                    return Ok(ExitCode::from(3));
+                }
+            }
             served?;
             let _ = std::io::stderr().flush();
             Ok(ExitCode::SUCCESS)
         }
+        Command::Pz { action } => printdex::pz::cli::run(action),
         Command::Index { action } => match action {
             IndexAction::Rebuild { project, index_dir } => {
                 index_rebuild(project.as_deref(), index_dir)

@@ -2,6 +2,7 @@
 //! validates arguments, routes calls and maps errors; it does no I/O of its own.
 
 pub mod errors;
+pub mod http;
 pub mod schema;
 pub mod tools;
 pub mod validate;
@@ -378,6 +379,40 @@ impl ServerHandler for PrintServer {
             "Method not found",
             Some(serde_json::json!(request.method)),
         ))
+    }
+}
+
+/// What a session does with a client message that arrives before `initialize`.
+// Built once per early message and matched at once; boxing would buy nothing.
+#[allow(clippy::large_enum_variant)]
+pub enum BeforeInitialize {
+    /// Hand it to rmcp: the initialize request itself, or a ping.
+    Forward,
+    /// Answer it without rmcp: the reference's SDK refuses any other request with
+    /// -32602 `Invalid request parameters` and keeps the session.
+    Answer(rmcp::model::ServerJsonRpcMessage),
+    /// Drop it, as the reference does a notification or response, rather than let
+    /// rmcp's handshake end the session over it.
+    Ignore,
+}
+
+impl BeforeInitialize {
+    pub fn judge(message: &rmcp::model::ClientJsonRpcMessage) -> BeforeInitialize {
+        use rmcp::model::{ClientJsonRpcMessage as M, ClientRequest as R};
+        match message {
+            M::Request(r) if matches!(r.request, R::InitializeRequest(_) | R::PingRequest(_)) => {
+                BeforeInitialize::Forward
+            }
+            M::Request(r) => BeforeInitialize::Answer(rmcp::model::ServerJsonRpcMessage::error(
+                ErrorData::new(
+                    ErrorCode::INVALID_PARAMS,
+                    "Invalid request parameters",
+                    Some(serde_json::json!("")),
+                ),
+                Some(r.id.clone()),
+            )),
+            _ => BeforeInitialize::Ignore,
+        }
     }
 }
 
