@@ -5,8 +5,9 @@
         --cwd /tmp/printdex-scale-2000 [--runs 50]
 
 Prints: time from process start to the first list_tables answer (a warm start when the
-index exists), then the median and p95 of `--runs` calls of each measured request, and
-the first call's time (a tool's first call may build what later calls reuse).
+index exists), then the median and p95 of `--runs` calls of each measured request, the
+first call's time (a tool's first call may build what later calls reuse), and the server's
+resident set (now and peak) after them.
 """
 import argparse
 import json
@@ -19,6 +20,13 @@ CALLS = {
     "list_tables": {"name": "list_tables", "arguments": {}},
     "list_tables detail": {"name": "list_tables", "arguments": {"detail": True}},
     "get_manifest pattern": {"name": "get_manifest", "arguments": {"pattern": "*_c0001.*"}},
+    "search_columns pattern": {"name": "search_columns", "arguments": {"pattern": "*email*"}},
+    "search_columns text": {"name": "search_columns", "arguments": {"text": "legacy"}},
+    "search_columns looks_like": {"name": "search_columns",
+                                  "arguments": {"looks_like": "email"}},
+    "resolve_value": {"name": "resolve_value",
+                      "arguments": {"table": "stacks.members_c0001.patrons",
+                                    "column": "status", "text": "Active"}},
     "get_diff table": {"name": "get_diff", "arguments": {"table": "stacks.lending_c0001.loans"}},
     "get_diff kind": {"name": "get_diff", "arguments": {"kind": "relationship_added"}},
     "get_table_context profile md": {"name": "get_table_context", "arguments": {
@@ -67,6 +75,10 @@ def main() -> None:
         times.sort()
         p95 = times[int(len(times) * 0.95) - 1]
         print(f"{label}: median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms ({args.runs} calls, first {first:.2f} ms)")
+    with open(f"/proc/{proc.pid}/status") as status:
+        for line in status:
+            if line.startswith(("VmRSS", "VmHWM")):
+                print(" ".join(line.split()))
     proc.stdin.close()
     proc.wait()
 

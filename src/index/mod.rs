@@ -31,7 +31,7 @@ use records::{ColumnRecord, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "2";
+pub const INDEX_VERSION: &str = "3";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -197,6 +197,9 @@ pub struct Snapshot {
     /// A digest over the searched files' versions, computed once per state by whoever
     /// first pins them (search_columns' cursor).
     pub pins: Arc<std::sync::OnceLock<String>>,
+    /// The change-feed epoch (`query::changes`) up to which this state is known to match
+    /// the disk; `u64::MAX` when no feed vouches for it.
+    verified: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -209,6 +212,43 @@ impl std::fmt::Debug for Snapshot {
 }
 
 impl Snapshot {
+    /// The change-feed epoch this state is known to match the disk at, if any.
+    pub fn verified(&self) -> Option<u64> {
+        Some(self.verified.load(std::sync::atomic::Ordering::SeqCst)).filter(|e| *e != u64::MAX)
+    }
+
+    /// Record that a full check found the disk unchanged as of change-feed epoch `epoch`.
+    pub fn verify(&self, epoch: u64) {
+        let v = &self.verified;
+        let _ = v.fetch_update(
+            std::sync::atomic::Ordering::SeqCst,
+            std::sync::atomic::Ordering::SeqCst,
+            |now| (now == u64::MAX || now < epoch).then_some(epoch),
+        );
+    }
+
+    /// Whether any walkable table's searched files moved on disk since ingest read them:
+    /// one `stat` per declared file, spread over the cores for a large print.
+    pub fn any_moved(&self) -> bool {
+        const PER_THREAD: usize = 1024;
+        let tables = self.tables.as_slice();
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(tables.len().div_ceil(PER_THREAD));
+        if workers <= 1 {
+            return tables.iter().any(TableEntry::moved);
+        }
+        let per = tables.len().div_ceil(workers);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = tables
+                .chunks(per)
+                .map(|chunk| scope.spawn(move || chunk.iter().any(TableEntry::moved)))
+                .collect();
+            // A worker that panicked cannot vouch for its tables: re-ingest.
+            handles.into_iter().any(|h| h.join().unwrap_or(true))
+        })
+    }
+
     /// The position of `fqn` among the walkable tables.
     pub fn table_rank(&self, fqn: &str) -> Option<usize> {
         self.tables
@@ -221,8 +261,15 @@ pub struct SearchIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
-    /// Per connection: the key each indexed table was derived under.
-    known: Mutex<HashMap<String, HashMap<String, u64>>>,
+    /// Per connection: the key each indexed table was derived under, as of the index
+    /// commit (opstamp) it was read at.
+    known: Mutex<Known>,
+}
+
+#[derive(Default)]
+struct Known {
+    opstamp: u64,
+    tables: HashMap<String, HashMap<String, u64>>,
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
@@ -265,21 +312,26 @@ impl SearchIndex {
             index,
             reader,
             fields,
-            known: Mutex::new(HashMap::new()),
+            known: Mutex::new(Known::default()),
         };
-        this.load_known()?;
+        *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
         Ok(this)
     }
 
     /// Read back which tables the index holds, and under which keys.
-    fn load_known(&self) -> Result<(), IndexError> {
+    fn load_known(&self) -> Result<Known, IndexError> {
+        let opstamp = self.index.load_metas()?.opstamp;
+        self.reader.reload()?;
         let searcher = self.reader.searcher();
         let query = TermQuery::new(
             Term::from_field_text(self.fields.kind, "table"),
             IndexRecordOption::Basic,
         );
         let docs = searcher.search(&query, &DocSetCollector)?;
-        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = Known {
+            opstamp,
+            tables: HashMap::new(),
+        };
         for address in docs {
             let key = searcher
                 .segment_reader(address.segment_ord)
@@ -293,13 +345,14 @@ impl SearchIndex {
             if let (Some(key), Some(id)) = (key, id) {
                 if let Some((conn, fqn)) = id.split_once('\0') {
                     known
+                        .tables
                         .entry(conn.to_string())
                         .or_default()
                         .insert(fqn.to_string(), key);
                 }
             }
         }
-        Ok(())
+        Ok(known)
     }
 
     /// Bring one connection's documents in line with its walkable tables, and take the
@@ -310,10 +363,17 @@ impl SearchIndex {
         conn: &str,
         mut tables: Vec<TableEntry>,
         load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
+        epoch: Option<u64>,
     ) -> Result<Snapshot, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
-        let known = known_all.entry(conn.to_string()).or_default();
+        // Another process sharing the index directory may have committed since: then
+        // what the index holds is read again rather than trusted.
+        if self.index.load_metas()?.opstamp != known_all.opstamp {
+            *known_all = self.load_known()?;
+        }
+        let known_all = &mut *known_all;
+        let known = known_all.tables.entry(conn.to_string()).or_default();
         let wanted: HashMap<&str, u64> = tables.iter().map(|t| (t.fqn.as_str(), t.key)).collect();
         let stale: Vec<String> = known
             .iter()
@@ -381,6 +441,7 @@ impl SearchIndex {
             tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;
             self.reader.reload()?;
+            known_all.opstamp = self.index.load_metas()?.opstamp;
         }
         let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
         Ok(Snapshot {
@@ -390,6 +451,7 @@ impl SearchIndex {
             tables: Arc::new(tables),
             rank: Arc::new(rank),
             pins: Arc::default(),
+            verified: Arc::new(std::sync::atomic::AtomicU64::new(epoch.unwrap_or(u64::MAX))),
         })
     }
 
@@ -429,11 +491,20 @@ impl SearchIndex {
             }
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(t)?);
-        doc.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
-        let mut docs = vec![doc];
+        // What only resolve_value reads lives in documents of its own, so fetching a
+        // search match never reads (or decompresses) a value list.
+        let mut columns = base("table_columns");
+        columns.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
+        let mut docs = vec![doc, columns];
         for c in &derived.columns {
             let kind = if c.part.is_some() { "part" } else { "column" };
             docs.push(self.column_doc(base(kind), c)?);
+            if let Some(resolve) = &c.resolve {
+                let mut values = base("values");
+                add_raw(&mut values, f.column, Some(&c.column));
+                values.add_bytes(f.resolve, &serde_json::to_vec(resolve)?);
+                docs.push(values);
+            }
         }
         Ok(docs)
     }
@@ -468,9 +539,6 @@ impl SearchIndex {
             );
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(c)?);
-        if let Some(resolve) = &c.resolve {
-            doc.add_bytes(f.resolve, &serde_json::to_vec(resolve)?);
-        }
         Ok(doc)
     }
 }
@@ -509,6 +577,7 @@ pub fn sync_connection(
     conn: &crate::config::ConnectionConfig,
     scan: &crate::ingest::ConnectionScan,
     hashes: &HashMap<PathBuf, String>,
+    epoch: Option<u64>,
 ) -> Result<Snapshot, IndexError> {
     let version = |p: &Path| -> String {
         hashes
@@ -571,5 +640,8 @@ pub fn sync_connection(
             Some(parsed) => Cow::Borrowed(parsed),
         }
     };
-    index.sync(&conn.name, tables, &load)
+    index.sync(&conn.name, tables, &load, epoch)
 }
+
+#[cfg(test)]
+mod tests;

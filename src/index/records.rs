@@ -83,6 +83,8 @@ pub struct Resolve {
 /// A stats column's resolve_value facts, with its parts'.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ColumnResolve {
+    /// The column's name (so a values document needs no other key).
+    pub column: String,
     /// A column block that is not a mapping: the exception reading it raises.
     pub crash: Option<String>,
     pub own: Option<Resolve>,
@@ -430,6 +432,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
             part_names.sort();
             record.resolve = Some(if matches!(col, Value::Map(_)) {
                 ColumnResolve {
+                    column: name.clone(),
                     crash: None,
                     own: Some(resolve_of(col)),
                     parts: parts
@@ -440,6 +443,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
                 }
             } else {
                 ColumnResolve {
+                    column: name.clone(),
                     crash: Some(no_get(col)),
                     own: None,
                     parts: Vec::new(),

@@ -300,7 +300,11 @@ impl Snapshot {
         };
         let mut record: TableRecord = serde_json::from_slice(bytes)?;
         if with_columns {
-            if let Some(columns) = payload(&doc, self.fields.resolve) {
+            let listed = self.first_doc(entry.key, &[(self.fields.kind, "table_columns")])?;
+            if let Some(columns) = listed
+                .as_ref()
+                .and_then(|d| payload(d, self.fields.resolve))
+            {
                 record.stats_columns = serde_json::from_slice(columns)?;
             }
         }
@@ -317,45 +321,65 @@ impl Snapshot {
             return Ok(None);
         };
         let term = format!("{RAW}{name}");
-        let doc = self.first_doc(
-            entry.key,
-            &[(self.fields.kind, "column"), (self.fields.column, &term)],
-        )?;
-        match doc {
-            Some(d) => self.with_resolve(&d).map(Some),
+        let find = |kind: &str| {
+            self.first_doc(
+                entry.key,
+                &[(self.fields.kind, kind), (self.fields.column, &term)],
+            )
+        };
+        match find("column")? {
+            Some(doc) => {
+                let bytes = payload(&doc, self.fields.payload).unwrap_or(b"null");
+                let mut record: ColumnRecord = serde_json::from_slice(bytes)?;
+                if let Some(values) = find("values")? {
+                    if let Some(resolve) = payload(&values, self.fields.resolve) {
+                        record.resolve = Some(serde_json::from_slice(resolve)?);
+                    }
+                }
+                Ok(Some(record))
+            }
             // A name too long to be a term: look through the table's columns.
             None if name.len() > super::MAX_RAW => self.long_column(entry.key, name),
             None => Ok(None),
         }
     }
 
-    /// A column document's whole record, resolve_value's facts included.
-    fn with_resolve(&self, doc: &TantivyDocument) -> Result<ColumnRecord, IndexError> {
-        let bytes = payload(doc, self.fields.payload).unwrap_or(b"null");
-        let mut record: ColumnRecord = serde_json::from_slice(bytes)?;
-        if let Some(resolve) = payload(doc, self.fields.resolve) {
-            record.resolve = Some(serde_json::from_slice(resolve)?);
-        }
-        Ok(record)
-    }
-
     fn long_column(&self, key: u64, name: &str) -> Result<Option<ColumnRecord>, IndexError> {
-        let query = BooleanQuery::new(vec![
-            (
-                Occur::Must,
-                Box::new(TermQuery::new(
-                    Term::from_field_u64(self.fields.table_key, key),
-                    IndexRecordOption::Basic,
-                )) as Box<dyn Query>,
-            ),
-            (Occur::Must, term_query(self.fields.column, LONG)),
-        ]);
-        for address in self.searcher.search(&query, &DocSetCollector)? {
-            let doc: TantivyDocument = self.searcher.doc(address)?;
-            let record = self.with_resolve(&doc)?;
-            if record.column == name {
-                return Ok(Some(record));
+        let by_kind = |kind: &str| -> Result<Vec<TantivyDocument>, IndexError> {
+            let query = BooleanQuery::new(vec![
+                (
+                    Occur::Must,
+                    Box::new(TermQuery::new(
+                        Term::from_field_u64(self.fields.table_key, key),
+                        IndexRecordOption::Basic,
+                    )) as Box<dyn Query>,
+                ),
+                (Occur::Must, term_query(self.fields.kind, kind)),
+                (Occur::Must, term_query(self.fields.column, LONG)),
+            ]);
+            let mut docs = Vec::new();
+            for address in self.searcher.search(&query, &DocSetCollector)? {
+                docs.push(self.searcher.doc(address)?);
             }
+            Ok(docs)
+        };
+        for doc in by_kind("column")? {
+            let bytes = payload(&doc, self.fields.payload).unwrap_or(b"null");
+            let mut record: ColumnRecord = serde_json::from_slice(bytes)?;
+            if record.column != name {
+                continue;
+            }
+            // The values documents of long names: the one whose record names this column.
+            for values in by_kind("values")? {
+                if let Some(bytes) = payload(&values, self.fields.resolve) {
+                    let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
+                    if resolve.column == name {
+                        record.resolve = Some(resolve);
+                        break;
+                    }
+                }
+            }
+            return Ok(Some(record));
         }
         Ok(None)
     }

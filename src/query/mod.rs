@@ -3,6 +3,7 @@
 
 pub mod absence;
 pub mod authored;
+pub mod changes;
 pub mod context;
 pub mod diff;
 pub mod edges;
@@ -84,6 +85,9 @@ pub struct Engine {
     pub served: Served,
     mirror: Mirror,
     index: crate::index::SearchIndex,
+    /// inotify over the served print roots, so a call reading every table's files can
+    /// skip the stat sweep when nothing changed (`connection_for_search`).
+    changes: Option<changes::ChangeFeed>,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
     /// Held across a scan and its commit, so that of several processes sharing one
@@ -107,10 +111,17 @@ impl Engine {
         let mirror = Mirror::open(index_dir)?;
         let index = crate::index::SearchIndex::open(&index_dir.join("search"))
             .map_err(|e| MirrorError::Index(e.to_string()))?;
+        let roots: Vec<PathBuf> = served
+            .connections
+            .iter()
+            .map(|c| c.print_root.clone())
+            .collect();
+        let changes = changes::ChangeFeed::watch(&roots);
         let engine = Engine {
             served,
             mirror,
             index,
+            changes,
             states: RwLock::new(HashMap::new()),
             ingest_lock: Mutex::new(()),
             writer_lock_path: index_dir.join("writer.lock"),
@@ -159,6 +170,8 @@ impl Engine {
         let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
         let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
         let started = std::time::Instant::now();
+        // Before the scan: a change while it runs leaves the new state unverified.
+        let epoch = self.changes.as_ref().map(changes::ChangeFeed::poll);
         let stored = self.mirror.stored(&conn.name)?;
         let scan = ingest::scan_connection(conn, &stored, progress);
         let scanned = started.elapsed();
@@ -180,8 +193,9 @@ impl Engine {
                 (identities, hashes)
             };
         tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
-        let search = crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes)
-            .map_err(|e| MirrorError::Index(e.to_string()))?;
+        let search =
+            crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes, epoch)
+                .map_err(|e| MirrorError::Index(e.to_string()))?;
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
             manifest: scan.manifest,
@@ -196,6 +210,33 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .insert(conn.name.clone(), state.clone());
         Ok(state)
+    }
+
+    /// [`Engine::connection`] for a call that reads every walkable table's statistics
+    /// files (search_columns): when the change feed saw nothing since the state was last
+    /// known to match the disk, no file is checked; otherwise every searched file is
+    /// `stat`ed, and the connection re-ingested first when one moved.
+    pub fn connection_for_search(
+        &self,
+        requested: Option<&str>,
+    ) -> Result<Arc<ConnectionState>, QueryError> {
+        let state = self.connection(requested)?;
+        let epoch = self
+            .changes
+            .as_ref()
+            .filter(|c| c.complete())
+            .map(changes::ChangeFeed::poll);
+        if epoch.is_some() && epoch == state.search.verified() {
+            return Ok(state);
+        }
+        if !state.search.any_moved() {
+            if let Some(e) = epoch {
+                state.search.verify(e);
+            }
+            return Ok(state);
+        }
+        self.reconcile(&state.config)
+            .map_err(|e| QueryError::Internal(e.to_string()))
     }
 
     /// [`Engine::connection`], also fresh against the files `moved` checks: when it finds

@@ -3,6 +3,7 @@
 //! the table.
 
 use super::absence::{block_value, column_value, is_int, read_table_block, Absence};
+use super::edges::py_eq;
 use crate::yaml::Value;
 
 pub const SCANNED_CLAUSE: &str = "over the rows scanned";
@@ -103,38 +104,6 @@ pub fn rows_scanned(column: &Value, scope: Option<&ScanScope>) -> Option<Value> 
         Some(echo)
     } else {
         scope.rows_scanned.clone()
-    }
-}
-
-/// Python `a == b` between two YAML scalars, where numbers compare by value
-/// (`1 == 1.0 == True`).
-pub fn py_eq(a: &Value, b: &Value) -> bool {
-    fn num(v: &Value) -> Option<f64> {
-        match v {
-            Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-            Value::Int(i) => Some(*i as f64),
-            Value::Float(f) => Some(*f),
-            _ => None,
-        }
-    }
-    match (a, b) {
-        (Value::Int(x), Value::Int(y)) => x == y,
-        (Value::BigInt(x), Value::BigInt(y)) => x == y,
-        // A big int equals no 64-bit int and, in practice, no float of the print.
-        (Value::BigInt(_), _) | (_, Value::BigInt(_)) => false,
-        _ => match (num(a), num(b)) {
-            (Some(x), Some(y)) => {
-                if let (Value::Int(i), Value::Float(f)) | (Value::Float(f), Value::Int(i)) = (a, b)
-                {
-                    // Exact int/float comparison, as Python does it.
-                    return f.fract() == 0.0
-                        && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(f)
-                        && (*f as i64) == *i;
-                }
-                x == y
-            }
-            _ => a == b,
-        },
     }
 }
 

@@ -350,3 +350,27 @@ fn one_unreadable_column_block_fails_the_whole_search() {
     );
     assert_eq!(fine["match"], json!("stored"));
 }
+
+#[test]
+fn a_file_replaced_by_rename_is_seen_by_the_next_call() {
+    let project = scratch();
+    let mut server = Server::start(project.path(), &[]);
+    let before = search(&mut server, json!({"text": "tomorrow"}));
+    assert_eq!(before["total"], json!(0));
+    // An atomic replace, as editors and generators write: a new inode under the old name.
+    let ann = people(project.path()).join("statistics.annotations.yaml");
+    let text = std::fs::read_to_string(&ann).unwrap();
+    let staged = ann.with_extension("staged");
+    std::fs::write(
+        &staged,
+        text.replace("Closed by the customer", "Closes tomorrow"),
+    )
+    .unwrap();
+    std::fs::rename(&staged, &ann).unwrap();
+    let after = search(&mut server, json!({"text": "tomorrow"}));
+    assert_eq!(labels(&after), ["db.s.people.status"]);
+    assert_eq!(
+        after["matches"][0]["value_notes"],
+        json!([{"value": "closed", "note": "Closes tomorrow"}])
+    );
+}

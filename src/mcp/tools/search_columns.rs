@@ -33,10 +33,8 @@ pub fn tool() -> Tool {
             required: &[],
         },
         handler: |engine, args| {
-            // Every table's two searched files are read, so every one is checked.
-            let state = engine.connection_where(arg_str(args, "connection"), |s| {
-                s.search.tables.iter().any(|t| t.moved())
-            })?;
+            // Every table's two searched files are read, so every one must be current.
+            let state = engine.connection_for_search(arg_str(args, "connection"))?;
             let filters = Filters {
                 pattern: arg_str(args, "pattern"),
                 classification: arg_str(args, "classification"),

@@ -1,0 +1,114 @@
+//! The index on its own: sync keeps one table's documents per key, and the candidate
+//! search and lookups agree with the records.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use super::search::Filters;
+use super::*;
+use crate::yaml;
+
+fn entry(fqn: &str, key: u64) -> TableEntry {
+    TableEntry {
+        fqn: fqn.to_string(),
+        key,
+        stats: Some(PathBuf::from(format!("/p/{fqn}/statistics.yaml"))),
+        annotations: None,
+        stats_identity: None,
+        annotations_identity: None,
+        row_count: None,
+    }
+}
+
+fn stats_for(path: &Path) -> Parsed {
+    let text = if path.to_string_lossy().contains("/s.b/") {
+        // A plain key is at most 1024 characters: spell the long one as an explicit key.
+        format!(
+            "columns:\n  ? {}\n  : {{sql_type: INT, classification: numeric}}\n  short: {{sql_type: INT}}\n",
+            "L".repeat(2000)
+        )
+    } else {
+        "columns:\n  email: {sql_type: VARCHAR, classification: text, inferred: {looks_like: email}}\n  id: {sql_type: INT, classification: numeric, values: [{value: 1, count: 1}], values_coverage: 1.0}\n".to_string()
+    };
+    Parsed::Yaml(yaml::load(&text).unwrap())
+}
+
+fn search(snap: &Snapshot, filters: Filters) -> Vec<String> {
+    snap.search(&filters)
+        .unwrap()
+        .hits
+        .iter()
+        .map(|h| {
+            let r = snap.column(h.address).unwrap();
+            format!("{}.{}", snap.tables[h.table].fqn, r.label)
+        })
+        .collect()
+}
+
+#[test]
+fn sync_indexes_changed_tables_and_drops_gone_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path()).unwrap();
+    let load = |p: &Path| Cow::Owned(stats_for(p));
+    let snap = index
+        .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load, None)
+        .unwrap();
+    let long = format!("s.b.{}", "L".repeat(2000));
+    assert_eq!(
+        search(&snap, Filters::default()),
+        ["s.a.email", "s.a.id", &long, "s.b.short"]
+    );
+    // Globs decide exactly, over long values too.
+    assert_eq!(
+        search(
+            &snap,
+            Filters {
+                pattern: Some("L*"),
+                ..Default::default()
+            }
+        ),
+        [long]
+    );
+    assert_eq!(
+        search(
+            &snap,
+            Filters {
+                looks_like: Some("e?ail"),
+                ..Default::default()
+            }
+        ),
+        ["s.a.email"]
+    );
+    let rank = snap.table_rank("s.b").unwrap();
+    let record = snap
+        .column_by_name(rank, &"L".repeat(2000))
+        .unwrap()
+        .unwrap();
+    assert!(record.resolve.is_some());
+    let rank = snap.table_rank("s.a").unwrap();
+    let id = snap.column_by_name(rank, "id").unwrap().unwrap();
+    assert_eq!(id.resolve.unwrap().own.unwrap().listed.len(), 1);
+    assert_eq!(
+        snap.table_record(rank, true)
+            .unwrap()
+            .unwrap()
+            .stats_columns,
+        ["email", "id"]
+    );
+    // A new key replaces the table's documents; a table gone loses them.
+    let snap = index.sync("c", vec![entry("s.a", 3)], &load, None).unwrap();
+    assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
+    // A reopened index knows what it holds: nothing to redo.
+    drop(index);
+    let index = SearchIndex::open(dir.path()).unwrap();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let counting = |p: &Path| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Cow::Owned(stats_for(p))
+    };
+    let snap = index
+        .sync("c", vec![entry("s.a", 3)], &counting, None)
+        .unwrap();
+    assert_eq!(calls.into_inner(), 0);
+    assert_eq!(search(&snap, Filters::default()).len(), 2);
+}
