@@ -3,6 +3,7 @@
 
 pub mod errors;
 pub mod http;
+pub mod protocol;
 pub mod schema;
 pub mod tools;
 pub mod validate;
@@ -28,9 +29,6 @@ use crate::render::paging::{self, Unit, UnitKey};
 use crate::yaml::Value;
 use tools::{Reply, Tool};
 
-/// The protocol versions the reference's SDK speaks; an unknown request gets the newest.
-const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-const LATEST_PROTOCOL: &str = "2025-11-25";
 /// Methods the protocol defines: one that arrives as a custom request had params that did not parse.
 const KNOWN_METHODS: [&str; 12] = [
     "initialize",
@@ -202,7 +200,7 @@ fn instructions(tools: &[Tool]) -> String {
 impl ServerHandler for PrintServer {
     fn get_info(&self) -> ServerConfig {
         let info = serde_json::json!({
-            "protocolVersion": LATEST_PROTOCOL,
+            "protocolVersion": crate::mcp::protocol::LATEST_PROTOCOL,
             "capabilities": {
                 "experimental": {},
                 "resources": {"subscribe": false, "listChanged": false},
@@ -215,12 +213,7 @@ impl ServerHandler for PrintServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(
-            PROTOCOL_VERSIONS
-                .iter()
-                .filter_map(|v| serde_json::from_value(serde_json::json!(v)).ok())
-                .collect(),
-        )
+        crate::mcp::protocol::supported()
     }
 
     async fn initialize(
@@ -229,16 +222,7 @@ impl ServerHandler for PrintServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        let mut info = self.get_info();
-        let asked = serde_json::to_value(&request.protocol_version).unwrap_or_default();
-        let chosen = match asked.as_str() {
-            Some(v) if PROTOCOL_VERSIONS.contains(&v) => v.to_string(),
-            _ => LATEST_PROTOCOL.to_string(),
-        };
-        if let Ok(v) = serde_json::from_value(serde_json::json!(chosen)) {
-            info.protocol_version = v;
-        }
-        Ok(info)
+        Ok(crate::mcp::protocol::negotiate(self.get_info(), &request))
     }
 
     async fn list_tools(

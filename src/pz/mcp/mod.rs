@@ -28,8 +28,6 @@ use super::docs::DocsError;
 use super::envelope::{self, Json, PzError};
 use tool::{Args, Context, Tool, Unclassified};
 
-const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
-const LATEST_PROTOCOL: &str = "2025-11-25";
 const KNOWN_METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
 /// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
 pub const PZ0609_NEXT_STEP: &str = "This is a defect in the server (printdex's pz surface), not a bad argument: report it with this message. Retrying the same call will fail the same way.";
@@ -141,7 +139,7 @@ impl PzServer {
 impl ServerHandler for PzServer {
     fn get_info(&self) -> ServerConfig {
         let info = serde_json::json!({
-            "protocolVersion": LATEST_PROTOCOL,
+            "protocolVersion": crate::mcp::protocol::LATEST_PROTOCOL,
             "capabilities": {"tools": {"listChanged": false}},
             "serverInfo": {"name": "pz", "version": env!("CARGO_PKG_VERSION")},
         });
@@ -149,12 +147,7 @@ impl ServerHandler for PzServer {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Owned(
-            PROTOCOL_VERSIONS
-                .iter()
-                .filter_map(|v| serde_json::from_value(serde_json::json!(v)).ok())
-                .collect(),
-        )
+        crate::mcp::protocol::supported()
     }
 
     async fn initialize(
@@ -163,16 +156,7 @@ impl ServerHandler for PzServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         context.peer.set_peer_info(request.clone());
-        let mut info = self.get_info();
-        let asked = serde_json::to_value(&request.protocol_version).unwrap_or_default();
-        let chosen = match asked.as_str() {
-            Some(v) if PROTOCOL_VERSIONS.contains(&v) => v.to_string(),
-            _ => LATEST_PROTOCOL.to_string(),
-        };
-        if let Ok(v) = serde_json::from_value(serde_json::json!(chosen)) {
-            info.protocol_version = v;
-        }
-        Ok(info)
+        Ok(crate::mcp::protocol::negotiate(self.get_info(), &request))
     }
 
     async fn list_tools(
