@@ -10,6 +10,24 @@ pub fn repr_str_list(items: &[String]) -> String {
     format!("[{}]", inner.join(", "))
 }
 
+fn known_columns(columns: &[String]) -> String {
+    if columns.is_empty() {
+        "none - the table's statistics list no columns".into()
+    } else {
+        columns.join(", ")
+    }
+}
+
+fn known_parts(parts: &[String], switched_off: bool) -> String {
+    if switched_off {
+        "none - not measured: switched off for this table".into()
+    } else if parts.is_empty() {
+        "none - the column lists no parts".into()
+    } else {
+        parts.join(", ")
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QueryError {
     #[error("table {} not found in connection {}. Call list_tables with connection {} for valid names.", repr_str(.table), repr_str(.connection), repr_str(.connection))]
@@ -54,6 +72,45 @@ pub enum QueryError {
     UnknownTool {
         name: String,
         available: Vec<String>,
+    },
+    /// A resource URI outside the scheme (or with a query other than `page`/`version`).
+    #[error("URI {} does not match the dbprint:// scheme.", repr_str(.0))]
+    MalformedUri(String),
+    #[error("{} names no page of this resource: pages run 1 to {pages}.", repr_str(.uri))]
+    PageOutOfRange { uri: String, pages: usize },
+    #[error("{} asks for a page past the first without `version`. Pass the `version` the first page's `_meta` reported, as `?page=<n>&version=<v>`.", repr_str(.0))]
+    MissingPageVersion(String),
+    /// The URI (or, when the file changed twice during one read, its path).
+    #[error("{}: the file changed on disk since that version was read. Read page 1 again for its current version.", repr_str(.0))]
+    StalePageVersion(String),
+    /// A human-written kind the manifest never declared for the table.
+    #[error("{artifact} is optional and not authored for table {}.", repr_str(.table))]
+    OptionalNotAuthored { artifact: String, table: String },
+    #[error("{artifact} is optional and not authored for connection {}.", repr_str(.connection))]
+    OptionalNotAuthoredForConnection {
+        artifact: String,
+        connection: String,
+    },
+    #[error("{kind} is not declared for table {} - check the object's type before requesting it; the manifest does not declare every kind for every object.", repr_str(.table))]
+    UndeclaredKind { kind: String, table: String },
+    #[error("no diff available at {0}. Run `dbprint diff` or `dbprint generate` first.")]
+    NoDiff(String),
+    #[error("no reading guide available at {0}. Run `dbprint generate` first.")]
+    NoReadingGuide(String),
+    #[error("column {} not found in table {}. Columns: {}.", repr_str(.column), repr_str(.table), known_columns(.columns))]
+    UnknownColumn {
+        column: String,
+        table: String,
+        columns: Vec<String>,
+    },
+    #[error("part {} not found in column {} of table {}. Parts: {}.", repr_str(.part), repr_str(.column), repr_str(.table), known_parts(.parts, *.switched_off))]
+    UnknownPart {
+        part: String,
+        column: String,
+        table: String,
+        parts: Vec<String>,
+        /// The table's statistics name `parts` in `disabled`.
+        switched_off: bool,
     },
     /// get_reference: no heading carries the section (numbers, or guide titles, sorted).
     #[error("section {} not found in {document}. Available: {}", repr_str(.section), repr_str_list(.available))]

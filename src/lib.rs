@@ -6,10 +6,12 @@
 pub mod cli;
 pub mod config;
 pub mod error;
+pub mod index;
 pub mod ingest;
 pub mod mcp;
 pub mod mirror;
 pub mod pyfmt;
 pub mod query;
 pub mod render;
+pub mod watch;
 pub mod yaml;

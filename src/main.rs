@@ -73,6 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
             let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
+            let _watcher = printdex::watch::spawn(engine.clone());
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
@@ -128,10 +129,23 @@ fn index_rebuild(
     let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
     let _ = std::fs::remove_dir_all(&dir);
     let started = std::time::Instant::now();
-    let progress = indicatif::ProgressBar::new_spinner();
-    progress.set_message("indexing");
-    progress.enable_steady_tick(std::time::Duration::from_millis(120));
-    let engine = Engine::open(all_connections(&project), &dir)?;
+    let progress = indicatif::ProgressBar::new(0);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:30}] {pos}/{len} files ({per_sec}, {eta} left)",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    let engine = Engine::open_with_progress(
+        all_connections(&project),
+        &dir,
+        &|connection, done, total| {
+            progress.set_message(format!("indexing {connection}"));
+            progress.set_length(total as u64);
+            progress.set_position(done as u64);
+        },
+    )?;
     progress.finish_and_clear();
     let (files, tables, bytes) = engine.mirror().counts()?;
     eprintln!(

@@ -45,6 +45,9 @@ pub enum Parsed {
     Absent,
     /// Identity unchanged since the mirror stored it: not read again.
     Unchanged,
+    /// Identity moved (a touch, a rewrite of the same bytes) but the content hash did not:
+    /// the stored parse stands; only the identity is updated.
+    Touched,
 }
 
 /// One file of a print as the mirror keeps it.
@@ -85,6 +88,10 @@ pub trait Stored {
     fn identity(&self, path: &Path) -> Option<FileIdentity>;
     /// The parse stored for `path`, if any.
     fn parsed(&self, path: &Path) -> Option<Parsed>;
+    /// The content hash stored for `path`, if any.
+    fn hash(&self, _path: &Path) -> Option<String> {
+        None
+    }
 }
 
 /// Nothing stored: every file is read.
@@ -99,7 +106,7 @@ impl Stored for Cold {
     }
 }
 
-pub type Known<'a> = &'a dyn Stored;
+pub type Known<'a> = &'a (dyn Stored + Sync);
 
 /// `read_file`, skipped when the identity on disk is the one already stored.
 pub fn refresh_file(
@@ -122,7 +129,15 @@ pub fn refresh_file(
             };
         }
     }
-    read_file(path, connection, fqn, kind)
+    let mut record = read_file(path, connection, fqn, kind);
+    // Events and identities are hints; the content hash decides whether to re-parse.
+    if record.hash.is_some()
+        && record.hash == known.hash(path)
+        && !matches!(record.parsed, Parsed::Absent)
+    {
+        record.parsed = Parsed::Touched;
+    }
+    record
 }
 
 /// Read, hash and (for YAML kinds) parse one file.
@@ -223,13 +238,19 @@ pub struct ConnectionScan {
 
 /// Scan a connection's print: the manifest, its walkability, and every file it implies.
 /// `known` lets a warm start skip files whose identity is unchanged; the manifest is always read.
-pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan {
+pub fn scan_connection(
+    conn: &ConnectionConfig,
+    known: Known,
+    progress: Progress,
+) -> ConnectionScan {
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let manifest_path = root.join(MANIFEST_FILENAME);
     let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known);
     let manifest_parsed = match &manifest_record.parsed {
-        Parsed::Unchanged => known.parsed(&manifest_path).unwrap_or(Parsed::Absent),
+        Parsed::Unchanged | Parsed::Touched => {
+            known.parsed(&manifest_path).unwrap_or(Parsed::Absent)
+        }
         other => other.clone(),
     };
     let manifest = if !manifest_path.is_file() {
@@ -244,7 +265,9 @@ pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan 
                 Some(reason) => ManifestRead::Malformed(reason),
                 None => walkable_manifest(root, data),
             },
-            Parsed::Text | Parsed::Absent | Parsed::Unchanged => ManifestRead::Absent,
+            Parsed::Text | Parsed::Absent | Parsed::Unchanged | Parsed::Touched => {
+                ManifestRead::Absent
+            }
         }
     };
     let mut files = vec![manifest_record];
@@ -256,29 +279,70 @@ pub fn scan_connection(conn: &ConnectionConfig, known: Known) -> ConnectionScan 
         files.push(refresh_file(&root.join(file), name, None, kind, known));
     }
     let mut tables = Vec::new();
+    let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
     if let ManifestRead::Ok { doc, .. } = &manifest {
         if let Some(entries) = doc.get("tables").and_then(Value::as_map) {
             for (key, entry) in entries {
                 let fqn = crate::pyfmt::str_of(key);
                 let dir = root.join(walk::table_path(&fqn, entry));
                 for (kind, file) in walk::declared_artifacts(entry) {
-                    files.push(refresh_file(
-                        &dir.join(&file),
-                        name,
-                        Some(&fqn),
-                        &kind,
-                        known,
-                    ));
+                    jobs.push((dir.join(&file), fqn.clone(), kind));
                 }
                 tables.push((fqn, dir, entry.clone()));
             }
         }
     }
+    files.extend(read_all(&jobs, name, known, progress));
     ConnectionScan {
         manifest,
         files,
         tables,
     }
+}
+
+/// Reports `(files done, files in all)` while a scan reads artifacts.
+pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// Read every artifact job, in order, on as many threads as there are cores: parsing
+/// dominates a cold ingest, and files are independent.
+fn read_all(
+    jobs: &[(PathBuf, String, String)],
+    connection: &str,
+    known: Known,
+    progress: Progress,
+) -> Vec<FileRecord> {
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = jobs.len();
+    let chunk = total.div_ceil(workers).max(1);
+    let read_chunk = |part: &[(PathBuf, String, String)]| -> Vec<FileRecord> {
+        part.iter()
+            .map(|(path, fqn, kind)| {
+                let record = refresh_file(path, connection, Some(fqn), kind, known);
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if n.is_multiple_of(64) || n == total {
+                    progress(n, total);
+                }
+                record
+            })
+            .collect()
+    };
+    if workers == 1 || total < 64 {
+        return read_chunk(jobs);
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| read_chunk(part)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {

@@ -12,6 +12,8 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         QueryError::MissingFile { .. }
         | QueryError::YamlParse { .. }
         | QueryError::Malformed { .. }
+        | QueryError::NoDiff(_)
+        | QueryError::NoReadingGuide(_)
         | QueryError::NoReferenceDocument { .. }
         | QueryError::Internal(_) => -32603,
         // The reference lets a non-YAML exception reach its SDK, which answers code 0.
@@ -19,6 +21,8 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         QueryError::UnknownTool { .. } => -32601,
         QueryError::UnknownTable { .. }
         | QueryError::UnprofiledTable { .. }
+        | QueryError::UnknownColumn { .. }
+        | QueryError::UnknownPart { .. }
         | QueryError::UnknownConnection { .. }
         | QueryError::UnservedConnection { .. }
         | QueryError::NoDefaultConnection { .. }
@@ -26,6 +30,13 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         | QueryError::ForeignCursor(_)
         | QueryError::StaleCursor(_)
         | QueryError::InvalidArgument(_)
+        | QueryError::MalformedUri(_)
+        | QueryError::PageOutOfRange { .. }
+        | QueryError::MissingPageVersion(_)
+        | QueryError::StalePageVersion(_)
+        | QueryError::OptionalNotAuthored { .. }
+        | QueryError::OptionalNotAuthoredForConnection { .. }
+        | QueryError::UndeclaredKind { .. }
         | QueryError::UnknownSection { .. } => -32602,
     }
 }

@@ -12,8 +12,10 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, InitializeRequestParams, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ServerConfig,
+    CustomResult, ErrorCode, ErrorData, InitializeRequestParams, InitializeResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -276,6 +278,84 @@ impl ServerHandler for PrintServer {
         } else {
             CallToolResult::success(vec![ContentBlock::text(text)])
         };
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let cursor = request.and_then(|r| r.cursor);
+        let engine = self.engine.clone();
+        let page = tokio::task::spawn_blocking(move || {
+            crate::query::resources::list(&engine, cursor.as_deref())
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .map_err(|e| errors::rpc_error(&e))?;
+        let entries: Vec<serde_json::Value> = page
+            .entries
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "uri": e.uri,
+                    "name": e.name,
+                    "description": e.description,
+                    "mimeType": e.mime_type,
+                })
+            })
+            .collect();
+        let mut result = serde_json::json!({ "resources": entries });
+        if let Some(n) = page.next_cursor {
+            result["nextCursor"] = serde_json::json!(n);
+        }
+        serde_json::from_value(result).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        // A fixed list: never paged, and any cursor is ignored, as the reference does.
+        let templates: Vec<serde_json::Value> = crate::query::resources::templates()
+            .into_iter()
+            .map(|t| {
+                serde_json::json!({
+                    "uriTemplate": t.uri_template,
+                    "name": t.name,
+                    "mimeType": t.mime_type,
+                })
+            })
+            .collect();
+        serde_json::from_value(serde_json::json!({ "resourceTemplates": templates }))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = request.uri;
+        let engine = self.engine.clone();
+        let asked = uri.clone();
+        let page =
+            tokio::task::spawn_blocking(move || crate::query::resources::read(&engine, &asked))
+                .await
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+                .map_err(|e| errors::rpc_error(&e))?;
+        let result = serde_json::json!({
+            "contents": [{
+                "uri": uri,
+                "mimeType": page.mime_type,
+                "text": page.text,
+                "_meta": {"page": page.page, "pages": page.pages, "version": page.version},
+            }]
+        });
+        let result: ReadResourceResult = serde_json::from_value(result)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
         Ok(result.into())
     }
 

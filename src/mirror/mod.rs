@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::ingest::{ConnectionScan, FileIdentity, ManifestRead, Parsed, Stored};
+use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
 use crate::yaml::Value;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
@@ -21,6 +21,9 @@ pub enum MirrorError {
     Sql(#[from] rusqlite::Error),
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
+    /// The search index beside the mirror failed.
+    #[error("{0}")]
+    Index(String),
     #[error("mirror directory {path}: {source}")]
     Io {
         path: PathBuf,
@@ -31,6 +34,18 @@ pub enum MirrorError {
 pub struct Mirror {
     db: Mutex<Connection>,
     path: PathBuf,
+}
+
+/// A stored file's identity, content hash and parse outcome.
+#[derive(Debug, Clone)]
+pub struct FileStatus {
+    pub identity: Option<FileIdentity>,
+    pub hash: Option<String>,
+    /// ok | yaml_error | other_error | text | absent
+    pub parse_status: String,
+    pub parse_error: Option<String>,
+    pub fqn: Option<String>,
+    pub kind: String,
 }
 
 /// One stored file row, without its parsed value.
@@ -88,11 +103,13 @@ impl Mirror {
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+            "SELECT path, mtime_ns, size, inode, hash FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
         )?;
+        let mut hashes = HashMap::new();
         let rows = stmt.query_map(params![connection], |r| {
             Ok((
                 PathBuf::from(r.get::<_, String>(0)?),
+                r.get::<_, Option<String>>(4)?,
                 FileIdentity {
                     mtime_ns: r.get(1)?,
                     size: r.get::<_, i64>(2)? as u64,
@@ -100,10 +117,18 @@ impl Mirror {
                 },
             ))
         })?;
-        let identities = rows.collect::<Result<HashMap<_, _>, _>>()?;
+        let mut identities = HashMap::new();
+        for row in rows {
+            let (path, hash, identity) = row?;
+            if let Some(h) = hash {
+                hashes.insert(path.clone(), h);
+            }
+            identities.insert(path, identity);
+        }
         Ok(StoredFiles {
             mirror: self,
             identities,
+            hashes,
         })
     }
 
@@ -173,13 +198,22 @@ impl Mirror {
                 "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
-            let mut touch =
-                tx.prepare_cached("UPDATE files SET fqn = ?2, kind = ?3 WHERE path = ?1")?;
+            let mut touch = tx.prepare_cached(
+                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode) WHERE path = ?1",
+            )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
-                if matches!(f.parsed, Parsed::Unchanged) {
-                    touch.execute(params![path, f.fqn, f.kind])?;
+                if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
+                    let id = f.identity.filter(|_| matches!(f.parsed, Parsed::Touched));
+                    touch.execute(params![
+                        path,
+                        f.fqn,
+                        f.kind,
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ])?;
                     continue;
                 }
                 let (status, error, parsed) = match &f.parsed {
@@ -187,7 +221,7 @@ impl Mirror {
                     Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
                     Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
                     Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged => ("absent", None, None),
+                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched => ("absent", None, None),
                 };
                 let id = f.identity;
                 upsert.execute(params![
@@ -253,6 +287,84 @@ impl Mirror {
             )?;
         }
         tx.commit()?;
+        Ok(())
+    }
+
+    /// One stored file's identity, hash and parse outcome, without its (possibly large)
+    /// parsed value.
+    pub fn status(&self, path: &Path) -> Result<Option<FileStatus>, MirrorError> {
+        let db = self.db();
+        let row = db
+            .query_row(
+                "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind FROM files WHERE path = ?1",
+                params![path.to_string_lossy()],
+                |r| {
+                    let mtime: Option<i64> = r.get(0)?;
+                    let identity = match mtime {
+                        Some(m) => Some(FileIdentity {
+                            mtime_ns: m,
+                            size: r.get::<_, i64>(1)? as u64,
+                            inode: r.get::<_, i64>(2)? as u64,
+                        }),
+                        None => None,
+                    };
+                    Ok(FileStatus {
+                        identity,
+                        hash: r.get(3)?,
+                        parse_status: r.get(4)?,
+                        parse_error: r.get(5)?,
+                        fqn: r.get(6)?,
+                        kind: r.get(7)?,
+                    })
+                },
+            )
+            .optional()?;
+        Ok(row)
+    }
+
+    /// Store one file read outside a connection scan (a request found it changed).
+    pub fn upsert_file(&self, f: &FileRecord) -> Result<(), MirrorError> {
+        let (status, error, parsed) = match &f.parsed {
+            Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
+            Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
+            Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
+            Parsed::Text => ("text", None, None),
+            // An unchanged record carries nothing new to store.
+            Parsed::Unchanged => return Ok(()),
+            // Same content under a new identity: the stored parse stands.
+            Parsed::Touched => {
+                let id = f.identity;
+                self.db().execute(
+                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4 WHERE path = ?1",
+                    params![
+                        f.path.to_string_lossy(),
+                        id.map(|i| i.mtime_ns),
+                        id.map(|i| i.size as i64),
+                        id.map(|i| i.inode as i64)
+                    ],
+                )?;
+                return Ok(());
+            }
+            Parsed::Absent => ("absent", None, None),
+        };
+        let id = f.identity;
+        self.db().execute(
+            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            params![
+                f.path.to_string_lossy(),
+                f.connection,
+                f.fqn,
+                f.kind,
+                id.map(|i| i.mtime_ns),
+                id.map(|i| i.size as i64),
+                id.map(|i| i.inode as i64),
+                f.hash,
+                status,
+                error,
+                parsed
+            ],
+        )?;
         Ok(())
     }
 
@@ -351,6 +463,14 @@ fn version_matches(db: &Connection) -> bool {
 pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
     identities: HashMap<PathBuf, FileIdentity>,
+    hashes: HashMap<PathBuf, String>,
+}
+
+impl StoredFiles<'_> {
+    /// The stored content hashes, by path.
+    pub fn into_hashes(self) -> HashMap<PathBuf, String> {
+        self.hashes
+    }
 }
 
 impl Stored for StoredFiles<'_> {
@@ -360,5 +480,9 @@ impl Stored for StoredFiles<'_> {
 
     fn parsed(&self, path: &Path) -> Option<Parsed> {
         self.mirror.parsed(path).ok().flatten()
+    }
+
+    fn hash(&self, path: &Path) -> Option<String> {
+        self.hashes.get(path).cloned()
     }
 }

@@ -36,6 +36,14 @@ pub fn is_printable(c: char) -> bool {
     !in_ranges(NON_PRINTABLE, c)
 }
 
+/// Whether `re`'s `\w` matches `c` in a str pattern: `c.isalnum()` or `_`.
+pub fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_';
+    }
+    in_ranges(super::word_table::WORD, c)
+}
+
 /// `c.isspace()` (includes `\x1c`-`\x1f`, `\x85` and the Unicode spaces).
 pub fn is_space(c: char) -> bool {
     in_ranges(WHITESPACE, c)

@@ -1,10 +1,19 @@
 //! The engine's read side: the served connections' current state, kept fresh
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
+pub mod absence;
+pub mod authored;
+pub mod edges;
+pub mod files;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
 pub mod reference;
+pub mod resolve_value;
+pub mod resources;
+pub mod scope;
+pub mod search_columns;
+pub mod value_resolution;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +34,8 @@ pub struct ConnectionState {
     pub manifest_identity: Option<FileIdentity>,
     /// blake3 of every file the connection's mirror holds, by path.
     pub hashes: HashMap<PathBuf, String>,
+    /// The search index as this state was built against it.
+    pub search: crate::index::Snapshot,
 }
 
 impl ConnectionState {
@@ -66,24 +77,42 @@ impl ConnectionState {
 pub struct Engine {
     pub served: Served,
     mirror: Mirror,
+    index: crate::index::SearchIndex,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
+    /// Held across a scan and its commit, so that of several processes sharing one
+    /// index only one writes at a time; the others find the work done (all unchanged).
+    writer_lock_path: PathBuf,
     references: reference::References,
 }
 
 impl Engine {
     /// Open the mirror in `index_dir` and reconcile every served connection with the disk.
     pub fn open(served: Served, index_dir: &Path) -> Result<Engine, MirrorError> {
+        Engine::open_with_progress(served, index_dir, &|_, _, _| {})
+    }
+
+    /// `open`, reporting `(connection, files done, files in all)` as the first scan reads.
+    pub fn open_with_progress(
+        served: Served,
+        index_dir: &Path,
+        progress: &(dyn Fn(&str, usize, usize) + Sync),
+    ) -> Result<Engine, MirrorError> {
         let mirror = Mirror::open(index_dir)?;
+        let index = crate::index::SearchIndex::open(&index_dir.join("search"))
+            .map_err(|e| MirrorError::Index(e.to_string()))?;
         let engine = Engine {
             served,
             mirror,
+            index,
             states: RwLock::new(HashMap::new()),
             ingest_lock: Mutex::new(()),
+            writer_lock_path: index_dir.join("writer.lock"),
             references: Default::default(),
         };
         for conn in engine.served.connections.clone() {
-            engine.reconcile(&conn)?;
+            let name = conn.name.clone();
+            engine.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
         }
         Ok(engine)
     }
@@ -113,30 +142,62 @@ impl Engine {
 
     /// Re-read what changed on disk for one connection and swap in its new state.
     pub fn reconcile(&self, conn: &ConnectionConfig) -> Result<Arc<ConnectionState>, MirrorError> {
+        self.reconcile_with_progress(conn, &|_, _| {})
+    }
+
+    fn reconcile_with_progress(
+        &self,
+        conn: &ConnectionConfig,
+        progress: crate::ingest::Progress,
+    ) -> Result<Arc<ConnectionState>, MirrorError> {
         let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let started = std::time::Instant::now();
         let stored = self.mirror.stored(&conn.name)?;
-        let scan = ingest::scan_connection(conn, &stored);
-        drop(stored);
-        if !self.mirror.unchanged(&conn.name, &scan)? {
+        let scan = ingest::scan_connection(conn, &stored, progress);
+        let scanned = started.elapsed();
+        let hashes: HashMap<PathBuf, String> = if self.mirror.unchanged(&conn.name, &scan)? {
+            stored.into_hashes()
+        } else {
+            drop(stored);
             self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-        }
-        let hashes = self
-            .mirror
-            .files(&conn.name)?
-            .into_iter()
-            .filter_map(|f| Some((f.path, f.hash?)))
-            .collect();
+            self.mirror
+                .files(&conn.name)?
+                .into_iter()
+                .filter_map(|f| Some((f.path, f.hash?)))
+                .collect()
+        };
+        tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
+        let search = crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes)
+            .map_err(|e| MirrorError::Index(e.to_string()))?;
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
             manifest: scan.manifest,
             manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
             hashes,
+            search,
         });
         self.states
             .write()
             .unwrap_or_else(|e| e.into_inner())
             .insert(conn.name.clone(), state.clone());
         Ok(state)
+    }
+
+    /// [`Engine::connection`], also fresh against the files `moved` checks: when it finds
+    /// one changed on disk since ingest read it, the connection is re-ingested first
+    /// (unchanged files are not read again).
+    pub fn connection_where(
+        &self,
+        requested: Option<&str>,
+        moved: impl Fn(&ConnectionState) -> bool,
+    ) -> Result<Arc<ConnectionState>, QueryError> {
+        let state = self.connection(requested)?;
+        if !moved(&state) {
+            return Ok(state);
+        }
+        self.reconcile(&state.config)
+            .map_err(|e| QueryError::Internal(e.to_string()))
     }
 
     /// The connection a call names (or the default), fresh against the disk: when the
@@ -155,6 +216,30 @@ impl Engine {
             _ => self
                 .reconcile(&conn)
                 .map_err(|e| QueryError::Internal(e.to_string())),
+        }
+    }
+}
+
+/// An exclusive advisory lock on a file in the index directory, released on drop.
+/// Failing to lock (a filesystem without locks) degrades to SQLite's own locking.
+struct ProcessLock(Option<std::fs::File>);
+
+impl ProcessLock {
+    fn acquire(path: &Path) -> ProcessLock {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .ok();
+        ProcessLock(file.filter(|f| f.lock().is_ok()))
+    }
+}
+
+impl Drop for ProcessLock {
+    fn drop(&mut self) {
+        if let Some(f) = &self.0 {
+            let _ = f.unlock();
         }
     }
 }

@@ -98,7 +98,7 @@ fn arguments_digest(arguments: &Value) -> String {
 
 /// blake3 over each pinned file's path and content version, sorted component-wise
 /// as Python sorts paths.
-fn files_digest(files: &[(String, String)]) -> String {
+pub fn files_digest(files: &[(String, String)]) -> String {
     let mut entries: Vec<&(String, String)> = files.iter().collect();
     entries.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
     entries.dedup_by(|a, b| a.0 == b.0);

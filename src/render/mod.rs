@@ -4,6 +4,7 @@
 pub mod cursor;
 pub mod document;
 pub mod paging;
+pub mod resource;
 
 use crate::yaml::Value;
 

@@ -166,44 +166,49 @@ impl Ctor {
         };
         let obj = match action {
             Action::Null => {
-                self.construct_scalar(id, false, 0)?;
+                self.indirect_scalar(id)?;
                 Obj::Val(Value::Null)
             }
             Action::Str => Obj::Val(Value::Str(self.construct_scalar(id, !shared, 0)?)),
             Action::Bool => {
-                let s = self.construct_scalar(id, false, 0)?;
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
                 Obj::Val(Value::Bool(
-                    scalars::construct_bool(&s).map_err(LoadError::Other)?,
+                    scalars::construct_bool(s).map_err(LoadError::Other)?,
                 ))
             }
             Action::Int => {
-                let s = self.construct_scalar(id, false, 0)?;
-                Obj::Val(scalars::construct_int(&s).map_err(LoadError::Other)?)
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
+                Obj::Val(scalars::construct_int(s).map_err(LoadError::Other)?)
             }
             Action::Float => {
-                let s = self.construct_scalar(id, false, 0)?;
-                match scalars::construct_float(&s).map_err(LoadError::Other)? {
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
+                match scalars::construct_float(s).map_err(LoadError::Other)? {
                     FloatOut::Num(f) => Obj::Val(Value::Float(f)),
                     FloatOut::SharedNan => Obj::SharedNan,
                 }
             }
             Action::Binary => {
-                let s = self.construct_scalar(id, false, 0)?;
-                let bytes = scalars::construct_binary(&s).map_err(|problem| {
+                let indirect = self.indirect_scalar(id)?;
+                let s = self.scalar_text(id, &indirect);
+                let bytes = scalars::construct_binary(s).map_err(|problem| {
                     constructor_error(MarkedError::problem(problem, self.start(id)))
                 })?;
                 Obj::Val(Value::Bytes(bytes))
             }
             Action::Timestamp => {
-                let s = self.construct_scalar(id, false, 0)?;
+                let indirect = self.indirect_scalar(id)?;
                 // The regex runs on `node.value`, which for a mapping
                 // holding a `=` key is the list of pairs.
-                if !matches!(self.nodes[id as usize].body, Body::Scalar(_)) {
+                if indirect.is_some() {
                     return Err(LoadError::Other(
                         "expected string or bytes-like object, got 'list'".to_string(),
                     ));
                 }
-                Obj::Val(scalars::construct_timestamp(&s).map_err(LoadError::Other)?)
+                let s = self.scalar_text(id, &indirect);
+                Obj::Val(scalars::construct_timestamp(s).map_err(LoadError::Other)?)
             }
             Action::Collection(fill) => {
                 let store = self.stores.len() as u32;
@@ -226,6 +231,24 @@ impl Ctor {
             self.cache[id as usize] = Some(obj.clone());
         }
         Ok(obj)
+    }
+
+    /// `construct_scalar` without copying a plain scalar's text: `None` when
+    /// the node is a scalar (read it with [`Self::scalar_text`]), the text
+    /// when it is a mapping standing in for one through a `=` key.
+    fn indirect_scalar(&mut self, id: NodeId) -> Res<Option<String>> {
+        match self.nodes[id as usize].body {
+            Body::Scalar(_) => Ok(None),
+            _ => self.construct_scalar(id, false, 0).map(Some),
+        }
+    }
+
+    fn scalar_text<'s>(&'s self, id: NodeId, indirect: &'s Option<String>) -> &'s str {
+        match (indirect, &self.nodes[id as usize].body) {
+            (Some(s), _) => s,
+            (None, Body::Scalar(s)) => s,
+            (None, _) => "",
+        }
     }
 
     /// `SafeConstructor.construct_scalar`. `take` moves the text out of a

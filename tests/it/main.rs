@@ -4,5 +4,8 @@ mod get_reference;
 mod http;
 mod paging;
 mod reference;
+mod resources;
+mod search;
 mod serve;
 mod util;
+mod watch;

@@ -138,6 +138,7 @@ fn strip_descriptions(schema: &Value) -> Value {
 fn implemented(request: &Value, tools: &[String]) -> bool {
     match request["method"].as_str().unwrap_or("") {
         "initialize" | "ping" => true,
+        "resources/list" | "resources/templates/list" | "resources/read" => true,
         "tools/list" => false, // compared per tool below
         "tools/call" => tools
             .iter()

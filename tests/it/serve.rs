@@ -120,3 +120,36 @@ fn sigterm_and_sigint_exit_zero() {
         assert_eq!(server.wait().code(), Some(0), "{signal}");
     }
 }
+
+#[test]
+fn two_servers_share_one_index_and_both_follow_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".dbprint.yaml"),
+        "connections:\n  c:\n    adapter: duckdb\n",
+    )
+    .unwrap();
+    let root = dir.path().join("prints/c");
+    std::fs::create_dir_all(&root).unwrap();
+    let manifest = |n: usize| {
+        let mut t = String::from("format_version: 1\ntables:\n");
+        for i in 0..n {
+            t.push_str(&format!("  s.t{i}:\n    type: table\n"));
+        }
+        t
+    };
+    std::fs::write(root.join("manifest.yaml"), manifest(3)).unwrap();
+    let mut a = Server::start_in(dir.path(), &[], Some(index.path()));
+    let mut b = Server::start_in(dir.path(), &[], Some(index.path()));
+    let total = |s: &mut Server| {
+        serde_json::from_str::<Value>(&s.call("list_tables", json!({})).0).unwrap()["total"].clone()
+    };
+    assert_eq!((total(&mut a), total(&mut b)), (json!(3), json!(3)));
+    std::fs::write(root.join("manifest.yaml"), manifest(5)).unwrap();
+    assert_eq!((total(&mut a), total(&mut b)), (json!(5), json!(5)));
+    // One of them dies; the other keeps serving from the shared index.
+    drop(a);
+    std::fs::write(root.join("manifest.yaml"), manifest(4)).unwrap();
+    assert_eq!(total(&mut b), json!(4));
+}

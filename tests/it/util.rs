@@ -8,8 +8,12 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::{json, Value};
 
+/// The binary under test; `PRINTDEX_BIN` overrides it (a copy taken right after the build,
+/// when a shared target directory may be rebuilt from another tree meanwhile).
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_printdex"))
+    std::env::var_os("PRINTDEX_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_printdex")))
 }
 
 pub fn fixtures() -> PathBuf {

@@ -7,8 +7,14 @@ Run with the reference interpreter (PyYAML 6.0.4 with libyaml):
     /opt/dbp313/bin/python tests/yaml_pyyaml/gen_expectations.py
 
 Each line is {"name", "yaml", and one of "expect" (tagged value), "expect_flat"
-(the same, flattened, for values nested too deep for a JSON reader) or "error"
-({"kind": "yaml"|"other", "text": str(exc)})}. The output is deterministic.
+(the same, flattened, for values nested too deep for a JSON reader), "error"
+({"kind": "yaml"|"other", "text": str(exc)}) or "recursive" (Python built an
+object that contains itself, which the Rust loader reports as an error)}. The
+output is deterministic.
+
+For a longer local run, `--extra COUNT FILE [SEED]` writes that many random
+cases to FILE, checked by
+`YAML_EXTRA_CASES=FILE cargo test --release --lib yaml::tests::extra -- --ignored`.
 """
 
 from __future__ import annotations
@@ -587,8 +593,11 @@ NESTING = {
     "flow map 1001": "{a: " * 1001 + "}" * 1001,
     "block seq 999": "- " * 999 + "x",
     "block seq 1000": "- " * 1000 + "x",
-    "block map 999": "".join(" " * i + "a:\n" for i in range(999)),
-    "block map 1000": "".join(" " * i + "a:\n" for i in range(1000)),
+    # Deep block mappings, kept linear in size: a chain of compact sequences,
+    # then mappings opened by simple keys.
+    "block map 999": "- " * 997 + "a:\n" + " " * 1995 + "b: 1\n",
+    "block map 1000": "- " * 998 + "a:\n" + " " * 1997 + "b: 1\n",
+    "block map 300 lines": "".join(" " * i + "a:\n" for i in range(300)),
     "block 999 flow 1": "- " * 999 + "[x]",
     "block 999 flow 2": "- " * 999 + "[[x]]",
     "block 600 flow 400": "- " * 600 + "[" * 400 + "]" * 400,
@@ -606,7 +615,7 @@ NESTING = {
     "block 1000 then far control char": "- " * 1000 + "x" * 20000 + "\x01",
     "flow 1001 late in big text": "a: " + "x" * 20000 + "\nb: " + "[" * 1001,
     "flow 1001 straddling chunk": "a: " + "é" * 8190 + "\nb: " + "[" * 1001,
-    "block map 1000 simple keys": "".join(" " * i + "k" * (i % 3 + 1) + ":\n" for i in range(1000)),
+    "block map 1000 simple keys": "- " * 998 + "kk:\n" + " " * 1997 + "kkk: 1\n",
     "flow 1001 then unterminated quote": "[" * 1001 + ' "abc',
     "flow 1001 then bad escape": "[" * 1001 + ' "\\q"',
     "flow 1001 then tab error": "[" * 1001 + "]" * 5 + "\n\t- x",
@@ -617,7 +626,7 @@ NESTING = {
     "value key chain 990": "!!str " + "{=: " * 990 + "x" + "}" * 990,
     "merge chain 990": "x: " + "{<<: " * 990 + "{a: 1}" + "}" * 990,
     "merge list chain 400": "x: " + "{<<: [" * 400 + "{a: 1}" + "]}" * 400,
-    "block map 1000 flow key": "".join(" " * i + "a:\n" for i in range(999)) + " " * 999 + "[x, y]: 1\n",
+    "block map 1000 flow key": "- " * 998 + "a:\n" + " " * 1997 + "[x, y]: 1\n",
 }
 for name, text in NESTING.items():
     add(f"nesting {name}", text)

@@ -4,6 +4,8 @@
 pub mod get_manifest;
 pub mod get_reference;
 pub mod list_tables;
+pub mod resolve_value;
+pub mod search_columns;
 
 use super::schema::ToolSpec;
 use crate::error::QueryError;
@@ -27,6 +29,8 @@ pub struct Tool {
 pub fn all() -> Vec<Tool> {
     vec![
         list_tables::tool(),
+        search_columns::tool(),
+        resolve_value::tool(),
         get_manifest::tool(),
         get_reference::tool(),
     ]

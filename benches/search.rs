@@ -1,0 +1,126 @@
+//! search_columns and resolve_value over a print: the bundled fixture by default, or a
+//! scaled print made by `benches/make_scale_print.sh` when PRINTDEX_BENCH_PROJECT names it.
+//! Each call is a whole first page, fresh-state check included, as a client sees it.
+//!
+//!   cargo bench --bench search
+//!   PRINTDEX_BENCH_PROJECT=/tmp/printdex-scale-2000 cargo bench --bench search
+//!
+//! The scaled prints clone every table as `<db>.<schema>_c<jjjj>.<table>`; resolve_value
+//! asks `members_c0001.patrons.status` there (`members.patrons.status` in the fixture).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use printdex::config::{self, Served};
+use printdex::index::search::Filters;
+use printdex::query::{resolve_value, search_columns, Engine};
+use printdex::yaml::Value;
+
+fn project() -> PathBuf {
+    std::env::var_os("PRINTDEX_BENCH_PROJECT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
+}
+
+fn served() -> Served {
+    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
+    Served::resolve(&project, None).expect("bench project has a default connection")
+}
+
+fn args(pairs: &[(&str, &str)]) -> Value {
+    Value::Map(
+        pairs
+            .iter()
+            .map(|(k, v)| (Value::Str(k.to_string()), Value::Str(v.to_string())))
+            .collect(),
+    )
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Arc::new(Engine::open(served(), dir.path()).unwrap());
+    let mut group = c.benchmark_group("search");
+    group.sample_size(50);
+    let searches: [(&str, Filters); 3] = [
+        (
+            "pattern",
+            Filters {
+                pattern: Some("*email*"),
+                ..Default::default()
+            },
+        ),
+        (
+            "text",
+            Filters {
+                text: Some("legacy"),
+                ..Default::default()
+            },
+        ),
+        (
+            "looks_like",
+            Filters {
+                looks_like: Some("email"),
+                ..Default::default()
+            },
+        ),
+    ];
+    for (name, filters) in searches {
+        let arguments = match name {
+            "pattern" => args(&[("pattern", "*email*")]),
+            "text" => args(&[("text", "legacy")]),
+            _ => args(&[("looks_like", "email")]),
+        };
+        group.bench_function(format!("search_columns_{name}"), |b| {
+            b.iter(|| {
+                // As the tool does: every table's searched files are checked against the disk.
+                let state = engine
+                    .connection_where(None, |s| s.search.tables.iter().any(|t| t.moved()))
+                    .unwrap();
+                search_columns::answer(
+                    &state,
+                    &search_columns::Request {
+                        filters,
+                        cursor: None,
+                        arguments: &arguments,
+                    },
+                )
+                .unwrap()
+            })
+        });
+    }
+    let scaled = std::env::var_os("PRINTDEX_BENCH_PROJECT").is_some();
+    let table = if scaled {
+        "stacks.members_c0001.patrons"
+    } else {
+        "stacks.members.patrons"
+    };
+    let arguments = args(&[("table", table), ("column", "status"), ("text", "Active")]);
+    group.bench_function("resolve_value", |b| {
+        b.iter(|| {
+            let state = engine
+                .connection_where(None, |s| {
+                    s.search
+                        .table_rank(table)
+                        .is_some_and(|r| s.search.tables[r].moved())
+                })
+                .unwrap();
+            resolve_value::answer(
+                &state,
+                &resolve_value::Request {
+                    table,
+                    column: "status",
+                    part: None,
+                    text: "Active",
+                    cursor: None,
+                    arguments: &arguments,
+                },
+            )
+            .unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

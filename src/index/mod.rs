@@ -1,0 +1,527 @@
+//! The search index: a tantivy index beside the SQLite mirror holding what search_columns
+//! and resolve_value read, one document per table, column and part. Ingest writes it (in
+//! batched commits, the reader reloaded after each) from the parses it already made; a
+//! request reads the [`Snapshot`] taken when its connection state was built, so the
+//! index and the mirror it was built from never disagree within one call.
+//!
+//! The index only finds candidates. Globs are decided in Rust with `fnmatchcase` over the
+//! field's own term dictionary (exact values, stored raw), `text` by trigrams of the
+//! casefolded strings and then an exact casefold-substring check on the stored record; so
+//! an answer is the reference's, never an approximation.
+
+pub mod records;
+pub mod search;
+pub mod tokens;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tantivy::collector::DocSetCollector;
+use tantivy::query::TermQuery;
+use tantivy::schema::{
+    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
+};
+use tantivy::tokenizer::PreTokenizedString;
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
+
+use crate::ingest::{FileIdentity, Parsed};
+use records::{ColumnRecord, Derived, Input, TableRecord};
+
+/// Bump when the schema or the derivation of records changes: an index of another
+/// version is discarded and rebuilt (it is a cache).
+pub const INDEX_VERSION: &str = "1";
+const VERSION_FILE: &str = "printdex-index-version";
+/// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
+/// follows each commit.
+const TABLES_PER_COMMIT: usize = 500;
+const WRITER_HEAP: usize = 50_000_000;
+/// A raw value longer than this is indexed as [`LONG`] and checked on the stored record.
+const MAX_RAW: usize = 1024;
+/// Raw terms carry this prefix, so an empty value is a term too.
+const RAW: &str = "=";
+const LONG: &str = "\u{1}long";
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error("search index: {0}")]
+    Tantivy(#[from] tantivy::TantivyError),
+    #[error("search index read: {0}")]
+    Read(#[from] std::io::Error),
+    #[error("search index record: {0}")]
+    Encoding(#[from] serde_json::Error),
+    #[error("search index directory {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The schema's fields.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields {
+    kind: Field,
+    conn: Field,
+    table_id: Field,
+    table_key: Field,
+    col_rank: Field,
+    part_rank: Field,
+    name: Field,
+    column: Field,
+    classification: Field,
+    sql_type: Field,
+    sensitivity: Field,
+    looks_like: Field,
+    redacted: Field,
+    candidate_key: Field,
+    text: Field,
+    flags: Field,
+    payload: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let trigrams = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic),
+    );
+    let fields = Fields {
+        kind: b.add_text_field("kind", STRING),
+        conn: b.add_text_field("conn", STRING),
+        table_id: b.add_text_field("table_id", STRING | STORED),
+        table_key: b.add_u64_field("table_key", INDEXED | FAST),
+        col_rank: b.add_u64_field("col_rank", FAST),
+        part_rank: b.add_u64_field("part_rank", FAST),
+        name: b.add_text_field("name", STRING),
+        column: b.add_text_field("column", STRING),
+        classification: b.add_text_field("classification", STRING),
+        sql_type: b.add_text_field("sql_type", STRING),
+        sensitivity: b.add_text_field("sensitivity", STRING),
+        looks_like: b.add_text_field("looks_like", STRING),
+        redacted: b.add_text_field("redacted", STRING),
+        candidate_key: b.add_text_field("candidate_key", STRING),
+        text: b.add_text_field("text", trigrams),
+        flags: b.add_text_field("flags", STRING),
+        payload: b.add_bytes_field("payload", STORED),
+    };
+    (b.build(), fields)
+}
+
+/// A table's identity for the index: which files it was derived from, by content.
+/// A table whose key is unchanged keeps its documents.
+pub fn table_key(
+    connection: &str,
+    fqn: &str,
+    stats: Option<(&Path, &str)>,
+    annotations: Option<(&Path, &str)>,
+) -> u64 {
+    let mut h = blake3::Hasher::new();
+    for part in [INDEX_VERSION, connection, fqn] {
+        h.update(part.as_bytes());
+        h.update(b"\0");
+    }
+    for file in [stats, annotations] {
+        match file {
+            Some((path, version)) => {
+                h.update(path.to_string_lossy().as_bytes());
+                h.update(b"\0");
+                h.update(version.as_bytes());
+            }
+            None => {
+                h.update(b"-");
+            }
+        }
+        h.update(b"\0");
+    }
+    let bytes = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&bytes.as_bytes()[..8]);
+    u64::from_le_bytes(first)
+}
+
+/// One walkable table as a connection state sees it.
+#[derive(Debug, Clone)]
+pub struct TableEntry {
+    pub fqn: String,
+    pub key: u64,
+    /// The declared statistics.yaml / statistics.annotations.yaml paths.
+    pub stats: Option<PathBuf>,
+    pub annotations: Option<PathBuf>,
+    /// Their identities when ingest read them (`None`: absent, or not a file).
+    pub stats_identity: Option<FileIdentity>,
+    pub annotations_identity: Option<FileIdentity>,
+}
+
+impl TableEntry {
+    /// Whether either searched file moved on disk since ingest read it: the state
+    /// answering for this table is then out of date.
+    pub fn moved(&self) -> bool {
+        [
+            (&self.stats, self.stats_identity),
+            (&self.annotations, self.annotations_identity),
+        ]
+        .into_iter()
+        .any(|(path, stored)| path.as_deref().is_some_and(|p| file_identity(p) != stored))
+    }
+}
+
+/// A regular file's identity (links followed), in one `stat`; `None` for anything else.
+pub fn file_identity(path: &Path) -> Option<FileIdentity> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    m.is_file().then(|| FileIdentity {
+        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        size: m.size(),
+        inode: m.ino(),
+    })
+}
+
+/// The index as one connection state reads it: a searcher fixed at the state's build,
+/// and the state's walkable tables in FQN order.
+#[derive(Clone)]
+pub struct Snapshot {
+    pub(crate) searcher: Searcher,
+    pub(crate) fields: Fields,
+    pub(crate) conn: String,
+    /// Walkable tables, sorted by FQN.
+    pub tables: Arc<Vec<TableEntry>>,
+    /// Table key -> position in `tables`.
+    pub(crate) rank: Arc<HashMap<u64, usize>>,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("conn", &self.conn)
+            .field("tables", &self.tables.len())
+            .finish()
+    }
+}
+
+impl Snapshot {
+    /// The position of `fqn` among the walkable tables.
+    pub fn table_rank(&self, fqn: &str) -> Option<usize> {
+        self.tables
+            .binary_search_by(|t| t.fqn.as_str().cmp(fqn))
+            .ok()
+    }
+}
+
+pub struct SearchIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    /// Per connection: the key each indexed table was derived under.
+    known: Mutex<HashMap<String, HashMap<String, u64>>>,
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
+    move |source| IndexError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl SearchIndex {
+    /// Open (or create) the index in `dir`; one of another version, or one that does not
+    /// open, is discarded.
+    pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
+        let (schema, fields) = schema();
+        let current = std::fs::read_to_string(dir.join(VERSION_FILE)).ok();
+        let opened = if current.as_deref() == Some(INDEX_VERSION) {
+            Index::open_in_dir(dir)
+                .ok()
+                .filter(|i| i.schema() == schema)
+        } else {
+            None
+        };
+        let index = match opened {
+            Some(index) => index,
+            None => {
+                if dir.exists() {
+                    std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
+                }
+                std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+                let index = Index::create_in_dir(dir, schema)?;
+                std::fs::write(dir.join(VERSION_FILE), INDEX_VERSION).map_err(io_err(dir))?;
+                index
+            }
+        };
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()?;
+        let this = SearchIndex {
+            index,
+            reader,
+            fields,
+            known: Mutex::new(HashMap::new()),
+        };
+        this.load_known()?;
+        Ok(this)
+    }
+
+    /// Read back which tables the index holds, and under which keys.
+    fn load_known(&self) -> Result<(), IndexError> {
+        let searcher = self.reader.searcher();
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields.kind, "table"),
+            IndexRecordOption::Basic,
+        );
+        let docs = searcher.search(&query, &DocSetCollector)?;
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        for address in docs {
+            let key = searcher
+                .segment_reader(address.segment_ord)
+                .fast_fields()
+                .u64("table_key")?
+                .first(address.doc_id);
+            let doc: TantivyDocument = searcher.doc(address)?;
+            let id = doc
+                .get_first(self.fields.table_id)
+                .and_then(|v| tantivy::schema::Value::as_str(&v).map(str::to_string));
+            if let (Some(key), Some(id)) = (key, id) {
+                if let Some((conn, fqn)) = id.split_once('\0') {
+                    known
+                        .entry(conn.to_string())
+                        .or_default()
+                        .insert(fqn.to_string(), key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Bring one connection's documents in line with its walkable tables, and take the
+    /// snapshot its new state reads. `load` returns a declared file's parse (from the scan
+    /// that just read it, or the mirror).
+    pub fn sync<'a>(
+        &self,
+        conn: &str,
+        mut tables: Vec<TableEntry>,
+        load: &dyn Fn(&Path) -> Cow<'a, Parsed>,
+    ) -> Result<Snapshot, IndexError> {
+        tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
+        let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let known = known_all.entry(conn.to_string()).or_default();
+        let wanted: HashMap<&str, u64> = tables.iter().map(|t| (t.fqn.as_str(), t.key)).collect();
+        let stale: Vec<String> = known
+            .iter()
+            .filter(|(fqn, key)| wanted.get(fqn.as_str()) != Some(key))
+            .map(|(fqn, _)| fqn.clone())
+            .collect();
+        let fresh: Vec<&TableEntry> = tables
+            .iter()
+            .filter(|t| known.get(&t.fqn) != Some(&t.key))
+            .collect();
+        if !stale.is_empty() || !fresh.is_empty() {
+            let mut writer: IndexWriter<TantivyDocument> =
+                self.index.writer_with_num_threads(1, WRITER_HEAP)?;
+            for fqn in &stale {
+                writer.delete_term(Term::from_field_text(
+                    self.fields.table_id,
+                    &table_id(conn, fqn),
+                ));
+                known.remove(fqn);
+            }
+            let mut pending: Vec<(String, u64)> = Vec::new();
+            for table in fresh {
+                let stats = table.stats.as_deref().map(load);
+                let annotations = table.annotations.as_deref().map(load);
+                let derived = records::derive(
+                    &table.fqn,
+                    input(stats.as_deref()),
+                    input(annotations.as_deref()),
+                );
+                self.add_table(&writer, conn, table.key, &derived)?;
+                pending.push((table.fqn.clone(), table.key));
+                if pending.len() >= TABLES_PER_COMMIT {
+                    writer.commit()?;
+                    self.reader.reload()?;
+                    known.extend(pending.drain(..));
+                }
+            }
+            writer.commit()?;
+            self.reader.reload()?;
+            known.extend(pending.drain(..));
+            writer.wait_merging_threads()?;
+            self.reader.reload()?;
+        }
+        let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
+        Ok(Snapshot {
+            searcher: self.reader.searcher(),
+            fields: self.fields,
+            conn: conn.to_string(),
+            tables: Arc::new(tables),
+            rank: Arc::new(rank),
+        })
+    }
+
+    fn add_table(
+        &self,
+        writer: &IndexWriter<TantivyDocument>,
+        conn: &str,
+        key: u64,
+        derived: &Derived,
+    ) -> Result<(), IndexError> {
+        let f = &self.fields;
+        let id = table_id(conn, &derived.table.fqn);
+        let base = |kind: &str| {
+            let mut doc = TantivyDocument::new();
+            doc.add_text(f.kind, kind);
+            doc.add_text(f.conn, conn);
+            doc.add_text(f.table_id, &id);
+            doc.add_u64(f.table_key, key);
+            doc
+        };
+        let mut doc = base("table");
+        let t: &TableRecord = &derived.table;
+        for (flag, on) in [
+            ("unreadable", t.unreadable),
+            ("looks_like_off", t.looks_like_off),
+            ("error", t.search_error.is_some()),
+        ] {
+            if on {
+                doc.add_text(f.flags, flag);
+            }
+        }
+        doc.add_bytes(f.payload, &serde_json::to_vec(t)?);
+        writer.add_document(doc)?;
+        for c in &derived.columns {
+            writer.add_document(
+                self.column_doc(base(if c.part.is_some() { "part" } else { "column" }), c)?,
+            )?;
+        }
+        Ok(())
+    }
+
+    fn column_doc(
+        &self,
+        mut doc: TantivyDocument,
+        c: &ColumnRecord,
+    ) -> Result<TantivyDocument, IndexError> {
+        let f = &self.fields;
+        doc.add_u64(f.col_rank, c.col_rank);
+        doc.add_u64(f.part_rank, c.part_rank);
+        add_raw(&mut doc, f.name, Some(&c.label));
+        if c.part.is_none() {
+            add_raw(&mut doc, f.column, Some(&c.column));
+        }
+        add_raw(&mut doc, f.classification, c.classification.as_deref());
+        add_raw(&mut doc, f.sql_type, c.sql_type.as_deref());
+        add_raw(&mut doc, f.sensitivity, c.sensitivity.as_deref());
+        add_raw(&mut doc, f.looks_like, c.looks_like.as_deref());
+        add_raw(&mut doc, f.redacted, c.redacted.as_deref());
+        if let Some(ck) = c.candidate_key {
+            doc.add_text(f.candidate_key, if ck { "true" } else { "false" });
+        }
+        for source in c.text_sources() {
+            doc.add_pre_tokenized_text(
+                f.text,
+                PreTokenizedString {
+                    text: String::new(),
+                    tokens: tokens::trigram_tokens(&source),
+                },
+            );
+        }
+        doc.add_bytes(f.payload, &serde_json::to_vec(c)?);
+        Ok(doc)
+    }
+}
+
+fn table_id(conn: &str, fqn: &str) -> String {
+    format!("{conn}\0{fqn}")
+}
+
+/// A raw term: the value behind [`RAW`], or [`LONG`] for one too long to be a term.
+fn add_raw(doc: &mut TantivyDocument, field: Field, value: Option<&str>) {
+    if let Some(v) = value {
+        if v.len() > MAX_RAW {
+            doc.add_text(field, LONG);
+        } else {
+            doc.add_text(field, format!("{RAW}{v}"));
+        }
+    }
+}
+
+fn input(parsed: Option<&Parsed>) -> Input<'_> {
+    match parsed {
+        None => Input::Undeclared,
+        Some(Parsed::Yaml(v)) => Input::Yaml(v),
+        Some(Parsed::YamlError(m)) => Input::YamlError(m),
+        Some(Parsed::OtherError(m)) => Input::OtherError(m),
+        Some(Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched) => Input::Absent,
+    }
+}
+
+/// The index's view of one connection scan: key every walkable table by the content of
+/// its two searched files, and (re)index the tables whose key moved. Parses come from the
+/// scan when it read the file, else from the mirror; nothing is parsed here.
+pub fn sync_connection(
+    index: &SearchIndex,
+    mirror: &crate::mirror::Mirror,
+    conn: &crate::config::ConnectionConfig,
+    scan: &crate::ingest::ConnectionScan,
+    hashes: &HashMap<PathBuf, String>,
+) -> Result<Snapshot, IndexError> {
+    let version = |p: &Path| -> String {
+        hashes
+            .get(p)
+            .cloned()
+            .unwrap_or_else(|| "absent".to_string())
+    };
+    let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
+        scan.files.iter().map(|f| (f.path.as_path(), f)).collect();
+    let identity = |p: Option<&Path>| -> Option<FileIdentity> {
+        let record = fresh.get(p?)?;
+        // An absent record keeps the identity of what was there; it is not a file.
+        match record.parsed {
+            Parsed::Absent => None,
+            _ => record.identity,
+        }
+    };
+    let tables: Vec<TableEntry> = scan
+        .tables
+        .iter()
+        .map(|(fqn, dir, entry)| {
+            let declared = crate::ingest::walk::declared_artifacts(entry);
+            let path_of = |kind: &str| {
+                declared
+                    .iter()
+                    .find(|(k, _)| k == kind)
+                    .map(|(_, file)| dir.join(file))
+            };
+            let stats = path_of("statistics");
+            let annotations = path_of("statistics_annotations");
+            let (sv, av) = (
+                stats.as_deref().map(version),
+                annotations.as_deref().map(version),
+            );
+            let key = table_key(
+                &conn.name,
+                fqn,
+                stats.as_deref().zip(sv.as_deref()),
+                annotations.as_deref().zip(av.as_deref()),
+            );
+            TableEntry {
+                fqn: fqn.clone(),
+                key,
+                stats_identity: identity(stats.as_deref()),
+                annotations_identity: identity(annotations.as_deref()),
+                stats,
+                annotations,
+            }
+        })
+        .collect();
+    let load = |p: &Path| -> Cow<'_, Parsed> {
+        match fresh.get(p).map(|f| &f.parsed) {
+            Some(Parsed::Unchanged | Parsed::Touched) | None => {
+                Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
+            }
+            Some(parsed) => Cow::Borrowed(parsed),
+        }
+    };
+    index.sync(&conn.name, tables, &load)
+}

@@ -1,0 +1,377 @@
+//! Reading a [`Snapshot`]: candidate columns and parts for search_columns' filters, table
+//! records, and one column by name for resolve_value.
+
+use std::collections::BTreeSet;
+
+use tantivy::collector::{Collector, DocSetCollector, SegmentCollector};
+use tantivy::fastfield::Column;
+use tantivy::index::SegmentReader;
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, TantivyDocument, Term};
+
+use super::records::{ColumnRecord, TableRecord};
+use super::tokens::trigrams;
+use super::{IndexError, Snapshot, LONG, RAW};
+use crate::pyfmt::{casefold, Glob};
+
+/// search_columns' predicates, ANDed; `None` passes everything.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Filters<'a> {
+    pub pattern: Option<&'a str>,
+    pub classification: Option<&'a str>,
+    pub sql_type: Option<&'a str>,
+    pub sensitivity: Option<&'a str>,
+    pub looks_like: Option<&'a str>,
+    pub redacted: Option<&'a str>,
+    pub candidate_key: Option<bool>,
+    pub text: Option<&'a str>,
+}
+
+/// One candidate column or part of a walkable table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Hit {
+    /// Position of its table among the snapshot's tables (FQN order).
+    pub table: usize,
+    pub col_rank: u64,
+    pub part_rank: u64,
+    pub address: DocAddress,
+}
+
+/// Candidates in reply order; `verify` says the stored record must confirm each
+/// (a `text` needle, or a value too long to be a term).
+#[derive(Debug, Default)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    pub verify: bool,
+}
+
+type Raw = (SegmentOrdinal, DocId, u64, u64, u64);
+
+struct HitCollector;
+
+struct HitSegment {
+    ord: SegmentOrdinal,
+    key: Column<u64>,
+    col: Column<u64>,
+    part: Column<u64>,
+    out: Vec<Raw>,
+}
+
+impl Collector for HitCollector {
+    type Fruit = Vec<Raw>;
+    type Child = HitSegment;
+
+    fn for_segment(
+        &self,
+        ord: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<HitSegment> {
+        let ff = reader.fast_fields();
+        Ok(HitSegment {
+            ord,
+            key: ff.u64("table_key")?,
+            col: ff.u64("col_rank")?,
+            part: ff.u64("part_rank")?,
+            out: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Vec<Raw>>) -> tantivy::Result<Vec<Raw>> {
+        Ok(fruits.concat())
+    }
+}
+
+impl SegmentCollector for HitSegment {
+    type Fruit = Vec<Raw>;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        self.out.push((
+            self.ord,
+            doc,
+            self.key.first(doc).unwrap_or(0),
+            self.col.first(doc).unwrap_or(0),
+            self.part.first(doc).unwrap_or(0),
+        ));
+    }
+
+    fn harvest(self) -> Vec<Raw> {
+        self.out
+    }
+}
+
+/// The characters of `pattern` before its first glob metacharacter: every match starts
+/// with them.
+fn literal_prefix(pattern: &str) -> &str {
+    match pattern.find(['*', '?', '[']) {
+        Some(at) => &pattern[..at],
+        None => pattern,
+    }
+}
+
+fn term_query(field: Field, text: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(
+        Term::from_field_text(field, text),
+        IndexRecordOption::Basic,
+    ))
+}
+
+fn payload(doc: &TantivyDocument, field: Field) -> Option<&[u8]> {
+    doc.get_first(field)
+        .and_then(|v| tantivy::schema::Value::as_bytes(&v))
+}
+
+impl Snapshot {
+    /// The raw terms of `field` whose value `fnmatchcase`es `pattern` (the decision itself),
+    /// plus the long-value marker when some value was too long to be a term.
+    fn glob_terms(&self, field: Field, pattern: &str) -> Result<(Vec<Term>, bool), IndexError> {
+        let glob = Glob::new(pattern);
+        let start = format!("{RAW}{}", literal_prefix(pattern));
+        let mut found: BTreeSet<Vec<u8>> = BTreeSet::new();
+        let mut long = false;
+        for segment in self.searcher.segment_readers() {
+            let inverted = segment.inverted_index(field)?;
+            let dict = inverted.terms();
+            if dict.get(LONG.as_bytes())?.is_some() {
+                long = true;
+            }
+            let mut stream = dict.range().ge(start.as_bytes()).into_stream()?;
+            while stream.advance() {
+                let key = stream.key();
+                if !key.starts_with(start.as_bytes()) {
+                    break;
+                }
+                if let Ok(value) = std::str::from_utf8(&key[RAW.len()..]) {
+                    if glob.matches(value) {
+                        found.insert(key.to_vec());
+                    }
+                }
+            }
+        }
+        let mut terms: Vec<Term> = found
+            .iter()
+            .map(|k| Term::from_field_bytes(field, k))
+            .collect();
+        if long {
+            terms.push(Term::from_field_text(field, LONG));
+        }
+        Ok((terms, long))
+    }
+
+    /// Trigram terms of the `text` field containing a needle shorter than three characters.
+    fn short_needle_terms(&self, needle: &str) -> Result<Vec<Term>, IndexError> {
+        let mut found: BTreeSet<Vec<u8>> = BTreeSet::new();
+        for segment in self.searcher.segment_readers() {
+            let inverted = segment.inverted_index(self.fields.text)?;
+            let mut stream = inverted.terms().stream()?;
+            while stream.advance() {
+                let key = stream.key();
+                if std::str::from_utf8(key).is_ok_and(|k| k.contains(needle)) {
+                    found.insert(key.to_vec());
+                }
+            }
+        }
+        Ok(found
+            .iter()
+            .map(|k| Term::from_field_bytes(self.fields.text, k))
+            .collect())
+    }
+
+    /// Candidate columns and parts of the walkable tables for `filters`, in reply order:
+    /// table FQN, column name, then the column's parts in file order.
+    pub fn search(&self, filters: &Filters) -> Result<Hits, IndexError> {
+        let f = &self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
+            (Occur::Must, term_query(f.conn, &self.conn)),
+            (
+                Occur::Must,
+                Box::new(TermSetQuery::new([
+                    Term::from_field_text(f.kind, "column"),
+                    Term::from_field_text(f.kind, "part"),
+                ])),
+            ),
+        ];
+        let mut verify = false;
+        for (field, glob) in [
+            (f.name, filters.pattern),
+            (f.classification, filters.classification),
+            (f.sql_type, filters.sql_type),
+            (f.sensitivity, filters.sensitivity),
+            (f.looks_like, filters.looks_like),
+            (f.redacted, filters.redacted),
+        ] {
+            let Some(glob) = glob else { continue };
+            let (terms, long) = self.glob_terms(field, glob)?;
+            if terms.is_empty() {
+                return Ok(Hits::default());
+            }
+            verify |= long;
+            clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+        }
+        if let Some(ck) = filters.candidate_key {
+            clauses.push((
+                Occur::Must,
+                term_query(f.candidate_key, if ck { "true" } else { "false" }),
+            ));
+        }
+        if let Some(text) = filters.text {
+            verify = true;
+            let needle = casefold(text);
+            if needle.chars().count() >= 3 {
+                for tri in trigrams(&needle) {
+                    clauses.push((Occur::Must, term_query(f.text, tri)));
+                }
+            } else {
+                let terms = self.short_needle_terms(&needle)?;
+                if terms.is_empty() {
+                    return Ok(Hits::default());
+                }
+                clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+            }
+        }
+        let raw = self
+            .searcher
+            .search(&BooleanQuery::new(clauses), &HitCollector)?;
+        let mut hits: Vec<Hit> = raw
+            .into_iter()
+            .filter_map(|(seg, doc, key, col, part)| {
+                Some(Hit {
+                    table: *self.rank.get(&key)?,
+                    col_rank: col,
+                    part_rank: part,
+                    address: DocAddress::new(seg, doc),
+                })
+            })
+            .collect();
+        hits.sort_unstable();
+        Ok(Hits { hits, verify })
+    }
+
+    /// A column or part record.
+    pub fn column(&self, address: DocAddress) -> Result<ColumnRecord, IndexError> {
+        let doc: TantivyDocument = self.searcher.doc(address)?;
+        let bytes = payload(&doc, self.fields.payload).unwrap_or(b"null");
+        Ok(serde_json::from_slice(bytes)?)
+    }
+
+    /// The first document matching every (field, term) pair, for this snapshot's tables.
+    fn first_doc(
+        &self,
+        key: u64,
+        terms: &[(Field, &str)],
+    ) -> Result<Option<TantivyDocument>, IndexError> {
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_u64(self.fields.table_key, key),
+                IndexRecordOption::Basic,
+            )),
+        )];
+        for (field, text) in terms {
+            clauses.push((Occur::Must, term_query(*field, text)));
+        }
+        let docs = self
+            .searcher
+            .search(&BooleanQuery::new(clauses), &DocSetCollector)?;
+        match docs.into_iter().min() {
+            Some(address) => Ok(Some(self.searcher.doc(address)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The record of the table at `rank`.
+    pub fn table_record(&self, rank: usize) -> Result<Option<TableRecord>, IndexError> {
+        let Some(entry) = self.tables.get(rank) else {
+            return Ok(None);
+        };
+        let doc = self.first_doc(entry.key, &[(self.fields.kind, "table")])?;
+        match doc.as_ref().and_then(|d| payload(d, self.fields.payload)) {
+            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The column named `name` of the table at `rank` (not a part).
+    pub fn column_by_name(
+        &self,
+        rank: usize,
+        name: &str,
+    ) -> Result<Option<ColumnRecord>, IndexError> {
+        let Some(entry) = self.tables.get(rank) else {
+            return Ok(None);
+        };
+        let term = format!("{RAW}{name}");
+        let mut doc = self.first_doc(
+            entry.key,
+            &[(self.fields.kind, "column"), (self.fields.column, &term)],
+        )?;
+        if doc.is_none() && name.len() > super::MAX_RAW {
+            // A name too long to be a term: look through the table's columns.
+            return self.long_column(entry.key, name);
+        }
+        match doc
+            .take()
+            .as_ref()
+            .and_then(|d| payload(d, self.fields.payload))
+        {
+            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None => Ok(None),
+        }
+    }
+
+    fn long_column(&self, key: u64, name: &str) -> Result<Option<ColumnRecord>, IndexError> {
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(TermQuery::new(
+                    Term::from_field_u64(self.fields.table_key, key),
+                    IndexRecordOption::Basic,
+                )) as Box<dyn Query>,
+            ),
+            (Occur::Must, term_query(self.fields.column, LONG)),
+        ]);
+        for address in self.searcher.search(&query, &DocSetCollector)? {
+            let record = self.column(address)?;
+            if record.column == name {
+                return Ok(Some(record));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Positions of the walkable tables whose record carries `flag`
+    /// (`unreadable`, `looks_like_off`, `error`), in FQN order.
+    pub fn flagged(&self, flag: &str) -> Result<Vec<usize>, IndexError> {
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, term_query(self.fields.conn, &self.conn)),
+            (Occur::Must, term_query(self.fields.kind, "table")),
+            (Occur::Must, term_query(self.fields.flags, flag)),
+        ]);
+        let raw = self.searcher.search(&query, &HitCollector)?;
+        let mut ranks: Vec<usize> = raw
+            .into_iter()
+            .filter_map(|(_, _, key, _, _)| self.rank.get(&key).copied())
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        Ok(ranks)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefixes() {
+        assert_eq!(literal_prefix("status*"), "status");
+        assert_eq!(literal_prefix("*x"), "");
+        assert_eq!(literal_prefix("a?b"), "a");
+        assert_eq!(literal_prefix("ab[c"), "ab");
+        assert_eq!(literal_prefix("plain"), "plain");
+    }
+}

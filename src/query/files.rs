@@ -1,0 +1,127 @@
+//! One print file as it is on disk now, answered from the mirror. A request never parses
+//! YAML while the file's identity is the one ingest stored; a file whose identity moved
+//! is read again through ingest (the one reader) and the mirror updated, so a parse result
+//! is never stale and a file that fails to parse is never served from an old parse.
+
+use std::path::{Path, PathBuf};
+
+use super::Engine;
+use crate::error::QueryError;
+use crate::ingest::{self, Parsed};
+use crate::yaml::Value;
+
+/// How a file parsed, without its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    Absent,
+    /// Not a YAML kind.
+    Text,
+    Yaml,
+    /// `yaml.YAMLError`: the message without the path.
+    YamlError(String),
+    /// Another exception while reading or constructing (`str(exc)`).
+    OtherError(String),
+}
+
+/// A file's current record.
+#[derive(Debug, Clone)]
+pub struct FreshFile {
+    pub path: PathBuf,
+    /// blake3 of the content; `None` when absent.
+    pub hash: Option<String>,
+    pub check: Check,
+    /// The parsed value, when this request had to parse the file itself.
+    value: Option<Value>,
+}
+
+fn check_of(parsed: &Parsed) -> Check {
+    match parsed {
+        Parsed::Text => Check::Text,
+        Parsed::Yaml(_) => Check::Yaml,
+        Parsed::YamlError(m) => Check::YamlError(m.clone()),
+        Parsed::OtherError(m) => Check::OtherError(m.clone()),
+        // `read_file` never answers these two.
+        Parsed::Absent | Parsed::Unchanged | Parsed::Touched => Check::Absent,
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
+
+impl Engine {
+    /// `path` of connection `connection` as it is on disk now. `fqn` and `kind` say what
+    /// the file is when the mirror does not know it yet. `force` reads it again even when
+    /// its identity is the stored one (the caller saw other bytes).
+    pub fn fresh_file(
+        &self,
+        connection: &str,
+        path: &Path,
+        fqn: Option<&str>,
+        kind: &str,
+        force: bool,
+    ) -> Result<FreshFile, QueryError> {
+        let now = ingest::identity(path).filter(|_| path.is_file());
+        let stored = self.mirror.status(path).map_err(internal)?;
+        // The mirror's own row names the file best (a scan wrote it).
+        let (fqn, kind) = match &stored {
+            Some(row) => (row.fqn.clone(), row.kind.clone()),
+            None => (fqn.map(str::to_string), kind.to_string()),
+        };
+        if !force {
+            if let Some(stored) = stored {
+                if stored.identity == now {
+                    let check = match stored.parse_status.as_str() {
+                        "ok" => Check::Yaml,
+                        "yaml_error" => Check::YamlError(stored.parse_error.unwrap_or_default()),
+                        "other_error" => Check::OtherError(stored.parse_error.unwrap_or_default()),
+                        "text" => Check::Text,
+                        _ => Check::Absent,
+                    };
+                    // An absent row for a file that exists (or the reverse) is not a match.
+                    if (check == Check::Absent) == now.is_none() {
+                        return Ok(FreshFile {
+                            path: path.to_path_buf(),
+                            hash: stored.hash,
+                            check,
+                            value: None,
+                        });
+                    }
+                }
+            }
+        }
+        let record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
+        {
+            // The single writer: never interleave with a connection scan, in this
+            // process or another sharing the index.
+            let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let _process_writer = super::ProcessLock::acquire(&self.writer_lock_path);
+            self.mirror.upsert_file(&record).map_err(internal)?;
+        }
+        let check = check_of(&record.parsed);
+        let value = match record.parsed {
+            Parsed::Yaml(v) => Some(v),
+            _ => None,
+        };
+        Ok(FreshFile {
+            path: path.to_path_buf(),
+            hash: record.hash,
+            check,
+            value,
+        })
+    }
+
+    /// The parsed value of a file whose check is `Yaml`.
+    pub fn fresh_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
+        if file.check != Check::Yaml {
+            return Ok(None);
+        }
+        if let Some(v) = &file.value {
+            return Ok(Some(v.clone()));
+        }
+        match self.mirror.parsed(&file.path).map_err(internal)? {
+            Some(Parsed::Yaml(v)) => Ok(Some(v)),
+            _ => Ok(None),
+        }
+    }
+}

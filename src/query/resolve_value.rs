@@ -1,0 +1,263 @@
+//! resolve_value: one column's (or part's) answer to a phrase, read off the index record
+//! ingest derived from the table's statistics and annotation files (spec §4.7).
+
+use std::path::Path;
+
+use super::list_tables::failed_tables;
+use super::value_resolution::{resolve, value_notes};
+use super::ConnectionState;
+use crate::error::QueryError;
+use crate::index::records::{FileState, Resolve, ValuesState};
+use crate::pyfmt::repr_str;
+use crate::render::cursor::Call;
+use crate::render::paging::{self, Unit, UnitKey};
+use crate::yaml::Value;
+
+pub struct Request<'a> {
+    pub table: &'a str,
+    pub column: &'a str,
+    pub part: Option<&'a str>,
+    pub text: &'a str,
+    pub cursor: Option<&'a str>,
+    /// The validated arguments, which the cursor pins.
+    pub arguments: &'a Value,
+}
+
+/// The keys whose lists are paged, in the order their entries are walked.
+const LISTS: [&str; 3] = ["spellings", "candidates", "domain"];
+
+fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// The table a call names is absent: unprofiled when the last run listed it as failed.
+pub fn absent_table(table: &str, state: &ConnectionState, manifest: Option<&Value>) -> QueryError {
+    if failed_tables(manifest).iter().any(|f| f == table) {
+        QueryError::UnprofiledTable {
+            table: table.to_string(),
+        }
+    } else {
+        QueryError::UnknownTable {
+            table: table.to_string(),
+            connection: state.config.name.clone(),
+        }
+    }
+}
+
+fn unavailable_reason(column: &str, r: &Resolve, scope_read_nothing: bool) -> Option<String> {
+    match &r.values {
+        ValuesState::Unmeasured(cause) => Some(format!(
+            "column {} values are unmeasured: {cause}",
+            repr_str(column)
+        )),
+        ValuesState::Missing(cause) => Some(format!(
+            "column {} publishes no values: {cause}",
+            repr_str(column)
+        )),
+        ValuesState::Present => {
+            if let Some(redaction) = &r.redaction {
+                Some(format!(
+                    "column {} is redacted ({redaction}), so its values are withheld",
+                    repr_str(column)
+                ))
+            } else if scope_read_nothing {
+                Some(
+                    "the scan read no rows, so there is no value list to match the phrase against"
+                        .to_string(),
+                )
+            } else {
+                None
+            }
+        }
+    }
+}
+
+pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
+    let manifest = state.manifest_or_error()?;
+    let snap = &state.search;
+    let rank = manifest
+        .and_then(|_| snap.table_rank(req.table))
+        .ok_or_else(|| absent_table(req.table, state, manifest))?;
+    let entry = &snap.tables[rank];
+    let manifest_path = state.manifest_path();
+    let mut files = vec![(shown(&manifest_path), state.version_of(&manifest_path))];
+    let mut head: Vec<(String, Value)> = vec![
+        ("table".into(), Value::Str(req.table.into())),
+        ("column".into(), Value::Str(req.column.into())),
+    ];
+
+    let Some(stats_path) = &entry.stats else {
+        head.push(("text".into(), Value::Str(req.text.into())));
+        head.extend(resolve(
+            req.text,
+            &[],
+            &Default::default(),
+            Value::Null,
+            false,
+            None,
+            Some(format!(
+                "table {} declares no statistics artifact",
+                repr_str(req.table)
+            )),
+        ));
+        let call = Call::new("resolve_value", req.arguments, &files);
+        return paged(&call, head, req.cursor);
+    };
+    let table = snap
+        .table_record(rank)
+        .map_err(internal)?
+        .ok_or_else(|| internal("the search index lost a table"))?;
+    match &table.stats {
+        FileState::Absent | FileState::Undeclared => {
+            return Err(QueryError::MissingFile {
+                artifact: "statistics.yaml".into(),
+                path: shown(stats_path),
+            })
+        }
+        FileState::ParseError(message) => {
+            return Err(QueryError::YamlParse {
+                path: shown(stats_path),
+                message: message.clone(),
+            })
+        }
+        FileState::OtherError(message) => return Err(QueryError::Other(message.clone())),
+        FileState::Ok | FileState::Malformed(_) => {}
+    }
+    if let Some(ann_path) = &entry.annotations {
+        match &table.annotations {
+            FileState::ParseError(message) => {
+                return Err(QueryError::YamlParse {
+                    path: shown(ann_path),
+                    message: message.clone(),
+                })
+            }
+            FileState::OtherError(message) => return Err(QueryError::Other(message.clone())),
+            FileState::Malformed(reason) => {
+                return Err(QueryError::Malformed {
+                    path: shown(ann_path),
+                    reason: reason.clone(),
+                })
+            }
+            _ => {}
+        }
+    }
+    if !table.stats_columns.iter().any(|c| c == req.column) {
+        return Err(QueryError::UnknownColumn {
+            column: req.column.into(),
+            table: req.table.into(),
+            columns: table.stats_columns.clone(),
+        });
+    }
+    let record = snap
+        .column_by_name(rank, req.column)
+        .map_err(internal)?
+        .ok_or_else(|| internal("the search index lost a column"))?;
+    let resolution = record
+        .resolve
+        .as_ref()
+        .ok_or_else(|| internal("the search index lost a column's values"))?;
+    if let Some(crash) = &resolution.crash {
+        return Err(QueryError::Other(crash.clone()));
+    }
+    let target = match req.part {
+        None => resolution.own.as_ref(),
+        Some(part) => {
+            let found = resolution
+                .parts
+                .iter()
+                .find(|(path, _)| path == part)
+                .map(|(_, r)| r);
+            if found.is_none() {
+                return Err(QueryError::UnknownPart {
+                    part: part.into(),
+                    column: req.column.into(),
+                    table: req.table.into(),
+                    parts: resolution.part_names.clone(),
+                    switched_off: table.parts_off,
+                });
+            }
+            found
+        }
+    }
+    .ok_or_else(|| internal("the search index lost a column's values"))?;
+
+    let scope = table.scope.as_ref();
+    let reason = unavailable_reason(req.column, target, scope.is_some_and(|s| s.read_no_rows()));
+    let notes = value_notes(&record.value_notes);
+    if let Some(part) = req.part {
+        head.push(("part".into(), Value::Str(part.into())));
+    }
+    head.push(("text".into(), Value::Str(req.text.into())));
+    head.extend(resolve(
+        req.text,
+        &target.listed,
+        &notes,
+        target.coverage.clone(),
+        target.complete,
+        scope,
+        reason,
+    ));
+    files.push((shown(stats_path), state.version_of(stats_path)));
+    if let Some(ann_path) = &entry.annotations {
+        files.push((shown(ann_path), state.version_of(ann_path)));
+    }
+    let call = Call::new("resolve_value", req.arguments, &files);
+    paged(&call, head, req.cursor)
+}
+
+/// Every key but the lists rides every page; the lists' entries are the paged items,
+/// spellings or candidates before domain, and `total` counts them all.
+fn paged(
+    call: &Call,
+    reply: Vec<(String, Value)>,
+    cursor: Option<&str>,
+) -> Result<Value, QueryError> {
+    let is_list = |k: &str, v: &Value| LISTS.contains(&k) && matches!(v, Value::Seq(_));
+    let scalars: Vec<(Value, Value)> = reply
+        .iter()
+        .filter(|(k, v)| !is_list(k, v))
+        .map(|(k, v)| (Value::Str(k.clone()), v.clone()))
+        .collect();
+    let mut lists: Vec<(&str, &[Value])> = Vec::new();
+    for key in LISTS {
+        if let Some((_, Value::Seq(items))) = reply.iter().find(|(k, _)| k == key) {
+            lists.push((key, items));
+        }
+    }
+    let mut items: Vec<(UnitKey, Value)> = Vec::new();
+    for (key, entries) in &lists {
+        for (i, e) in entries.iter().enumerate() {
+            items.push((
+                UnitKey::Item(Value::Seq(vec![
+                    Value::Str(key.to_string()),
+                    Value::Int(i as i64),
+                ])),
+                e.clone(),
+            ));
+        }
+    }
+    let total = items.len();
+    let render = |run: &[Unit], first: bool, next: Option<&str>| -> Value {
+        let mut page = scalars.clone();
+        for (key, entries) in &lists {
+            let here: Vec<Value> = run
+                .iter()
+                .filter(|u| match u.key() {
+                    UnitKey::Item(Value::Seq(k)) => k.first().and_then(Value::as_str) == Some(key),
+                    _ => false,
+                })
+                .map(Unit::value)
+                .collect();
+            if !here.is_empty() || (first && entries.is_empty()) {
+                page.push((Value::Str(key.to_string()), Value::Seq(here)));
+            }
+        }
+        paging::with_total(page, total, next)
+    };
+    let units = paging::units(call, items, &render);
+    paging::page(call, &units, &render, cursor)
+}

@@ -1,0 +1,879 @@
+//! The resource half of the surface (spec §3): which resources the served prints hold, the
+//! URI templates, and reading one page of one resource. Knows nothing of MCP: it answers
+//! entries, pages and `QueryError`s.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::edges::{self, Content, Files, Print};
+use super::files::Check;
+use super::{ConnectionState, Engine};
+use crate::error::QueryError;
+use crate::ingest::{
+    self, walk, ManifestRead, DIFF_FILENAME, MANIFEST_ANNOTATIONS_FILENAME, MANIFEST_FILENAME,
+    READING_FILENAME,
+};
+use crate::render::cursor::{files_digest, Call};
+use crate::render::paging::{self, Unit, UnitKey};
+use crate::render::resource::{line_pages, PAGE_CHARACTERS};
+use crate::yaml::Value;
+
+/// The server-global reference documents, in list order.
+pub const REFERENCE_DOCUMENTS: [&str; 2] = ["spec", "assertions"];
+/// Connection-grain kinds: `dbprint://<connection>/<kind>`.
+pub const CONNECTION_KINDS: [&str; 4] = ["manifest", "diff", "reading", "manifest_annotations"];
+/// Per-table kinds in list order: `dbprint://<connection>/<table>/<kind>`.
+pub const TABLE_KINDS: [&str; 6] = [
+    "ddl",
+    "statistics",
+    "relationships",
+    "description",
+    "statistics_annotations",
+    "relationships_annotations",
+];
+/// Kinds people write: listed only when present, and "optional" when never declared.
+const OPTIONAL_KINDS: [&str; 3] = [
+    "description",
+    "statistics_annotations",
+    "relationships_annotations",
+];
+
+const REFERENCE_MIME: &str = "text/markdown";
+
+pub fn mime_type(kind: &str) -> &'static str {
+    match kind {
+        "reading" | "description" => "text/markdown",
+        "ddl" => "application/sql",
+        _ => "application/yaml",
+    }
+}
+
+fn is_yaml(kind: &str) -> bool {
+    mime_type(kind) == "application/yaml"
+}
+
+// Descriptions are this server's own prose. Each is exactly as long as the reference's (for
+// every connection, table and document name), so a resources/list page breaks where its do.
+
+fn reference_description(document: &str) -> String {
+    format!("The dbprint {document} document, whole: get_reference returns one section of it.")
+}
+
+fn connection_description(kind: &str, connection: &str) -> String {
+    match kind {
+        "manifest" => format!("The table index of connection {connection}'s print as written: each table's directory, artifacts, row count and profile time. list_tables (detail: true) and get_manifest read it"),
+        "diff" => format!("Changes between the two latest prints of {connection}, less the events about joins a person rejected. get_diff returns the same events, filtered by table or kind"),
+        "reading" => "A guide to this print: what its fields mean, which of them mislead, what to read first. Consult it before you read an unexplained field".into(),
+        _ => "Notes that people wrote about the whole database; get_table_context includes them with any table".into(),
+    }
+}
+
+fn table_description(kind: &str) -> &'static str {
+    match kind {
+        "ddl" => "The table's DDL, as extracted. get_table_context returns it with its joins and its value lists",
+        "statistics" => "The statistics file exactly as written, sketches included. get_table_context returns the same statistics with scope, redaction and unmeasured fields interpreted; read this raw file only to get its sketches.",
+        "relationships" => "The joins file, less every join a person rejected in relationships_annotations. get_table_context lists these same joins, each with its detection, under Joins, along with any joins that people added there too",
+        "description" => "What people wrote about the table, in free prose; get_table_context has it",
+        "statistics_annotations" => "Notes people wrote on columns and values. get_table_context shows them and search_columns `text` matches them",
+        _ => "Notes people wrote on joins, including the joins they rejected and the ones they added; nothing else, resource or tool, lists any rejected join",
+    }
+}
+
+/// One `resources/list` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub uri: String,
+    pub name: String,
+    pub description: String,
+    pub mime_type: &'static str,
+}
+
+impl Entry {
+    fn value(&self) -> Value {
+        crate::render::dict([
+            ("uri", Value::Str(self.uri.clone())),
+            ("name", Value::Str(self.name.clone())),
+            ("description", Value::Str(self.description.clone())),
+            ("mimeType", Value::Str(self.mime_type.into())),
+        ])
+    }
+}
+
+/// One `resources/templates/list` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    pub uri_template: String,
+    pub name: String,
+    pub mime_type: &'static str,
+}
+
+/// One template per URI pattern, in its page form.
+pub fn templates() -> Vec<Template> {
+    let mut out = vec![Template {
+        uri_template: "dbprint:///reference/{document}{?page,version}".into(),
+        name: "reference document".into(),
+        mime_type: REFERENCE_MIME,
+    }];
+    for kind in CONNECTION_KINDS {
+        out.push(Template {
+            uri_template: format!("dbprint://{{connection}}/{kind}{{?page,version}}"),
+            name: format!("connection {kind}"),
+            mime_type: mime_type(kind),
+        });
+    }
+    for kind in TABLE_KINDS {
+        out.push(Template {
+            uri_template: format!("dbprint://{{connection}}/{{table}}/{kind}{{?page,version}}"),
+            name: format!("table {kind}"),
+            mime_type: mime_type(kind),
+        });
+    }
+    out
+}
+
+/// What a URI names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ref {
+    Reference(&'static str),
+    Resource {
+        connection: String,
+        kind: &'static str,
+        /// `None` for a connection-grain kind.
+        fqn: Option<String>,
+    },
+}
+
+/// `parse_uri`: `dbprint:///reference/<doc>` (checked first, so an empty authority is never
+/// a connection), `dbprint://<conn>/<kind>`, or `dbprint://<conn>/<segments...>/<kind>` whose
+/// middle segments join with `.` into the FQN. No percent-decoding of the path.
+pub fn parse_uri(uri: &str) -> Result<Ref, QueryError> {
+    let malformed = || QueryError::MalformedUri(uri.to_string());
+    let rest = uri.strip_prefix("dbprint://").ok_or_else(malformed)?;
+    if rest.is_empty() {
+        return Err(malformed());
+    }
+    let parts: Vec<&str> = rest.split('/').collect();
+    if parts[0].is_empty() {
+        if parts.len() == 3 && parts[1] == "reference" {
+            if let Some(doc) = REFERENCE_DOCUMENTS.iter().find(|d| **d == parts[2]) {
+                return Ok(Ref::Reference(doc));
+            }
+        }
+        return Err(malformed());
+    }
+    let connection = parts[0].to_string();
+    if parts.len() == 2 {
+        if let Some(kind) = CONNECTION_KINDS.iter().find(|k| **k == parts[1]) {
+            return Ok(Ref::Resource {
+                connection,
+                kind,
+                fqn: None,
+            });
+        }
+    }
+    if parts.len() >= 3 {
+        let last = parts[parts.len() - 1];
+        if let Some(kind) = TABLE_KINDS.iter().find(|k| **k == last) {
+            return Ok(Ref::Resource {
+                connection,
+                kind,
+                fqn: Some(parts[1..parts.len() - 1].join(".")),
+            });
+        }
+    }
+    Err(malformed())
+}
+
+/// A read's URI split into the bare URI, the page asked for (as written) and the version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageQuery {
+    pub bare: String,
+    pub page: String,
+    pub version: Option<String>,
+}
+
+/// `_page_query`: the query after the first `?` read as `parse_qs(strict_parsing=True,
+/// keep_blank_values=True)`; keys other than `page`/`version`, a repeated key, or a field
+/// without `=` make the URI malformed. An empty query is page 1.
+pub fn page_query(uri: &str) -> Result<PageQuery, QueryError> {
+    let (bare, query) = match uri.split_once('?') {
+        Some((bare, query)) => (bare, query),
+        None => (uri, ""),
+    };
+    let mut page = None;
+    let mut version = None;
+    if !query.is_empty() {
+        let malformed = || QueryError::MalformedUri(uri.to_string());
+        for field in query.split('&') {
+            let (name, value) = field.split_once('=').ok_or_else(malformed)?;
+            let slot = match unquote_plus(name).as_str() {
+                "page" => &mut page,
+                "version" => &mut version,
+                _ => return Err(malformed()),
+            };
+            if slot.is_some() {
+                return Err(malformed());
+            }
+            *slot = Some(unquote_plus(value));
+        }
+    }
+    Ok(PageQuery {
+        bare: bare.to_string(),
+        page: page.unwrap_or_else(|| "1".into()),
+        version,
+    })
+}
+
+/// `urllib.parse.unquote_plus` (UTF-8, errors='replace'): `+` is a space; `%XX` runs decode
+/// as UTF-8 with U+FFFD for invalid bytes; a `%` not followed by two hex digits stays.
+fn unquote_plus(text: &str) -> String {
+    let text = text.replace('+', " ");
+    if !text.contains('%') {
+        return text;
+    }
+    // Python decodes each ASCII run separately; non-ASCII characters pass through.
+    let mut out = String::new();
+    let mut run: Vec<u8> = Vec::new();
+    let flush = |run: &mut Vec<u8>, out: &mut String| {
+        out.push_str(&String::from_utf8_lossy(&percent_decode(run)));
+        run.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii() {
+            run.push(c as u8);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+fn percent_decode(bytes: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+/// One page of `resources/list` and the cursor to the next.
+#[derive(Debug, Clone)]
+pub struct ListPage {
+    pub entries: Vec<Entry>,
+    pub next_cursor: Option<String>,
+}
+
+/// `resources/list`: the reference documents, then every served connection in name order.
+/// Paged past 20,000 characters; the cursor pins every served manifest.
+pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryError> {
+    let mut entries: Vec<Entry> = REFERENCE_DOCUMENTS
+        .iter()
+        .map(|doc| Entry {
+            uri: format!("dbprint:///reference/{doc}"),
+            name: format!("{doc} reference"),
+            description: reference_description(doc),
+            mime_type: REFERENCE_MIME,
+        })
+        .collect();
+    let mut names: Vec<String> = engine
+        .served
+        .connections
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    names.sort();
+    let mut pins = Vec::new();
+    for name in &names {
+        let state = engine.connection(Some(name))?;
+        let manifest = state.manifest_path();
+        pins.push((manifest.display().to_string(), state.version_of(&manifest)));
+        entries.extend(connection_entries(&state)?);
+    }
+    let call = Call::new("resources/list", &Value::Map(Vec::new()), &pins);
+    let units: Vec<Unit> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| Unit::Whole {
+            key: UnitKey::Item(Value::Int(i as i64)),
+            value: e.value(),
+        })
+        .collect();
+    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
+        let mut reply = vec![(
+            Value::Str("resources".into()),
+            Value::Seq(run.iter().map(Unit::value).collect()),
+        )];
+        if let Some(c) = next {
+            reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
+        }
+        Value::Map(reply)
+    };
+    let start = call.position(cursor)?;
+    let page = paging::page(&call, &units, &render, cursor)?;
+    let shown = page
+        .get("resources")
+        .and_then(Value::as_seq)
+        .map(<[Value]>::len)
+        .unwrap_or(0);
+    Ok(ListPage {
+        entries: entries.into_iter().skip(start).take(shown).collect(),
+        next_cursor: page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
+}
+
+/// One connection's entries: its three connection-grain resources, its notes when present,
+/// then every walkable table's declared kinds (people's files only when present).
+fn connection_entries(state: &ConnectionState) -> Result<Vec<Entry>, QueryError> {
+    let name = &state.config.name;
+    let root = &state.config.print_root;
+    let mut out: Vec<Entry> = ["manifest", "diff", "reading"]
+        .into_iter()
+        .map(|kind| Entry {
+            uri: format!("dbprint://{name}/{kind}"),
+            name: match kind {
+                "reading" => format!("{name} reading guide"),
+                _ => format!("{name} {kind}"),
+            },
+            description: connection_description(kind, name),
+            mime_type: mime_type(kind),
+        })
+        .collect();
+    let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
+    if notes.is_file() && walk::contained(root, &notes) {
+        out.push(Entry {
+            uri: format!("dbprint://{name}/manifest_annotations"),
+            name: format!("{name} connection notes"),
+            description: connection_description("manifest_annotations", name),
+            mime_type: mime_type("manifest_annotations"),
+        });
+    }
+    // An unreadable manifest withholds this connection's tables only; reading its
+    // manifest resource names the error. A non-YAML failure fails the whole list.
+    let manifest = match &state.manifest {
+        ManifestRead::Ok { doc, .. } => doc,
+        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
+        _ => return Ok(out),
+    };
+    let mut tables: Vec<(String, &Value)> = manifest
+        .get("tables")
+        .and_then(Value::as_map)
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, v)| (crate::pyfmt::str_of(k), v))
+        .collect();
+    tables.sort_by(|a, b| a.0.cmp(&b.0));
+    for (fqn, entry) in tables {
+        let declared = walk::declared_artifacts(entry);
+        let dir = root.join(walk::table_path(&fqn, entry));
+        for kind in TABLE_KINDS {
+            let Some((_, file)) = declared.iter().find(|(k, _)| k == kind) else {
+                continue;
+            };
+            if OPTIONAL_KINDS.contains(&kind) && !dir.join(file).is_file() {
+                continue;
+            }
+            out.push(Entry {
+                uri: format!("dbprint://{name}/{fqn}/{kind}"),
+                name: format!("{fqn} {kind}"),
+                description: format!("{fqn}: {}", table_description(kind)),
+                mime_type: mime_type(kind),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// One page of a resource, with where it sits among the resource's pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub text: String,
+    pub mime_type: &'static str,
+    pub page: usize,
+    pub pages: usize,
+    pub version: String,
+}
+
+/// A resource's whole served text and the version naming it.
+struct Whole {
+    text: Arc<str>,
+    mime_type: &'static str,
+    version: String,
+}
+
+/// `resources/read`: the page of the resource `uri` names (the bare URI is page 1). Errors
+/// come in the reference's order: the query, the URI, the connection, reading the whole
+/// resource, then the page, a missing version and a stale one.
+pub fn read(engine: &Engine, uri: &str) -> Result<Page, QueryError> {
+    let query = page_query(uri)?;
+    let whole = read_whole(engine, &query.bare)?;
+    let ranges = page_ranges(&whole);
+    let page = page_number(&query.page)?
+        .filter(|n| (1..=ranges.len()).contains(n))
+        .ok_or_else(|| QueryError::PageOutOfRange {
+            uri: uri.to_string(),
+            pages: ranges.len(),
+        })?;
+    match &query.version {
+        None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
+        Some(v) if *v != whole.version => {
+            return Err(QueryError::StalePageVersion(uri.to_string()))
+        }
+        _ => {}
+    }
+    Ok(Page {
+        text: whole.text[ranges[page - 1].clone()].to_string(),
+        mime_type: whole.mime_type,
+        page,
+        pages: ranges.len(),
+        version: whole.version,
+    })
+}
+
+/// Python's limit on converting a decimal string to `int`.
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// `page.isascii() and page.isdecimal()`, as an integer (leading zeros allowed); `int()`
+/// refuses a string of more than 4,300 digits, and the reference lets that escape.
+fn page_number(page: &str) -> Result<Option<usize>, QueryError> {
+    if page.is_empty() || !page.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
+    }
+    if page.len() > INT_MAX_STR_DIGITS {
+        return Err(QueryError::Other(format!(
+            "Exceeds the limit ({INT_MAX_STR_DIGITS} digits) for integer string conversion: value has {} digits; use sys.set_int_max_str_digits() to increase the limit",
+            page.len()
+        )));
+    }
+    let digits = page.trim_start_matches('0');
+    // Past any page count: the same "names no page" answer.
+    if digits.len() > 18 {
+        return Ok(Some(usize::MAX));
+    }
+    Ok(Some(digits.parse().unwrap_or(0)))
+}
+
+/// A text's page ranges, keyed by its version and length.
+type PageCut = (String, usize, Arc<Vec<Range<usize>>>);
+
+/// The page cut of a text, kept per version: following pages 2..n of a large file
+/// re-reads and re-hashes it, but never re-measures it.
+fn page_ranges(whole: &Whole) -> Arc<Vec<Range<usize>>> {
+    const KEEP: usize = 64;
+    static CACHE: OnceLock<Mutex<Vec<PageCut>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
+    let key = (whole.version.clone(), whole.text.len());
+    if let Some((_, _, hit)) = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(v, n, _)| *v == key.0 && *n == key.1)
+    {
+        return hit.clone();
+    }
+    let ranges = Arc::new(line_pages(&whole.text, PAGE_CHARACTERS));
+    let mut held = cache.lock().unwrap_or_else(|e| e.into_inner());
+    if held.len() >= KEEP {
+        held.remove(0);
+    }
+    held.push((key.0, key.1, ranges.clone()));
+    ranges
+}
+
+fn read_whole(engine: &Engine, bare: &str) -> Result<Whole, QueryError> {
+    let (connection, kind, fqn) = match parse_uri(bare)? {
+        Ref::Reference(document) => {
+            let (text, version) = reference_document(engine, document)?;
+            return Ok(Whole {
+                text,
+                mime_type: REFERENCE_MIME,
+                version,
+            });
+        }
+        Ref::Resource {
+            connection,
+            kind,
+            fqn,
+        } => (connection, kind, fqn),
+    };
+    let state = engine.connection(Some(&connection))?;
+    let root = state.config.print_root.clone();
+    let files = RequestFiles::new(engine, &state);
+    match (kind, fqn) {
+        ("manifest", _) => {
+            let path = root.join(MANIFEST_FILENAME);
+            if path.is_file() && !walk::contained(&root, &path) {
+                return Err(QueryError::Malformed {
+                    path: shown(&path),
+                    reason: "it resolves outside the connection root".into(),
+                });
+            }
+            files.whole(&path, None, kind)
+        }
+        ("diff", _) => {
+            let path = root.join(DIFF_FILENAME);
+            if !path.is_file() || !walk::contained(&root, &path) {
+                return Err(QueryError::NoDiff(shown(&path)));
+            }
+            let whole = files.whole(&path, None, kind)?;
+            without_rejected_events(&files, &state, &path, whole)
+        }
+        ("reading", _) => {
+            let path = root.join(READING_FILENAME);
+            if !path.is_file() || !walk::contained(&root, &path) {
+                return Err(QueryError::NoReadingGuide(shown(&path)));
+            }
+            files.whole(&path, None, kind)
+        }
+        ("manifest_annotations", _) => {
+            let path = root.join(MANIFEST_ANNOTATIONS_FILENAME);
+            if path.is_file() && walk::contained(&root, &path) {
+                return files.whole(&path, None, kind);
+            }
+            // Declared but missing is a broken promise; never declared is licensed.
+            let declared = state
+                .manifest_or_error()?
+                .and_then(|m| m.get("manifest_annotations"))
+                .is_some_and(|v| matches!(v, Value::Str(_)));
+            if declared {
+                return Err(QueryError::MissingFile {
+                    artifact: MANIFEST_ANNOTATIONS_FILENAME.into(),
+                    path: shown(&path),
+                });
+            }
+            Err(QueryError::OptionalNotAuthoredForConnection {
+                artifact: MANIFEST_ANNOTATIONS_FILENAME.into(),
+                connection,
+            })
+        }
+        (kind, Some(fqn)) => {
+            let Some(manifest) = state.manifest_or_error()? else {
+                return Err(QueryError::MissingFile {
+                    artifact: MANIFEST_FILENAME.into(),
+                    path: shown(&root.join(MANIFEST_FILENAME)),
+                });
+            };
+            let tables = manifest
+                .get("tables")
+                .and_then(Value::as_map)
+                .unwrap_or_default();
+            let Some((_, entry)) = tables
+                .iter()
+                .find(|(k, _)| k.as_str() == Some(fqn.as_str()))
+            else {
+                let failed = super::list_tables::failed_tables(Some(manifest));
+                return Err(if failed.contains(&fqn) {
+                    QueryError::UnprofiledTable { table: fqn }
+                } else {
+                    QueryError::UnknownTable {
+                        table: fqn,
+                        connection,
+                    }
+                });
+            };
+            let Some((_, file)) = walk::declared_artifacts(entry)
+                .into_iter()
+                .find(|(k, _)| k == kind)
+            else {
+                if OPTIONAL_KINDS.contains(&kind) {
+                    return Err(QueryError::OptionalNotAuthored {
+                        artifact: walk::canonical_filename(kind).unwrap_or(kind).into(),
+                        table: fqn,
+                    });
+                }
+                return Err(QueryError::UndeclaredKind {
+                    kind: kind.into(),
+                    table: fqn,
+                });
+            };
+            let path = root.join(walk::table_path(&fqn, entry)).join(&file);
+            if !path.is_file() {
+                return Err(QueryError::MissingFile {
+                    artifact: file,
+                    path: shown(&path),
+                });
+            }
+            let whole = files.whole(&path, Some(&fqn), kind)?;
+            if kind != "relationships" {
+                return Ok(whole);
+            }
+            let print = Print {
+                root: &root,
+                tables,
+                files: &files,
+            };
+            without_rejected_edges(&files, &print, &fqn, &path, whole)
+        }
+        (_, None) => Err(QueryError::MalformedUri(bare.to_string())),
+    }
+}
+
+/// A path as Python's `str(Path)` spells it: repeated separators and `.` segments folded.
+fn shown(path: &Path) -> String {
+    path.components().collect::<PathBuf>().display().to_string()
+}
+
+/// `relationships.yaml` less the edges people rejected, versioned over every file that
+/// decided it; the file itself, with its own version, when nothing is withheld.
+fn without_rejected_edges(
+    files: &RequestFiles,
+    print: &Print,
+    fqn: &str,
+    path: &Path,
+    whole: Whole,
+) -> Result<Whole, QueryError> {
+    let raw = match files.read(path)? {
+        Content::Yaml(v @ Value::Map(_)) => v,
+        _ => return Ok(whole),
+    };
+    let own_path = print.artifact(fqn, "relationships_annotations");
+    let (incoming, consulted) = edges::incoming_rejections(print, fqn, &raw)?;
+    let own = edges::own_rejections(files, own_path.as_deref(), raw.get("refers_to"))?;
+    let Some(shown) = edges::withhold_rejected(&raw, &own, &incoming, fqn)? else {
+        return Ok(whole);
+    };
+    let mut decided_by = vec![path.to_path_buf()];
+    decided_by.extend(own_path);
+    decided_by.extend(consulted);
+    Ok(Whole {
+        text: dump_yaml(&shown)?.into(),
+        mime_type: whole.mime_type,
+        version: files.version(&decided_by)?,
+    })
+}
+
+/// `diff.yaml` less its relationship events about edges people rejected, versioned over
+/// the files that decided it; the file itself when nothing is dropped.
+fn without_rejected_events(
+    files: &RequestFiles,
+    state: &ConnectionState,
+    path: &Path,
+    whole: Whole,
+) -> Result<Whole, QueryError> {
+    let raw = match files.read(path)? {
+        Content::Yaml(v @ Value::Map(_)) => v,
+        _ => return Ok(whole),
+    };
+    let root = &state.config.print_root;
+    let filtered = match &state.manifest {
+        ManifestRead::Ok { doc, .. } => {
+            let tables = doc
+                .get("tables")
+                .and_then(Value::as_map)
+                .unwrap_or_default();
+            let print = Print {
+                root,
+                tables,
+                files,
+            };
+            edges::diff_without_rejected(&raw, Some(&print))?
+        }
+        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
+        _ => edges::diff_without_rejected(&raw, None)?,
+    };
+    if filtered.dropped == 0 {
+        return Ok(whole);
+    }
+    let mut decided_by = vec![path.to_path_buf()];
+    decided_by.extend(filtered.consulted);
+    Ok(Whole {
+        text: dump_yaml(&filtered.shown)?.into(),
+        mime_type: whole.mime_type,
+        version: files.version(&decided_by)?,
+    })
+}
+
+/// dbprint's own YAML dumper (block style, width 80, its quoting rules).
+fn dump_yaml(value: &Value) -> Result<String, QueryError> {
+    // Only a `bytes` value has no spelling; the reference's TypeError escapes as is.
+    crate::yaml::emit::try_dbprint_dump(value).map_err(|_| {
+        QueryError::Other(
+            "a value is bytes, which has no artifact spelling (producer defect; please report)"
+                .into(),
+        )
+    })
+}
+
+/// A reference document's whole text and version, from the installed dbprint package.
+fn reference_document(engine: &Engine, document: &str) -> Result<(Arc<str>, String), QueryError> {
+    let which = super::reference::Document::from_name(document)
+        .ok_or_else(|| QueryError::MalformedUri(format!("dbprint:///reference/{document}")))?;
+    let doc = engine.references().document(which)?;
+    Ok((Arc::from(doc.text()), doc.version().to_string()))
+}
+
+/// The files one read consults, each read once from its current record so every verdict
+/// and the version see the same snapshot.
+struct RequestFiles<'a> {
+    engine: &'a Engine,
+    connection: String,
+    seen: RefCell<HashMap<PathBuf, (Option<String>, Content)>>,
+}
+
+impl<'a> RequestFiles<'a> {
+    fn new(engine: &'a Engine, state: &ConnectionState) -> RequestFiles<'a> {
+        RequestFiles {
+            engine,
+            connection: state.config.name.clone(),
+            seen: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The served file as it is on disk now: its text (Python text mode), the version of
+    /// those very bytes, and the parse check of a YAML kind from the mirror's record of the
+    /// same content. A file rewritten during the read is retried once.
+    fn whole(
+        &self,
+        path: &Path,
+        fqn: Option<&str>,
+        kind: &'static str,
+    ) -> Result<Whole, QueryError> {
+        if !path.is_file() {
+            return Err(QueryError::MissingFile {
+                artifact: file_name(path),
+                path: shown(path),
+            });
+        }
+        for attempt in 0..2 {
+            let bytes = match std::fs::read(path) {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(QueryError::MissingFile {
+                        artifact: file_name(path),
+                        path: shown(path),
+                    })
+                }
+                Err(e) => return Err(QueryError::Other(os_error(&e, path))),
+            };
+            let hash = blake3::hash(&bytes).to_hex().to_string();
+            let fresh = self
+                .engine
+                .fresh_file(&self.connection, path, fqn, kind, attempt > 0)?;
+            if fresh.hash.as_deref() != Some(hash.as_str()) {
+                continue;
+            }
+            let text = ingest::read_text(&bytes).map_err(QueryError::Other)?;
+            if is_yaml(kind) {
+                match &fresh.check {
+                    Check::YamlError(m) => {
+                        return Err(QueryError::YamlParse {
+                            path: shown(path),
+                            message: m.clone(),
+                        })
+                    }
+                    Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+                    _ => {}
+                }
+            }
+            let content = match fresh.check {
+                Check::Yaml => match self.engine.fresh_value(&fresh)? {
+                    Some(v) => Content::Yaml(v),
+                    None => Content::Absent,
+                },
+                Check::YamlError(m) => Content::YamlError(m),
+                _ => Content::Absent,
+            };
+            self.seen
+                .borrow_mut()
+                .insert(path.to_path_buf(), (Some(hash.clone()), content));
+            return Ok(Whole {
+                text: text.into(),
+                mime_type: mime_type(kind),
+                version: files_digest(&[(path.display().to_string(), hash)]),
+            });
+        }
+        Err(QueryError::StalePageVersion(shown(path)))
+    }
+
+    fn record(&self, path: &Path) -> Result<(Option<String>, Content), QueryError> {
+        if let Some(hit) = self.seen.borrow().get(path) {
+            return Ok(hit.clone());
+        }
+        let kind = kind_of(path);
+        let fresh = self
+            .engine
+            .fresh_file(&self.connection, path, None, kind, false)?;
+        let content = match &fresh.check {
+            Check::Yaml => match self.engine.fresh_value(&fresh)? {
+                Some(v) => Content::Yaml(v),
+                None => Content::Absent,
+            },
+            Check::YamlError(m) => Content::YamlError(m.clone()),
+            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+            Check::Absent | Check::Text => Content::Absent,
+        };
+        let record = (fresh.hash, content);
+        self.seen
+            .borrow_mut()
+            .insert(path.to_path_buf(), record.clone());
+        Ok(record)
+    }
+
+    /// The version of a text decided by `paths`: their content hashes (or `absent`).
+    fn version(&self, paths: &[PathBuf]) -> Result<String, QueryError> {
+        let mut pins = Vec::with_capacity(paths.len());
+        for p in paths {
+            let (hash, _) = self.record(p)?;
+            pins.push((
+                p.display().to_string(),
+                hash.unwrap_or_else(|| "absent".into()),
+            ));
+        }
+        Ok(files_digest(&pins))
+    }
+}
+
+impl Files for RequestFiles<'_> {
+    fn read(&self, path: &Path) -> Result<Content, QueryError> {
+        Ok(self.record(path)?.1)
+    }
+}
+
+/// The kind a print file's name says it is (used only when the mirror has no row for it).
+fn kind_of(path: &Path) -> &'static str {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    walk::ARTIFACT_FILENAMES
+        .iter()
+        .find(|(_, f)| *f == name)
+        .map(|(k, _)| *k)
+        .unwrap_or("statistics")
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default()
+}
+
+/// Python's `str(OSError)`: `[Errno N] <strerror>: '<path>'`.
+fn os_error(e: &std::io::Error, path: &Path) -> String {
+    let text = e.to_string();
+    let strerror = text.split(" (os error").next().unwrap_or(&text);
+    match e.raw_os_error() {
+        Some(n) => format!(
+            "[Errno {n}] {strerror}: {}",
+            crate::pyfmt::repr_str(&shown(path))
+        ),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,317 @@
+//! Expectations from the reference (`resources.parse_uri`, `resources._page_query`).
+
+use super::*;
+
+fn table(connection: &str, kind: &'static str, fqn: &str) -> Ref {
+    Ref::Resource {
+        connection: connection.into(),
+        kind,
+        fqn: Some(fqn.into()),
+    }
+}
+
+fn conn(connection: &str, kind: &'static str) -> Ref {
+    Ref::Resource {
+        connection: connection.into(),
+        kind,
+        fqn: None,
+    }
+}
+
+#[test]
+fn uris_parse_as_the_reference_parses_them() {
+    let ok = [
+        ("dbprint://a/manifest", conn("a", "manifest")),
+        ("dbprint://a/diff", conn("a", "diff")),
+        ("dbprint://a/reading", conn("a", "reading")),
+        (
+            "dbprint://a/manifest_annotations",
+            conn("a", "manifest_annotations"),
+        ),
+        ("dbprint://a/x.y.z/ddl", table("a", "ddl", "x.y.z")),
+        (
+            "dbprint://a/x/y/z/statistics",
+            table("a", "statistics", "x.y.z"),
+        ),
+        (
+            "dbprint://a/x.y/z/relationships",
+            table("a", "relationships", "x.y.z"),
+        ),
+        ("dbprint://a//ddl", table("a", "ddl", "")),
+        (
+            "dbprint://a/x//y/description",
+            table("a", "description", "x..y"),
+        ),
+        (
+            "dbprint://a/t/statistics_annotations",
+            table("a", "statistics_annotations", "t"),
+        ),
+        (
+            "dbprint://a/t/relationships_annotations",
+            table("a", "relationships_annotations", "t"),
+        ),
+        ("dbprint:///reference/spec", Ref::Reference("spec")),
+        (
+            "dbprint:///reference/assertions",
+            Ref::Reference("assertions"),
+        ),
+        // A connection named `reference` is still a connection.
+        (
+            "dbprint://reference/manifest",
+            conn("reference", "manifest"),
+        ),
+        // No percent-decoding in the path.
+        ("dbprint://%61/manifest", conn("%61", "manifest")),
+    ];
+    for (uri, want) in ok {
+        assert_eq!(parse_uri(uri), Ok(want), "{uri}");
+    }
+    let malformed = [
+        "dbprint://a/t/nonsense",
+        "dbprint://a/manifest/",
+        "dbprint://a/t/ddl/",
+        "dbprint:///reference/guide",
+        "dbprint:///reference/",
+        "dbprint://reference/spec",
+        "dbprint://",
+        "dbprint:/a/manifest",
+        "DBPRINT://a/manifest",
+        "dbprint://a",
+        "dbprint://a/",
+        "dbprint:////reference/spec",
+        "dbprint://a/ddl",
+        "dbprint://a/b/manifest",
+        "foo",
+        "",
+    ];
+    for uri in malformed {
+        let err = parse_uri(uri).unwrap_err();
+        assert_eq!(err, QueryError::MalformedUri(uri.into()));
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "URI {} does not match the dbprint:// scheme.",
+                crate::pyfmt::repr_str(uri)
+            )
+        );
+    }
+}
+
+fn q(bare: &str, page: &str, version: Option<&str>) -> PageQuery {
+    PageQuery {
+        bare: bare.into(),
+        page: page.into(),
+        version: version.map(str::to_string),
+    }
+}
+
+#[test]
+fn queries_parse_as_parse_qs_strict_with_blank_values() {
+    let m = "dbprint://a/manifest";
+    let ok = [
+        ("dbprint://a/manifest", q(m, "1", None)),
+        ("dbprint://a/manifest?", q(m, "1", None)),
+        ("dbprint://a/manifest?page=2", q(m, "2", None)),
+        (
+            "dbprint://a/manifest?page=2&version=ab",
+            q(m, "2", Some("ab")),
+        ),
+        (
+            "dbprint://a/manifest?version=ab&page=02",
+            q(m, "02", Some("ab")),
+        ),
+        ("dbprint://a/manifest?page=", q(m, "", None)),
+        ("dbprint://a/manifest?pa%67e=3", q(m, "3", None)),
+        (
+            "dbprint://a/manifest?version=a+b%2Bc",
+            q(m, "1", Some("a b+c")),
+        ),
+        (
+            "dbprint://a/manifest?version=%zz%4",
+            q(m, "1", Some("%zz%4")),
+        ),
+        (
+            "dbprint://a/manifest?version=%ff%C3%A9é",
+            q(m, "1", Some("\u{fffd}éé")),
+        ),
+        ("dbprint://a/manifest?page=1?x=2", q(m, "1?x=2", None)),
+        (
+            "dbprint://a/manifest?page=1;version=2",
+            q(m, "1;version=2", None),
+        ),
+        ("dbprint://a/manifest?page=%31", q(m, "1", None)),
+        ("dbprint://a/manifest?version==x", q(m, "1", Some("=x"))),
+    ];
+    for (uri, want) in ok {
+        assert_eq!(page_query(uri), Ok(want), "{uri}");
+    }
+    let malformed = [
+        "dbprint://a/manifest?page",
+        "dbprint://a/manifest?page=1&",
+        "dbprint://a/manifest?&page=1",
+        "dbprint://a/manifest?page=1&page=1",
+        "dbprint://a/manifest?foo=1",
+        "dbprint://a/manifest?=1",
+    ];
+    for uri in malformed {
+        assert_eq!(
+            page_query(uri),
+            Err(QueryError::MalformedUri(uri.into())),
+            "{uri}"
+        );
+    }
+}
+
+#[test]
+fn page_numbers_are_ascii_decimal() {
+    assert_eq!(page_number("1"), Ok(Some(1)));
+    assert_eq!(page_number("01"), Ok(Some(1)));
+    assert_eq!(page_number("0"), Ok(Some(0)));
+    assert_eq!(page_number(""), Ok(None));
+    assert_eq!(page_number("x"), Ok(None));
+    assert_eq!(page_number("-1"), Ok(None));
+    assert_eq!(page_number("+1"), Ok(None));
+    assert_eq!(page_number(" 1"), Ok(None));
+    assert_eq!(page_number("١"), Ok(None));
+    assert_eq!(page_number("99999999999999999999999"), Ok(Some(usize::MAX)));
+    let long = "1".repeat(4301);
+    assert!(
+        matches!(page_number(&long), Err(QueryError::Other(m)) if m.contains("value has 4301 digits"))
+    );
+    assert_eq!(page_number(&"0".repeat(4300)), Ok(Some(0)));
+}
+
+#[test]
+fn page_errors_are_worded_as_the_reference_words_them() {
+    let uri = "dbprint://a/manifest?page=9".to_string();
+    assert_eq!(
+        QueryError::PageOutOfRange {
+            uri: uri.clone(),
+            pages: 3
+        }
+        .to_string(),
+        "'dbprint://a/manifest?page=9' names no page of this resource: pages run 1 to 3."
+    );
+    assert_eq!(
+        QueryError::MissingPageVersion("dbprint://a/manifest?page=2".into()).to_string(),
+        "'dbprint://a/manifest?page=2' asks for a page past the first without `version`. Pass the `version` the first page's `_meta` reported, as `?page=<n>&version=<v>`."
+    );
+    assert_eq!(
+        QueryError::StalePageVersion("dbprint://a/manifest?page=2&version=0f1e".into()).to_string(),
+        "'dbprint://a/manifest?page=2&version=0f1e': the file changed on disk since that version was read. Read page 1 again for its current version."
+    );
+}
+
+/// The descriptions are this server's prose, but each is exactly as long as the reference's
+/// for the same names, so resources/list pages break where the reference's do.
+#[test]
+fn descriptions_measure_as_the_references_do() {
+    for doc in ["spec", "assertions", "x"] {
+        assert_eq!(reference_description(doc).chars().count(), 70 + doc.len());
+    }
+    for name in ["shop", "a"] {
+        assert_eq!(
+            connection_description("manifest", name).len(),
+            165 + name.len()
+        );
+        assert_eq!(connection_description("diff", name).len(), 149 + name.len());
+        assert_eq!(connection_description("reading", name).len(), 135);
+        assert_eq!(
+            connection_description("manifest_annotations", name).len(),
+            96
+        );
+    }
+    let lengths = [
+        ("ddl", 94),
+        ("statistics", 206),
+        ("relationships", 208),
+        ("description", 74),
+        ("statistics_annotations", 109),
+        ("relationships_annotations", 143),
+    ];
+    for (kind, len) in lengths {
+        assert_eq!(table_description(kind).len(), len, "{kind}");
+        assert!(table_description(kind).is_ascii());
+    }
+}
+
+#[test]
+fn templates_are_the_references_list() {
+    let got: Vec<(String, String, &str)> = templates()
+        .into_iter()
+        .map(|t| (t.uri_template, t.name, t.mime_type))
+        .collect();
+    let want = [
+        (
+            "dbprint:///reference/{document}{?page,version}",
+            "reference document",
+            "text/markdown",
+        ),
+        (
+            "dbprint://{connection}/manifest{?page,version}",
+            "connection manifest",
+            "application/yaml",
+        ),
+        (
+            "dbprint://{connection}/diff{?page,version}",
+            "connection diff",
+            "application/yaml",
+        ),
+        (
+            "dbprint://{connection}/reading{?page,version}",
+            "connection reading",
+            "text/markdown",
+        ),
+        (
+            "dbprint://{connection}/manifest_annotations{?page,version}",
+            "connection manifest_annotations",
+            "application/yaml",
+        ),
+        (
+            "dbprint://{connection}/{table}/ddl{?page,version}",
+            "table ddl",
+            "application/sql",
+        ),
+        (
+            "dbprint://{connection}/{table}/statistics{?page,version}",
+            "table statistics",
+            "application/yaml",
+        ),
+        (
+            "dbprint://{connection}/{table}/relationships{?page,version}",
+            "table relationships",
+            "application/yaml",
+        ),
+        (
+            "dbprint://{connection}/{table}/description{?page,version}",
+            "table description",
+            "text/markdown",
+        ),
+        (
+            "dbprint://{connection}/{table}/statistics_annotations{?page,version}",
+            "table statistics_annotations",
+            "application/yaml",
+        ),
+        (
+            "dbprint://{connection}/{table}/relationships_annotations{?page,version}",
+            "table relationships_annotations",
+            "application/yaml",
+        ),
+    ];
+    let want: Vec<(String, String, &str)> = want
+        .into_iter()
+        .map(|(u, n, m)| (u.to_string(), n.to_string(), m))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn unquote_plus_matches_python() {
+    assert_eq!(unquote_plus("a+b"), "a b");
+    assert_eq!(unquote_plus("%41%42"), "AB");
+    assert_eq!(unquote_plus("%%41"), "%A");
+    assert_eq!(unquote_plus("%4"), "%4");
+    assert_eq!(unquote_plus("%e2%82%ac"), "€");
+    assert_eq!(unquote_plus("%e2%82"), "\u{fffd}");
+    assert_eq!(unquote_plus("é%41"), "éA");
+}

@@ -1,0 +1,366 @@
+//! search_columns: columns (and parts) across the print matching a name glob, a text
+//! needle and field globs, ANDed (spec §4.3). The index finds candidates in reply order;
+//! a `text` needle is then checked exactly (casefold substring) on each stored record.
+//! Only the matches a page can reach are rendered: `total` needs the count alone.
+
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
+use super::ConnectionState;
+use crate::error::QueryError;
+use crate::index::records::{ColumnRecord, TableRecord};
+use crate::index::search::{Filters, Hit};
+use crate::pyfmt::{casefold, split_whitespace_py, Glob};
+use crate::render::cursor::Call;
+use crate::render::paging::{self, Unit, UnitKey};
+use crate::render::set;
+use crate::yaml::Value;
+
+pub struct Request<'a> {
+    pub filters: Filters<'a>,
+    pub cursor: Option<&'a str>,
+    /// The validated arguments, which the cursor pins.
+    pub arguments: &'a Value,
+}
+
+fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
+
+/// An unset glob passes; a set one needs the field present to fnmatch against.
+fn field_matches(value: Option<&str>, glob: Option<&str>) -> bool {
+    match glob {
+        None => true,
+        Some(g) => value.is_some_and(|v| Glob::new(g).matches(v)),
+    }
+}
+
+/// The exact decision `_column_hit` / `_part_hit` make, on a stored record: `None` on a
+/// miss, else the value notes a column match found through them carries.
+pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
+    if !field_matches(Some(&record.label), f.pattern)
+        || !field_matches(record.classification.as_deref(), f.classification)
+        || !field_matches(record.sql_type.as_deref(), f.sql_type)
+        || !field_matches(record.sensitivity.as_deref(), f.sensitivity)
+        || !field_matches(record.looks_like.as_deref(), f.looks_like)
+        || !field_matches(record.redacted.as_deref(), f.redacted)
+    {
+        return None;
+    }
+    if let Some(wanted) = f.candidate_key {
+        if record.candidate_key != Some(wanted) {
+            return None;
+        }
+    }
+    let Some(text) = f.text else {
+        return Some(Vec::new());
+    };
+    let needle = casefold(text);
+    if record.part.is_some() {
+        return casefold(&record.label).contains(&needle).then(Vec::new);
+    }
+    let notes: Vec<Value> = record
+        .value_notes
+        .iter()
+        .filter(|(_, note)| casefold(note).contains(&needle))
+        .map(|(value, note)| {
+            Value::Map(vec![
+                (Value::Str("value".into()), value.clone()),
+                (
+                    Value::Str("note".into()),
+                    Value::Str(split_whitespace_py(note).join(" ")),
+                ),
+            ])
+        })
+        .collect();
+    let named = casefold(&record.label).contains(&needle)
+        || record
+            .note
+            .as_deref()
+            .is_some_and(|n| casefold(n).contains(&needle));
+    (!notes.is_empty() || named).then_some(notes)
+}
+
+/// One match as the reply shows it (`_search_match` plus its extra keys).
+fn render_match(
+    fqn: &str,
+    entry: Option<&Value>,
+    table: &TableRecord,
+    record: &ColumnRecord,
+    value_notes: &[Value],
+) -> Value {
+    let mut m = Value::Map(vec![
+        (Value::Str("table".into()), Value::Str(fqn.into())),
+        (
+            Value::Str("column".into()),
+            Value::Str(record.column.clone()),
+        ),
+        (Value::Str("sql_type".into()), record.shown_sql_type.clone()),
+        (
+            Value::Str("classification".into()),
+            record.shown_classification.clone(),
+        ),
+    ]);
+    if let Some(rc) = entry
+        .and_then(|e| e.get("row_count"))
+        .filter(|v| !matches!(v, Value::Null))
+    {
+        set(&mut m, "row_count", rc.clone());
+    }
+    if let Some(scanned) = &record.rows_scanned {
+        set(&mut m, "rows_scanned", scanned.clone());
+    }
+    if let Some(scope) = &table.scope {
+        set(&mut m, "scope", scope.block.clone());
+        if let Some(rc) = &scope.row_count {
+            // A dict update: replaces the manifest's count in place, or appends.
+            set(&mut m, "row_count", rc.clone());
+        }
+    }
+    for (k, v) in &record.tail {
+        set(&mut m, k, v.clone());
+    }
+    match &record.part {
+        None => {
+            if !value_notes.is_empty() {
+                set(&mut m, "value_notes", Value::Seq(value_notes.to_vec()));
+            }
+        }
+        Some(path) => {
+            set(&mut m, "part", path.clone());
+            set(&mut m, "occurrences", record.occurrences.clone());
+        }
+    }
+    m
+}
+
+/// A match before rendering: where it stands, and what the exact check already read.
+struct Found {
+    hit: Hit,
+    checked: Option<(ColumnRecord, Vec<Value>)>,
+}
+
+pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
+    let manifest = state.manifest_or_error()?;
+    let snap = &state.search;
+    // The reference walks every table before paging, so the first exception a table
+    // raises fails the call whatever its cursor.
+    if let Some(&rank) = snap.flagged("error").map_err(internal)?.first() {
+        if let Some(message) = snap
+            .table_record(rank)
+            .map_err(internal)?
+            .and_then(|t| t.search_error)
+        {
+            return Err(QueryError::Other(message));
+        }
+    }
+    let fqns = |ranks: Vec<usize>| -> Value {
+        Value::Seq(
+            ranks
+                .into_iter()
+                .map(|r| Value::Str(snap.tables[r].fqn.clone()))
+                .collect(),
+        )
+    };
+    let mut head: Vec<(UnitKey, Value)> = Vec::new();
+    let unreadable = snap.flagged("unreadable").map_err(internal)?;
+    if !unreadable.is_empty() {
+        head.push((UnitKey::Head("unreadable_tables".into()), fqns(unreadable)));
+    }
+    if req.filters.looks_like.is_some_and(|l| !l.is_empty()) {
+        let off = snap.flagged("looks_like_off").map_err(internal)?;
+        if !off.is_empty() {
+            head.push((UnitKey::Head("switched_off_tables".into()), fqns(off)));
+        }
+    }
+
+    let hits = snap.search(&req.filters).map_err(internal)?;
+    let found: Vec<Found> = if hits.verify {
+        let mut kept = Vec::new();
+        for hit in hits.hits {
+            let record = snap.column(hit.address).map_err(internal)?;
+            if let Some(notes) = decide(&record, &req.filters) {
+                kept.push(Found {
+                    hit,
+                    checked: Some((record, notes)),
+                });
+            }
+        }
+        kept
+    } else {
+        hits.hits
+            .into_iter()
+            .map(|hit| Found { hit, checked: None })
+            .collect()
+    };
+    let total = found.len();
+
+    let manifest_path = state.manifest_path();
+    let mut files = vec![(
+        manifest_path.display().to_string(),
+        state.version_of(&manifest_path),
+    )];
+    for t in snap.tables.iter() {
+        for path in [&t.stats, &t.annotations].into_iter().flatten() {
+            files.push((path.display().to_string(), state.version_of(path)));
+        }
+    }
+    let call = Call::new("search_columns", req.arguments, &files);
+
+    let entries: HashMap<String, &Value> = manifest
+        .and_then(|m| m.get("tables"))
+        .and_then(Value::as_map)
+        .map(|pairs| {
+            pairs
+                .iter()
+                .map(|(k, v)| (crate::pyfmt::str_of(k), v))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut tables: HashMap<usize, TableRecord> = HashMap::new();
+    let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
+        let f = &found[i];
+        let (record, notes) = match &f.checked {
+            Some((r, n)) => (r.clone(), n.clone()),
+            None => (snap.column(f.hit.address).map_err(internal)?, Vec::new()),
+        };
+        let rank = f.hit.table;
+        let table = match tables.entry(rank) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => v.insert(
+                snap.table_record(rank)
+                    .map_err(internal)?
+                    .ok_or_else(|| internal("the search index lost a table"))?,
+            ),
+        };
+        let fqn = &snap.tables[rank].fqn;
+        let value = render_match(fqn, entries.get(fqn).copied(), table, &record, &notes);
+        Ok((UnitKey::Item(Value::Int(i as i64)), value))
+    };
+
+    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
+        let (head, rest) = paging::split_head(run);
+        let mut reply: Vec<(Value, Value)> =
+            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
+        reply.push((
+            Value::Str("matches".into()),
+            Value::Seq(rest.iter().map(|u| u.value()).collect()),
+        ));
+        paging::with_total(reply, total, next)
+    };
+    lazy_page(&call, head, total, &mut item, &render, req.cursor)
+}
+
+/// `paging::page` over head units and `count` items, rendering items only as far as the
+/// page reaches. A cut inside the rendered prefix is the cut the whole list gives, since a
+/// page only grows with its units; a page reaching the prefix's end renders more and cuts
+/// again.
+pub fn lazy_page(
+    call: &Call,
+    head: Vec<(UnitKey, Value)>,
+    count: usize,
+    item: &mut dyn FnMut(usize) -> Result<(UnitKey, Value), QueryError>,
+    render: &impl paging::Render,
+    cursor: Option<&str>,
+) -> Result<Value, QueryError> {
+    let start = call.position(cursor)?;
+    let mut units: Vec<Unit> = paging::units(call, head, render);
+    let mut made = 0usize;
+    let mut wanted = count.min(start.saturating_add(64));
+    loop {
+        if wanted > made {
+            let mut batch = Vec::with_capacity(wanted - made);
+            for i in made..wanted {
+                batch.push(item(i)?);
+            }
+            units.extend(paging::units(call, batch, render));
+            made = wanted;
+        }
+        let complete = made == count;
+        let reached_end = start >= units.len();
+        if !complete && reached_end {
+            wanted = count.min(made.saturating_mul(2).max(64));
+            continue;
+        }
+        let page = paging::page(call, &units, render, cursor)?;
+        if complete || page.get("next_cursor").is_some() {
+            return Ok(page);
+        }
+        wanted = count.min(made.saturating_mul(2).max(64));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(label: &str, note: Option<&str>, notes: &[(&str, &str)]) -> ColumnRecord {
+        ColumnRecord {
+            column: label.into(),
+            part: None,
+            label: label.into(),
+            note: note.map(str::to_string),
+            value_notes: notes
+                .iter()
+                .map(|(v, n)| (Value::Str(v.to_string()), n.to_string()))
+                .collect(),
+            classification: Some("text".into()),
+            sql_type: None,
+            sensitivity: None,
+            looks_like: None,
+            redacted: None,
+            candidate_key: Some(false),
+            shown_sql_type: Value::Str(String::new()),
+            shown_classification: Value::Str("text".into()),
+            rows_scanned: None,
+            tail: Vec::new(),
+            occurrences: Value::Null,
+            col_rank: 0,
+            part_rank: 0,
+            resolve: None,
+        }
+    }
+
+    #[test]
+    fn text_is_a_casefold_substring_and_value_notes_ride_along() {
+        let r = record(
+            "Straße",
+            Some("Where they live"),
+            &[("x", "  LEGACY   code ")],
+        );
+        let f = |text| Filters {
+            text: Some(text),
+            ..Default::default()
+        };
+        assert_eq!(decide(&r, &f("STRASSE")), Some(vec![]));
+        assert_eq!(decide(&r, &f("they")), Some(vec![]));
+        let notes = decide(&r, &f("legacy")).unwrap();
+        assert_eq!(notes.len(), 1);
+        assert_eq!(
+            notes[0].get("note"),
+            Some(&Value::Str("LEGACY code".into()))
+        );
+        assert_eq!(decide(&r, &f("nowhere")), None);
+    }
+
+    #[test]
+    fn a_glob_needs_the_field_present() {
+        let r = record("a", None, &[]);
+        let f = Filters {
+            sensitivity: Some("*"),
+            ..Default::default()
+        };
+        assert_eq!(decide(&r, &f), None);
+        let f = Filters {
+            classification: Some("t*"),
+            candidate_key: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(decide(&r, &f), Some(vec![]));
+        let f = Filters {
+            candidate_key: Some(true),
+            ..Default::default()
+        };
+        assert_eq!(decide(&r, &f), None);
+    }
+}
