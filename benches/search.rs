@@ -89,6 +89,29 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // The parts of one call: the stat sweep of the searched files, and the answer alone.
+    group.bench_function("freshness_sweep", |b| {
+        let state = engine.connection(None).unwrap();
+        b.iter(|| state.search.tables.iter().any(|t| t.moved()))
+    });
+    let arguments = args(&[("pattern", "*email*")]);
+    group.bench_function("search_columns_pattern_answer_only", |b| {
+        let state = engine.connection(None).unwrap();
+        b.iter(|| {
+            search_columns::answer(
+                &state,
+                &search_columns::Request {
+                    filters: Filters {
+                        pattern: Some("*email*"),
+                        ..Default::default()
+                    },
+                    cursor: None,
+                    arguments: &arguments,
+                },
+            )
+            .unwrap()
+        })
+    });
     let scaled = std::env::var_os("PRINTDEX_BENCH_PROJECT").is_some();
     let table = if scaled {
         "stacks.members_c0001.patrons"

@@ -48,6 +48,11 @@ pub enum Command {
         #[arg(long)]
         reference_dir: Option<PathBuf>,
     },
+    /// pz (PipelineZ): serve its MCP surface, keep its docs offline.
+    Pz {
+        #[command(subcommand)]
+        action: crate::pz::cli::PzAction,
+    },
     /// Manage the index.
     Index {
         #[command(subcommand)]

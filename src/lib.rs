@@ -11,6 +11,7 @@ pub mod ingest;
 pub mod mcp;
 pub mod mirror;
 pub mod pyfmt;
+pub mod pz;
 pub mod query;
 pub mod render;
 pub mod watch;

@@ -74,6 +74,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
             let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
             let _watcher = printdex::watch::spawn(engine.clone());
+            // Large diffs are built off the request path before their first call.
+            let warming = engine.clone();
+            std::thread::spawn(move || printdex::query::diff::warm(&warming));
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
@@ -98,6 +101,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let _ = std::io::stderr().flush();
             Ok(ExitCode::SUCCESS)
         }
+        Command::Pz { action } => printdex::pz::cli::run(action),
         Command::Index { action } => match action {
             IndexAction::Rebuild { project, index_dir } => {
                 index_rebuild(project.as_deref(), index_dir)

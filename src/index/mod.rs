@@ -27,11 +27,11 @@ use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::ingest::{FileIdentity, Parsed};
-use records::{ColumnRecord, Derived, Input, TableRecord};
+use records::{ColumnRecord, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "1";
+pub const INDEX_VERSION: &str = "2";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -78,6 +78,8 @@ pub(crate) struct Fields {
     text: Field,
     flags: Field,
     payload: Field,
+    /// resolve_value's part of a record: a column's values, a table's column names.
+    resolve: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -105,6 +107,7 @@ fn schema() -> (Schema, Fields) {
         text: b.add_text_field("text", trigrams),
         flags: b.add_text_field("flags", STRING),
         payload: b.add_bytes_field("payload", STORED),
+        resolve: b.add_bytes_field("resolve", STORED),
     };
     (b.build(), fields)
 }
@@ -152,6 +155,8 @@ pub struct TableEntry {
     /// Their identities when ingest read them (`None`: absent, or not a file).
     pub stats_identity: Option<FileIdentity>,
     pub annotations_identity: Option<FileIdentity>,
+    /// The manifest entry's `row_count`, when present and not null.
+    pub row_count: Option<crate::yaml::Value>,
 }
 
 impl TableEntry {
@@ -189,6 +194,9 @@ pub struct Snapshot {
     pub tables: Arc<Vec<TableEntry>>,
     /// Table key -> position in `tables`.
     pub(crate) rank: Arc<HashMap<u64, usize>>,
+    /// A digest over the searched files' versions, computed once per state by whoever
+    /// first pins them (search_columns' cursor).
+    pub pins: Arc<std::sync::OnceLock<String>>,
 }
 
 impl std::fmt::Debug for Snapshot {
@@ -301,7 +309,7 @@ impl SearchIndex {
         &self,
         conn: &str,
         mut tables: Vec<TableEntry>,
-        load: &dyn Fn(&Path) -> Cow<'a, Parsed>,
+        load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
     ) -> Result<Snapshot, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
@@ -326,26 +334,51 @@ impl SearchIndex {
                 ));
                 known.remove(fqn);
             }
-            let mut pending: Vec<(String, u64)> = Vec::new();
-            for table in fresh {
-                let stats = table.stats.as_deref().map(load);
-                let annotations = table.annotations.as_deref().map(load);
-                let derived = records::derive(
-                    &table.fqn,
-                    input(stats.as_deref()),
-                    input(annotations.as_deref()),
-                );
-                self.add_table(&writer, conn, table.key, &derived)?;
-                pending.push((table.fqn.clone(), table.key));
-                if pending.len() >= TABLES_PER_COMMIT {
-                    writer.commit()?;
-                    self.reader.reload()?;
-                    known.extend(pending.drain(..));
+            let started = std::time::Instant::now();
+            let mut building = std::time::Duration::ZERO;
+            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+            for batch in fresh.chunks(TABLES_PER_COMMIT) {
+                // Deriving records and encoding documents is the costly part and shares
+                // nothing: spread it over the cores; the writer takes them in order.
+                let built = std::time::Instant::now();
+                let per = batch.len().div_ceil(workers).max(1);
+                let docs: Vec<Result<Vec<TantivyDocument>, IndexError>> =
+                    std::thread::scope(|scope| {
+                        let handles: Vec<_> = batch
+                            .chunks(per)
+                            .map(|tables| {
+                                scope.spawn(move || -> Result<Vec<TantivyDocument>, IndexError> {
+                                    let mut out = Vec::new();
+                                    for table in tables {
+                                        out.extend(self.table_docs(conn, table, load)?);
+                                    }
+                                    Ok(out)
+                                })
+                            })
+                            .collect();
+                        handles
+                            .into_iter()
+                            .map(|h| {
+                                h.join().unwrap_or_else(|_| {
+                                    Err(IndexError::Io {
+                                        path: PathBuf::new(),
+                                        source: std::io::Error::other("index worker panicked"),
+                                    })
+                                })
+                            })
+                            .collect()
+                    });
+                building += built.elapsed();
+                for chunk in docs {
+                    for doc in chunk? {
+                        writer.add_document(doc)?;
+                    }
                 }
+                writer.commit()?;
+                self.reader.reload()?;
+                known.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));
             }
-            writer.commit()?;
-            self.reader.reload()?;
-            known.extend(pending.drain(..));
+            tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;
             self.reader.reload()?;
         }
@@ -356,16 +389,24 @@ impl SearchIndex {
             conn: conn.to_string(),
             tables: Arc::new(tables),
             rank: Arc::new(rank),
+            pins: Arc::default(),
         })
     }
 
-    fn add_table(
+    /// A table's documents: its own, then one per column and part.
+    fn table_docs<'a>(
         &self,
-        writer: &IndexWriter<TantivyDocument>,
         conn: &str,
-        key: u64,
-        derived: &Derived,
-    ) -> Result<(), IndexError> {
+        table: &TableEntry,
+        load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
+    ) -> Result<Vec<TantivyDocument>, IndexError> {
+        let stats = table.stats.as_deref().map(load);
+        let annotations = table.annotations.as_deref().map(load);
+        let derived = records::derive(
+            &table.fqn,
+            input(stats.as_deref()),
+            input(annotations.as_deref()),
+        );
         let f = &self.fields;
         let id = table_id(conn, &derived.table.fqn);
         let base = |kind: &str| {
@@ -373,7 +414,7 @@ impl SearchIndex {
             doc.add_text(f.kind, kind);
             doc.add_text(f.conn, conn);
             doc.add_text(f.table_id, &id);
-            doc.add_u64(f.table_key, key);
+            doc.add_u64(f.table_key, table.key);
             doc
         };
         let mut doc = base("table");
@@ -388,13 +429,13 @@ impl SearchIndex {
             }
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(t)?);
-        writer.add_document(doc)?;
+        doc.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
+        let mut docs = vec![doc];
         for c in &derived.columns {
-            writer.add_document(
-                self.column_doc(base(if c.part.is_some() { "part" } else { "column" }), c)?,
-            )?;
+            let kind = if c.part.is_some() { "part" } else { "column" };
+            docs.push(self.column_doc(base(kind), c)?);
         }
-        Ok(())
+        Ok(docs)
     }
 
     fn column_doc(
@@ -427,6 +468,9 @@ impl SearchIndex {
             );
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(c)?);
+        if let Some(resolve) = &c.resolve {
+            doc.add_bytes(f.resolve, &serde_json::to_vec(resolve)?);
+        }
         Ok(doc)
     }
 }
@@ -508,6 +552,10 @@ pub fn sync_connection(
             TableEntry {
                 fqn: fqn.clone(),
                 key,
+                row_count: entry
+                    .get("row_count")
+                    .filter(|v| !matches!(v, crate::yaml::Value::Null))
+                    .cloned(),
                 stats_identity: identity(stats.as_deref()),
                 annotations_identity: identity(annotations.as_deref()),
                 stats,

@@ -52,7 +52,9 @@ pub struct TableRecord {
     /// `disabled` names `parts`.
     pub parts_off: bool,
     pub scope: Option<ScanScope>,
-    /// `sorted(statistics.columns)`, for resolve_value's unknown-column error.
+    /// `sorted(statistics.columns)`, for resolve_value's unknown-column error. Stored
+    /// apart from the rest (search_columns never decodes it).
+    #[serde(skip)]
     pub stats_columns: Vec<String>,
 }
 
@@ -121,7 +123,9 @@ pub struct ColumnRecord {
     /// 1 + the part's position.
     pub col_rank: u64,
     pub part_rank: u64,
-    /// resolve_value's facts, for a column the statistics list.
+    /// resolve_value's facts, for a column the statistics list. Stored apart from the
+    /// rest (search_columns never decodes them).
+    #[serde(skip)]
     pub resolve: Option<ColumnResolve>,
 }
 

@@ -283,16 +283,28 @@ impl Snapshot {
         }
     }
 
-    /// The record of the table at `rank`.
-    pub fn table_record(&self, rank: usize) -> Result<Option<TableRecord>, IndexError> {
+    /// The record of the table at `rank`; `stats_columns` filled only `with_columns`.
+    pub fn table_record(
+        &self,
+        rank: usize,
+        with_columns: bool,
+    ) -> Result<Option<TableRecord>, IndexError> {
         let Some(entry) = self.tables.get(rank) else {
             return Ok(None);
         };
-        let doc = self.first_doc(entry.key, &[(self.fields.kind, "table")])?;
-        match doc.as_ref().and_then(|d| payload(d, self.fields.payload)) {
-            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
-            None => Ok(None),
+        let Some(doc) = self.first_doc(entry.key, &[(self.fields.kind, "table")])? else {
+            return Ok(None);
+        };
+        let Some(bytes) = payload(&doc, self.fields.payload) else {
+            return Ok(None);
+        };
+        let mut record: TableRecord = serde_json::from_slice(bytes)?;
+        if with_columns {
+            if let Some(columns) = payload(&doc, self.fields.resolve) {
+                record.stats_columns = serde_json::from_slice(columns)?;
+            }
         }
+        Ok(Some(record))
     }
 
     /// The column named `name` of the table at `rank` (not a part).
@@ -305,22 +317,26 @@ impl Snapshot {
             return Ok(None);
         };
         let term = format!("{RAW}{name}");
-        let mut doc = self.first_doc(
+        let doc = self.first_doc(
             entry.key,
             &[(self.fields.kind, "column"), (self.fields.column, &term)],
         )?;
-        if doc.is_none() && name.len() > super::MAX_RAW {
+        match doc {
+            Some(d) => self.with_resolve(&d).map(Some),
             // A name too long to be a term: look through the table's columns.
-            return self.long_column(entry.key, name);
-        }
-        match doc
-            .take()
-            .as_ref()
-            .and_then(|d| payload(d, self.fields.payload))
-        {
-            Some(bytes) => Ok(Some(serde_json::from_slice(bytes)?)),
+            None if name.len() > super::MAX_RAW => self.long_column(entry.key, name),
             None => Ok(None),
         }
+    }
+
+    /// A column document's whole record, resolve_value's facts included.
+    fn with_resolve(&self, doc: &TantivyDocument) -> Result<ColumnRecord, IndexError> {
+        let bytes = payload(doc, self.fields.payload).unwrap_or(b"null");
+        let mut record: ColumnRecord = serde_json::from_slice(bytes)?;
+        if let Some(resolve) = payload(doc, self.fields.resolve) {
+            record.resolve = Some(serde_json::from_slice(resolve)?);
+        }
+        Ok(record)
     }
 
     fn long_column(&self, key: u64, name: &str) -> Result<Option<ColumnRecord>, IndexError> {
@@ -335,7 +351,8 @@ impl Snapshot {
             (Occur::Must, term_query(self.fields.column, LONG)),
         ]);
         for address in self.searcher.search(&query, &DocSetCollector)? {
-            let record = self.column(address)?;
+            let doc: TantivyDocument = self.searcher.doc(address)?;
+            let record = self.with_resolve(&doc)?;
             if record.column == name {
                 return Ok(Some(record));
             }

@@ -471,6 +471,11 @@ impl StoredFiles<'_> {
     pub fn into_hashes(self) -> HashMap<PathBuf, String> {
         self.hashes
     }
+
+    /// The stored identities and content hashes, by path.
+    pub fn into_parts(self) -> (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) {
+        (self.identities, self.hashes)
+    }
 }
 
 impl Stored for StoredFiles<'_> {

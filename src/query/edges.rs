@@ -428,25 +428,35 @@ pub fn diff_without_rejected(
     data: &Value,
     print: Option<&Print>,
 ) -> Result<FilteredDiff, QueryError> {
-    let changes: Vec<Value> = iterate(data.get("changes"))?
-        .into_iter()
+    // Decided over borrowed events and cloned once at the end: a diff runs to thousands
+    // of events.
+    let iterated;
+    let listed: &[Value] = match data.get("changes") {
+        Some(Value::Seq(items)) => items,
+        other => {
+            iterated = iterate(other)?;
+            &iterated
+        }
+    };
+    let changes: Vec<&Value> = listed
+        .iter()
         .filter(|c| matches!(c, Value::Map(_)))
         .collect();
     let mut verdicts: Vec<(String, Rejections)> = Vec::new();
     let mut consulted = Vec::new();
-    let mut kept = Vec::new();
-    for change in &changes {
-        let kind = change
+    let mut kept: Vec<&Value> = Vec::with_capacity(changes.len());
+    for &change in &changes {
+        // `str(kind).startswith("relationship_")` holds only for a str kind.
+        let relationship = change
             .get("kind")
-            .map(crate::pyfmt::str_of)
-            .unwrap_or_default();
+            .and_then(Value::as_str)
+            .is_some_and(|k| k.starts_with("relationship_"));
         let source = change
             .get("source_table")
             .and_then(Value::as_str)
-            .filter(|s| print.is_some_and(|p| p.entry(s).is_some()));
-        let (Some(print), Some(source), true) = (print, source, kind.starts_with("relationship_"))
-        else {
-            kept.push(change.clone());
+            .filter(|s| relationship && print.is_some_and(|p| p.entry(s).is_some()));
+        let (Some(print), Some(source)) = (print, source) else {
+            kept.push(change);
             continue;
         };
         if !verdicts.iter().any(|(s, _)| s == source) {
@@ -463,12 +473,29 @@ pub fn diff_without_rejected(
             .find(|(s, _)| s == source)
             .is_some_and(|(_, v)| v.contains(&key));
         if !rejected {
-            kept.push(change.clone());
+            kept.push(change);
         }
     }
     let dropped = changes.len() - kept.len();
-    let mut shown = data.clone();
-    crate::render::set(&mut shown, "changes", Value::Seq(kept));
+    let kept = Value::Seq(kept.into_iter().cloned().collect());
+    // `{**data, "changes": kept}`: every other key copied, `changes` in its own place.
+    let mut shown = match data {
+        Value::Map(pairs) => Value::Map(
+            pairs
+                .iter()
+                .filter(|(k, _)| k.as_str() != Some("changes"))
+                .cloned()
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    if let (Value::Map(out), Value::Map(pairs)) = (&mut shown, data) {
+        let at = pairs
+            .iter()
+            .position(|(k, _)| k.as_str() == Some("changes"))
+            .unwrap_or(out.len());
+        out.insert(at, (Value::Str("changes".into()), kept));
+    }
     if dropped > 0 {
         if let Some(summary @ Value::Map(_)) = data.get("summary") {
             let changed = match summary.get("relationships_changed") {

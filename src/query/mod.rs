@@ -3,6 +3,8 @@
 
 pub mod absence;
 pub mod authored;
+pub mod context;
+pub mod diff;
 pub mod edges;
 pub mod files;
 pub mod freshness;
@@ -36,6 +38,10 @@ pub struct ConnectionState {
     pub hashes: HashMap<PathBuf, String>,
     /// The search index as this state was built against it.
     pub search: crate::index::Snapshot,
+    /// The identity each present file had when the mirror stored it, by path.
+    pub identities: HashMap<PathBuf, FileIdentity>,
+    /// get_table_context's per-state indexes, built on first use.
+    pub context: std::sync::OnceLock<Arc<context::Index>>,
 }
 
 impl ConnectionState {
@@ -156,17 +162,23 @@ impl Engine {
         let stored = self.mirror.stored(&conn.name)?;
         let scan = ingest::scan_connection(conn, &stored, progress);
         let scanned = started.elapsed();
-        let hashes: HashMap<PathBuf, String> = if self.mirror.unchanged(&conn.name, &scan)? {
-            stored.into_hashes()
-        } else {
-            drop(stored);
-            self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-            self.mirror
-                .files(&conn.name)?
-                .into_iter()
-                .filter_map(|f| Some((f.path, f.hash?)))
-                .collect()
-        };
+        let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
+            if self.mirror.unchanged(&conn.name, &scan)? {
+                stored.into_parts()
+            } else {
+                drop(stored);
+                self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+                let files = self.mirror.files(&conn.name)?;
+                let identities = files
+                    .iter()
+                    .filter_map(|f| Some((f.path.clone(), f.identity?)))
+                    .collect();
+                let hashes = files
+                    .into_iter()
+                    .filter_map(|f| Some((f.path, f.hash?)))
+                    .collect();
+                (identities, hashes)
+            };
         tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
         let search = crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes)
             .map_err(|e| MirrorError::Index(e.to_string()))?;
@@ -176,6 +188,8 @@ impl Engine {
             manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
             hashes,
             search,
+            identities,
+            context: std::sync::OnceLock::new(),
         });
         self.states
             .write()

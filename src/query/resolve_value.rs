@@ -108,7 +108,7 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
         return paged(&call, head, req.cursor);
     };
     let table = snap
-        .table_record(rank)
+        .table_record(rank, true)
         .map_err(internal)?
         .ok_or_else(|| internal("the search index lost a table"))?;
     match &table.stats {

@@ -4,12 +4,13 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::edges::{self, Content, Files, Print};
-use super::files::Check;
+use super::files::{Check, FreshFile};
 use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::ingest::{
@@ -278,17 +279,64 @@ pub struct ListPage {
     pub next_cursor: Option<String>,
 }
 
+/// A `resources/list` entry before its text is spelled.
+enum Listed {
+    Reference(&'static str),
+    Connection {
+        connection: Arc<str>,
+        kind: &'static str,
+    },
+    Table {
+        connection: Arc<str>,
+        fqn: Arc<str>,
+        kind: &'static str,
+    },
+}
+
+impl Listed {
+    fn entry(&self) -> Entry {
+        match self {
+            Listed::Reference(doc) => Entry {
+                uri: format!("dbprint:///reference/{doc}"),
+                name: format!("{doc} reference"),
+                description: reference_description(doc),
+                mime_type: REFERENCE_MIME,
+            },
+            Listed::Connection { connection, kind } => Entry {
+                uri: format!("dbprint://{connection}/{kind}"),
+                name: match *kind {
+                    "reading" => format!("{connection} reading guide"),
+                    "manifest_annotations" => format!("{connection} connection notes"),
+                    _ => format!("{connection} {kind}"),
+                },
+                description: connection_description(kind, connection),
+                mime_type: mime_type(kind),
+            },
+            Listed::Table {
+                connection,
+                fqn,
+                kind,
+            } => Entry {
+                uri: format!("dbprint://{connection}/{fqn}/{kind}"),
+                name: format!("{fqn} {kind}"),
+                description: format!("{fqn}: {}", table_description(kind)),
+                mime_type: mime_type(kind),
+            },
+        }
+    }
+}
+
+/// How many entries past a page's start are spelled out to cut it: every entry renders to
+/// more than 100 characters, so no 20,000-character page holds this many, and the cut is
+/// the one the whole list would give.
+const LIST_WINDOW: usize = 1_000;
+
 /// `resources/list`: the reference documents, then every served connection in name order.
 /// Paged past 20,000 characters; the cursor pins every served manifest.
 pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryError> {
-    let mut entries: Vec<Entry> = REFERENCE_DOCUMENTS
+    let mut listed: Vec<Listed> = REFERENCE_DOCUMENTS
         .iter()
-        .map(|doc| Entry {
-            uri: format!("dbprint:///reference/{doc}"),
-            name: format!("{doc} reference"),
-            description: reference_description(doc),
-            mime_type: REFERENCE_MIME,
-        })
+        .map(|doc| Listed::Reference(doc))
         .collect();
     let mut names: Vec<String> = engine
         .served
@@ -302,15 +350,22 @@ pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryErro
         let state = engine.connection(Some(name))?;
         let manifest = state.manifest_path();
         pins.push((manifest.display().to_string(), state.version_of(&manifest)));
-        entries.extend(connection_entries(&state)?);
+        connection_entries(&state, &mut listed)?;
     }
     let call = Call::new("resources/list", &Value::Map(Vec::new()), &pins);
-    let units: Vec<Unit> = entries
+    let start = call.position(cursor)?;
+    // Entries outside the window are never measured: they stand in as nulls.
+    let window = start..start.saturating_add(LIST_WINDOW);
+    let units: Vec<Unit> = listed
         .iter()
         .enumerate()
-        .map(|(i, e)| Unit::Whole {
+        .map(|(i, l)| Unit::Whole {
             key: UnitKey::Item(Value::Int(i as i64)),
-            value: e.value(),
+            value: if window.contains(&i) {
+                l.entry().value()
+            } else {
+                Value::Null
+            },
         })
         .collect();
     let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
@@ -323,7 +378,6 @@ pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryErro
         }
         Value::Map(reply)
     };
-    let start = call.position(cursor)?;
     let page = paging::page(&call, &units, &render, cursor)?;
     let shown = page
         .get("resources")
@@ -331,7 +385,12 @@ pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryErro
         .map(<[Value]>::len)
         .unwrap_or(0);
     Ok(ListPage {
-        entries: entries.into_iter().skip(start).take(shown).collect(),
+        entries: listed
+            .iter()
+            .skip(start)
+            .take(shown)
+            .map(Listed::entry)
+            .collect(),
         next_cursor: page
             .get("nextCursor")
             .and_then(Value::as_str)
@@ -341,36 +400,24 @@ pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryErro
 
 /// One connection's entries: its three connection-grain resources, its notes when present,
 /// then every walkable table's declared kinds (people's files only when present).
-fn connection_entries(state: &ConnectionState) -> Result<Vec<Entry>, QueryError> {
-    let name = &state.config.name;
+fn connection_entries(state: &ConnectionState, out: &mut Vec<Listed>) -> Result<(), QueryError> {
+    let connection: Arc<str> = Arc::from(state.config.name.as_str());
     let root = &state.config.print_root;
-    let mut out: Vec<Entry> = ["manifest", "diff", "reading"]
-        .into_iter()
-        .map(|kind| Entry {
-            uri: format!("dbprint://{name}/{kind}"),
-            name: match kind {
-                "reading" => format!("{name} reading guide"),
-                _ => format!("{name} {kind}"),
-            },
-            description: connection_description(kind, name),
-            mime_type: mime_type(kind),
-        })
-        .collect();
+    let mut kinds = vec!["manifest", "diff", "reading"];
     let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
     if notes.is_file() && walk::contained(root, &notes) {
-        out.push(Entry {
-            uri: format!("dbprint://{name}/manifest_annotations"),
-            name: format!("{name} connection notes"),
-            description: connection_description("manifest_annotations", name),
-            mime_type: mime_type("manifest_annotations"),
-        });
+        kinds.push("manifest_annotations");
     }
+    out.extend(kinds.into_iter().map(|kind| Listed::Connection {
+        connection: connection.clone(),
+        kind,
+    }));
     // An unreadable manifest withholds this connection's tables only; reading its
     // manifest resource names the error. A non-YAML failure fails the whole list.
     let manifest = match &state.manifest {
         ManifestRead::Ok { doc, .. } => doc,
         ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
-        _ => return Ok(out),
+        _ => return Ok(()),
     };
     let mut tables: Vec<(String, &Value)> = manifest
         .get("tables")
@@ -383,22 +430,24 @@ fn connection_entries(state: &ConnectionState) -> Result<Vec<Entry>, QueryError>
     for (fqn, entry) in tables {
         let declared = walk::declared_artifacts(entry);
         let dir = root.join(walk::table_path(&fqn, entry));
+        let fqn: Arc<str> = Arc::from(fqn);
         for kind in TABLE_KINDS {
             let Some((_, file)) = declared.iter().find(|(k, _)| k == kind) else {
                 continue;
             };
-            if OPTIONAL_KINDS.contains(&kind) && !dir.join(file).is_file() {
+            // People's files are listed when present; the mirror, kept fresh by ingest and
+            // the watcher, knows without a stat per file.
+            if OPTIONAL_KINDS.contains(&kind) && !state.hashes.contains_key(&dir.join(file)) {
                 continue;
             }
-            out.push(Entry {
-                uri: format!("dbprint://{name}/{fqn}/{kind}"),
-                name: format!("{fqn} {kind}"),
-                description: format!("{fqn}: {}", table_description(kind)),
-                mime_type: mime_type(kind),
+            out.push(Listed::Table {
+                connection: connection.clone(),
+                fqn: fqn.clone(),
+                kind,
             });
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One page of a resource, with where it sits among the resource's pages.
@@ -413,9 +462,47 @@ pub struct Page {
 
 /// A resource's whole served text and the version naming it.
 struct Whole {
-    text: Arc<str>,
+    body: Body,
     mime_type: &'static str,
     version: String,
+}
+
+/// Where a whole text lives.
+enum Body {
+    Owned(Arc<str>),
+    /// A file served as it is: its bytes (valid UTF-8, no `\r`) in this thread's
+    /// `READ_BUFFER`, so a large file is neither copied nor freshly allocated per read.
+    Buffered,
+}
+
+thread_local! {
+    /// The bytes of the last file `RequestFiles::whole` read on this thread.
+    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A buffer kept past this size is given back after the read.
+const KEEP_BUFFER: usize = 64 << 20;
+
+impl Whole {
+    fn owned(text: String, mime_type: &'static str, version: String) -> Whole {
+        Whole {
+            body: Body::Owned(text.into()),
+            mime_type,
+            version,
+        }
+    }
+
+    /// Run `f` over the text. A buffered text is the one this thread just read: nothing
+    /// reads another file through `whole` before the reply is cut.
+    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+        match &self.body {
+            Body::Owned(text) => f(text),
+            Body::Buffered => READ_BUFFER.with(|buffer| {
+                let buffer = buffer.borrow();
+                f(std::str::from_utf8(&buffer).unwrap_or_default())
+            }),
+        }
+    }
 }
 
 /// `resources/read`: the page of the resource `uri` names (the bare URI is page 1). Errors
@@ -424,27 +511,38 @@ struct Whole {
 pub fn read(engine: &Engine, uri: &str) -> Result<Page, QueryError> {
     let query = page_query(uri)?;
     let whole = read_whole(engine, &query.bare)?;
-    let ranges = page_ranges(&whole);
-    let page = page_number(&query.page)?
-        .filter(|n| (1..=ranges.len()).contains(n))
-        .ok_or_else(|| QueryError::PageOutOfRange {
-            uri: uri.to_string(),
-            pages: ranges.len(),
-        })?;
-    match &query.version {
-        None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
-        Some(v) if *v != whole.version => {
-            return Err(QueryError::StalePageVersion(uri.to_string()))
+    let result = whole.with_text(|text| {
+        let ranges = page_ranges(text, &whole.version);
+        let page = page_number(&query.page)?
+            .filter(|n| (1..=ranges.len()).contains(n))
+            .ok_or_else(|| QueryError::PageOutOfRange {
+                uri: uri.to_string(),
+                pages: ranges.len(),
+            })?;
+        match &query.version {
+            None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
+            Some(v) if *v != whole.version => {
+                return Err(QueryError::StalePageVersion(uri.to_string()))
+            }
+            _ => {}
         }
-        _ => {}
+        Ok(Page {
+            text: text[ranges[page - 1].clone()].to_string(),
+            mime_type: whole.mime_type,
+            page,
+            pages: ranges.len(),
+            version: whole.version.clone(),
+        })
+    });
+    if let Body::Buffered = whole.body {
+        READ_BUFFER.with(|buffer| {
+            let mut buffer = buffer.borrow_mut();
+            if buffer.capacity() > KEEP_BUFFER {
+                *buffer = Vec::new();
+            }
+        });
     }
-    Ok(Page {
-        text: whole.text[ranges[page - 1].clone()].to_string(),
-        mime_type: whole.mime_type,
-        page,
-        pages: ranges.len(),
-        version: whole.version,
-    })
+    result
 }
 
 /// Python's limit on converting a decimal string to `int`.
@@ -475,11 +573,11 @@ type PageCut = (String, usize, Arc<Vec<Range<usize>>>);
 
 /// The page cut of a text, kept per version: following pages 2..n of a large file
 /// re-reads and re-hashes it, but never re-measures it.
-fn page_ranges(whole: &Whole) -> Arc<Vec<Range<usize>>> {
+fn page_ranges(text: &str, version: &str) -> Arc<Vec<Range<usize>>> {
     const KEEP: usize = 64;
     static CACHE: OnceLock<Mutex<Vec<PageCut>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-    let key = (whole.version.clone(), whole.text.len());
+    let key = (version.to_string(), text.len());
     if let Some((_, _, hit)) = cache
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -488,7 +586,7 @@ fn page_ranges(whole: &Whole) -> Arc<Vec<Range<usize>>> {
     {
         return hit.clone();
     }
-    let ranges = Arc::new(line_pages(&whole.text, PAGE_CHARACTERS));
+    let ranges = Arc::new(line_pages(text, PAGE_CHARACTERS));
     let mut held = cache.lock().unwrap_or_else(|e| e.into_inner());
     if held.len() >= KEEP {
         held.remove(0);
@@ -502,7 +600,7 @@ fn read_whole(engine: &Engine, bare: &str) -> Result<Whole, QueryError> {
         Ref::Reference(document) => {
             let (text, version) = reference_document(engine, document)?;
             return Ok(Whole {
-                text,
+                body: Body::Owned(text),
                 mime_type: REFERENCE_MIME,
                 version,
             });
@@ -652,11 +750,11 @@ fn without_rejected_edges(
     let mut decided_by = vec![path.to_path_buf()];
     decided_by.extend(own_path);
     decided_by.extend(consulted);
-    Ok(Whole {
-        text: dump_yaml(&shown)?.into(),
-        mime_type: whole.mime_type,
-        version: files.version(&decided_by)?,
-    })
+    Ok(Whole::owned(
+        dump_yaml(&shown)?,
+        whole.mime_type,
+        files.version(&decided_by)?,
+    ))
 }
 
 /// `diff.yaml` less its relationship events about edges people rejected, versioned over
@@ -693,11 +791,11 @@ fn without_rejected_events(
     }
     let mut decided_by = vec![path.to_path_buf()];
     decided_by.extend(filtered.consulted);
-    Ok(Whole {
-        text: dump_yaml(&filtered.shown)?.into(),
-        mime_type: whole.mime_type,
-        version: files.version(&decided_by)?,
-    })
+    Ok(Whole::owned(
+        dump_yaml(&filtered.shown)?,
+        whole.mime_type,
+        files.version(&decided_by)?,
+    ))
 }
 
 /// dbprint's own YAML dumper (block style, width 80, its quoting rules).
@@ -719,12 +817,14 @@ fn reference_document(engine: &Engine, document: &str) -> Result<(Arc<str>, Stri
     Ok((Arc::from(doc.text()), doc.version().to_string()))
 }
 
-/// The files one read consults, each read once from its current record so every verdict
-/// and the version see the same snapshot.
+/// The files one read consults, each looked up once from its current record so every
+/// verdict and the version see the same snapshot. Parsed values are fetched only when a
+/// verdict reads them (a large statistics file is only parse-checked, never loaded).
 struct RequestFiles<'a> {
     engine: &'a Engine,
     connection: String,
-    seen: RefCell<HashMap<PathBuf, (Option<String>, Content)>>,
+    seen: RefCell<HashMap<PathBuf, FreshFile>>,
+    values: RefCell<HashMap<PathBuf, Content>>,
 }
 
 impl<'a> RequestFiles<'a> {
@@ -733,6 +833,7 @@ impl<'a> RequestFiles<'a> {
             engine,
             connection: state.config.name.clone(),
             seen: RefCell::new(HashMap::new()),
+            values: RefCell::new(HashMap::new()),
         }
     }
 
@@ -752,8 +853,21 @@ impl<'a> RequestFiles<'a> {
             });
         }
         for attempt in 0..2 {
-            let bytes = match std::fs::read(path) {
-                Ok(b) => b,
+            let read = READ_BUFFER.with(|buffer| -> Result<_, std::io::Error> {
+                let mut buffer = buffer.borrow_mut();
+                buffer.clear();
+                std::fs::File::open(path)?.read_to_end(&mut buffer)?;
+                let hash = blake3::hash(&buffer).to_hex().to_string();
+                // Python's text mode: strict UTF-8, universal newlines.
+                let body = if std::str::from_utf8(&buffer).is_err() || buffer.contains(&b'\r') {
+                    Err(ingest::read_text(&buffer))
+                } else {
+                    Ok(())
+                };
+                Ok((hash, body))
+            });
+            let (hash, body) = match read {
+                Ok(r) => r,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     return Err(QueryError::MissingFile {
                         artifact: file_name(path),
@@ -762,14 +876,16 @@ impl<'a> RequestFiles<'a> {
                 }
                 Err(e) => return Err(QueryError::Other(os_error(&e, path))),
             };
-            let hash = blake3::hash(&bytes).to_hex().to_string();
             let fresh = self
                 .engine
                 .fresh_file(&self.connection, path, fqn, kind, attempt > 0)?;
             if fresh.hash.as_deref() != Some(hash.as_str()) {
                 continue;
             }
-            let text = ingest::read_text(&bytes).map_err(QueryError::Other)?;
+            let body = match body {
+                Ok(()) => Body::Buffered,
+                Err(converted) => Body::Owned(converted.map_err(QueryError::Other)?.into()),
+            };
             if is_yaml(kind) {
                 match &fresh.check {
                     Check::YamlError(m) => {
@@ -782,19 +898,9 @@ impl<'a> RequestFiles<'a> {
                     _ => {}
                 }
             }
-            let content = match fresh.check {
-                Check::Yaml => match self.engine.fresh_value(&fresh)? {
-                    Some(v) => Content::Yaml(v),
-                    None => Content::Absent,
-                },
-                Check::YamlError(m) => Content::YamlError(m),
-                _ => Content::Absent,
-            };
-            self.seen
-                .borrow_mut()
-                .insert(path.to_path_buf(), (Some(hash.clone()), content));
+            self.seen.borrow_mut().insert(path.to_path_buf(), fresh);
             return Ok(Whole {
-                text: text.into(),
+                body,
                 mime_type: mime_type(kind),
                 version: files_digest(&[(path.display().to_string(), hash)]),
             });
@@ -802,35 +908,25 @@ impl<'a> RequestFiles<'a> {
         Err(QueryError::StalePageVersion(shown(path)))
     }
 
-    fn record(&self, path: &Path) -> Result<(Option<String>, Content), QueryError> {
+    /// The file's current record, looked up once per request.
+    fn record(&self, path: &Path) -> Result<FreshFile, QueryError> {
         if let Some(hit) = self.seen.borrow().get(path) {
             return Ok(hit.clone());
         }
-        let kind = kind_of(path);
         let fresh = self
             .engine
-            .fresh_file(&self.connection, path, None, kind, false)?;
-        let content = match &fresh.check {
-            Check::Yaml => match self.engine.fresh_value(&fresh)? {
-                Some(v) => Content::Yaml(v),
-                None => Content::Absent,
-            },
-            Check::YamlError(m) => Content::YamlError(m.clone()),
-            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
-            Check::Absent | Check::Text => Content::Absent,
-        };
-        let record = (fresh.hash, content);
+            .fresh_file(&self.connection, path, None, kind_of(path), false)?;
         self.seen
             .borrow_mut()
-            .insert(path.to_path_buf(), record.clone());
-        Ok(record)
+            .insert(path.to_path_buf(), fresh.clone());
+        Ok(fresh)
     }
 
     /// The version of a text decided by `paths`: their content hashes (or `absent`).
     fn version(&self, paths: &[PathBuf]) -> Result<String, QueryError> {
         let mut pins = Vec::with_capacity(paths.len());
         for p in paths {
-            let (hash, _) = self.record(p)?;
+            let hash = self.record(p)?.hash;
             pins.push((
                 p.display().to_string(),
                 hash.unwrap_or_else(|| "absent".into()),
@@ -842,7 +938,23 @@ impl<'a> RequestFiles<'a> {
 
 impl Files for RequestFiles<'_> {
     fn read(&self, path: &Path) -> Result<Content, QueryError> {
-        Ok(self.record(path)?.1)
+        if let Some(hit) = self.values.borrow().get(path) {
+            return Ok(hit.clone());
+        }
+        let fresh = self.record(path)?;
+        let content = match &fresh.check {
+            Check::Yaml => match self.engine.fresh_value(&fresh)? {
+                Some(v) => Content::Yaml(v),
+                None => Content::Absent,
+            },
+            Check::YamlError(m) => Content::YamlError(m.clone()),
+            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+            Check::Absent | Check::Text => Content::Absent,
+        };
+        self.values
+            .borrow_mut()
+            .insert(path.to_path_buf(), content.clone());
+        Ok(content)
     }
 }
 

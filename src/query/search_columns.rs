@@ -11,7 +11,7 @@ use crate::error::QueryError;
 use crate::index::records::{ColumnRecord, TableRecord};
 use crate::index::search::{Filters, Hit};
 use crate::pyfmt::{casefold, split_whitespace_py, Glob};
-use crate::render::cursor::Call;
+use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::render::set;
 use crate::yaml::Value;
@@ -84,7 +84,7 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
 /// One match as the reply shows it (`_search_match` plus its extra keys).
 fn render_match(
     fqn: &str,
-    entry: Option<&Value>,
+    row_count: Option<&Value>,
     table: &TableRecord,
     record: &ColumnRecord,
     value_notes: &[Value],
@@ -101,10 +101,7 @@ fn render_match(
             record.shown_classification.clone(),
         ),
     ]);
-    if let Some(rc) = entry
-        .and_then(|e| e.get("row_count"))
-        .filter(|v| !matches!(v, Value::Null))
-    {
+    if let Some(rc) = row_count {
         set(&mut m, "row_count", rc.clone());
     }
     if let Some(scanned) = &record.rows_scanned {
@@ -141,13 +138,14 @@ struct Found {
 }
 
 pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
-    let manifest = state.manifest_or_error()?;
+    // A manifest that cannot be read fails the call; an absent one has no tables.
+    state.manifest_or_error()?;
     let snap = &state.search;
     // The reference walks every table before paging, so the first exception a table
     // raises fails the call whatever its cursor.
     if let Some(&rank) = snap.flagged("error").map_err(internal)?.first() {
         if let Some(message) = snap
-            .table_record(rank)
+            .table_record(rank, false)
             .map_err(internal)?
             .and_then(|t| t.search_error)
         {
@@ -195,28 +193,21 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     };
     let total = found.len();
 
-    let manifest_path = state.manifest_path();
-    let mut files = vec![(
-        manifest_path.display().to_string(),
-        state.version_of(&manifest_path),
-    )];
-    for t in snap.tables.iter() {
-        for path in [&t.stats, &t.annotations].into_iter().flatten() {
-            files.push((path.display().to_string(), state.version_of(path)));
+    // The pinned files are the same on every call against one state: digest them once.
+    let digest = snap.pins.get_or_init(|| {
+        let manifest_path = state.manifest_path();
+        let mut files = vec![(
+            manifest_path.display().to_string(),
+            state.version_of(&manifest_path),
+        )];
+        for t in snap.tables.iter() {
+            for path in [&t.stats, &t.annotations].into_iter().flatten() {
+                files.push((path.display().to_string(), state.version_of(path)));
+            }
         }
-    }
-    let call = Call::new("search_columns", req.arguments, &files);
-
-    let entries: HashMap<String, &Value> = manifest
-        .and_then(|m| m.get("tables"))
-        .and_then(Value::as_map)
-        .map(|pairs| {
-            pairs
-                .iter()
-                .map(|(k, v)| (crate::pyfmt::str_of(k), v))
-                .collect()
-        })
-        .unwrap_or_default();
+        files_digest(&files)
+    });
+    let call = Call::with_files_digest("search_columns", req.arguments, digest.clone());
     let mut tables: HashMap<usize, TableRecord> = HashMap::new();
     let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
         let f = &found[i];
@@ -228,13 +219,13 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
         let table = match tables.entry(rank) {
             Entry::Occupied(o) => o.into_mut(),
             Entry::Vacant(v) => v.insert(
-                snap.table_record(rank)
+                snap.table_record(rank, false)
                     .map_err(internal)?
                     .ok_or_else(|| internal("the search index lost a table"))?,
             ),
         };
-        let fqn = &snap.tables[rank].fqn;
-        let value = render_match(fqn, entries.get(fqn).copied(), table, &record, &notes);
+        let entry = &snap.tables[rank];
+        let value = render_match(&entry.fqn, entry.row_count.as_ref(), table, &record, &notes);
         Ok((UnitKey::Item(Value::Int(i as i64)), value))
     };
 

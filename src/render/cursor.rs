@@ -33,6 +33,16 @@ impl Call {
         }
     }
 
+    /// [`Call::new`] with the files' digest ([`files_digest`]) already taken, for a caller
+    /// that pins the same files on every call against one state.
+    pub fn with_files_digest(tool: &str, arguments: &Value, files_digest: String) -> Call {
+        Call {
+            tool: tool.to_string(),
+            args_digest: arguments_digest(arguments),
+            files_digest,
+        }
+    }
+
     /// The cursor resuming this call at `position`.
     pub fn cursor(&self, position: usize) -> String {
         let token = format!(

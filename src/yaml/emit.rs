@@ -139,7 +139,7 @@ fn dump_flow(v: &Value) -> Result<String, Unrepresentable> {
 
 /// Characters `spell_inline` prints escaped: categories Cc, Cf, Zl, Zp, Co, Cs, Cn, and every
 /// space separator but U+0020 (Unicode 15.1, as the reference's Python classifies them).
-fn escaped(c: char) -> bool {
+pub(crate) fn escaped(c: char) -> bool {
     let cp = c as u32;
     escaped_table::ESCAPED_RANGES
         .binary_search_by(|&(lo, hi)| {
@@ -173,7 +173,7 @@ fn py_isspace(c: char) -> bool {
 }
 
 /// dbprint's `_double_quoted`: its own escaping (lowercase hex), not the emitter's.
-fn double_quoted(s: &str) -> String {
+pub(crate) fn double_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -337,12 +337,12 @@ fn encodebytes(b: &[u8]) -> String {
     out
 }
 
-fn date_iso(d: &Date) -> String {
+pub(crate) fn date_iso(d: &Date) -> String {
     format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)
 }
 
 /// `datetime.isoformat(sep)`.
-fn datetime_iso(dt: &DateTime, sep: char) -> String {
+pub(crate) fn datetime_iso(dt: &DateTime, sep: char) -> String {
     let mut s = format!(
         "{}{}{:02}:{:02}:{:02}",
         date_iso(&dt.date),
@@ -385,7 +385,7 @@ fn yaml_float(f: f64) -> String {
 /// dbprint's `rounding.number_text` for a finite float: `f"{Decimal(repr(f)):f}"`, plus `.0`
 /// when that has no point. `repr`'s own positional form already is that text; its exponent
 /// form is laid out positionally with the same digits.
-fn number_text(f: f64) -> String {
+pub(crate) fn number_text(f: f64) -> String {
     let r = crate::pyfmt::float_repr(f);
     let Some((mantissa, exp)) = r.split_once('e') else {
         return r;

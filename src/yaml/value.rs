@@ -18,7 +18,7 @@ pub enum Value {
     /// (optional leading `-`, no leading zeros).
     BigInt(String),
     /// A `float`.
-    Float(f64),
+    Float(#[serde(with = "float_repr")] f64),
     /// A `str`.
     Str(String),
     /// `bytes`, from an explicit `!!binary` tag.
@@ -112,5 +112,54 @@ impl Value {
             Value::Seq(_) => "list",
             Value::Map(_) => "dict",
         }
+    }
+}
+
+/// How the mirror stores a float: finite ones as JSON numbers (read back exactly, with
+/// serde_json's `float_roundtrip`), the others as their bit pattern, which JSON numbers
+/// cannot carry (serde_json would write `null`).
+mod float_repr {
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(f: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if f.is_finite() {
+            s.serialize_f64(*f)
+        } else {
+            s.serialize_str(&format!("{:016x}", f.to_bits()))
+        }
+    }
+
+    struct Float;
+
+    impl serde::de::Visitor<'_> for Float {
+        type Value = f64;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a float or a float's bit pattern")
+        }
+
+        fn visit_f64<E>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+
+        // serde_json writes `3.0` for a whole float; a bare integer can only come from
+        // another writer, and reads as the float it names.
+        fn visit_i64<E>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+
+        fn visit_u64<E>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<f64, E> {
+            u64::from_str_radix(v, 16)
+                .map(f64::from_bits)
+                .map_err(E::custom)
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        d.deserialize_any(Float)
     }
 }

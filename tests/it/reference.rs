@@ -85,6 +85,34 @@ fn mask(text: &str, project: &Path) -> String {
     masked
 }
 
+/// The definitions of a get_table_context `## Terms` legend are our own words: each
+/// `- label: definition` line keeps only its label (the heading's blank line included).
+fn mask_terms(text: &str) -> String {
+    let mut out = Vec::new();
+    let (mut in_terms, mut heading) = (false, false);
+    for line in text.split('\n') {
+        if line == "## Terms" {
+            (in_terms, heading) = (true, true);
+            out.push(line.to_string());
+            continue;
+        }
+        if in_terms && heading && line.is_empty() {
+            heading = false;
+        } else if in_terms && !line.starts_with("- ") {
+            in_terms = false;
+        } else if in_terms {
+            if let Some((label, _)) = line.split_once(": ") {
+                if !label[2..].contains(':') {
+                    out.push(format!("{label}: <PROSE>"));
+                    continue;
+                }
+            }
+        }
+        out.push(line.to_string());
+    }
+    out.join("\n")
+}
+
 /// The comparable part of a response: tool text and flag, or the masked result/error.
 fn comparable(method: &str, response: &Value, project: &Path) -> Value {
     if let Some(err) = response.get("error") {
@@ -94,7 +122,7 @@ fn comparable(method: &str, response: &Value, project: &Path) -> Value {
     match method {
         "tools/call" => json!({
             "isError": result["isError"],
-            "text": mask(result["content"][0]["text"].as_str().unwrap_or(""), project),
+            "text": mask_terms(&mask(result["content"][0]["text"].as_str().unwrap_or(""), project)),
         }),
         "initialize" => json!({
             "protocolVersion": result["protocolVersion"],
@@ -153,11 +181,16 @@ fn next_cursor(response: &Value) -> Option<String> {
         return Some(c.to_string());
     }
     let text = result["content"][0]["text"].as_str()?;
-    serde_json::from_str::<Value>(text)
-        .ok()?
-        .get("next_cursor")?
-        .as_str()
-        .map(str::to_string)
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return v.get("next_cursor")?.as_str().map(str::to_string);
+    }
+    // Markdown and YAML pages carry the cursor in their last line.
+    let last = text.trim_end().lines().last()?;
+    let cursor = last
+        .strip_prefix("<!-- next_cursor: ")
+        .and_then(|c| c.strip_suffix(" -->"))
+        .or_else(|| last.strip_prefix("# next_cursor: "))?;
+    Some(cursor.to_string())
 }
 
 /// Replay one fixture project's recording; returns how many answers were compared.

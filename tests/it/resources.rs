@@ -821,3 +821,58 @@ fn the_diff_drops_events_about_a_rejected_edge_and_recounts() {
     );
     assert_eq!(text(&read(&mut server, "dbprint://demo/diff")), diff);
 }
+
+#[test]
+fn reference_documents_are_read_whole_from_the_installed_package() {
+    let docs = fixtures().join("reference-docs");
+    let package = docs.join("dbprint");
+    let mut server = Server::start(
+        &docs.join("project"),
+        &["--reference-dir", package.to_str().unwrap()],
+    );
+    for (uri, file) in [
+        ("dbprint:///reference/spec", "spec/v1/SPEC.md"),
+        (
+            "dbprint:///reference/assertions",
+            "assertions/ASSERTIONS.md",
+        ),
+    ] {
+        let (pages, _, _) = read_all(&mut server, uri);
+        assert_eq!(pages.concat(), on_disk(&package.join(file)), "{uri}");
+        assert_eq!(
+            content(&read(&mut server, uri))["mimeType"],
+            "text/markdown"
+        );
+    }
+    let (_, _, pages) = read_all(&mut server, "dbprint:///reference/spec");
+    assert!(pages > 1);
+    // The guide is a get_reference document, not a resource.
+    assert_eq!(
+        error(&read(&mut server, "dbprint:///reference/guide")).0,
+        -32602
+    );
+}
+
+#[test]
+fn a_missing_reference_document_is_an_install_defect() {
+    // Only meaningful when no dbprint beside a PATH entry or in the environment supplies one.
+    let supplied = std::env::var_os("PRINTDEX_REFERENCE_DIR").is_some()
+        || std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .any(|d| d.join("dbprint").is_file());
+    if supplied {
+        return;
+    }
+    let empty = tempfile::tempdir().unwrap();
+    let docs = fixtures().join("reference-docs");
+    let mut server = Server::start(
+        &docs.join("project"),
+        &["--reference-dir", empty.path().to_str().unwrap()],
+    );
+    assert_eq!(
+        error(&read(&mut server, "dbprint:///reference/assertions")),
+        (-32603, "no assertions reference document available - neither the installed package nor the source tree carries it.".into())
+    );
+    // Still listed: the list names what the server serves, not what this install carries.
+    let (entries, _) = list_all(&mut server);
+    assert_eq!(entries[1]["uri"], "dbprint:///reference/assertions");
+}

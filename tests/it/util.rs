@@ -179,3 +179,18 @@ pub fn all_markdown_pages(server: &mut Server, tool: &str, mut arguments: Value)
         }
     }
 }
+
+/// Copy a directory tree (files and directories; symlinks are not followed).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

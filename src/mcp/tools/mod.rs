@@ -1,8 +1,10 @@
 //! One file per MCP tool: its definition and the glue from validated arguments to
 //! the engine's answer. Tools appear here (and in tools/list) only once they work.
 
+pub mod get_diff;
 pub mod get_manifest;
 pub mod get_reference;
+pub mod get_table_context;
 pub mod list_tables;
 pub mod resolve_value;
 pub mod search_columns;
@@ -28,10 +30,12 @@ pub struct Tool {
 /// Every implemented tool, in the reference's tools/list order.
 pub fn all() -> Vec<Tool> {
     vec![
+        get_table_context::tool(),
         list_tables::tool(),
         search_columns::tool(),
         resolve_value::tool(),
         get_manifest::tool(),
+        get_diff::tool(),
         get_reference::tool(),
     ]
 }

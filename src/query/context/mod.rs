@@ -1,0 +1,178 @@
+//! get_table_context: one table's context for an LLM prompt, answered from the mirror.
+//! `load` reads the table's artifacts (each unreadable one degrading only its section) and
+//! lays people's verdicts and added edges over its relationships from per-state indexes
+//! (`index`); `markdown` and `structured` render the two purposes; `page` and the shared
+//! paging cut the reply into pages whose cursors pin every file the reply read.
+
+mod index;
+mod load;
+mod markdown;
+mod notes;
+mod page;
+mod read;
+mod spell;
+mod structured;
+mod terms;
+
+pub use index::Index;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{ConnectionState, Engine};
+use crate::error::QueryError;
+use crate::ingest;
+use crate::render::cursor::Call;
+use crate::render::paging::{self, Unit};
+use crate::yaml::Value;
+
+/// What the caller asked for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub query: bool,
+    pub include_description: bool,
+    pub include_annotations: bool,
+    pub include_stats: bool,
+    pub include_relationships: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Md,
+    Json,
+    Yaml,
+}
+
+pub struct Request<'a> {
+    pub connection: Option<&'a str>,
+    pub table: &'a str,
+    pub format: Format,
+    pub options: Options,
+    pub cursor: Option<&'a str>,
+    /// The validated arguments, which the cursor pins.
+    pub arguments: &'a Value,
+}
+
+/// A page: a JSON dict, or finished text (Markdown, YAML).
+pub enum Answer {
+    Dict(Value),
+    Text(String),
+}
+
+/// What one call reads through: the engine, the state it answers from, and whether a file
+/// that moved since the state was built must send the call back to re-ingest.
+pub struct Ctx<'a> {
+    pub engine: &'a Engine,
+    pub state: &'a ConnectionState,
+    pub strict: bool,
+}
+
+/// Raised (inside this module only) when a file moved under the mirror mid-call.
+const STALE: &str = "\u{0}get_table_context: a print file changed under the mirror";
+
+fn is_stale(e: &QueryError) -> bool {
+    matches!(e, QueryError::Internal(m) if m == STALE)
+}
+
+fn stale() -> QueryError {
+    QueryError::Internal(STALE.into())
+}
+
+/// Whether `path` is on disk as the state recorded it (present with that identity, or absent).
+fn current(state: &ConnectionState, path: &std::path::Path) -> bool {
+    let now = ingest::identity(path).filter(|_| path.is_file());
+    now == state.identities.get(path).copied()
+}
+
+/// The names `failed_tables` lists.
+fn failed_tables(manifest: &Value) -> Vec<String> {
+    super::list_tables::failed_tables(Some(manifest))
+}
+
+pub fn answer(engine: &Engine, req: &Request) -> Result<Answer, QueryError> {
+    // A file that moved since the mirror read it is re-ingested and the call answered again;
+    // a print changing on every attempt is answered from the last state read.
+    let mut state = engine.connection(req.connection)?;
+    for attempt in 0..3 {
+        let strict = attempt < 2;
+        match answer_from(engine, &state, req, strict) {
+            Err(e) if is_stale(&e) => {
+                state = engine
+                    .reconcile(&state.config)
+                    .map_err(|e| QueryError::Internal(e.to_string()))?;
+            }
+            other => return other,
+        }
+    }
+    answer_from(engine, &state, req, false)
+}
+
+fn answer_from(
+    engine: &Engine,
+    state: &Arc<ConnectionState>,
+    req: &Request,
+    strict: bool,
+) -> Result<Answer, QueryError> {
+    let manifest = state.manifest_or_error()?;
+    let known = manifest
+        .and_then(|m| m.get("tables"))
+        .and_then(|t| t.get(req.table))
+        .is_some_and(|e| *e != Value::Null);
+    let Some(manifest) = manifest.filter(|_| known) else {
+        let failed = manifest.map(failed_tables).unwrap_or_default();
+        return Err(if failed.iter().any(|f| f == req.table) {
+            QueryError::UnprofiledTable {
+                table: req.table.to_string(),
+            }
+        } else {
+            QueryError::UnknownTable {
+                table: req.table.to_string(),
+                connection: state.config.name.clone(),
+            }
+        });
+    };
+    let cx = Ctx {
+        engine,
+        state,
+        strict,
+    };
+    let ix = index::index(&cx)?;
+    let pinned: Vec<PathBuf> = load::pinned(state, &ix, req.table);
+    if strict && !pinned.iter().all(|p| current(state, p)) {
+        return Err(stale());
+    }
+    let files: Vec<(String, String)> = pinned
+        .iter()
+        .map(|p| (p.display().to_string(), state.version_of(p)))
+        .collect();
+    let call = Call::new("get_table_context", req.arguments, &files);
+    let a = load::load_table(&cx, &ix, req.table, &failed_tables(manifest))?;
+
+    if req.format == Format::Md {
+        let sections = markdown::sections(&a, &req.options, manifest)?;
+        return page::legend_text_page(&call, &sections, req.cursor).map(Answer::Text);
+    }
+    let head = structured::header(&a, &req.options);
+    let candidates = structured::candidates(&a, &req.options)?;
+    let items = structured::units(&head, candidates);
+    let yaml = req.format == Format::Yaml;
+    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
+        let mut reply = structured::nested(run);
+        if yaml {
+            let text = crate::yaml::emit::safe_dump(&reply);
+            return Value::Str(match next {
+                Some(c) => format!("{text}# next_cursor: {c}\n"),
+                None => text,
+            });
+        }
+        if let Some(c) = next {
+            crate::render::set(&mut reply, "next_cursor", Value::Str(c.to_string()));
+        }
+        reply
+    };
+    let units = paging::units(&call, items, &render);
+    match paging::page(&call, &units, &render, req.cursor)? {
+        Value::Str(text) => Ok(Answer::Text(text)),
+        dict => Ok(Answer::Dict(dict)),
+    }
+}

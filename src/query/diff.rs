@@ -1,0 +1,449 @@
+//! get_diff: the connection's diff.yaml less its events about edges people rejected
+//! (`edges::diff_without_rejected`, the one implementation the diff resource shares),
+//! its `changes` narrowed by `table` and `kind` and paged in file order; every other
+//! key rides the first page.
+//!
+//! The withheld document is kept in memory between calls: a diff runs to megabytes
+//! (16,000 events on a 2,000-table print), and rebuilding it per call would cost more
+//! than answering. A kept copy is used only while the manifest it was built over (its
+//! content and walkable tables) is current and every file that decided it (diff.yaml,
+//! and the annotation and relationships files its verdicts read) still has the identity
+//! it had before it was read, the same test the mirror trusts.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::edges::{self, Content, Files, Print};
+use super::files::Check;
+use super::{ConnectionState, Engine};
+use crate::error::QueryError;
+use crate::ingest::{self, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
+use crate::render::cursor::Call;
+use crate::render::paging::{self, Unit, UnitKey};
+use crate::yaml::Value;
+
+/// The event kinds of the packaged diff.schema.json (`$defs.Kind.enum`), in its order:
+/// the `kind` argument's enum.
+pub const KINDS: [&str; 24] = [
+    "table_added",
+    "table_removed",
+    "table_type_changed",
+    "external_changed",
+    "column_added",
+    "column_removed",
+    "column_type_changed",
+    "column_nullable_changed",
+    "column_default_changed",
+    "column_physical_name_changed",
+    "column_collation_changed",
+    "statistic_changed",
+    "table_row_count_changed",
+    "grain_changed",
+    "physical_layout_changed",
+    "merging_changed",
+    "depends_on_changed",
+    "relationship_added",
+    "relationship_removed",
+    "relationship_modified",
+    "index_added",
+    "index_removed",
+    "index_modified",
+    "comment_changed",
+];
+
+/// The fields a `table` filter reads: relationship events name their two tables in
+/// `source_table`/`target_table`, every other event in `table`.
+const TABLE_FIELDS: [&str; 3] = ["table", "source_table", "target_table"];
+
+pub struct Request<'a> {
+    pub table: Option<&'a str>,
+    pub kind: Option<&'a str>,
+    pub cursor: Option<&'a str>,
+    /// The validated arguments, which the cursor pins.
+    pub arguments: &'a Value,
+}
+
+/// The diff as every call over the same files sees it.
+#[derive(Debug)]
+enum Prepared {
+    /// diff.yaml parses to something other than a mapping: the reply is `{}`.
+    NotMapping,
+    Diff {
+        /// Top-level entries other than `changes`, in file order (summary adjusted).
+        header: Vec<(Value, Value)>,
+        /// The dict events kept, in file order.
+        changes: Vec<Value>,
+        /// (path, content version) of diff.yaml and every file that decided it.
+        pins: Vec<(String, String)>,
+    },
+}
+
+/// Each deciding file with its identity taken before it was read (`None`: absent).
+type Identities = Vec<(PathBuf, Option<FileIdentity>)>;
+
+/// What a kept diff depends on in the connection's state: which tables are walkable,
+/// decided by the manifest's content and the print's links. A reconcile that found
+/// nothing new makes a new state with the same key.
+#[derive(Debug, Clone, PartialEq)]
+struct StateKey {
+    connection: String,
+    print_root: PathBuf,
+    manifest_state: &'static str,
+    manifest_version: String,
+    dropped: Vec<String>,
+}
+
+impl StateKey {
+    fn of(state: &ConnectionState) -> StateKey {
+        StateKey {
+            connection: state.config.name.clone(),
+            print_root: state.config.print_root.clone(),
+            manifest_state: state.manifest.state(),
+            manifest_version: state.version_of(&state.manifest_path()),
+            dropped: match &state.manifest {
+                ManifestRead::Ok { dropped, .. } => dropped.clone(),
+                _ => Vec::new(),
+            },
+        }
+    }
+}
+
+/// One kept diff and what it was built from.
+struct Kept {
+    key: StateKey,
+    identities: Identities,
+    prepared: Arc<Prepared>,
+}
+
+/// Kept diffs, one per connection; a handful of connections at most.
+const KEEP: usize = 8;
+
+fn kept() -> &'static Mutex<Vec<Arc<Kept>>> {
+    static KEPT: OnceLock<Mutex<Vec<Arc<Kept>>>> = OnceLock::new();
+    KEPT.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// Held while a diff is built, so a call arriving mid-build waits for that build
+/// instead of starting its own.
+static BUILDING: Mutex<()> = Mutex::new(());
+
+/// Build every served connection's diff ahead of its first call (serve runs this in the
+/// background at startup): the first build of a large diff reads megabytes from the
+/// mirror, which a call should not wait for.
+pub fn warm(engine: &Engine) {
+    for name in engine.served.served_names_sorted() {
+        let Ok(state) = engine.connection(Some(&name)) else {
+            continue;
+        };
+        let root = &state.config.print_root;
+        let path = root.join(DIFF_FILENAME);
+        if path.is_file() && walk::contained(root, &path) {
+            // A failure here is the first call's to report, in its own words.
+            let _ = prepared(engine, &state, &path);
+        }
+    }
+}
+
+/// `os.stat` identity of a regular file, as ingest records it.
+fn file_identity(path: &Path) -> Option<FileIdentity> {
+    ingest::identity(path).filter(|_| path.is_file())
+}
+
+/// A path as Python's `str(Path)` spells it: repeated separators and `.` folded.
+fn shown(path: &Path) -> String {
+    path.components().collect::<PathBuf>().display().to_string()
+}
+
+pub fn answer(
+    engine: &Engine,
+    state: &ConnectionState,
+    req: &Request,
+) -> Result<Value, QueryError> {
+    let root = &state.config.print_root;
+    let path = root.join(DIFF_FILENAME);
+    if !path.is_file() || !walk::contained(root, &path) {
+        return Err(QueryError::NoDiff(shown(&path)));
+    }
+    let prepared = prepared(engine, state, &path)?;
+    let Prepared::Diff {
+        header,
+        changes,
+        pins,
+    } = &*prepared
+    else {
+        // The reference answers a non-mapping diff with an empty object, `total` and all.
+        return Ok(Value::Map(Vec::new()));
+    };
+    let matched: Vec<&Value> = changes
+        .iter()
+        .filter(|c| matches(c, req.table, req.kind))
+        .collect();
+    let total = matched.len();
+    let mut items: Vec<(UnitKey, Value)> = Vec::with_capacity(header.len() + total);
+    // Head units are named by their index in `header`, so a key that is not a string
+    // reaches the reply as the value it is.
+    for (i, (_, value)) in header.iter().enumerate() {
+        items.push((UnitKey::Head(i.to_string()), value.clone()));
+    }
+    for (i, change) in matched.into_iter().enumerate() {
+        items.push((UnitKey::Item(Value::Int(i as i64)), change.clone()));
+    }
+    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
+        let (head, rest) = paging::split_head(run);
+        let mut reply: Vec<(Value, Value)> = head
+            .into_iter()
+            .map(|(i, v)| {
+                let key = i
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| header.get(i))
+                    .map(|(k, _)| k.clone())
+                    .unwrap_or(Value::Str(i));
+                (key, v)
+            })
+            .collect();
+        reply.push((
+            Value::Str("changes".into()),
+            Value::Seq(rest.iter().map(|u| u.value()).collect()),
+        ));
+        // Assigned as the reference assigns dict keys: a diff key of the same name keeps
+        // its place and takes the value.
+        put(&mut reply, "total", Value::Int(total as i64));
+        if let Some(c) = next {
+            put(&mut reply, "next_cursor", Value::Str(c.to_string()));
+        }
+        Value::Map(reply)
+    };
+    let call = Call::new("get_diff", req.arguments, pins);
+    let units = paging::units(&call, items, &render);
+    paging::page(&call, &units, &render, req.cursor)
+}
+
+fn put(reply: &mut Vec<(Value, Value)>, key: &str, value: Value) {
+    match reply.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
+        Some(slot) => slot.1 = value,
+        None => reply.push((Value::Str(key.into()), value)),
+    }
+}
+
+/// One event against the `kind` and `table` filters, both optional and ANDed.
+fn matches(change: &Value, table: Option<&str>, kind: Option<&str>) -> bool {
+    if let Some(kind) = kind {
+        if change.get("kind").and_then(Value::as_str) != Some(kind) {
+            return false;
+        }
+    }
+    match table {
+        None => true,
+        Some(table) => TABLE_FIELDS
+            .iter()
+            .any(|f| change.get(f).and_then(Value::as_str) == Some(table)),
+    }
+}
+
+/// The kept diff for this state when every file behind it is unchanged, else a new one.
+fn prepared(
+    engine: &Engine,
+    state: &ConnectionState,
+    path: &Path,
+) -> Result<Arc<Prepared>, QueryError> {
+    let key = StateKey::of(state);
+    if let Some(hit) = held(&key, path) {
+        return Ok(hit);
+    }
+    let _building = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(hit) = held(&key, path) {
+        return Ok(hit);
+    }
+    let (prepared, identities) = build(engine, state, path)?;
+    let prepared = Arc::new(prepared);
+    let mut held = kept().lock().unwrap_or_else(|e| e.into_inner());
+    held.retain(|k| k.key.connection != key.connection || k.key.print_root != key.print_root);
+    if held.len() >= KEEP {
+        held.remove(0);
+    }
+    held.push(Arc::new(Kept {
+        key,
+        identities,
+        prepared: prepared.clone(),
+    }));
+    Ok(prepared)
+}
+
+/// The kept diff built over this state whose deciding files all keep their identities.
+fn held(key: &StateKey, path: &Path) -> Option<Arc<Prepared>> {
+    let candidate = kept()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|k| k.key == *key && k.identities.first().map(|(p, _)| p.as_path()) == Some(path))
+        .cloned()?;
+    // Stat outside the lock: a print may have hundreds of deciding files.
+    candidate
+        .identities
+        .iter()
+        .all(|(p, id)| file_identity(p) == *id)
+        .then(|| candidate.prepared.clone())
+}
+
+/// Read diff.yaml from the mirror (parsing it only when its identity moved since ingest)
+/// and withhold the events about rejected edges.
+fn build(
+    engine: &Engine,
+    state: &ConnectionState,
+    path: &Path,
+) -> Result<(Prepared, Identities), QueryError> {
+    let connection = state.config.name.as_str();
+    let files = TrackedFiles {
+        engine,
+        connection,
+        seen: RefCell::new(Vec::new()),
+    };
+    let before = file_identity(path);
+    let fresh = engine.fresh_file(connection, path, None, "diff", false)?;
+    let data = match &fresh.check {
+        Check::Yaml => engine.fresh_value(&fresh)?,
+        Check::YamlError(m) => {
+            return Err(QueryError::YamlParse {
+                path: shown(path),
+                message: m.clone(),
+            })
+        }
+        Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+        // Gone since the check above: the reference's open fails the same way.
+        Check::Absent | Check::Text => None,
+    };
+    let Some(data) = data else {
+        return Err(QueryError::NoDiff(shown(path)));
+    };
+    let mut identities = vec![(path.to_path_buf(), before)];
+    if !matches!(data, Value::Map(_)) {
+        return Ok((Prepared::NotMapping, identities));
+    }
+    let filtered = match &state.manifest {
+        ManifestRead::Ok { doc, .. } => {
+            let tables = doc
+                .get("tables")
+                .and_then(Value::as_map)
+                .unwrap_or_default();
+            let print = Print {
+                root: &state.config.print_root,
+                tables,
+                files: &files,
+            };
+            edges::diff_without_rejected(&data, Some(&print))?
+        }
+        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
+        _ => edges::diff_without_rejected(&data, None)?,
+    };
+    let mut pins = vec![(
+        path.display().to_string(),
+        fresh.hash.clone().unwrap_or_else(|| "absent".into()),
+    )];
+    for consulted in &filtered.consulted {
+        let (identity, hash) = files.version(consulted)?;
+        identities.push((consulted.clone(), identity));
+        pins.push((consulted.display().to_string(), hash));
+    }
+    let (header, changes) = split(filtered.shown);
+    Ok((
+        Prepared::Diff {
+            header,
+            changes,
+            pins,
+        },
+        identities,
+    ))
+}
+
+/// The shown document as its header entries and its (dict-only) `changes`.
+fn split(shown: Value) -> (Vec<(Value, Value)>, Vec<Value>) {
+    let Value::Map(pairs) = shown else {
+        return (Vec::new(), Vec::new());
+    };
+    let mut header = Vec::with_capacity(pairs.len());
+    let mut changes = Vec::new();
+    for (k, v) in pairs {
+        if k.as_str() == Some("changes") {
+            if let Value::Seq(items) = v {
+                changes = items;
+            }
+        } else {
+            header.push((k, v));
+        }
+    }
+    (header, changes)
+}
+
+/// What one read of a deciding file saw.
+struct Seen {
+    path: PathBuf,
+    identity: Option<FileIdentity>,
+    hash: Option<String>,
+    content: Content,
+}
+
+/// The files a verdict reads, each once, through the mirror; each remembers the
+/// identity it had before the read, so a kept diff can tell when it went stale.
+struct TrackedFiles<'a> {
+    engine: &'a Engine,
+    connection: &'a str,
+    seen: RefCell<Vec<Seen>>,
+}
+
+impl TrackedFiles<'_> {
+    fn record(&self, path: &Path) -> Result<usize, QueryError> {
+        if let Some(i) = self.seen.borrow().iter().position(|s| s.path == path) {
+            return Ok(i);
+        }
+        let identity = file_identity(path);
+        let kind = walk::ARTIFACT_FILENAMES
+            .iter()
+            .find(|(_, f)| path.file_name().and_then(|n| n.to_str()) == Some(*f))
+            .map(|(k, _)| *k)
+            .unwrap_or("relationships");
+        let fresh = self
+            .engine
+            .fresh_file(self.connection, path, None, kind, false)?;
+        let content = match &fresh.check {
+            Check::Yaml => match self.engine.fresh_value(&fresh)? {
+                Some(v) => Content::Yaml(v),
+                None => Content::Absent,
+            },
+            Check::YamlError(m) => Content::YamlError(m.clone()),
+            // Not a YAML error: the reference lets it escape.
+            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+            Check::Absent | Check::Text => Content::Absent,
+        };
+        let mut seen = self.seen.borrow_mut();
+        seen.push(Seen {
+            path: path.to_path_buf(),
+            identity,
+            hash: fresh.hash,
+            content,
+        });
+        Ok(seen.len() - 1)
+    }
+
+    /// A deciding file's identity before it was read and its content version.
+    fn version(&self, path: &Path) -> Result<(Option<FileIdentity>, String), QueryError> {
+        let i = self.record(path)?;
+        let seen = self.seen.borrow();
+        let s = &seen[i];
+        Ok((
+            s.identity,
+            s.hash.clone().unwrap_or_else(|| "absent".into()),
+        ))
+    }
+}
+
+impl Files for TrackedFiles<'_> {
+    fn read(&self, path: &Path) -> Result<Content, QueryError> {
+        let i = self.record(path)?;
+        Ok(self.seen.borrow()[i].content.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests;

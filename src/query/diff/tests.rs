@@ -1,0 +1,345 @@
+use super::*;
+use crate::config::{self, Served};
+
+fn s(text: &str) -> Value {
+    Value::Str(text.to_string())
+}
+
+fn map(pairs: Vec<(&str, Value)>) -> Value {
+    Value::Map(pairs.into_iter().map(|(k, v)| (s(k), v)).collect())
+}
+
+#[test]
+fn the_table_filter_reads_all_three_table_fields_and_ands_with_kind() {
+    let column = map(vec![("kind", s("column_added")), ("table", s("a.b.c"))]);
+    let edge = map(vec![
+        ("kind", s("relationship_added")),
+        ("source_table", s("a.b.src")),
+        ("target_table", s("a.b.c")),
+    ]);
+    assert!(matches(&column, None, None));
+    assert!(matches(&column, Some("a.b.c"), None));
+    assert!(matches(&edge, Some("a.b.c"), None));
+    assert!(matches(&edge, Some("a.b.src"), None));
+    assert!(!matches(&edge, Some("a.b"), None));
+    assert!(matches(&edge, Some("a.b.c"), Some("relationship_added")));
+    assert!(!matches(&column, Some("a.b.c"), Some("relationship_added")));
+    assert!(!matches(&edge, Some("x.y.z"), Some("relationship_added")));
+    // Python `==`: a table named by a non-string, or an event with no kind, never matches.
+    let odd = map(vec![("table", Value::Seq(vec![s("a.b.c")]))]);
+    assert!(!matches(&odd, Some("a.b.c"), None));
+    assert!(!matches(&odd, None, Some("column_added")));
+}
+
+#[test]
+fn reply_keys_are_assigned_in_place_as_dict_keys_are() {
+    let mut reply = vec![
+        (s("total"), s("from the file")),
+        (s("summary"), Value::Null),
+    ];
+    put(&mut reply, "total", Value::Int(3));
+    put(&mut reply, "next_cursor", s("c"));
+    assert_eq!(
+        reply,
+        vec![
+            (s("total"), Value::Int(3)),
+            (s("summary"), Value::Null),
+            (s("next_cursor"), s("c")),
+        ]
+    );
+}
+
+#[test]
+fn the_kind_enum_is_the_schema_enum() {
+    assert_eq!(KINDS.len(), 24);
+    assert_eq!(
+        KINDS
+            .iter()
+            .filter(|k| k.starts_with("relationship_"))
+            .count(),
+        3
+    );
+    let mut sorted = KINDS.to_vec();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 24);
+}
+
+// --- Through the engine, over a print on disk --------------------------------------------
+
+const MANIFEST: &str = "format_version: 1\ntables:\n  db.s.events:\n    type: table\n    path: db/s/events\n    artifacts:\n      relationships: relationships.yaml\n      relationships_annotations: relationships.annotations.yaml\n  db.s.customers:\n    type: table\n    path: db/s/customers\n    artifacts:\n      relationships: relationships.yaml\n";
+
+const REJECTING: &str = "format_version: 1\nrefers_to:\n- column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n  verdict: rejected\n";
+
+const DIFF: &str = "format_version: 1\nsummary:\n  relationships_changed: 2\n  statistics_drifted: 1\nchanges:\n- kind: relationship_added\n  source_table: db.s.events\n  source_column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n- kind: relationship_added\n  source_table: db.s.customers\n  source_column: [region]\n  target_table: db.s.events\n  target_column: [region]\n- kind: statistic_changed\n  table: db.s.events\n  column: amount\n";
+
+struct Project {
+    dir: tempfile::TempDir,
+    index: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Project {
+        let project = Project {
+            dir: tempfile::tempdir().unwrap(),
+            index: tempfile::tempdir().unwrap(),
+        };
+        std::fs::write(
+            project.dir.path().join(".dbprint.yaml"),
+            "connections:\n  demo:\n    adapter: duckdb\n",
+        )
+        .unwrap();
+        project.write("manifest.yaml", MANIFEST);
+        project.write(
+            "db/s/events/relationships.yaml",
+            "refers_to:\n- column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n  detection: inferred\n",
+        );
+        project.write("db/s/events/relationships.annotations.yaml", REJECTING);
+        project.write("db/s/customers/relationships.yaml", "refers_to: []\n");
+        project.write("diff.yaml", DIFF);
+        project
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.dir.path().join("prints/demo").join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn engine(&self) -> Engine {
+        let project = config::load_at(&self.dir.path().display().to_string()).unwrap();
+        let served = Served::resolve(&project, None).unwrap();
+        Engine::open(served, self.index.path()).unwrap()
+    }
+}
+
+fn ask(engine: &Engine, arguments: Value) -> Result<Value, QueryError> {
+    let state = engine.connection(None)?;
+    let get = |k: &str| arguments.get(k).and_then(Value::as_str);
+    answer(
+        engine,
+        &state,
+        &Request {
+            table: get("table"),
+            kind: get("kind"),
+            cursor: get("cursor"),
+            arguments: &arguments,
+        },
+    )
+}
+
+fn events(reply: &Value) -> Vec<(String, String)> {
+    reply
+        .get("changes")
+        .and_then(Value::as_seq)
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let table = c.get("table").or_else(|| c.get("source_table")).unwrap();
+            (
+                c.get("kind").and_then(Value::as_str).unwrap().to_string(),
+                table.as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn relationships_changed(reply: &Value) -> &Value {
+    reply
+        .get("summary")
+        .and_then(|s| s.get("relationships_changed"))
+        .unwrap()
+}
+
+#[test]
+fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
+    let project = Project::new();
+    let engine = project.engine();
+    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    assert_eq!(
+        events(&reply),
+        [
+            ("relationship_added".into(), "db.s.customers".into()),
+            ("statistic_changed".into(), "db.s.events".into()),
+        ]
+    );
+    assert_eq!(relationships_changed(&reply), &Value::Int(1));
+    assert_eq!(reply.get("total"), Some(&Value::Int(2)));
+    let keys: Vec<&str> = reply
+        .as_map()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| k.as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["format_version", "summary", "changes", "total"]);
+
+    // The verdict withdrawn on disk: the next call sees the event again.
+    project.write(
+        "db/s/events/relationships.annotations.yaml",
+        "format_version: 1\nrefers_to: []\n",
+    );
+    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    assert_eq!(events(&reply).len(), 3);
+    assert_eq!(relationships_changed(&reply), &Value::Int(2));
+
+    // A declared edge is never bound by a rejection.
+    project.write("db/s/events/relationships.annotations.yaml", REJECTING);
+    project.write(
+        "db/s/events/relationships.yaml",
+        "refers_to:\n- column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n  detection: declared\n  note: a foreign key\n",
+    );
+    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    assert_eq!(events(&reply).len(), 3);
+}
+
+#[test]
+fn filters_run_after_the_withholding() {
+    let project = Project::new();
+    let engine = project.engine();
+    let by_table = ask(&engine, map(vec![("table", s("db.s.events"))])).unwrap();
+    // The kept relationship event names db.s.events as its target; the rejected one is gone.
+    assert_eq!(
+        events(&by_table),
+        [
+            ("relationship_added".into(), "db.s.customers".into()),
+            ("statistic_changed".into(), "db.s.events".into()),
+        ]
+    );
+    let both = ask(
+        &engine,
+        map(vec![
+            ("table", s("db.s.events")),
+            ("kind", s("statistic_changed")),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(both.get("total"), Some(&Value::Int(1)));
+    // The summary is the whole diff's, filters or not.
+    assert_eq!(relationships_changed(&both), &Value::Int(1));
+    let none = ask(&engine, map(vec![("table", s("no.such.table"))])).unwrap();
+    assert_eq!(none.get("changes"), Some(&Value::Seq(vec![])));
+    assert_eq!(none.get("total"), Some(&Value::Int(0)));
+}
+
+#[test]
+fn missing_unparseable_and_non_mapping_diffs() {
+    let project = Project::new();
+    let engine = project.engine();
+    let path = project.dir.path().join("prints/demo/diff.yaml");
+    let shown = crate::config::absolute_resolved(&path)
+        .display()
+        .to_string();
+
+    project.write("diff.yaml", "- just\n- a list\n");
+    assert_eq!(ask(&engine, Value::Map(vec![])), Ok(Value::Map(vec![])));
+    // An empty file is None: not a mapping either, whatever the cursor says.
+    project.write("diff.yaml", "");
+    assert_eq!(
+        ask(&engine, map(vec![("cursor", s("garbage"))])),
+        Ok(Value::Map(vec![]))
+    );
+
+    project.write("diff.yaml", "summary: [unclosed\n");
+    match ask(&engine, Value::Map(vec![])) {
+        Err(QueryError::YamlParse { path, .. }) => assert_eq!(path, shown),
+        other => panic!("{other:?}"),
+    }
+
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        ask(&engine, Value::Map(vec![])).map_err(|e| e.to_string()),
+        Err(format!(
+            "no diff available at {shown}. Run `dbprint diff` or `dbprint generate` first."
+        ))
+    );
+
+    project.write("diff.yaml", DIFF);
+    assert_eq!(
+        ask(&engine, Value::Map(vec![])).unwrap().get("total"),
+        Some(&Value::Int(2))
+    );
+}
+
+#[test]
+fn a_cursor_goes_stale_when_a_deciding_file_changes() {
+    let project = Project::new();
+    let mut diff = String::from(DIFF);
+    for i in 0..400 {
+        diff.push_str(&format!(
+            "- kind: statistic_changed\n  table: db.s.customers\n  column: c{i:03}\n  stat: null_rate\n  before: 0.1\n  after: 0.2\n"
+        ));
+    }
+    project.write("diff.yaml", &diff);
+    let engine = project.engine();
+    let first = ask(&engine, Value::Map(vec![])).unwrap();
+    assert_eq!(first.get("total"), Some(&Value::Int(402)));
+    let cursor = first.get("next_cursor").and_then(Value::as_str).unwrap();
+    let second = ask(&engine, map(vec![("cursor", s(cursor))])).unwrap();
+    // Later pages carry the list, its total and no header key.
+    assert!(second.get("summary").is_none());
+    assert_eq!(second.get("total"), Some(&Value::Int(402)));
+
+    // The annotation file decides the reply, so editing it invalidates the cursor.
+    project.write(
+        "db/s/events/relationships.annotations.yaml",
+        "format_version: 1\nrefers_to: []\n",
+    );
+    assert_eq!(
+        ask(&engine, map(vec![("cursor", s(cursor))])),
+        Err(QueryError::StaleCursor("get_diff".into()))
+    );
+}
+
+#[test]
+fn without_a_usable_manifest_nothing_is_withheld() {
+    let project = Project::new();
+    project.write("manifest.yaml", "tables: [unclosed\n");
+    let engine = project.engine();
+    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    assert_eq!(events(&reply).len(), 3);
+    assert_eq!(relationships_changed(&reply), &Value::Int(2));
+}
+
+#[test]
+fn floats_survive_the_mirror_exactly() {
+    let project = Project::new();
+    project.write(
+        "diff.yaml",
+        "changes:\n- kind: statistic_changed\n  table: t\n  delta_pct: 0.13320013320013321\n  big: .inf\n  small: -.inf\n  nan: .nan\n",
+    );
+    let engine = project.engine();
+    let reply = ask(&engine, Value::Map(vec![]))
+        .map_err(|e| e.to_string())
+        .unwrap();
+    let change = &reply.get("changes").and_then(Value::as_seq).unwrap()[0];
+    assert_eq!(
+        change.get("delta_pct"),
+        Some(&Value::Float(0.133_200_133_200_133_21))
+    );
+    assert_eq!(change.get("big"), Some(&Value::Float(f64::INFINITY)));
+    assert_eq!(change.get("small"), Some(&Value::Float(f64::NEG_INFINITY)));
+    assert!(matches!(change.get("nan"), Some(Value::Float(f)) if f.is_nan()));
+}
+
+#[test]
+fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
+    let project = Project::new();
+    let engine = project.engine();
+    let state = engine.connection(None).unwrap();
+    let path = state.config.print_root.join(DIFF_FILENAME);
+    let before = prepared(&engine, &state, &path).unwrap();
+    // A periodic reconcile swaps in a new state with the same manifest.
+    let again = engine.reconcile(&state.config).unwrap();
+    assert!(!Arc::ptr_eq(&state, &again));
+    assert!(Arc::ptr_eq(
+        &before,
+        &prepared(&engine, &again, &path).unwrap()
+    ));
+    // A manifest that changed is a new key.
+    project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
+    let changed = engine.connection(None).unwrap();
+    assert!(!Arc::ptr_eq(
+        &before,
+        &prepared(&engine, &changed, &path).unwrap()
+    ));
+}
