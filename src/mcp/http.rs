@@ -177,9 +177,10 @@ pub async fn serve_http(engine: Arc<Engine>, host: &str, port: u16) -> anyhow::R
     let _ = stop.send(true);
     let deadline = tokio::time::Instant::now() + DRAIN;
     let _ = tokio::time::timeout_at(deadline, state.requests.drained()).await;
-    // Ending a legacy session's input still lets rmcp answer what it already received.
-    state.sessions.lock().expect("sessions lock").clear();
     let _ = tokio::time::timeout_at(deadline, server.in_flight.drained()).await;
+    // Only now end the legacy sessions' input: rmcp then answers what it already received,
+    // but waits no more than 5 s for a call still running.
+    state.sessions.lock().expect("sessions lock").clear();
     // Ends `/mcp` sessions and their open GET streams.
     mcp_cancel.cancel();
     let closed = tokio::time::timeout(Duration::from_secs(5), async {
@@ -522,7 +523,7 @@ async fn post_message(http: &Http, req: Request) -> Response {
                     .fetch_or(is_initialize, Ordering::SeqCst);
             }
             BeforeInitialize::Answer(reply) => {
-                let _ = session.replies.unbounded_send(reply);
+                let _ = session.replies.unbounded_send(*reply);
                 return plain(StatusCode::ACCEPTED, "Accepted");
             }
             BeforeInitialize::Ignore => return plain(StatusCode::ACCEPTED, "Accepted"),

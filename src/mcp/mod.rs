@@ -374,7 +374,7 @@ pub enum BeforeInitialize {
     Forward,
     /// Answer it without rmcp: the reference's SDK refuses any other request with
     /// -32602 `Invalid request parameters` and keeps the session.
-    Answer(rmcp::model::ServerJsonRpcMessage),
+    Answer(Box<rmcp::model::ServerJsonRpcMessage>),
     /// Drop it, as the reference does a notification or response, rather than let
     /// rmcp's handshake end the session over it.
     Ignore,
@@ -387,14 +387,16 @@ impl BeforeInitialize {
             M::Request(r) if matches!(r.request, R::InitializeRequest(_) | R::PingRequest(_)) => {
                 BeforeInitialize::Forward
             }
-            M::Request(r) => BeforeInitialize::Answer(rmcp::model::ServerJsonRpcMessage::error(
-                ErrorData::new(
-                    ErrorCode::INVALID_PARAMS,
-                    "Invalid request parameters",
-                    Some(serde_json::json!("")),
-                ),
-                Some(r.id.clone()),
-            )),
+            M::Request(r) => {
+                BeforeInitialize::Answer(Box::new(rmcp::model::ServerJsonRpcMessage::error(
+                    ErrorData::new(
+                        ErrorCode::INVALID_PARAMS,
+                        "Invalid request parameters",
+                        Some(serde_json::json!("")),
+                    ),
+                    Some(r.id.clone()),
+                )))
+            }
             _ => BeforeInitialize::Ignore,
         }
     }
