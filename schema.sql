@@ -17,6 +17,7 @@ CREATE TABLE IF NOT EXISTS files (
     mtime_ns     INTEGER,               -- NULL when absent
     size         INTEGER,
     inode        INTEGER,
+    settled      INTEGER,               -- 1 when the identity was taken a tick after mtime (see FileIdentity)
     hash         TEXT,                  -- blake3 of the content, hex; NULL when absent
     parse_status TEXT NOT NULL,         -- ok | yaml_error | other_error | text | absent
     parse_error  TEXT,                  -- the exact error text when it did not parse

@@ -172,16 +172,7 @@ impl TableEntry {
     }
 }
 
-/// A regular file's identity (links followed), in one `stat`; `None` for anything else.
-pub fn file_identity(path: &Path) -> Option<FileIdentity> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(path).ok()?;
-    m.is_file().then(|| FileIdentity {
-        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-        size: m.size(),
-        inode: m.ino(),
-    })
-}
+pub use crate::ingest::file_identity;
 
 /// The index as one connection state reads it: a searcher fixed at the state's build,
 /// and the state's walkable tables in FQN order.

@@ -14,22 +14,85 @@ pub const READING_FILENAME: &str = "reading.md";
 pub const MANIFEST_ANNOTATIONS_FILENAME: &str = "manifest.annotations.yaml";
 
 /// A file's identity on disk, as the freshness contract (spec §7.1) defines it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///
+/// Two identities are equal only when both are *settled*: taken at least a timestamp tick
+/// after the file's mtime. A file rewritten within the tick it was last stat'ed in keeps
+/// its mtime, size and (in place) inode, so an unsettled identity proves nothing and never
+/// matches: the file is read again and its content hash decides (git's "racily clean").
+#[derive(Debug, Clone, Copy)]
 pub struct FileIdentity {
     pub mtime_ns: i64,
     pub size: u64,
     pub inode: u64,
+    pub settled: bool,
+}
+
+/// How long after its mtime a file's identity is trusted: filesystems with nanosecond
+/// timestamps stamp from a clock that advances every tick (at most 10 ms at HZ=100);
+/// ones with whole-second (or FAT's two-second) stamps show no sub-millisecond digits.
+const SETTLE_FINE_NS: i64 = 50_000_000;
+const SETTLE_COARSE_NS: i64 = 2_000_000_000;
+
+impl FileIdentity {
+    /// The identity a `stat` taken no earlier than `before_ns` (ns since the epoch) shows.
+    pub fn from_metadata(m: &std::fs::Metadata, before_ns: i64) -> FileIdentity {
+        use std::os::unix::fs::MetadataExt;
+        let mtime_ns = m.mtime() * 1_000_000_000 + m.mtime_nsec();
+        let settle = if m.mtime_nsec() % 1_000_000 == 0 {
+            SETTLE_COARSE_NS
+        } else {
+            SETTLE_FINE_NS
+        };
+        FileIdentity {
+            mtime_ns,
+            size: m.size(),
+            inode: m.ino(),
+            settled: before_ns >= mtime_ns.saturating_add(settle),
+        }
+    }
+}
+
+impl PartialEq for FileIdentity {
+    fn eq(&self, other: &FileIdentity) -> bool {
+        self.settled && other.settled && self.same_stat(other)
+    }
+}
+
+impl FileIdentity {
+    /// The same mtime, size and inode, settled or not: for an unsettled pair, the file
+    /// may still have changed; its bytes decide (see [`hash_file`]).
+    pub fn same_stat(&self, other: &FileIdentity) -> bool {
+        self.mtime_ns == other.mtime_ns && self.size == other.size && self.inode == other.inode
+    }
+}
+
+/// blake3 of a file's bytes, hex, as the mirror stores it; `None` when unreadable.
+pub fn hash_file(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| blake3::hash(&bytes).to_hex().to_string())
+}
+
+/// Nanoseconds since the epoch, read before a `stat` whose identity it settles.
+pub fn clock_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
 }
 
 /// `os.stat` (links followed); `None` when the file is absent or unreadable.
 pub fn identity(path: &Path) -> Option<FileIdentity> {
-    use std::os::unix::fs::MetadataExt;
+    let before = clock_ns();
     let m = std::fs::metadata(path).ok()?;
-    Some(FileIdentity {
-        mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-        size: m.size(),
-        inode: m.ino(),
-    })
+    Some(FileIdentity::from_metadata(&m, before))
+}
+
+/// [`identity`] of a regular file; `None` for anything else.
+pub fn file_identity(path: &Path) -> Option<FileIdentity> {
+    let before = clock_ns();
+    let m = std::fs::metadata(path).ok()?;
+    m.is_file().then(|| FileIdentity::from_metadata(&m, before))
 }
 
 /// How a file parsed.
@@ -129,19 +192,24 @@ pub fn refresh_file(
             };
         }
     }
-    let mut record = read_file(path, connection, fqn, kind);
     // Events and identities are hints; the content hash decides whether to re-parse.
-    if record.hash.is_some()
-        && record.hash == known.hash(path)
-        && !matches!(record.parsed, Parsed::Absent)
-    {
-        record.parsed = Parsed::Touched;
-    }
-    record
+    read_file_unless(path, connection, fqn, kind, known.hash(path).as_deref())
 }
 
 /// Read, hash and (for YAML kinds) parse one file.
 pub fn read_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str) -> FileRecord {
+    read_file_unless(path, connection, fqn, kind, None)
+}
+
+/// [`read_file`], except that content hashing to `known_hash` is not parsed again: the
+/// record says `Touched` (same bytes under a new identity).
+pub fn read_file_unless(
+    path: &Path,
+    connection: &str,
+    fqn: Option<&str>,
+    kind: &str,
+    known_hash: Option<&str>,
+) -> FileRecord {
     let mut record = FileRecord {
         path: path.to_path_buf(),
         connection: connection.to_string(),
@@ -151,18 +219,22 @@ pub fn read_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str) -
         hash: None,
         parsed: Parsed::Absent,
     };
-    // Identity before content: a write racing this read shows as a changed identity later.
-    let Some(id) = identity(path) else {
+    // Identity before content: a write racing this read shows as a changed identity
+    // later, or the identity is unsettled and the next check reads the bytes again.
+    let Some(id) = file_identity(path) else {
         return record;
     };
-    if !path.is_file() {
-        return record;
-    }
     let Ok(bytes) = std::fs::read(path) else {
         return record;
     };
     record.identity = Some(id);
-    record.hash = Some(blake3::hash(&bytes).to_hex().to_string());
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    if known_hash == Some(hash.as_str()) {
+        record.hash = Some(hash);
+        record.parsed = Parsed::Touched;
+        return record;
+    }
+    record.hash = Some(hash);
     record.parsed = if !is_yaml_kind(kind) {
         Parsed::Text
     } else {
@@ -371,4 +443,73 @@ fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
         }
     }
     ManifestRead::Ok { doc, dropped }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn set_mtime(path: &Path, at: SystemTime) {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(at).unwrap();
+    }
+
+    #[test]
+    fn an_identity_taken_within_a_tick_of_the_write_proves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("statistics.yaml");
+        std::fs::write(&path, "row_count: 1000\n").unwrap();
+        let first = file_identity(&path).unwrap();
+        assert!(!first.settled);
+        // Rewritten in place within the same tick: nothing in the stat moves.
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, "row_count: 1001\n").unwrap();
+        set_mtime(&path, mtime);
+        let second = file_identity(&path).unwrap();
+        assert!(first.same_stat(&second));
+        assert_ne!(first, second, "an unsettled identity never matches");
+        assert_ne!(first, first);
+    }
+
+    #[test]
+    fn an_identity_taken_well_after_the_write_is_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("statistics.yaml");
+        std::fs::write(&path, "row_count: 1000\n").unwrap();
+        set_mtime(&path, SystemTime::now() - Duration::from_secs(5));
+        let first = file_identity(&path).unwrap();
+        assert!(first.settled);
+        assert_eq!(first, file_identity(&path).unwrap());
+        // Whole-second timestamps (no sub-millisecond digits) settle only after 2 s.
+        let whole = SystemTime::UNIX_EPOCH
+            + Duration::from_secs(
+                SystemTime::now()
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .unwrap()
+                    .as_secs()
+                    - 1,
+            );
+        set_mtime(&path, whole);
+        assert!(!file_identity(&path).unwrap().settled);
+        assert!(file_identity(Path::new("/nonexistent/x")).is_none());
+        assert!(
+            file_identity(dir.path()).is_none(),
+            "a directory is not a file"
+        );
+    }
+
+    #[test]
+    fn the_same_bytes_under_a_new_identity_are_not_parsed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("statistics.yaml");
+        std::fs::write(&path, "row_count: 1000\n").unwrap();
+        let first = read_file(&path, "c", Some("t"), "statistics");
+        assert!(matches!(first.parsed, Parsed::Yaml(_)));
+        let again = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref());
+        assert_eq!(again.parsed, Parsed::Touched);
+        std::fs::write(&path, "row_count: 1001\n").unwrap();
+        let changed = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref());
+        assert!(matches!(changed.parsed, Parsed::Yaml(_)));
+    }
 }

@@ -13,7 +13,7 @@ use crate::yaml::Value;
 
 const SCHEMA: &str = include_str!("../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "2";
+pub const SCHEMA_VERSION: &str = "3";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -103,7 +103,7 @@ impl Mirror {
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode, hash FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+            "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
         )?;
         let mut hashes = HashMap::new();
         let rows = stmt.query_map(params![connection], |r| {
@@ -114,6 +114,7 @@ impl Mirror {
                     mtime_ns: r.get(1)?,
                     size: r.get::<_, i64>(2)? as u64,
                     inode: r.get::<_, i64>(3)? as u64,
+                    settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
                 },
             ))
         })?;
@@ -160,7 +161,7 @@ impl Mirror {
     pub fn files(&self, connection: &str) -> Result<Vec<FileRow>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, kind, fqn, mtime_ns, size, inode, hash, parse_status FROM files WHERE connection = ?1 ORDER BY path",
+            "SELECT path, kind, fqn, mtime_ns, size, inode, hash, parse_status, settled FROM files WHERE connection = ?1 ORDER BY path",
         )?;
         let rows = stmt.query_map(params![connection], |r| {
             let mtime: Option<i64> = r.get(3)?;
@@ -173,6 +174,7 @@ impl Mirror {
                         mtime_ns: m,
                         size: r.get::<_, i64>(4)? as u64,
                         inode: r.get::<_, i64>(5)? as u64,
+                        settled: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
                     }),
                     None => None,
                 },
@@ -195,11 +197,11 @@ impl Mirror {
         {
             let mut keep: Vec<String> = Vec::with_capacity(scan.files.len());
             let mut upsert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?;
             let mut touch = tx.prepare_cached(
-                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode) WHERE path = ?1",
+                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1",
             )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
@@ -212,7 +214,8 @@ impl Mirror {
                         f.kind,
                         id.map(|i| i.mtime_ns),
                         id.map(|i| i.size as i64),
-                        id.map(|i| i.inode as i64)
+                        id.map(|i| i.inode as i64),
+                        id.map(|i| i.settled)
                     ])?;
                     continue;
                 }
@@ -235,7 +238,8 @@ impl Mirror {
                     f.hash,
                     status,
                     error,
-                    parsed
+                    parsed,
+                    id.map(|i| i.settled)
                 ])?;
             }
             // Rows for files the print no longer implies.
@@ -296,7 +300,7 @@ impl Mirror {
         let db = self.db();
         let row = db
             .query_row(
-                "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind FROM files WHERE path = ?1",
+                "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind, settled FROM files WHERE path = ?1",
                 params![path.to_string_lossy()],
                 |r| {
                     let mtime: Option<i64> = r.get(0)?;
@@ -305,6 +309,7 @@ impl Mirror {
                             mtime_ns: m,
                             size: r.get::<_, i64>(1)? as u64,
                             inode: r.get::<_, i64>(2)? as u64,
+                            settled: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
                         }),
                         None => None,
                     };
@@ -335,12 +340,13 @@ impl Mirror {
             Parsed::Touched => {
                 let id = f.identity;
                 self.db().execute(
-                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4 WHERE path = ?1",
+                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5 WHERE path = ?1",
                     params![
                         f.path.to_string_lossy(),
                         id.map(|i| i.mtime_ns),
                         id.map(|i| i.size as i64),
-                        id.map(|i| i.inode as i64)
+                        id.map(|i| i.inode as i64),
+                        id.map(|i| i.settled)
                     ],
                 )?;
                 return Ok(());
@@ -349,8 +355,8 @@ impl Mirror {
         };
         let id = f.identity;
         self.db().execute(
-            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 f.path.to_string_lossy(),
                 f.connection,
@@ -362,7 +368,8 @@ impl Mirror {
                 f.hash,
                 status,
                 error,
-                parsed
+                parsed,
+                id.map(|i| i.settled)
             ],
         )?;
         Ok(())

@@ -18,7 +18,7 @@ use super::edges::{self, Content, Files, Print};
 use super::files::Check;
 use super::{ConnectionState, Engine};
 use crate::error::QueryError;
-use crate::ingest::{self, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
+use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::yaml::Value;
@@ -143,11 +143,6 @@ pub fn warm(engine: &Engine) {
             let _ = prepared(engine, &state, &path);
         }
     }
-}
-
-/// `os.stat` identity of a regular file, as ingest records it.
-fn file_identity(path: &Path) -> Option<FileIdentity> {
-    ingest::identity(path).filter(|_| path.is_file())
 }
 
 /// A path as Python's `str(Path)` spells it: repeated separators and `.` folded.

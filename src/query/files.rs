@@ -68,35 +68,52 @@ impl Engine {
             Some(row) => (row.fqn.clone(), row.kind.clone()),
             None => (fqn.map(str::to_string), kind.to_string()),
         };
+        let stored_check = stored.as_ref().map(|row| match row.parse_status.as_str() {
+            "ok" => Check::Yaml,
+            "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
+            "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
+            "text" => Check::Text,
+            _ => Check::Absent,
+        });
         if !force {
-            if let Some(stored) = stored {
-                if stored.identity == now {
-                    let check = match stored.parse_status.as_str() {
-                        "ok" => Check::Yaml,
-                        "yaml_error" => Check::YamlError(stored.parse_error.unwrap_or_default()),
-                        "other_error" => Check::OtherError(stored.parse_error.unwrap_or_default()),
-                        "text" => Check::Text,
-                        _ => Check::Absent,
-                    };
-                    // An absent row for a file that exists (or the reverse) is not a match.
-                    if (check == Check::Absent) == now.is_none() {
-                        return Ok(FreshFile {
-                            path: path.to_path_buf(),
-                            hash: stored.hash,
-                            check,
-                            value: None,
-                        });
-                    }
+            if let (Some(row), Some(check)) = (&stored, &stored_check) {
+                // An absent row for a file that exists (or the reverse) is not a match.
+                if row.identity == now && (*check == Check::Absent) == now.is_none() {
+                    return Ok(FreshFile {
+                        path: path.to_path_buf(),
+                        hash: row.hash.clone(),
+                        check: check.clone(),
+                        value: None,
+                    });
                 }
             }
         }
-        let record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
+        // The same bytes under a new identity keep the stored parse.
+        let known_hash = stored
+            .as_ref()
+            .filter(|row| !force && row.parse_status != "absent")
+            .and_then(|row| row.hash.clone());
+        let record = ingest::read_file_unless(
+            path,
+            connection,
+            fqn.as_deref(),
+            &kind,
+            known_hash.as_deref(),
+        );
         {
             // The single writer: never interleave with a connection scan, in this
             // process or another sharing the index.
             let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
             let _process_writer = super::ProcessLock::acquire(&self.writer_lock_path);
             self.mirror.upsert_file(&record).map_err(internal)?;
+        }
+        if matches!(record.parsed, Parsed::Touched) {
+            return Ok(FreshFile {
+                path: path.to_path_buf(),
+                hash: record.hash,
+                check: stored_check.unwrap_or(Check::Absent),
+                value: None,
+            });
         }
         let check = check_of(&record.parsed);
         let value = match record.parsed {

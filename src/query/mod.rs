@@ -69,6 +69,35 @@ impl ConnectionState {
         }
     }
 
+    /// Whether the manifest is on disk as this state read it.
+    pub fn manifest_unchanged(&self) -> bool {
+        let path = self.manifest_path();
+        let now = ingest::file_identity(&path);
+        match (now, self.manifest_identity) {
+            (None, None) => true,
+            (Some(now), Some(read)) if now == read => true,
+            (Some(now), Some(read)) if now.same_stat(&read) => {
+                ingest::hash_file(&path).is_some_and(|h| self.hashes.get(&path) == Some(&h))
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `path` is on disk as this state stored it (present with that identity, or
+    /// absent). A file whose stat matches but was stored unsettled (rewritten within a
+    /// timestamp tick could look the same) is compared by content hash instead.
+    pub fn unchanged_on_disk(&self, path: &Path) -> bool {
+        let now = ingest::file_identity(path);
+        match (now, self.identities.get(path)) {
+            (None, None) => true,
+            (Some(now), Some(stored)) if now == *stored => true,
+            (Some(now), Some(stored)) if now.same_stat(stored) => {
+                ingest::hash_file(path).is_some_and(|h| self.hashes.get(path) == Some(&h))
+            }
+            _ => false,
+        }
+    }
+
     /// The content version of `path` for cursors and resource versions: its blake3,
     /// or `absent`.
     pub fn version_of(&self, path: &Path) -> String {
@@ -196,10 +225,18 @@ impl Engine {
         let search =
             crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes, epoch)
                 .map_err(|e| MirrorError::Index(e.to_string()))?;
+        // The identity the manifest had before the scan read it: a write during the scan
+        // then shows as a change to the next call.
+        let manifest_path = conn.print_root.join(MANIFEST_FILENAME);
+        let manifest_identity = scan
+            .files
+            .iter()
+            .find(|f| f.path == manifest_path)
+            .and_then(|f| f.identity);
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
             manifest: scan.manifest,
-            manifest_identity: ingest::identity(&conn.print_root.join(MANIFEST_FILENAME)),
+            manifest_identity,
             hashes,
             search,
             identities,
@@ -265,9 +302,8 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .get(&conn.name)
             .cloned();
-        let on_disk = ingest::identity(&conn.print_root.join(MANIFEST_FILENAME));
         match current {
-            Some(state) if state.manifest_identity == on_disk => Ok(state),
+            Some(state) if state.manifest_unchanged() => Ok(state),
             _ => self
                 .reconcile(&conn)
                 .map_err(|e| QueryError::Internal(e.to_string())),

@@ -1,6 +1,7 @@
 //! The one integration-test binary: every test drives the real `printdex` binary.
 
 mod context;
+mod daemon;
 mod get_diff;
 mod get_reference;
 mod http;

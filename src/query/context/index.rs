@@ -106,7 +106,7 @@ fn internal(e: impl std::fmt::Display) -> QueryError {
 /// A print file as the mirror holds it for `state`. A non-YAML failure (bad UTF-8, an
 /// impossible date) escapes as the call's error, as it does in the reference.
 pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
-    if cx.strict && !super::current(cx.state, path) {
+    if cx.strict && !cx.state.unchanged_on_disk(path) {
         return Err(super::stale());
     }
     let Some(hash) = cx.state.hashes.get(path) else {

@@ -20,7 +20,6 @@ use std::sync::Arc;
 
 use super::{ConnectionState, Engine};
 use crate::error::QueryError;
-use crate::ingest;
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::Unit;
 use crate::yaml::Value;
@@ -77,24 +76,9 @@ fn stale() -> QueryError {
     QueryError::Internal(STALE.into())
 }
 
-/// Whether `path` is on disk as the state recorded it (present with that identity, or absent).
-fn current(state: &ConnectionState, path: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    // One stat: the identity of a regular file, none for anything else or nothing.
-    let now = std::fs::metadata(path)
-        .ok()
-        .filter(std::fs::Metadata::is_file)
-        .map(|m| ingest::FileIdentity {
-            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-            size: m.size(),
-            inode: m.ino(),
-        });
-    now == state.identities.get(path).copied()
-}
-
 /// `current` for a caller holding a `Ctx`: an error sends the call back to re-ingest.
 fn ensure_current(cx: &Ctx, path: &std::path::Path) -> Result<(), QueryError> {
-    if cx.strict && !current(cx.state, path) {
+    if cx.strict && !cx.state.unchanged_on_disk(path) {
         return Err(stale());
     }
     Ok(())

@@ -1,0 +1,250 @@
+//! Issue 7, the long-running daemon: every call answers from the files as they are on disk
+//! when it arrives, however they were changed underneath the server, and a server killed
+//! at any moment leaves an index the next one serves correctly.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::util::{copy_dir, fixtures, Server};
+
+const TABLE: &str = "stacks.catalog.series";
+const TABLE_DIR: &str = "prints/library/stacks/catalog/series";
+
+/// A private copy of the library fixture project.
+fn library() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("library"), dir.path());
+    dir
+}
+
+/// The fixture's statistics.yaml for TABLE with its `row_count: 40` replaced by `rows`.
+/// Four-digit counts keep the file's size, so only the mtime can tell two versions apart.
+fn statistics_with(rows: u32) -> String {
+    let original = std::fs::read_to_string(
+        fixtures()
+            .join("library")
+            .join(TABLE_DIR)
+            .join("statistics.yaml"),
+    )
+    .unwrap();
+    assert!(original.contains("\nrow_count: 40\n"));
+    original.replace("\nrow_count: 40\n", &format!("\nrow_count: {rows}\n"))
+}
+
+/// `statistics.row_count` as get_table_context answers it now.
+fn answered_rows(server: &mut Server) -> Value {
+    let (text, is_error) = server.call(
+        "get_table_context",
+        json!({"table": TABLE, "format": "json"}),
+    );
+    assert!(!is_error, "{text}");
+    let page: Value = serde_json::from_str(&text).unwrap();
+    page["statistics"]["row_count"].clone()
+}
+
+/// Write `content` over `path` the way an atomic writer does: a temp name, then a rename.
+fn write_atomically(path: &Path, content: &str) {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp{}",
+        path.file_name().unwrap().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, content).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn issue_7_statistics_rewritten_in_place_is_never_stale() {
+    let project = library();
+    let stats = project.path().join(TABLE_DIR).join("statistics.yaml");
+    let mut server = Server::start(project.path(), &[]);
+    assert_eq!(answered_rows(&mut server), json!(40));
+    // Every version keeps one mtime, as writes within one timestamp tick do (or a copy that
+    // preserves times, or a clock ahead of this one): a time still to come, so that no
+    // load on the machine can make the test's writes fall in different ticks.
+    let mtime = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
+    let mut stale = Vec::new();
+    for i in 0..1000u32 {
+        let rows = 1000 + i;
+        // Truncate and write the same inode, same size, same mtime: the file's identity
+        // does not move at all; only its bytes tell the versions apart.
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .truncate(true)
+            .open(&stats)
+            .unwrap();
+        std::io::Write::write_all(&mut file, statistics_with(rows).as_bytes()).unwrap();
+        file.set_modified(mtime).unwrap();
+        drop(file);
+        let answered = answered_rows(&mut server);
+        if answered != json!(rows) {
+            stale.push((rows, answered));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} stale answers: {:?}",
+        stale.len(),
+        &stale[..stale.len().min(5)]
+    );
+}
+
+#[test]
+fn issue_7_statistics_replaced_by_rename_is_never_stale() {
+    let project = library();
+    let stats = project.path().join(TABLE_DIR).join("statistics.yaml");
+    let mut server = Server::start(project.path(), &[]);
+    let mut stale = Vec::new();
+    for i in 0..1000u32 {
+        let rows = 1000 + i;
+        write_atomically(&stats, &statistics_with(rows));
+        // Alternate the two readers of the file: the tool and the resource.
+        let answered = if i % 2 == 0 {
+            answered_rows(&mut server)
+        } else {
+            let r = server.request(
+                "resources/read",
+                json!({"uri": format!("dbprint://library/{TABLE}/statistics")}),
+            );
+            let text = r["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_default();
+            json!(text
+                .lines()
+                .find_map(|l| l.strip_prefix("row_count: "))
+                .and_then(|n| n.parse::<u32>().ok()))
+        };
+        if answered != json!(rows) {
+            stale.push((rows, answered));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} stale answers: {:?}",
+        stale.len(),
+        &stale[..stale.len().min(5)]
+    );
+}
+
+#[test]
+fn issue_7_table_directory_removed_and_copied_back_is_never_stale() {
+    let project = library();
+    let dir = project.path().join(TABLE_DIR);
+    let staging = tempfile::tempdir().unwrap();
+    let mut server = Server::start(project.path(), &[]);
+    let mut stale = Vec::new();
+    for i in 0..200u32 {
+        let rows = 1000 + i;
+        // A fresh copy of the whole table directory, then `rm -rf` and copy it in.
+        let source = staging.path().join(format!("v{i}"));
+        copy_dir(&fixtures().join("library").join(TABLE_DIR), &source);
+        std::fs::write(source.join("statistics.yaml"), statistics_with(rows)).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        if i % 10 == 0 {
+            // Asked while the directory is gone: the reference's answer for a missing file.
+            let (text, _) = server.call(
+                "get_table_context",
+                json!({"table": TABLE, "format": "json"}),
+            );
+            assert!(
+                !text.contains("\"row_count\": 1"),
+                "answered from a removed file: {text}"
+            );
+        }
+        copy_dir(&source, &dir);
+        let answered = answered_rows(&mut server);
+        if answered != json!(rows) {
+            stale.push((rows, answered));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{} stale answers: {:?}",
+        stale.len(),
+        &stale[..stale.len().min(5)]
+    );
+}
+
+/// Every file of the print, relative to the print root.
+fn print_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(entry.path());
+            } else {
+                out.push(entry.path().strip_prefix(root).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn issue_7_whole_print_rewritten_as_generate_does_is_never_stale() {
+    // generate rewrites every file of the print (each by a rename) and the manifest last.
+    // Two generations alternate: the fixture as made, and one whose every table gained
+    // rows; list_tables (the manifest) and get_table_context (a table's files) must each
+    // answer from the generation on disk.
+    let project = library();
+    let root = project.path().join("prints/library");
+    let original = fixtures().join("library/prints/library");
+    let files = print_files(&original);
+    let generation = |n: u32| -> Vec<(PathBuf, String)> {
+        files
+            .iter()
+            .map(|rel| {
+                let text = std::fs::read_to_string(original.join(rel)).unwrap();
+                let text = if n == 0 {
+                    text
+                } else {
+                    // `row_count: N` lines (manifest entries and statistics alike).
+                    text.lines()
+                        .map(|l| match l.trim_start().strip_prefix("row_count: ") {
+                            Some(v) if v.parse::<u64>().is_ok() => {
+                                let indent = &l[..l.len() - l.trim_start().len()];
+                                format!(
+                                    "{indent}row_count: {}",
+                                    v.parse::<u64>().unwrap() + n as u64
+                                )
+                            }
+                            _ => l.to_string(),
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                        + if text.ends_with('\n') { "\n" } else { "" }
+                };
+                (rel.clone(), text)
+            })
+            .collect()
+    };
+    let mut server = Server::start(project.path(), &[]);
+    for round in 0..20u32 {
+        let n = if round % 2 == 0 { 1000 + round } else { 0 };
+        let mut files = generation(n);
+        // The manifest last, as generate commits it.
+        files.sort_by_key(|(rel, _)| rel == Path::new("manifest.yaml"));
+        for (rel, text) in &files {
+            write_atomically(&root.join(rel), text);
+        }
+        assert_eq!(answered_rows(&mut server), json!(40 + n), "round {round}");
+        let (text, is_error) = server.call(
+            "list_tables",
+            json!({"detail": true, "pattern": "*.series"}),
+        );
+        assert!(!is_error, "{text}");
+        let listed: Value = serde_json::from_str(&text).unwrap();
+        let row = listed["tables"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["table"] == json!(TABLE))
+            .unwrap_or_else(|| panic!("{TABLE} listed: {text}"))
+            .clone();
+        assert_eq!(row["row_count"], json!(40 + n), "round {round}: {row}");
+    }
+}
