@@ -405,10 +405,12 @@ impl BeforeInitialize {
 /// Serve MCP over stdio until the client closes stdin (EOF) or a SIGTERM/SIGINT arrives;
 /// either way calls under way finish first and the process exits 0 (spec §7.3).
 pub async fn serve_stdio(engine: Arc<Engine>) -> anyhow::Result<()> {
-    use rmcp::ServiceExt;
     let server = PrintServer::new(engine);
     let in_flight = server.in_flight.clone();
-    let service = server.serve(rmcp::transport::stdio()).await?;
+    // No handshake gate: like the reference's stdio session, a request that comes before
+    // `initialize` is answered and a notification ignored, where rmcp's handshake would
+    // end the session. `initialize` itself is answered by the handler, which negotiates.
+    let service = rmcp::service::serve_directly(server, rmcp::transport::stdio(), None);
     let cancel = service.cancellation_token();
     let waiting = service.waiting();
     tokio::pin!(waiting);

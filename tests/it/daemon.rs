@@ -248,3 +248,33 @@ fn issue_7_whole_print_rewritten_as_generate_does_is_never_stale() {
         assert_eq!(row["row_count"], json!(40 + n), "round {round}: {row}");
     }
 }
+
+#[test]
+fn issue_7_stdio_answers_requests_before_initialize_and_ignores_early_notifications() {
+    // The reference's stdio session does both; rmcp's handshake would exit on the first.
+    let mut server = Server::start(&fixtures().join("library"), &[crate::util::NO_HANDSHAKE]);
+    server.notify("notifications/initialized", json!({}));
+    let early = server.request(
+        "tools/call",
+        json!({"name": "list_tables", "arguments": {"pattern": "*.series"}}),
+    );
+    let text = early["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains(TABLE), "{early}");
+    assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
+    );
+    assert_eq!(
+        init["result"]["protocolVersion"],
+        json!("2025-06-18"),
+        "{init}"
+    );
+    server.notify("notifications/initialized", json!({}));
+    let (text, is_error) = server.call(
+        "get_table_context",
+        json!({"table": TABLE, "format": "json"}),
+    );
+    assert!(!is_error, "{text}");
+    assert_eq!(server.close().code(), Some(0));
+}

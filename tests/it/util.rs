@@ -20,6 +20,9 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
+/// Not a `serve` argument: `Server::start` leaves the session uninitialized.
+pub const NO_HANDSHAKE: &str = "--index-dir-only-no-handshake";
+
 /// A running `printdex serve`, initialized, with its own throwaway index.
 pub struct Server {
     child: Child,
@@ -43,7 +46,7 @@ impl Server {
             .unwrap_or_else(|| dir.path().to_path_buf());
         let mut child = Command::new(bin())
             .arg("serve")
-            .args(extra)
+            .args(extra.iter().filter(|a| **a != NO_HANDSHAKE))
             .arg("--project")
             .arg(project)
             .arg("--index-dir")
@@ -63,6 +66,9 @@ impl Server {
             init: Value::Null,
             _index: dir,
         };
+        if extra.contains(&NO_HANDSHAKE) {
+            return server;
+        }
         server.init = server.request(
             "initialize",
             json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
