@@ -278,3 +278,72 @@ fn issue_7_stdio_answers_requests_before_initialize_and_ignores_early_notificati
     assert!(!is_error, "{text}");
     assert_eq!(server.close().code(), Some(0));
 }
+
+/// A project whose manifest lists `n` bare tables.
+fn bare_project(dir: &Path, n: usize) {
+    std::fs::write(
+        dir.join(".dbprint.yaml"),
+        "connections:\n  c:\n    adapter: duckdb\n",
+    )
+    .unwrap();
+    let root = dir.join("prints/c");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("manifest.yaml"), bare_manifest(n)).unwrap();
+}
+
+fn bare_manifest(n: usize) -> String {
+    let mut text = String::from("format_version: 1\ntables:\n");
+    for i in 0..n {
+        text.push_str(&format!("  s.t{i:06}:\n    type: table\n"));
+    }
+    text
+}
+
+/// Start a call that has a 10,000-table manifest to ingest first, then end the session
+/// with `stop`: the call still answers in full, and the process exits 0.
+fn call_under_way_survives(stop: impl FnOnce(&mut Server)) {
+    let dir = tempfile::tempdir().unwrap();
+    bare_project(dir.path(), 1);
+    let mut server = Server::start(dir.path(), &[]);
+    std::fs::write(
+        dir.path().join("prints/c/manifest.yaml"),
+        bare_manifest(10_000),
+    )
+    .unwrap();
+    server.send_line(
+        &json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+                "params": {"name": "list_tables", "arguments": {"pattern": "s.t00000*"}}})
+        .to_string(),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    stop(&mut server);
+    let reply = server.read_response(77);
+    let text: Value =
+        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text["total"], json!(10), "{reply}");
+    assert_eq!(server.wait().code(), Some(0));
+}
+
+fn kill(server: &Server, signal: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(signal)
+        .arg(server.pid().to_string())
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[test]
+fn issue_7_sigterm_lets_a_stdio_call_under_way_answer() {
+    call_under_way_survives(|server| kill(server, "-TERM"));
+}
+
+#[test]
+fn issue_7_sigint_lets_a_stdio_call_under_way_answer() {
+    call_under_way_survives(|server| kill(server, "-INT"));
+}
+
+#[test]
+fn issue_7_eof_lets_a_stdio_call_under_way_answer() {
+    call_under_way_survives(|server| server.close_stdin());
+}

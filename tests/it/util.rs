@@ -133,6 +133,11 @@ impl Server {
         self.child.wait().expect("wait")
     }
 
+    /// Close stdin, leaving the process to finish.
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
     /// Close stdin and wait for the exit status.
     pub fn close(mut self) -> std::process::ExitStatus {
         drop(self.stdin.take());
