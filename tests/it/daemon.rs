@@ -347,3 +347,205 @@ fn issue_7_sigint_lets_a_stdio_call_under_way_answer() {
 fn issue_7_eof_lets_a_stdio_call_under_way_answer() {
     call_under_way_survives(|server| server.close_stdin());
 }
+
+/// A print of `n` tables made from the library fixture's tables, each under a new name
+/// (`s.t000000`...), with its statistics, DDL and relationships.
+fn scaled_print(project: &Path, n: usize, rows: u64) {
+    std::fs::write(
+        project.join(".dbprint.yaml"),
+        "connections:\n  c:\n    adapter: duckdb\n",
+    )
+    .unwrap();
+    let source = fixtures().join("library/prints/library/stacks/catalog");
+    let templates: Vec<(String, String, String)> = ["authors", "books", "series"]
+        .iter()
+        .map(|t| {
+            let read = |f: &str| std::fs::read_to_string(source.join(t).join(f)).unwrap();
+            (
+                read("statistics.yaml").replace(&format!("stacks.catalog.{t}"), "{TABLE}"),
+                read("ddl.sql"),
+                t.to_string(),
+            )
+        })
+        .collect();
+    let root = project.join("prints/c");
+    let mut manifest = String::from("format_version: 1\ntables:\n");
+    for i in 0..n {
+        let (stats, ddl, _) = &templates[i % templates.len()];
+        let name = format!("s.t{i:06}");
+        let dir = root.join(format!("s/t{i:06}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stats = stats.replace("{TABLE}", &name).replacen(
+            "\nrow_count: ",
+            &format!("\nrow_count: {rows}\nold_row_count: "),
+            1,
+        );
+        std::fs::write(dir.join("statistics.yaml"), stats).unwrap();
+        std::fs::write(dir.join("ddl.sql"), ddl).unwrap();
+        manifest.push_str(&format!(
+            "  {name}:\n    type: table\n    path: s/t{i:06}\n    artifacts:\n      ddl: ddl.sql\n      statistics: statistics.yaml\n    row_count: {rows}\n"
+        ));
+    }
+    std::fs::write(root.join("manifest.yaml"), manifest).unwrap();
+}
+
+/// What a handful of calls answer: whole-print reads, single-table reads and search.
+fn answers(server: &mut Server, n: usize) -> Vec<String> {
+    // A table's age moves with the clock: everything else must match.
+    let mut listed: Value =
+        serde_json::from_str(&server.call("list_tables", json!({"detail": true})).0).unwrap();
+    for table in listed["tables"].as_array_mut().into_iter().flatten() {
+        table.as_object_mut().unwrap().remove("age_days");
+    }
+    let mut out = vec![
+        serde_json::to_string_pretty(&listed).unwrap(),
+        server.call("get_manifest", json!({})).0,
+        server.call("search_columns", json!({"text": "name"})).0,
+        server.call("search_columns", json!({"text": "birth"})).0,
+    ];
+    for i in [0, n / 2, n - 1] {
+        out.push(
+            server
+                .call("get_table_context", json!({"table": format!("s.t{i:06}")}))
+                .0,
+        );
+    }
+    out.push(server.request("resources/list", json!({}))["result"].to_string());
+    out
+}
+
+/// The answers a server on a fresh index gives for this project.
+fn fresh_answers(project: &Path, n: usize) -> Vec<String> {
+    let mut server = Server::start(project, &[]);
+    let answers = answers(&mut server, n);
+    // Real answers, not errors: the comparison would prove nothing otherwise.
+    assert!(answers[0].contains("\"total\": 300"), "{}", answers[0]);
+    assert!(answers[2].contains("s.t000000"), "{}", answers[2]);
+    assert!(
+        answers[4].starts_with("# Table: s.t000000"),
+        "{}",
+        answers[4]
+    );
+    answers
+}
+
+#[test]
+fn issue_7_kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_correctly() {
+    let project = tempfile::tempdir().unwrap();
+    const N: usize = 300;
+    scaled_print(project.path(), N, 7);
+    let expected = fresh_answers(project.path(), N);
+    let index = tempfile::tempdir().unwrap();
+    // Time a whole rebuild, then kill one at points spread over that time.
+    let started = std::time::Instant::now();
+    let status = std::process::Command::new(crate::util::bin())
+        .args(["index", "rebuild", "--project"])
+        .arg(project.path())
+        .arg("--index-dir")
+        .arg(index.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let whole = started.elapsed();
+    eprintln!("a whole rebuild of {N} tables takes {whole:?}");
+    for fraction in [0.05, 0.2, 0.4, 0.6, 0.8, 0.95] {
+        let mut rebuild = std::process::Command::new(crate::util::bin())
+            .args(["index", "rebuild", "--project"])
+            .arg(project.path())
+            .arg("--index-dir")
+            .arg(index.path())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(whole.mul_f64(fraction));
+        rebuild.kill().unwrap(); // SIGKILL
+        rebuild.wait().unwrap();
+        let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+        assert!(
+            answers(&mut server, N) == expected,
+            "answers differ after a rebuild killed at {fraction} of {whole:?}"
+        );
+    }
+}
+
+#[test]
+fn issue_7_kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serves_correctly() {
+    let project = tempfile::tempdir().unwrap();
+    const N: usize = 300;
+    scaled_print(project.path(), N, 7);
+    let index = tempfile::tempdir().unwrap();
+    {
+        // Warm the index on the first generation.
+        let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+        answers(&mut server, N);
+    }
+    for (round, delay_ms) in [5u64, 40, 120, 300, 600].into_iter().enumerate() {
+        let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+        // A new generation of every file, then a call that ingests it: killed mid-way.
+        scaled_print(project.path(), N, 100 + round as u64);
+        server.send_line(
+            &json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call",
+                    "params": {"name": "search_columns", "arguments": {"text": "name"}}})
+            .to_string(),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        kill(&server, "-KILL");
+        server.wait();
+        let expected = fresh_answers(project.path(), N);
+        let mut next = Server::start_in(project.path(), &[], Some(index.path()));
+        assert!(
+            answers(&mut next, N) == expected,
+            "answers differ after an ingest killed {delay_ms} ms in"
+        );
+    }
+}
+
+#[test]
+fn issue_7_two_then_eight_servers_share_an_index_and_survive_one_killed_mid_ingest() {
+    let project = tempfile::tempdir().unwrap();
+    const N: usize = 300;
+    scaled_print(project.path(), N, 7);
+    let index = tempfile::tempdir().unwrap();
+    for count in [2usize, 8] {
+        let generation = 1000 + count as u64;
+        let mut servers: Vec<Server> = (0..count)
+            .map(|_| Server::start_in(project.path(), &[], Some(index.path())))
+            .collect();
+        // A new generation under all of them; every server is asked at once, and the
+        // first is killed while it ingests.
+        scaled_print(project.path(), N, generation);
+        for server in servers.iter_mut() {
+            server.send_line(
+                &json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call",
+                        "params": {"name": "search_columns", "arguments": {"text": "name"}}})
+                .to_string(),
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        let victim = servers.remove(0);
+        kill(&victim, "-KILL");
+        victim.wait();
+        let expected = fresh_answers(project.path(), N);
+        assert!(expected[0].contains(&format!("\"row_count\": {generation}")));
+        for (i, server) in servers.iter_mut().enumerate() {
+            let first = server.read_response(900);
+            assert_eq!(
+                first["result"]["isError"],
+                json!(false),
+                "server {i}: {first}"
+            );
+            assert!(
+                answers(server, N) == expected,
+                "server {} of {count} answers differently after the kill",
+                i + 1
+            );
+        }
+        // And a server started after the kill, on the index the victim left.
+        let mut late = Server::start_in(project.path(), &[], Some(index.path()));
+        assert!(
+            answers(&mut late, N) == expected,
+            "a late server of {count}"
+        );
+    }
+}
