@@ -691,3 +691,96 @@ fn sigterm_lets_a_call_under_way_answer() {
     assert_eq!(text["total"], json!(10_000));
     assert_eq!(server.wait().code(), Some(0));
 }
+
+/// The calls a soak client cycles through: one of each kind of read.
+fn soak_call(id: u64) -> Value {
+    let (name, arguments) = match id % 4 {
+        0 => ("list_tables", json!({"detail": true})),
+        1 => (
+            "get_table_context",
+            json!({"table": "stacks.catalog.books", "purpose": "query"}),
+        ),
+        2 => ("search_columns", json!({"text": "name"})),
+        _ => ("get_manifest", json!({})),
+    };
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+/// Issue 7: 16 clients at once (half legacy SSE, half streamable HTTP), each looping over
+/// the tools until a bound, get zero errors. The bound is a number of calls per client,
+/// or `PRINTDEX_SOAK_SECONDS` of calling when set (the 60 s run in docs/benchmarks.md).
+#[test]
+fn issue_7_sixteen_concurrent_clients_get_zero_errors() {
+    let server = std::sync::Arc::new(HttpServer::start());
+    let seconds: Option<u64> = std::env::var("PRINTDEX_SOAK_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let keep_going = move |calls: u64, started: Instant| match seconds {
+        Some(s) => started.elapsed() < Duration::from_secs(s),
+        None => calls < 24,
+    };
+    let clients: Vec<_> = (0..16)
+        .map(|client| {
+            let server = server.clone();
+            std::thread::spawn(move || -> (u64, Vec<String>) {
+                let mut errors = Vec::new();
+                let check = |reply: &Value, errors: &mut Vec<String>| {
+                    if reply.get("error").is_some() || reply["result"]["isError"] != json!(false) {
+                        errors.push(reply.to_string());
+                    }
+                };
+                let started = Instant::now();
+                let mut calls = 0u64;
+                if client % 2 == 0 {
+                    let (mut sse, endpoint) = legacy_session(&server);
+                    server.post(&endpoint, &[], &initialize());
+                    sse.next_message();
+                    server.post(&endpoint, &[], &initialized());
+                    while keep_going(calls, started) {
+                        calls += 1;
+                        let status = server.post(&endpoint, &[], &soak_call(calls)).status;
+                        if status != 202 {
+                            errors.push(format!("POST /messages/ answered {status}"));
+                            continue;
+                        }
+                        let reply = sse.next_message();
+                        check(&reply, &mut errors);
+                    }
+                } else {
+                    let accept = ("Accept", "application/json, text/event-stream");
+                    let r = server.post("/mcp", &[accept], &initialize());
+                    let session = r.header("mcp-session-id").unwrap_or_default().to_string();
+                    let with_session = [
+                        accept,
+                        ("Mcp-Session-Id", session.as_str()),
+                        ("Mcp-Protocol-Version", "2025-11-25"),
+                    ];
+                    server.post("/mcp", &with_session, &initialized());
+                    while keep_going(calls, started) {
+                        calls += 1;
+                        let r = server.post("/mcp", &with_session, &soak_call(calls));
+                        match (r.status, r.sse_messages().pop()) {
+                            (200, Some(reply)) => check(&reply, &mut errors),
+                            (status, _) => errors.push(format!("POST /mcp answered {status}")),
+                        }
+                    }
+                }
+                (calls, errors)
+            })
+        })
+        .collect();
+    let mut total = 0;
+    for client in clients {
+        let (calls, errors) = client.join().expect("client thread");
+        assert!(
+            errors.is_empty(),
+            "{} errors, first: {}",
+            errors.len(),
+            errors[0]
+        );
+        total += calls;
+    }
+    eprintln!("16 clients, {total} calls, zero errors");
+    assert!(total >= 16 * 24 || seconds.is_some());
+}
