@@ -160,6 +160,21 @@ pub struct TableEntry {
 }
 
 impl TableEntry {
+    /// The searched files that moved on disk since ingest read them.
+    pub fn moved_paths(&self) -> Vec<PathBuf> {
+        [
+            (&self.stats, self.stats_identity),
+            (&self.annotations, self.annotations_identity),
+        ]
+        .into_iter()
+        .filter_map(|(path, stored)| {
+            path.as_deref()
+                .filter(|p| file_identity(p) != stored)
+                .map(Path::to_path_buf)
+        })
+        .collect()
+    }
+
     /// Whether either searched file moved on disk since ingest read it: the state
     /// answering for this table is then out of date.
     pub fn moved(&self) -> bool {
@@ -557,6 +572,72 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(Parsed::OtherError(m)) => Input::OtherError(m),
         Some(Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched) => Input::Absent,
     }
+}
+
+/// Bring the index up to date after a few of a connection's files changed, its manifest
+/// not: `snapshot`'s tables, those whose searched files are among `records` re-keyed and
+/// re-indexed, the rest untouched. The new snapshot vouches for no change-feed epoch (the
+/// other files were not looked at).
+pub fn sync_changed(
+    index: &SearchIndex,
+    mirror: &crate::mirror::Mirror,
+    conn: &str,
+    snapshot: &Snapshot,
+    records: &[crate::ingest::FileRecord],
+    hashes: &HashMap<PathBuf, String>,
+) -> Result<Snapshot, IndexError> {
+    let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
+        records.iter().map(|f| (f.path.as_path(), f)).collect();
+    let touched = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| fresh.contains_key(p));
+    let identity = |p: &Path| -> Option<FileIdentity> {
+        let record = fresh.get(p)?;
+        match record.parsed {
+            Parsed::Absent => None,
+            _ => record.identity,
+        }
+    };
+    let version = |p: &Path| -> String {
+        hashes
+            .get(p)
+            .cloned()
+            .unwrap_or_else(|| "absent".to_string())
+    };
+    let tables: Vec<TableEntry> = snapshot
+        .tables
+        .iter()
+        .map(|t| {
+            if !touched(&t.stats) && !touched(&t.annotations) {
+                return t.clone();
+            }
+            let mut t = t.clone();
+            let (sv, av) = (
+                t.stats.as_deref().map(version),
+                t.annotations.as_deref().map(version),
+            );
+            t.key = table_key(
+                conn,
+                &t.fqn,
+                t.stats.as_deref().zip(sv.as_deref()),
+                t.annotations.as_deref().zip(av.as_deref()),
+            );
+            if let Some(p) = t.stats.as_deref().filter(|p| fresh.contains_key(p)) {
+                t.stats_identity = identity(p);
+            }
+            if let Some(p) = t.annotations.as_deref().filter(|p| fresh.contains_key(p)) {
+                t.annotations_identity = identity(p);
+            }
+            t
+        })
+        .collect();
+    let load = |p: &Path| -> Cow<'_, Parsed> {
+        match fresh.get(p).map(|f| &f.parsed) {
+            Some(Parsed::Unchanged | Parsed::Touched) | None => {
+                Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
+            }
+            Some(parsed) => Cow::Borrowed(parsed),
+        }
+    };
+    index.sync(conn, tables, &load, None)
 }
 
 /// The index's view of one connection scan: key every walkable table by the content of

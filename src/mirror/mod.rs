@@ -327,8 +327,23 @@ impl Mirror {
         Ok(row)
     }
 
+    /// Store files read outside a connection scan, in one transaction.
+    pub fn upsert_files(&self, records: &[FileRecord]) -> Result<(), MirrorError> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        for f in records {
+            Self::upsert_on(&tx, f)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Store one file read outside a connection scan (a request found it changed).
     pub fn upsert_file(&self, f: &FileRecord) -> Result<(), MirrorError> {
+        Self::upsert_on(&self.db(), f)
+    }
+
+    fn upsert_on(db: &Connection, f: &FileRecord) -> Result<(), MirrorError> {
         let (status, error, parsed) = match &f.parsed {
             Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
             Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
@@ -339,7 +354,7 @@ impl Mirror {
             // Same content under a new identity: the stored parse stands.
             Parsed::Touched => {
                 let id = f.identity;
-                self.db().execute(
+                db.execute(
                     "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5 WHERE path = ?1",
                     params![
                         f.path.to_string_lossy(),
@@ -354,7 +369,7 @@ impl Mirror {
             Parsed::Absent => ("absent", None, None),
         };
         let id = f.identity;
-        self.db().execute(
+        db.execute(
             "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![

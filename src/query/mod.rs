@@ -249,6 +249,102 @@ impl Engine {
         Ok(state)
     }
 
+    /// Re-read only `paths` of connection `name` (files the watcher or a call saw move),
+    /// and swap in the state that results, re-indexing only the tables they belong to.
+    /// Anything a per-file update cannot settle (no state yet, the manifest moved, a path
+    /// the mirror does not track as a print file, a directory) reconciles the whole
+    /// connection instead. Files found unchanged leave the state as it is.
+    pub fn refresh_files(
+        &self,
+        name: &str,
+        paths: &[PathBuf],
+    ) -> Result<Arc<ConnectionState>, MirrorError> {
+        let Some(conn) = self.served.connections.iter().find(|c| c.name == name) else {
+            return Err(MirrorError::Index(format!("no served connection {name}")));
+        };
+        let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let current = self
+            .states
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned();
+        let Some(state) = current.filter(|s| s.manifest_unchanged()) else {
+            drop(_writer);
+            return self.reconcile(conn);
+        };
+        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let manifest = state.manifest_path();
+        let mut wanted: Vec<(PathBuf, Option<String>, String)> = Vec::new();
+        for path in paths {
+            if wanted.iter().any(|(p, _, _)| p == path) {
+                continue;
+            }
+            let tracked = match self.mirror.status(path)? {
+                Some(row) if *path != manifest && !path.is_dir() => row,
+                _ => {
+                    drop(_process_writer);
+                    drop(_writer);
+                    return self.reconcile(conn);
+                }
+            };
+            wanted.push((path.clone(), tracked.fqn, tracked.kind));
+        }
+        let known = StateKnown {
+            state: &state,
+            mirror: &self.mirror,
+        };
+        let records: Vec<ingest::FileRecord> = wanted
+            .iter()
+            .map(|(path, fqn, kind)| ingest::refresh_file(path, name, fqn.as_deref(), kind, &known))
+            .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
+            .collect();
+        if records.is_empty() {
+            return Ok(state);
+        }
+        self.mirror.upsert_files(&records)?;
+        let mut identities = state.identities.clone();
+        let mut hashes = state.hashes.clone();
+        for r in &records {
+            match (&r.parsed, r.identity, &r.hash) {
+                (ingest::Parsed::Absent, _, _) | (_, None, _) => {
+                    identities.remove(&r.path);
+                    hashes.remove(&r.path);
+                }
+                (_, Some(id), hash) => {
+                    identities.insert(r.path.clone(), id);
+                    match hash {
+                        Some(h) => hashes.insert(r.path.clone(), h.clone()),
+                        None => hashes.remove(&r.path),
+                    };
+                }
+            }
+        }
+        let search = crate::index::sync_changed(
+            &self.index,
+            &self.mirror,
+            name,
+            &state.search,
+            &records,
+            &hashes,
+        )
+        .map_err(|e| MirrorError::Index(e.to_string()))?;
+        let next = Arc::new(ConnectionState {
+            config: state.config.clone(),
+            manifest: state.manifest.clone(),
+            manifest_identity: state.manifest_identity,
+            hashes,
+            search,
+            identities,
+            context: std::sync::OnceLock::new(),
+        });
+        self.states
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(name.to_string(), next.clone());
+        Ok(next)
+    }
+
     /// [`Engine::connection`] for a call that reads every walkable table's statistics
     /// files (search_columns): when the change feed saw nothing since the state was last
     /// known to match the disk, no file is checked; otherwise every searched file is
@@ -272,23 +368,29 @@ impl Engine {
             }
             return Ok(state);
         }
-        self.reconcile(&state.config)
+        let moved: Vec<PathBuf> = state
+            .search
+            .tables
+            .iter()
+            .flat_map(crate::index::TableEntry::moved_paths)
+            .collect();
+        self.refresh_files(&state.config.name, &moved)
             .map_err(|e| QueryError::Internal(e.to_string()))
     }
 
-    /// [`Engine::connection`], also fresh against the files `moved` checks: when it finds
-    /// one changed on disk since ingest read it, the connection is re-ingested first
-    /// (unchanged files are not read again).
+    /// [`Engine::connection`], also fresh against the files `moved` names as changed on
+    /// disk since ingest read them: those are read again first.
     pub fn connection_where(
         &self,
         requested: Option<&str>,
-        moved: impl Fn(&ConnectionState) -> bool,
+        moved: impl Fn(&ConnectionState) -> Vec<PathBuf>,
     ) -> Result<Arc<ConnectionState>, QueryError> {
         let state = self.connection(requested)?;
-        if !moved(&state) {
+        let moved = moved(&state);
+        if moved.is_empty() {
             return Ok(state);
         }
-        self.reconcile(&state.config)
+        self.refresh_files(&state.config.name, &moved)
             .map_err(|e| QueryError::Internal(e.to_string()))
     }
 
@@ -308,6 +410,25 @@ impl Engine {
                 .reconcile(&conn)
                 .map_err(|e| QueryError::Internal(e.to_string())),
         }
+    }
+}
+
+/// What a state holds, as ingest's `Stored`: a file whose identity the state recorded is
+/// not read again; one whose bytes hash as recorded is not parsed again.
+struct StateKnown<'a> {
+    state: &'a ConnectionState,
+    mirror: &'a Mirror,
+}
+
+impl ingest::Stored for StateKnown<'_> {
+    fn identity(&self, path: &Path) -> Option<FileIdentity> {
+        self.state.identities.get(path).copied()
+    }
+    fn parsed(&self, path: &Path) -> Option<ingest::Parsed> {
+        self.mirror.parsed(path).ok().flatten()
+    }
+    fn hash(&self, path: &Path) -> Option<String> {
+        self.state.hashes.get(path).cloned()
     }
 }
 

@@ -15,7 +15,7 @@ use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 use crate::query::Engine;
 
 /// How long events settle before they are acted on.
-const DEBOUNCE: Duration = Duration::from_millis(200);
+const DEBOUNCE: Duration = Duration::from_millis(40);
 /// How often everything is reconciled regardless of events.
 const RECONCILE_EVERY: Duration = Duration::from_secs(30);
 
@@ -161,26 +161,37 @@ fn run(engine: Arc<Engine>) {
 
 fn handle(engine: &Engine, event: &DaemonEvent) {
     let started = std::time::Instant::now();
-    let targets: Vec<&str> = match event {
-        DaemonEvent::Changed { connection, .. } | DaemonEvent::Rescan { connection } => {
-            vec![connection.as_str()]
-        }
-        DaemonEvent::Tick => engine
-            .served
-            .connections
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect(),
+    let outcome = match event {
+        // Only the files named are read again, unless they change what the manifest
+        // implies (then the engine reconciles the whole connection).
+        DaemonEvent::Changed { connection, paths } => engine
+            .refresh_files(connection, paths)
+            .map(|_| ())
+            .map_err(|e| (connection.clone(), e)),
+        DaemonEvent::Rescan { connection } => reconcile(engine, Some(connection)),
+        DaemonEvent::Tick => reconcile(engine, None),
     };
-    for name in targets {
-        let Some(conn) = engine.served.connections.iter().find(|c| c.name == name) else {
-            continue;
-        };
-        if let Err(e) = engine.reconcile(conn) {
-            tracing::warn!("reconcile of {name} failed: {e}");
-        }
+    if let Err((name, e)) = outcome {
+        tracing::warn!("reconcile of {name} failed: {e}");
     }
     tracing::debug!(?event, elapsed = ?started.elapsed(), "reconciled");
+}
+
+/// Reconcile one served connection, or all of them; a failure is reported and the
+/// others still reconciled.
+fn reconcile(
+    engine: &Engine,
+    only: Option<&str>,
+) -> Result<(), (String, crate::mirror::MirrorError)> {
+    for conn in &engine.served.connections {
+        if only.is_some_and(|name| name != conn.name) {
+            continue;
+        }
+        if let Err(e) = engine.reconcile(conn) {
+            tracing::warn!("reconcile of {} failed: {e}", conn.name);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

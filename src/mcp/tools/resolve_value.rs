@@ -24,7 +24,8 @@ pub fn tool() -> Tool {
             let state = engine.connection_where(arg_str(args, "connection"), |s| {
                 s.search
                     .table_rank(table)
-                    .is_some_and(|r| s.search.tables[r].moved())
+                    .map(|r| s.search.tables[r].moved_paths())
+                    .unwrap_or_default()
             })?;
             let reply = resolve_value::answer(
                 &state,

@@ -107,7 +107,7 @@ fn internal(e: impl std::fmt::Display) -> QueryError {
 /// impossible date) escapes as the call's error, as it does in the reference.
 pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
     if cx.strict && !cx.state.unchanged_on_disk(path) {
-        return Err(super::stale());
+        return Err(super::stale(path));
     }
     let Some(hash) = cx.state.hashes.get(path) else {
         return Ok(Loaded::Absent);

@@ -65,21 +65,26 @@ pub struct Ctx<'a> {
     pub strict: bool,
 }
 
-/// Raised (inside this module only) when a file moved under the mirror mid-call.
-const STALE: &str = "\u{0}get_table_context: a print file changed under the mirror";
+/// Raised (inside this module only) when a file moved under the mirror mid-call; the
+/// file's path follows the marker.
+const STALE: &str = "\u{0}get_table_context: a print file changed under the mirror: ";
 
-fn is_stale(e: &QueryError) -> bool {
-    matches!(e, QueryError::Internal(m) if m == STALE)
+/// The path a stale-file error names, if `e` is one.
+fn stale_path(e: &QueryError) -> Option<std::path::PathBuf> {
+    match e {
+        QueryError::Internal(m) => m.strip_prefix(STALE).map(std::path::PathBuf::from),
+        _ => None,
+    }
 }
 
-fn stale() -> QueryError {
-    QueryError::Internal(STALE.into())
+fn stale(path: &std::path::Path) -> QueryError {
+    QueryError::Internal(format!("{STALE}{}", path.display()))
 }
 
 /// `current` for a caller holding a `Ctx`: an error sends the call back to re-ingest.
 fn ensure_current(cx: &Ctx, path: &std::path::Path) -> Result<(), QueryError> {
     if cx.strict && !cx.state.unchanged_on_disk(path) {
-        return Err(stale());
+        return Err(stale(path));
     }
     Ok(())
 }
@@ -113,11 +118,15 @@ pub fn answer(engine: &Engine, req: &Request) -> Result<Answer, QueryError> {
     for attempt in 0..3 {
         let strict = attempt < 2;
         match answer_from(engine, &state, req, strict) {
-            Err(e) if is_stale(&e) => {
-                state = engine
-                    .reconcile(&state.config)
-                    .map_err(|e| QueryError::Internal(e.to_string()))?;
-            }
+            Err(e) => match stale_path(&e) {
+                // Only the moved file is read again (or the connection, if need be).
+                Some(path) => {
+                    state = engine
+                        .refresh_files(&state.config.name, &[path])
+                        .map_err(|e| QueryError::Internal(e.to_string()))?;
+                }
+                None => return Err(e),
+            },
             other => return other,
         }
     }
