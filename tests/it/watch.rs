@@ -67,3 +67,66 @@ fn an_edited_artifact_is_reingested_without_a_request() {
     // The temporary name never became a mirror row.
     assert!(stored_hash(&engine, ".statistics.yaml.tmp42").is_none());
 }
+
+#[test]
+fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let stats = dir.path().join("prints/c/db/t/statistics.yaml");
+    std::fs::write(
+        &stats,
+        "row_count: 1\ncolumns:\n  alpha:\n    sql_type: INTEGER\n",
+    )
+    .unwrap();
+    let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
+    let engine = Engine::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
+    let before = engine.connection(None).unwrap();
+    std::fs::write(
+        &stats,
+        "row_count: 2\ncolumns:\n  omega:\n    sql_type: INTEGER\n",
+    )
+    .unwrap();
+    // Written a minute ago: its identity is settled, so a second look need not read it.
+    std::fs::File::options()
+        .write(true)
+        .open(&stats)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - Duration::from_secs(60))
+        .unwrap();
+    let after = engine.refresh_files("c", &[stats.clone()]).unwrap();
+    let expected = blake3::hash(b"row_count: 2\ncolumns:\n  omega:\n    sql_type: INTEGER\n")
+        .to_hex()
+        .to_string();
+    assert_eq!(after.hashes.get(&stats), Some(&expected));
+    assert_ne!(before.search.tables[0].key, after.search.tables[0].key);
+    assert_eq!(stored_hash(&engine, "db/t/statistics.yaml"), Some(expected));
+    // The next call answers from the refreshed state, without another read.
+    assert!(Arc::ptr_eq(&after, &engine.connection(None).unwrap()));
+    // Nothing moved: the same state.
+    let again = engine.refresh_files("c", &[stats.clone()]).unwrap();
+    assert!(Arc::ptr_eq(&after, &again));
+}
+
+#[test]
+fn refreshing_a_path_the_print_does_not_track_reconciles_the_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
+    let engine = Engine::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
+    // A new table: its directory and files appear, then the manifest names it; the event
+    // names only the new directory.
+    let table = dir.path().join("prints/c/db/u");
+    std::fs::create_dir_all(&table).unwrap();
+    std::fs::write(table.join("statistics.yaml"), "row_count: 5\n").unwrap();
+    std::fs::write(
+        dir.path().join("prints/c/manifest.yaml"),
+        "format_version: 1\ntables:\n  db.t:\n    type: table\n    path: db/t\n    artifacts:\n      statistics: statistics.yaml\n  db.u:\n    type: table\n    path: db/u\n    artifacts:\n      statistics: statistics.yaml\n",
+    )
+    .unwrap();
+    let state = engine.refresh_files("c", &[table.clone()]).unwrap();
+    let names: Vec<&str> = state.search.tables.iter().map(|t| t.fqn.as_str()).collect();
+    assert_eq!(names, ["db.t", "db.u"]);
+    assert!(stored_hash(&engine, "db/u/statistics.yaml").is_some());
+}
