@@ -123,7 +123,8 @@ fn bench(c: &mut Criterion) {
                 .connection_where(None, |s| {
                     s.search
                         .table_rank(table)
-                        .is_some_and(|r| s.search.tables[r].moved())
+                        .map(|r| s.search.tables[r].moved_paths())
+                        .unwrap_or_default()
                 })
                 .unwrap();
             resolve_value::answer(

@@ -94,7 +94,9 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
         .unwrap()
         .set_modified(std::time::SystemTime::now() - Duration::from_secs(60))
         .unwrap();
-    let after = engine.refresh_files("c", &[stats.clone()]).unwrap();
+    let after = engine
+        .refresh_files("c", std::slice::from_ref(&stats))
+        .unwrap();
     let expected = blake3::hash(b"row_count: 2\ncolumns:\n  omega:\n    sql_type: INTEGER\n")
         .to_hex()
         .to_string();
@@ -104,7 +106,9 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
     // The next call answers from the refreshed state, without another read.
     assert!(Arc::ptr_eq(&after, &engine.connection(None).unwrap()));
     // Nothing moved: the same state.
-    let again = engine.refresh_files("c", &[stats.clone()]).unwrap();
+    let again = engine
+        .refresh_files("c", std::slice::from_ref(&stats))
+        .unwrap();
     assert!(Arc::ptr_eq(&after, &again));
 }
 
