@@ -129,7 +129,7 @@ fn refreshing_a_path_the_print_does_not_track_reconciles_the_connection() {
         "format_version: 1\ntables:\n  db.t:\n    type: table\n    path: db/t\n    artifacts:\n      statistics: statistics.yaml\n  db.u:\n    type: table\n    path: db/u\n    artifacts:\n      statistics: statistics.yaml\n",
     )
     .unwrap();
-    let state = engine.refresh_files("c", &[table.clone()]).unwrap();
+    let state = engine.refresh_files("c", std::slice::from_ref(&table)).unwrap();
     let names: Vec<&str> = state.search.tables.iter().map(|t| t.fqn.as_str()).collect();
     assert_eq!(names, ["db.t", "db.u"]);
     assert!(stored_hash(&engine, "db/u/statistics.yaml").is_some());
