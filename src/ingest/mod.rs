@@ -179,8 +179,8 @@ pub fn refresh_file(
     kind: &str,
     known: Known,
 ) -> FileRecord {
-    if let (Some(now), Some(stored)) = (identity(path), known.identity(path)) {
-        if now == stored && path.is_file() {
+    if let (Some(now), Some(stored)) = (file_identity(path), known.identity(path)) {
+        if now == stored {
             return FileRecord {
                 path: path.to_path_buf(),
                 connection: connection.to_string(),

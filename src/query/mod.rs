@@ -201,14 +201,38 @@ impl Engine {
         let started = std::time::Instant::now();
         // Before the scan: a change while it runs leaves the new state unverified.
         let epoch = self.changes.as_ref().map(changes::ChangeFeed::poll);
-        let stored = self.mirror.stored(&conn.name)?;
-        let scan = ingest::scan_connection(conn, &stored, progress);
+        // What this process last saw is what the mirror holds, unless another process
+        // sharing the index wrote since; either way a file read again is only re-parsed
+        // when its bytes differ from what the state knows.
+        let current = self
+            .states
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&conn.name)
+            .cloned();
+        let from_mirror = match &current {
+            Some(_) => None,
+            None => Some(self.mirror.stored(&conn.name)?),
+        };
+        let known: ingest::Known = match (&current, &from_mirror) {
+            (_, Some(stored)) => stored,
+            (Some(state), None) => &StateKnown {
+                state,
+                mirror: &self.mirror,
+            },
+            (None, None) => &ingest::Cold,
+        };
+        let scan = ingest::scan_connection(conn, known, progress);
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
             if self.mirror.unchanged(&conn.name, &scan)? {
-                stored.into_parts()
+                match (from_mirror, &current) {
+                    (Some(stored), _) => stored.into_parts(),
+                    (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
+                    (None, None) => Default::default(),
+                }
             } else {
-                drop(stored);
+                drop(from_mirror);
                 self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
                 let files = self.mirror.files(&conn.name)?;
                 let identities = files

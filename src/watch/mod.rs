@@ -14,8 +14,10 @@ use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 
 use crate::query::Engine;
 
-/// How long events settle before they are acted on.
+/// How long events settle before they are acted on, and how often the debouncer looks:
+/// a change is acted on 40-60 ms after its last event; fewer looks cost less while idle.
 const DEBOUNCE: Duration = Duration::from_millis(40);
+const DEBOUNCE_TICK: Duration = Duration::from_millis(20);
 /// How often everything is reconciled regardless of events.
 const RECONCILE_EVERY: Duration = Duration::from_secs(30);
 
@@ -125,7 +127,7 @@ fn run(engine: Arc<Engine>) {
         .map(|c| (c.name.clone(), c.print_root.clone()))
         .collect();
     let (tx, rx) = channel();
-    let mut debouncer = match new_debouncer(DEBOUNCE, None, move |r: DebounceEventResult| {
+    let mut debouncer = match new_debouncer(DEBOUNCE, Some(DEBOUNCE_TICK), move |r: DebounceEventResult| {
         let _ = tx.send(r);
     }) {
         Ok(d) => Some(d),
