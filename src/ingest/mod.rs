@@ -315,6 +315,7 @@ pub fn scan_connection(
     known: Known,
     progress: Progress,
 ) -> ConnectionScan {
+    let started = std::time::Instant::now();
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let manifest_path = root.join(MANIFEST_FILENAME);
@@ -342,6 +343,7 @@ pub fn scan_connection(
             }
         }
     };
+    let manifest_read = started.elapsed();
     let mut files = vec![manifest_record];
     for (kind, file) in [
         ("diff", DIFF_FILENAME),
@@ -365,6 +367,7 @@ pub fn scan_connection(
         }
     }
     files.extend(read_all(&jobs, name, known, progress));
+    tracing::debug!(connection = name, ?manifest_read, files = files.len(), total = ?started.elapsed(), "scanned");
     ConnectionScan {
         manifest,
         files,

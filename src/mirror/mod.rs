@@ -191,9 +191,10 @@ impl Mirror {
         connection: &str,
         print_root: &Path,
         scan: &ConnectionScan,
-    ) -> Result<(), MirrorError> {
+    ) -> Result<Vec<PathBuf>, MirrorError> {
         let mut db = self.db();
         let tx = db.transaction()?;
+        let mut mismatched = Vec::new();
         {
             let mut keep: Vec<String> = Vec::with_capacity(scan.files.len());
             let mut upsert = tx.prepare_cached(
@@ -201,22 +202,27 @@ impl Mirror {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?;
             let mut touch = tx.prepare_cached(
-                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1",
+                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
             )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
                 if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
-                    let id = f.identity.filter(|_| matches!(f.parsed, Parsed::Touched));
-                    touch.execute(params![
+                    let touched = matches!(f.parsed, Parsed::Touched);
+                    let id = f.identity.filter(|_| touched);
+                    let changed = touch.execute(params![
                         path,
                         f.fqn,
                         f.kind,
                         id.map(|i| i.mtime_ns),
                         id.map(|i| i.size as i64),
                         id.map(|i| i.inode as i64),
-                        id.map(|i| i.settled)
+                        id.map(|i| i.settled),
+                        f.hash.as_deref().filter(|_| touched)
                     ])?;
+                    if touched && changed == 0 {
+                        mismatched.push(f.path.clone());
+                    }
                     continue;
                 }
                 let (status, error, parsed) = match &f.parsed {
@@ -291,7 +297,9 @@ impl Mirror {
             )?;
         }
         tx.commit()?;
-        Ok(())
+        // Same bytes as this process knew them, but the row holds another version (another
+        // process wrote it since): the caller reads these files again in full.
+        Ok(mismatched)
     }
 
     /// One stored file's identity, hash and parse outcome, without its (possibly large)
@@ -328,43 +336,52 @@ impl Mirror {
     }
 
     /// Store files read outside a connection scan, in one transaction.
-    pub fn upsert_files(&self, records: &[FileRecord]) -> Result<(), MirrorError> {
+    /// The paths returned are touched records whose rows hold other bytes (see
+    /// `upsert_on`): nothing was stored for them.
+    pub fn upsert_files(&self, records: &[FileRecord]) -> Result<Vec<PathBuf>, MirrorError> {
         let mut db = self.db();
         let tx = db.transaction()?;
+        let mut mismatched = Vec::new();
         for f in records {
-            Self::upsert_on(&tx, f)?;
+            if !Self::upsert_on(&tx, f)? {
+                mismatched.push(f.path.clone());
+            }
         }
         tx.commit()?;
-        Ok(())
+        Ok(mismatched)
     }
 
-    /// Store one file read outside a connection scan (a request found it changed).
-    pub fn upsert_file(&self, f: &FileRecord) -> Result<(), MirrorError> {
+    /// Store one file read outside a connection scan (a request found it changed);
+    /// `false` as `upsert_files` reports a mismatch.
+    pub fn upsert_file(&self, f: &FileRecord) -> Result<bool, MirrorError> {
         Self::upsert_on(&self.db(), f)
     }
 
-    fn upsert_on(db: &Connection, f: &FileRecord) -> Result<(), MirrorError> {
+    /// `false`: a touched record (same bytes under a new identity) whose row holds other
+    /// bytes; nothing was written and the file must be read again in full.
+    fn upsert_on(db: &Connection, f: &FileRecord) -> Result<bool, MirrorError> {
         let (status, error, parsed) = match &f.parsed {
             Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
             Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),
             // An unchanged record carries nothing new to store.
-            Parsed::Unchanged => return Ok(()),
+            Parsed::Unchanged => return Ok(true),
             // Same content under a new identity: the stored parse stands.
             Parsed::Touched => {
                 let id = f.identity;
-                db.execute(
-                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5 WHERE path = ?1",
+                let changed = db.execute(
+                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5 WHERE path = ?1 AND hash = ?6",
                     params![
                         f.path.to_string_lossy(),
                         id.map(|i| i.mtime_ns),
                         id.map(|i| i.size as i64),
                         id.map(|i| i.inode as i64),
-                        id.map(|i| i.settled)
+                        id.map(|i| i.settled),
+                        f.hash
                     ],
                 )?;
-                return Ok(());
+                return Ok(changed > 0);
             }
             Parsed::Absent => ("absent", None, None),
         };
@@ -387,15 +404,16 @@ impl Mirror {
                 id.map(|i| i.settled)
             ],
         )?;
-        Ok(())
+        Ok(true)
     }
 
-    /// Whether storing `scan` would change nothing: every file unchanged and the same outcome.
+    /// Whether storing `scan` would change nothing but identities: every file's bytes as
+    /// stored (unchanged, or touched) and the same outcome.
     pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
         if scan
             .files
             .iter()
-            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
+            .any(|f| !matches!(f.parsed, Parsed::Unchanged | Parsed::Touched))
         {
             return Ok(false);
         }

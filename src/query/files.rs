@@ -93,7 +93,7 @@ impl Engine {
             .as_ref()
             .filter(|row| !force && row.parse_status != "absent")
             .and_then(|row| row.hash.clone());
-        let record = ingest::read_file_unless(
+        let mut record = ingest::read_file_unless(
             path,
             connection,
             fqn.as_deref(),
@@ -105,7 +105,11 @@ impl Engine {
             // process or another sharing the index.
             let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
             let _process_writer = super::ProcessLock::acquire(&self.writer_lock_path);
-            self.mirror.upsert_file(&record).map_err(internal)?;
+            if !self.mirror.upsert_file(&record).map_err(internal)? {
+                // The row changed since it was looked at: the bytes decide afresh.
+                record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
+                self.mirror.upsert_file(&record).map_err(internal)?;
+            }
         }
         if matches!(record.parsed, Parsed::Touched) {
             return Ok(FreshFile {

@@ -226,14 +226,33 @@ impl Engine {
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
             if self.mirror.unchanged(&conn.name, &scan)? {
-                match (from_mirror, &current) {
+                // Same bytes throughout: at most some identities to note (a touch, a
+                // rewrite of the same content, an identity that settled).
+                let (mut identities, hashes) = match (from_mirror, &current) {
                     (Some(stored), _) => stored.into_parts(),
                     (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
                     (None, None) => Default::default(),
+                };
+                let touched: Vec<ingest::FileRecord> = scan
+                    .files
+                    .iter()
+                    .filter(|f| matches!(f.parsed, ingest::Parsed::Touched))
+                    .cloned()
+                    .collect();
+                if !touched.is_empty() {
+                    let mismatched = self.mirror.upsert_files(&touched)?;
+                    self.read_in_full(&mismatched, &touched)?;
+                    for f in &touched {
+                        if let Some(id) = f.identity {
+                            identities.insert(f.path.clone(), id);
+                        }
+                    }
                 }
+                (identities, hashes)
             } else {
                 drop(from_mirror);
-                self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+                let mismatched = self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+                self.read_in_full(&mismatched, &scan.files)?;
                 let files = self.mirror.files(&conn.name)?;
                 let identities = files
                     .iter()
@@ -326,7 +345,8 @@ impl Engine {
         if records.is_empty() {
             return Ok(state);
         }
-        self.mirror.upsert_files(&records)?;
+        let mismatched = self.mirror.upsert_files(&records)?;
+        self.read_in_full(&mismatched, &records)?;
         let mut identities = state.identities.clone();
         let mut hashes = state.hashes.clone();
         for r in &records {
@@ -367,6 +387,27 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .insert(name.to_string(), next.clone());
         Ok(next)
+    }
+
+    /// Read `paths` (records among `records` the mirror refused as touched: another
+    /// process stored other bytes for them since this one looked) again in full and
+    /// store what they hold now.
+    fn read_in_full(
+        &self,
+        paths: &[PathBuf],
+        records: &[ingest::FileRecord],
+    ) -> Result<(), MirrorError> {
+        if paths.is_empty() {
+            return Ok(());
+        }
+        let again: Vec<ingest::FileRecord> = records
+            .iter()
+            .filter(|r| paths.contains(&r.path))
+            .map(|r| ingest::read_file(&r.path, &r.connection, r.fqn.as_deref(), &r.kind))
+            .collect();
+        // Whole records (parsed, not touched) are always stored.
+        self.mirror.upsert_files(&again)?;
+        Ok(())
     }
 
     /// [`Engine::connection`] for a call that reads every walkable table's statistics

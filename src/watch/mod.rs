@@ -127,9 +127,13 @@ fn run(engine: Arc<Engine>) {
         .map(|c| (c.name.clone(), c.print_root.clone()))
         .collect();
     let (tx, rx) = channel();
-    let mut debouncer = match new_debouncer(DEBOUNCE, Some(DEBOUNCE_TICK), move |r: DebounceEventResult| {
-        let _ = tx.send(r);
-    }) {
+    let mut debouncer = match new_debouncer(
+        DEBOUNCE,
+        Some(DEBOUNCE_TICK),
+        move |r: DebounceEventResult| {
+            let _ = tx.send(r);
+        },
+    ) {
         Ok(d) => Some(d),
         Err(e) => {
             tracing::warn!(

@@ -129,8 +129,47 @@ fn refreshing_a_path_the_print_does_not_track_reconciles_the_connection() {
         "format_version: 1\ntables:\n  db.t:\n    type: table\n    path: db/t\n    artifacts:\n      statistics: statistics.yaml\n  db.u:\n    type: table\n    path: db/u\n    artifacts:\n      statistics: statistics.yaml\n",
     )
     .unwrap();
-    let state = engine.refresh_files("c", std::slice::from_ref(&table)).unwrap();
+    let state = engine
+        .refresh_files("c", std::slice::from_ref(&table))
+        .unwrap();
     let names: Vec<&str> = state.search.tables.iter().map(|t| t.fqn.as_str()).collect();
     assert_eq!(names, ["db.t", "db.u"]);
     assert!(stored_hash(&engine, "db/u/statistics.yaml").is_some());
+}
+
+#[test]
+fn same_bytes_as_this_process_knew_but_another_stored_since_are_read_again() {
+    // Two engines on one index, as two `printdex serve` processes: A knows v1; B stores
+    // v2; the file goes back to v1. A must not take the row for its own (it holds v2).
+    let dir = tempfile::tempdir().unwrap();
+    let index = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let stats = dir.path().join("prints/c/db/t/statistics.yaml");
+    let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
+    let served = || Served::resolve(&project, None).unwrap();
+    let a = Engine::open(served(), index.path()).unwrap();
+    let b = Engine::open(served(), index.path()).unwrap();
+    let one = std::slice::from_ref(&stats);
+    std::fs::write(&stats, "row_count: 2\n").unwrap();
+    b.refresh_files("c", one).unwrap();
+    assert_eq!(
+        stored_hash(&b, "db/t/statistics.yaml"),
+        Some(blake3::hash(b"row_count: 2\n").to_hex().to_string())
+    );
+    std::fs::write(&stats, "row_count: 1\n").unwrap();
+    a.refresh_files("c", one).unwrap();
+    let v1 = blake3::hash(b"row_count: 1\n").to_hex().to_string();
+    assert_eq!(stored_hash(&a, "db/t/statistics.yaml"), Some(v1.clone()));
+    match a.mirror().parsed(&stats).unwrap() {
+        Some(printdex::ingest::Parsed::Yaml(v)) => {
+            assert_eq!(v.get("row_count"), Some(&printdex::yaml::Value::Int(1)))
+        }
+        other => panic!("{other:?}"),
+    }
+    // And the whole-connection path: B goes back to v2 through a reconcile of A.
+    std::fs::write(&stats, "row_count: 2\n").unwrap();
+    b.refresh_files("c", one).unwrap();
+    std::fs::write(&stats, "row_count: 1\n").unwrap();
+    a.reconcile(&served().connections[0]).unwrap();
+    assert_eq!(stored_hash(&a, "db/t/statistics.yaml"), Some(v1));
 }
