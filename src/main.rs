@@ -74,6 +74,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
             let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
             let _watcher = printdex::watch::spawn(engine.clone());
+            let closing = engine.clone();
             // Large diffs and get_table_context's overlay indexes are built off the request
             // path before their first call.
             let warming = engine.clone();
@@ -93,6 +94,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // tokio's stdin reader sits in a blocking thread that a signal cannot wake;
             // do not wait for it (or for a tool call past the drain bound) when shutting down.
             runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+            // Leave the mirror's WAL small for the next start (the engine is never dropped:
+            // the watcher thread holds it to the end).
+            let _ = closing.mirror().checkpoint();
             if let Err(e) = &served {
                 if let Some(failed) = e.downcast_ref::<printdex::mcp::http::BindFailed>() {
                     // uvicorn's log line and startup-failure status.
@@ -155,6 +159,7 @@ fn index_rebuild(
         },
     )?;
     progress.finish_and_clear();
+    engine.mirror().checkpoint()?;
     let (files, tables, bytes) = engine.mirror().counts()?;
     eprintln!(
         "indexed {} connection(s): {tables} tables, {files} files, {:.1} MiB in {:.2} s -> {}",

@@ -31,6 +31,9 @@ pub enum MirrorError {
     },
 }
 
+/// How long a write waits for another process's write to finish.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 pub struct Mirror {
     db: Mutex<Connection>,
     path: PathBuf,
@@ -78,7 +81,10 @@ impl Mirror {
         }
         db.pragma_update(None, "journal_mode", "WAL")?;
         db.pragma_update(None, "synchronous", "NORMAL")?;
-        db.busy_timeout(std::time::Duration::from_secs(10))?;
+        // A cold ingest writes the whole mirror through the WAL; left at that size, every
+        // later open pays to index it again. Checkpoints cut it back to this.
+        db.pragma_update(None, "journal_size_limit", 8 * 1024 * 1024)?;
+        db.busy_timeout(BUSY_TIMEOUT)?;
         db.execute_batch(SCHEMA)?;
         db.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)",
@@ -88,6 +94,21 @@ impl Mirror {
             db: Mutex::new(db),
             path,
         })
+    }
+
+    /// Move what the WAL holds into the database and truncate it, after a large write
+    /// (a whole-connection apply). Readers in other processes may keep part of it; that
+    /// is not an error.
+    pub fn checkpoint(&self) -> Result<(), MirrorError> {
+        let db = self.db();
+        // Never wait for another process's readers: a checkpoint left for later is fine.
+        db.busy_timeout(std::time::Duration::ZERO)?;
+        let done = db.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        db.busy_timeout(BUSY_TIMEOUT)?;
+        match done {
+            Ok(()) | Err(rusqlite::Error::SqliteFailure(_, _)) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
     }
 
     pub fn path(&self) -> &Path {

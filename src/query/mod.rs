@@ -253,6 +253,7 @@ impl Engine {
                 drop(from_mirror);
                 let mismatched = self.mirror.apply(&conn.name, &conn.print_root, &scan)?;
                 self.read_in_full(&mismatched, &scan.files)?;
+                self.mirror.checkpoint()?;
                 let files = self.mirror.files(&conn.name)?;
                 let identities = files
                     .iter()
