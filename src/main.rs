@@ -161,8 +161,9 @@ fn index_rebuild(
     progress.finish_and_clear();
     engine.mirror().checkpoint()?;
     let (files, tables, bytes) = engine.mirror().counts()?;
+    let columns = engine.indexed_columns()?;
     eprintln!(
-        "indexed {} connection(s): {tables} tables, {files} files, {:.1} MiB in {:.2} s -> {}",
+        "indexed {} connection(s): {tables} tables, {columns} columns, {files} files, {:.1} MiB in {:.2} s -> {}",
         project.connections.len(),
         bytes as f64 / 1_048_576.0,
         started.elapsed().as_secs_f64(),
@@ -180,26 +181,53 @@ fn index_status(
         Err(e) => return Ok(refuse(&format!("error: {e}"))),
     };
     let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
-    let engine = Engine::open(all_connections(&project), &dir)?;
-    let (files, tables, bytes) = engine.mirror().counts()?;
-    println!("index: {}", engine.mirror().path().display());
+    // Read only: reporting never reconciles, rebuilds or resets anything.
+    let Some(mirror) = printdex::mirror::Mirror::inspect(&dir)? else {
+        println!("index: none at {} (built at the next start)", dir.display());
+        return Ok(ExitCode::SUCCESS);
+    };
+    println!("index: {}", mirror.path.display());
+    if !mirror.current {
+        println!("format: older than this printdex; rebuilt at the next start");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let files: i64 = mirror.connections.iter().map(|c| c.files).sum();
     println!(
-        "files: {files}  tables: {tables}  size: {:.1} MiB",
-        bytes as f64 / 1_048_576.0
+        "files: {files}  tables: {}  size: {:.1} MiB",
+        mirror.tables,
+        mirror.bytes as f64 / 1_048_576.0
     );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     for conn in &project.connections {
-        let rows = engine.mirror().files(&conn.name)?;
-        let broken = rows
-            .iter()
-            .filter(|r| r.parse_status.ends_with("error"))
-            .count();
-        let absent = rows.iter().filter(|r| r.identity.is_none()).count();
+        let Some(c) = mirror.connections.iter().find(|c| c.name == conn.name) else {
+            println!(
+                "{}: not indexed yet, print {}",
+                conn.name,
+                conn.print_root.display()
+            );
+            continue;
+        };
         println!(
-            "{}: {} files ({broken} unparseable, {absent} declared but absent), print {}",
-            conn.name,
-            rows.len(),
+            "{}: {} files ({} unparseable, {} declared but absent), print {}",
+            c.name,
+            c.files,
+            c.unparseable,
+            c.absent,
             conn.print_root.display()
         );
+        if let Some(last) = &c.last_reconcile {
+            let field = |k: &str| last.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            println!(
+                "  last reconcile: {} s ago, {} files checked, {} read again, {} ms",
+                now.saturating_sub(field("at")),
+                field("files"),
+                field("reread"),
+                field("ms")
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

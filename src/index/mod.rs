@@ -324,6 +324,19 @@ impl SearchIndex {
         Ok(this)
     }
 
+    /// How many documents of `kind` (`table`, `column`, `part`) the index holds now.
+    pub fn count(&self, kind: &str) -> Result<usize, IndexError> {
+        self.reader.reload()?;
+        let query = TermQuery::new(
+            Term::from_field_text(self.fields.kind, kind),
+            IndexRecordOption::Basic,
+        );
+        Ok(self
+            .reader
+            .searcher()
+            .search(&query, &tantivy::collector::Count)?)
+    }
+
     /// Read back which tables the index holds, and under which keys.
     fn load_known(&self) -> Result<Known, IndexError> {
         let opstamp = self.index.load_metas()?.opstamp;

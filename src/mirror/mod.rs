@@ -51,6 +51,27 @@ pub struct FileStatus {
     pub kind: String,
 }
 
+/// A mirror as `index status` sees it.
+#[derive(Debug, Default)]
+pub struct Inspection {
+    pub path: PathBuf,
+    /// Written by this build's schema; an older one is rebuilt at the next start.
+    pub current: bool,
+    pub bytes: u64,
+    pub tables: i64,
+    pub connections: Vec<ConnectionInspection>,
+}
+
+#[derive(Debug, Default)]
+pub struct ConnectionInspection {
+    pub name: String,
+    pub files: i64,
+    pub absent: i64,
+    pub unparseable: i64,
+    /// `{"at": unix seconds, "files", "reread", "ms"}` of the last whole reconcile.
+    pub last_reconcile: Option<serde_json::Value>,
+}
+
 /// One stored file row, without its parsed value.
 #[derive(Debug, Clone)]
 pub struct FileRow {
@@ -453,6 +474,78 @@ impl Mirror {
         )?;
         Ok(stored.as_deref() == Some(fingerprint(scan).as_str())
             && count as usize == scan.files.len())
+    }
+
+    /// Note a whole-connection reconcile for `index status`: when, how many files it
+    /// looked at, how many it read again, how long it took.
+    pub fn record_reconcile(
+        &self,
+        connection: &str,
+        files: usize,
+        reread: usize,
+        elapsed: std::time::Duration,
+    ) -> Result<(), MirrorError> {
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let value = serde_json::json!({
+            "at": at, "files": files, "reread": reread, "ms": elapsed.as_millis() as u64,
+        });
+        self.db().execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+            params![format!("last_reconcile:{connection}"), value.to_string()],
+        )?;
+        Ok(())
+    }
+
+    /// What `index status` reports, read without changing anything (no schema set-up, no
+    /// reset of an older format). `None`: there is no mirror in `dir`.
+    pub fn inspect(dir: &Path) -> Result<Option<Inspection>, MirrorError> {
+        let path = dir.join("mirror.sqlite");
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let db = Connection::open_with_flags(
+            &path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        let mut out = Inspection {
+            path: path.clone(),
+            current: version_matches(&db),
+            bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+            ..Default::default()
+        };
+        if !out.current {
+            return Ok(Some(out));
+        }
+        let mut stmt = db.prepare(
+            "SELECT connection, count(*), sum(mtime_ns IS NULL), sum(parse_status LIKE '%error') FROM files GROUP BY connection ORDER BY connection",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(ConnectionInspection {
+                name: r.get(0)?,
+                files: r.get(1)?,
+                absent: r.get(2)?,
+                unparseable: r.get(3)?,
+                ..Default::default()
+            })
+        })?;
+        for row in rows {
+            out.connections.push(row?);
+        }
+        out.tables = db.query_row("SELECT count(*) FROM tables", [], |r| r.get(0))?;
+        for c in &mut out.connections {
+            c.last_reconcile = db
+                .query_row(
+                    "SELECT value FROM meta WHERE key = ?1",
+                    params![format!("last_reconcile:{}", c.name)],
+                    |r| r.get::<_, String>(0),
+                )
+                .optional()?
+                .and_then(|v| serde_json::from_str(&v).ok());
+        }
+        Ok(Some(out))
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).

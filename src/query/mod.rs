@@ -186,6 +186,13 @@ impl Engine {
         &self.mirror
     }
 
+    /// Columns the search index holds, over every connection (the rebuild summary).
+    pub fn indexed_columns(&self) -> Result<usize, MirrorError> {
+        self.index
+            .count("column")
+            .map_err(|e| MirrorError::Index(e.to_string()))
+    }
+
     /// Re-read what changed on disk for one connection and swap in its new state.
     pub fn reconcile(&self, conn: &ConnectionConfig) -> Result<Arc<ConnectionState>, MirrorError> {
         self.reconcile_with_progress(conn, &|_, _| {})
@@ -266,6 +273,13 @@ impl Engine {
                 (identities, hashes)
             };
         tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
+        let reread = scan
+            .files
+            .iter()
+            .filter(|f| !matches!(f.parsed, ingest::Parsed::Unchanged))
+            .count();
+        self.mirror
+            .record_reconcile(&conn.name, scan.files.len(), reread, started.elapsed())?;
         let search =
             crate::index::sync_connection(&self.index, &self.mirror, conn, &scan, &hashes, epoch)
                 .map_err(|e| MirrorError::Index(e.to_string()))?;

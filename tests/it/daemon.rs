@@ -415,9 +415,14 @@ fn answers(server: &mut Server, n: usize) -> Vec<String> {
 }
 
 /// The answers a server on a fresh index gives for this project.
-fn fresh_answers(project: &Path, n: usize) -> Vec<String> {
+fn fresh_answers_of(project: &Path, n: usize) -> Vec<String> {
     let mut server = Server::start(project, &[]);
-    let answers = answers(&mut server, n);
+    answers(&mut server, n)
+}
+
+/// `fresh_answers_of` on the 300-table prints, checked to be real answers.
+fn fresh_answers(project: &Path, n: usize) -> Vec<String> {
+    let answers = fresh_answers_of(project, n);
     // Real answers, not errors: the comparison would prove nothing otherwise.
     assert!(answers[0].contains("\"total\": 300"), "{}", answers[0]);
     assert!(answers[2].contains("s.t000000"), "{}", answers[2]);
@@ -548,4 +553,85 @@ fn issue_7_two_then_eight_servers_share_an_index_and_survive_one_killed_mid_inge
             "a late server of {count}"
         );
     }
+}
+
+fn printdex(args: &[&str], project: &Path, index: &Path) -> (bool, String, String) {
+    let out = std::process::Command::new(crate::util::bin())
+        .args(args)
+        .arg("--project")
+        .arg(project)
+        .arg("--index-dir")
+        .arg(index)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn issue_7_index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
+    let project = tempfile::tempdir().unwrap();
+    scaled_print(project.path(), 20, 7);
+    let index = tempfile::tempdir().unwrap();
+    let (ok, out, _) = printdex(&["index", "status"], project.path(), index.path());
+    assert!(ok);
+    assert!(out.starts_with("index: none at "), "{out}");
+    let (ok, _, err) = printdex(&["index", "rebuild"], project.path(), index.path());
+    assert!(ok, "{err}");
+    // The summary: connections, tables, columns (7 x 5 + 7 x 12 + 6 x 3), files, size, seconds.
+    assert!(
+        err.contains("indexed 1 connection(s): 20 tables, 137 columns, 44 files, "),
+        "{err}"
+    );
+    let (ok, out, _) = printdex(&["index", "status"], project.path(), index.path());
+    assert!(ok);
+    assert!(out.contains("files: 44  tables: 20"), "{out}");
+    // diff.yaml, reading.md and manifest.annotations.yaml are looked for, not there.
+    assert!(
+        out.contains("c: 44 files (0 unparseable, 3 declared but absent)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  last reconcile: ") && out.contains(" 44 files checked, 44 read again,"),
+        "{out}"
+    );
+    // An index of another format is reported, not touched.
+    let old = tempfile::tempdir().unwrap();
+    let conn = foreign_mirror(old.path());
+    let (ok, out, _) = printdex(&["index", "status"], project.path(), old.path());
+    assert!(ok);
+    assert!(out.contains("rebuilt at the next start"), "{out}");
+    assert_eq!(
+        std::fs::read(old.path().join("mirror.sqlite")).unwrap(),
+        conn
+    );
+}
+
+/// A mirror file written by "another version": any bytes that are not this schema.
+fn foreign_mirror(dir: &Path) -> Vec<u8> {
+    let bytes = b"not a mirror of this printdex".to_vec();
+    std::fs::write(dir.join("mirror.sqlite"), &bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn issue_7_a_corrupt_or_foreign_index_is_rebuilt_not_served() {
+    let project = tempfile::tempdir().unwrap();
+    const N: usize = 12;
+    scaled_print(project.path(), N, 7);
+    let expected = fresh_answers_of(project.path(), N);
+    let index = tempfile::tempdir().unwrap();
+    {
+        let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+        answers(&mut server, N);
+    }
+    // Garbage where the mirror and the search index's metadata were.
+    std::fs::write(index.path().join("mirror.sqlite"), b"garbage, not SQLite").unwrap();
+    let _ = std::fs::remove_file(index.path().join("mirror.sqlite-wal"));
+    std::fs::write(index.path().join("search/meta.json"), b"{ not json").unwrap();
+    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+    assert!(answers(&mut server, N) == expected);
 }
