@@ -159,7 +159,7 @@ def main():
 
     # Idle from here: the first periodic reconcile after the changes notes the identities
     # that settled since; the window starts after it.
-    drain(timeout=35.0)
+    drain(timeout=65.0)
     before, t0 = cpu_seconds(proc.pid), time.perf_counter()
     end = t0 + args.idle
     while time.perf_counter() < end:
