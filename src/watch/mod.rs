@@ -14,11 +14,11 @@ use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 
 use crate::query::Engine;
 
-/// How long events settle before they are acted on, and how often the debouncer looks:
-/// a change is acted on 30-45 ms after its last event (then re-read and re-indexed in
-/// ~20 ms on a 2,000-table print); each look is a wake-up, which is what idling costs.
-const DEBOUNCE: Duration = Duration::from_millis(30);
-const DEBOUNCE_TICK: Duration = Duration::from_millis(15);
+/// How long events settle before they are acted on, and how often the debouncer looks
+/// (each look is a wake-up, which is what idling costs): a change is acted on 20-40 ms
+/// after its last event, then re-read and re-indexed in ~20-50 ms on a 2,000-table print.
+const DEBOUNCE: Duration = Duration::from_millis(20);
+const DEBOUNCE_TICK: Duration = Duration::from_millis(20);
 /// How often everything is reconciled regardless of events: a safety net for events the
 /// kernel never sent (files written into a directory before its watch existed). Calls do
 /// not depend on it: each checks the files its answer reads.
