@@ -37,6 +37,10 @@ const VERSION_FILE: &str = "printdex-index-version";
 /// follows each commit.
 const TABLES_PER_COMMIT: usize = 500;
 const WRITER_HEAP: usize = 50_000_000;
+/// A sync of at most this many tables commits without merging.
+const SMALL_SYNC: usize = 16;
+/// `compact` merges once the index holds more segments than this.
+const MAX_SEGMENTS: usize = 8;
 /// A raw value longer than this is indexed as [`LONG`] and checked on the stored record.
 const MAX_RAW: usize = 1024;
 /// Raw terms carry this prefix, so an empty value is a term too.
@@ -324,6 +328,21 @@ impl SearchIndex {
         Ok(this)
     }
 
+    /// Merge the index's segments into one when there are more than `MAX_SEGMENTS` (small
+    /// syncs leave one each). The caller holds the writer lock.
+    pub fn compact(&self) -> Result<bool, IndexError> {
+        let segments = self.index.searchable_segment_ids()?;
+        if segments.len() <= MAX_SEGMENTS {
+            return Ok(false);
+        }
+        let mut writer: IndexWriter<TantivyDocument> =
+            self.index.writer_with_num_threads(1, WRITER_HEAP)?;
+        writer.merge(&segments).wait()?;
+        writer.wait_merging_threads()?;
+        self.reader.reload()?;
+        Ok(true)
+    }
+
     /// How many documents of `kind` (`table`, `column`, `part`) the index holds now.
     pub fn count(&self, kind: &str) -> Result<usize, IndexError> {
         self.reader.reload()?;
@@ -406,6 +425,12 @@ impl SearchIndex {
         if !stale.is_empty() || !fresh.is_empty() {
             let mut writer: IndexWriter<TantivyDocument> =
                 self.index.writer_with_num_threads(1, WRITER_HEAP)?;
+            if fresh.len() + stale.len() <= SMALL_SYNC {
+                // A few tables (the watcher's usual work): commit without waiting on a
+                // merge, which can take longer than the change itself; `compact` merges
+                // the small segments this leaves, off the path of any change.
+                writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+            }
             for fqn in &stale {
                 writer.delete_term(Term::from_field_text(
                     self.fields.table_id,

@@ -186,6 +186,22 @@ impl Engine {
         &self.mirror
     }
 
+    /// Merge the search index's small segments (left by single-table refreshes) when
+    /// they have piled up; the watcher calls this on its periodic tick.
+    pub fn compact_index(&self) -> Result<(), MirrorError> {
+        let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let started = std::time::Instant::now();
+        if self
+            .index
+            .compact()
+            .map_err(|e| MirrorError::Index(e.to_string()))?
+        {
+            tracing::debug!(elapsed = ?started.elapsed(), "search index compacted");
+        }
+        Ok(())
+    }
+
     /// Columns the search index holds, over every connection (the rebuild summary).
     pub fn indexed_columns(&self) -> Result<usize, MirrorError> {
         self.index

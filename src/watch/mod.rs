@@ -178,7 +178,11 @@ fn handle(engine: &Engine, event: &DaemonEvent) {
             .map(|_| ())
             .map_err(|e| (connection.clone(), e)),
         DaemonEvent::Rescan { connection } => reconcile(engine, Some(connection)),
-        DaemonEvent::Tick => reconcile(engine, None),
+        DaemonEvent::Tick => reconcile(engine, None).and_then(|()| {
+            engine
+                .compact_index()
+                .map_err(|e| ("search index".to_string(), e))
+        }),
     };
     if let Err((name, e)) = outcome {
         tracing::warn!("reconcile of {name} failed: {e}");
