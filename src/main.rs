@@ -79,6 +79,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // path before their first call.
             let warming = engine.clone();
             std::thread::spawn(move || {
+                // After the client's first requests (handshake, a first listing), which
+                // would otherwise share the cores with this.
+                std::thread::sleep(std::time::Duration::from_millis(300));
                 printdex::query::diff::warm(&warming);
                 printdex::query::context::warm(&warming);
             });

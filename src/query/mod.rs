@@ -116,7 +116,9 @@ pub struct Engine {
     index: crate::index::SearchIndex,
     /// inotify over the served print roots, so a call reading every table's files can
     /// skip the stat sweep when nothing changed (`connection_for_search`).
-    changes: Option<changes::ChangeFeed>,
+    /// Set up off the startup path (walking and watching every directory of a large print
+    /// takes longer than the rest of a warm start); until then every such call sweeps.
+    changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>>,
     states: RwLock<HashMap<String, Arc<ConnectionState>>>,
     ingest_lock: Mutex<()>,
     /// Held across a scan and its commit, so that of several processes sharing one
@@ -137,15 +139,30 @@ impl Engine {
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Engine, MirrorError> {
+        let started = std::time::Instant::now();
         let mirror = Mirror::open(index_dir)?;
         let index = crate::index::SearchIndex::open(&index_dir.join("search"))
             .map_err(|e| MirrorError::Index(e.to_string()))?;
+        let opened = started.elapsed();
         let roots: Vec<PathBuf> = served
             .connections
             .iter()
             .map(|c| c.print_root.clone())
             .collect();
-        let changes = changes::ChangeFeed::watch(&roots);
+        let changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>> = Arc::default();
+        {
+            let changes = changes.clone();
+            std::thread::Builder::new()
+                .name("printdex-changes".into())
+                .spawn(move || {
+                    let _ = changes.set(changes::ChangeFeed::watch(&roots));
+                })
+                .map_err(|source| MirrorError::Io {
+                    path: index_dir.to_path_buf(),
+                    source,
+                })?;
+        }
+        tracing::debug!(?opened, "engine opening");
         let engine = Engine {
             served,
             mirror,
@@ -186,6 +203,11 @@ impl Engine {
         &self.mirror
     }
 
+    /// The inotify change feed, once set up (`None` before, or where inotify is missing).
+    fn change_feed(&self) -> Option<&changes::ChangeFeed> {
+        self.changes.get().and_then(Option::as_ref)
+    }
+
     /// Merge the search index's small segments (left by single-table refreshes) when
     /// they have piled up; the watcher calls this on its periodic tick.
     pub fn compact_index(&self) -> Result<(), MirrorError> {
@@ -223,7 +245,7 @@ impl Engine {
         let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
         let started = std::time::Instant::now();
         // Before the scan: a change while it runs leaves the new state unverified.
-        let epoch = self.changes.as_ref().map(changes::ChangeFeed::poll);
+        let epoch = self.change_feed().map(changes::ChangeFeed::poll);
         // What this process last saw is what the mirror holds, unless another process
         // sharing the index wrote since; either way a file read again is only re-parsed
         // when its bytes differ from what the state knows.
@@ -451,8 +473,7 @@ impl Engine {
     ) -> Result<Arc<ConnectionState>, QueryError> {
         let state = self.connection(requested)?;
         let epoch = self
-            .changes
-            .as_ref()
+            .change_feed()
             .filter(|c| c.complete())
             .map(changes::ChangeFeed::poll);
         if epoch.is_some() && epoch == state.search.verified() {
