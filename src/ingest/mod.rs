@@ -155,6 +155,10 @@ pub trait Stored {
     fn hash(&self, _path: &Path) -> Option<String> {
         None
     }
+    /// Whether `path` is stored as declared but absent.
+    fn absent(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// Nothing stored: every file is read.
@@ -179,7 +183,20 @@ pub fn refresh_file(
     kind: &str,
     known: Known,
 ) -> FileRecord {
-    if let (Some(now), Some(stored)) = (file_identity(path), known.identity(path)) {
+    let now = file_identity(path);
+    if now.is_none() && known.absent(path) {
+        // Still not there: nothing to read, nothing to store.
+        return FileRecord {
+            path: path.to_path_buf(),
+            connection: connection.to_string(),
+            fqn: fqn.map(str::to_string),
+            kind: kind.to_string(),
+            identity: None,
+            hash: None,
+            parsed: Parsed::Unchanged,
+        };
+    }
+    if let (Some(now), Some(stored)) = (now, known.identity(path)) {
         if now == stored {
             return FileRecord {
                 path: path.to_path_buf(),

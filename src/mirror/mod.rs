@@ -145,33 +145,47 @@ impl Mirror {
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
         let db = self.db();
         let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1 AND mtime_ns IS NOT NULL",
+            "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
         )?;
         let mut hashes = HashMap::new();
         let rows = stmt.query_map(params![connection], |r| {
-            Ok((
-                PathBuf::from(r.get::<_, String>(0)?),
-                r.get::<_, Option<String>>(4)?,
-                FileIdentity {
-                    mtime_ns: r.get(1)?,
+            let mtime: Option<i64> = r.get(1)?;
+            let identity = match mtime {
+                Some(mtime_ns) => Some(FileIdentity {
+                    mtime_ns,
                     size: r.get::<_, i64>(2)? as u64,
                     inode: r.get::<_, i64>(3)? as u64,
                     settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
-                },
+                }),
+                None => None,
+            };
+            Ok((
+                PathBuf::from(r.get::<_, String>(0)?),
+                r.get::<_, Option<String>>(4)?,
+                identity,
             ))
         })?;
         let mut identities = HashMap::new();
+        let mut absent = std::collections::HashSet::new();
         for row in rows {
             let (path, hash, identity) = row?;
             if let Some(h) = hash {
                 hashes.insert(path.clone(), h);
             }
-            identities.insert(path, identity);
+            match identity {
+                Some(identity) => {
+                    identities.insert(path, identity);
+                }
+                None => {
+                    absent.insert(path);
+                }
+            }
         }
         Ok(StoredFiles {
             mirror: self,
             identities,
             hashes,
+            absent,
         })
     }
 
@@ -618,6 +632,8 @@ pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
     identities: HashMap<PathBuf, FileIdentity>,
     hashes: HashMap<PathBuf, String>,
+    /// Paths stored as declared but absent.
+    absent: std::collections::HashSet<PathBuf>,
 }
 
 impl StoredFiles<'_> {
@@ -626,9 +642,9 @@ impl StoredFiles<'_> {
         self.hashes
     }
 
-    /// The stored identities and content hashes, by path.
-    pub fn into_parts(self) -> (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) {
-        (self.identities, self.hashes)
+    /// The stored identities and content hashes by path, and the paths stored absent.
+    pub fn into_parts(self) -> StoredParts {
+        (self.identities, self.hashes, self.absent)
     }
 }
 
@@ -644,4 +660,15 @@ impl Stored for StoredFiles<'_> {
     fn hash(&self, path: &Path) -> Option<String> {
         self.hashes.get(path).cloned()
     }
+
+    fn absent(&self, path: &Path) -> bool {
+        self.absent.contains(path)
+    }
 }
+
+/// Identities and hashes by path, and the paths stored absent.
+pub type StoredParts = (
+    HashMap<PathBuf, FileIdentity>,
+    HashMap<PathBuf, String>,
+    std::collections::HashSet<PathBuf>,
+);

@@ -41,6 +41,8 @@ pub struct ConnectionState {
     pub search: crate::index::Snapshot,
     /// The identity each present file had when the mirror stored it, by path.
     pub identities: HashMap<PathBuf, FileIdentity>,
+    /// Files the print declares (or the connection looks for) that are not there.
+    pub absent: std::collections::HashSet<PathBuf>,
     /// get_table_context's per-state indexes, built on first use.
     pub context: std::sync::OnceLock<Arc<context::Index>>,
 }
@@ -274,7 +276,10 @@ impl Engine {
                 // Same bytes throughout: at most some identities to note (a touch, a
                 // rewrite of the same content, an identity that settled).
                 let (mut identities, hashes) = match (from_mirror, &current) {
-                    (Some(stored), _) => stored.into_parts(),
+                    (Some(stored), _) => {
+                        let (identities, hashes, _) = stored.into_parts();
+                        (identities, hashes)
+                    }
                     (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
                     (None, None) => Default::default(),
                 };
@@ -329,8 +334,15 @@ impl Engine {
             .iter()
             .find(|f| f.path == manifest_path)
             .and_then(|f| f.identity);
+        let absent = scan
+            .files
+            .iter()
+            .filter(|f| f.identity.is_none())
+            .map(|f| f.path.clone())
+            .collect();
         let state = Arc::new(ConnectionState {
             config: conn.clone(),
+            absent,
             manifest: scan.manifest,
             manifest_identity,
             hashes,
@@ -402,13 +414,16 @@ impl Engine {
         self.read_in_full(&mismatched, &records)?;
         let mut identities = state.identities.clone();
         let mut hashes = state.hashes.clone();
+        let mut absent = state.absent.clone();
         for r in &records {
             match (&r.parsed, r.identity, &r.hash) {
                 (ingest::Parsed::Absent, _, _) | (_, None, _) => {
                     identities.remove(&r.path);
                     hashes.remove(&r.path);
+                    absent.insert(r.path.clone());
                 }
                 (_, Some(id), hash) => {
+                    absent.remove(&r.path);
                     identities.insert(r.path.clone(), id);
                     match hash {
                         Some(h) => hashes.insert(r.path.clone(), h.clone()),
@@ -428,6 +443,7 @@ impl Engine {
         .map_err(|e| MirrorError::Index(e.to_string()))?;
         let next = Arc::new(ConnectionState {
             config: state.config.clone(),
+            absent,
             manifest: state.manifest.clone(),
             manifest_identity: state.manifest_identity,
             hashes,
@@ -546,6 +562,9 @@ impl ingest::Stored for StateKnown<'_> {
     }
     fn hash(&self, path: &Path) -> Option<String> {
         self.state.hashes.get(path).cloned()
+    }
+    fn absent(&self, path: &Path) -> bool {
+        self.state.absent.contains(path)
     }
 }
 

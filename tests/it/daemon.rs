@@ -575,6 +575,13 @@ fn printdex(args: &[&str], project: &Path, index: &Path) -> (bool, String, Strin
 fn issue_7_index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
     let project = tempfile::tempdir().unwrap();
     scaled_print(project.path(), 20, 7);
+    // Written a minute ago: identities read now are settled (see FileIdentity).
+    let back = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    for rel in print_files(&project.path().join("prints/c")) {
+        let path = project.path().join("prints/c").join(rel);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(back).unwrap();
+    }
     let index = tempfile::tempdir().unwrap();
     let (ok, out, _) = printdex(&["index", "status"], project.path(), index.path());
     assert!(ok);
@@ -596,6 +603,18 @@ fn issue_7_index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
     );
     assert!(
         out.contains("  last reconcile: ") && out.contains(" 44 files checked, 44 read again,"),
+        "{out}"
+    );
+    // A warm start reads nothing again, absent files included (they stay absent).
+    assert!(Server::start_in(project.path(), &[], Some(index.path())).close().success());
+    let (_, out, _) = printdex(&["index", "status"], project.path(), index.path());
+    assert!(out.contains(" 44 files checked, 0 read again,"), "{out}");
+    // One of them appearing is read.
+    std::fs::write(project.path().join("prints/c/diff.yaml"), "changes: []\n").unwrap();
+    assert!(Server::start_in(project.path(), &[], Some(index.path())).close().success());
+    let (_, out, _) = printdex(&["index", "status"], project.path(), index.path());
+    assert!(
+        out.contains("2 declared but absent") && out.contains(" 1 read again,"),
         "{out}"
     );
     // An index of another format is reported, not touched.
