@@ -606,12 +606,16 @@ fn issue_7_index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
         "{out}"
     );
     // A warm start reads nothing again, absent files included (they stay absent).
-    assert!(Server::start_in(project.path(), &[], Some(index.path())).close().success());
+    assert!(Server::start_in(project.path(), &[], Some(index.path()))
+        .close()
+        .success());
     let (_, out, _) = printdex(&["index", "status"], project.path(), index.path());
     assert!(out.contains(" 44 files checked, 0 read again,"), "{out}");
     // One of them appearing is read.
     std::fs::write(project.path().join("prints/c/diff.yaml"), "changes: []\n").unwrap();
-    assert!(Server::start_in(project.path(), &[], Some(index.path())).close().success());
+    assert!(Server::start_in(project.path(), &[], Some(index.path()))
+        .close()
+        .success());
     let (_, out, _) = printdex(&["index", "status"], project.path(), index.path());
     assert!(
         out.contains("2 declared but absent") && out.contains(" 1 read again,"),
