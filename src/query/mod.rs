@@ -28,6 +28,9 @@ use crate::ingest::{self, FileIdentity, ManifestRead, MANIFEST_FILENAME};
 use crate::mirror::{Mirror, MirrorError};
 use crate::yaml::Value;
 
+/// `Engine::refresh_files` re-reads at most this many files one by one; more reconcile.
+const REFRESH_AT_MOST: usize = 256;
+
 /// One served connection as the mirror last saw it.
 #[derive(Debug, Clone)]
 pub struct ConnectionState {
@@ -377,7 +380,10 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
             .cloned();
-        let Some(state) = current.filter(|s| s.manifest_unchanged()) else {
+        // Many files at once (a generate under way) read faster as one parallel scan.
+        let Some(state) =
+            current.filter(|s| paths.len() <= REFRESH_AT_MOST && s.manifest_unchanged())
+        else {
             drop(_writer);
             return self.reconcile(conn);
         };
