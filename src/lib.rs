@@ -13,6 +13,7 @@ pub mod mirror;
 pub mod pyfmt;
 pub mod pz;
 pub mod query;
+pub mod reading;
 pub mod render;
 pub mod watch;
 pub mod yaml;

@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::pyfmt::{casefold, str_of, strip_py};
-use crate::query::absence::{column_value, disabled_of, read_column_field, Absence};
-use crate::query::authored::{self, Kind};
-use crate::query::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
+use crate::reading::absence::{column_value, disabled_of, read_column_field, Absence};
+use crate::reading::authored::{self, Kind};
+use crate::reading::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
 use crate::yaml::Value;
 
 /// How one of a table's two searched files reads.

@@ -6,6 +6,7 @@
 //! dbprint runs on (3.13, Unicode 15.1.0; see `tests/pyfmt/gen_tables.py`),
 //! not from Rust's std, whose Unicode version differs.
 
+mod eq;
 mod float;
 mod glob;
 mod json;
@@ -21,6 +22,7 @@ mod tests;
 
 use crate::yaml::Value;
 
+pub use eq::{py_eq, seq_eq};
 pub use float::{py_round_int, try_py_round};
 pub use glob::Glob;
 pub use json::{try_json_compact, try_json_indent2};

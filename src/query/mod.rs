@@ -1,8 +1,6 @@
 //! The engine's read side: the served connections' current state, kept fresh
 //! against the disk, and one module per question the tools ask. Knows nothing of MCP.
 
-pub mod absence;
-pub mod authored;
 pub mod changes;
 pub mod context;
 pub mod diff;
@@ -14,7 +12,6 @@ pub mod manifest;
 pub mod reference;
 pub mod resolve_value;
 pub mod resources;
-pub mod scope;
 pub mod search_columns;
 pub mod value_resolution;
 

@@ -12,7 +12,7 @@ use super::spell::R;
 use super::Ctx;
 use crate::error::QueryError;
 use crate::ingest::{walk, Parsed};
-use crate::query::authored::{self, Kind};
+use crate::reading::authored::{self, Kind};
 use crate::yaml::Value;
 
 /// A file of the print as a reader meets it.

@@ -12,12 +12,13 @@ use super::spell::R;
 use super::Ctx;
 use crate::error::QueryError;
 use crate::ingest::MANIFEST_ANNOTATIONS_FILENAME;
-use crate::query::authored::Kind;
+use crate::pyfmt::py_eq;
 use crate::query::edges::{
-    edge_key, incoming_key, iterate, py_eq, rejected_edges, withhold_rejected, EdgeKey,
-    IncomingKey, IncomingRejections, Rejections,
+    edge_key, incoming_key, iterate, rejected_edges, withhold_rejected, EdgeKey, IncomingKey,
+    IncomingRejections, Rejections,
 };
 use crate::query::ConnectionState;
+use crate::reading::authored::Kind;
 use crate::yaml::Value;
 
 /// Everything one call knows about its table.

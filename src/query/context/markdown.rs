@@ -20,7 +20,8 @@ use super::spell::{
 use super::terms::{self, is_term, Keys};
 use super::Options;
 use crate::error::QueryError;
-use crate::query::edges::{edge_detection, iterate, py_eq};
+use crate::pyfmt::py_eq;
+use crate::query::edges::{edge_detection, iterate};
 use crate::yaml::Value;
 
 /// One Markdown section: its text and the term keys of each of its lines.

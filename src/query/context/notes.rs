@@ -8,7 +8,8 @@ use super::read::{
 };
 use super::spell::{self, enum_word, is_number, spell_literal, spell_number, statistic, R};
 use super::terms::{self, Keys};
-use crate::query::edges::{iterate, py_eq};
+use crate::pyfmt::py_eq;
+use crate::query::edges::iterate;
 use crate::yaml::Value;
 
 pub const LIST_SEPARATOR: &str = ", ";

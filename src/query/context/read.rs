@@ -9,7 +9,7 @@ use super::spell::{self, R};
 use crate::error::QueryError;
 use crate::yaml::Value;
 
-pub use crate::query::scope::{
+pub use crate::reading::scope::{
     SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
     WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
 };
@@ -98,7 +98,7 @@ pub fn value_key(v: &Value) -> String {
     crate::pyfmt::str_of(v)
 }
 
-/// The scan scope of a statistics file (SPEC 2.2.8), read by the shared `query::scope`,
+/// The scan scope of a statistics file (SPEC 2.2.8), read by the shared `reading::scope`,
 /// with its counts as the renderers use them.
 #[derive(Debug, Clone)]
 pub struct ScanScope {
@@ -108,12 +108,12 @@ pub struct ScanScope {
     pub sample: Option<f64>,
     pub filter: Option<String>,
     pub share: Option<f64>,
-    inner: crate::query::scope::ScanScope,
+    inner: crate::reading::scope::ScanScope,
 }
 
 /// `scope_of`: `None` when every row was read.
 pub fn scope_of(statistics: Option<&Value>) -> Option<ScanScope> {
-    let inner = crate::query::scope::scope_of(statistics?)?;
+    let inner = crate::reading::scope::scope_of(statistics?)?;
     Some(ScanScope {
         block: inner.block.clone(),
         rows_scanned: as_int(inner.rows_scanned.as_ref()),
@@ -127,12 +127,12 @@ pub fn scope_of(statistics: Option<&Value>) -> Option<ScanScope> {
 
 /// `rows_scanned`: a scoped column's own echo, else the file's; none unscoped.
 pub fn rows_scanned(col: &Value, scope: Option<&ScanScope>) -> Option<i64> {
-    as_int(crate::query::scope::rows_scanned(col, scope.map(|s| &s.inner)).as_ref())
+    as_int(crate::reading::scope::rows_scanned(col, scope.map(|s| &s.inner)).as_ref())
 }
 
 /// `list_is_complete`: values lists every distinct value over what was read.
 pub fn list_is_complete(col: &Value) -> bool {
-    crate::query::scope::list_is_complete(col)
+    crate::reading::scope::list_is_complete(col)
 }
 
 /// `qualify`: a claim one unread row could falsify carries the scanned clause.

@@ -3,7 +3,7 @@
 //! the table.
 
 use super::absence::{block_value, column_value, is_int, read_table_block, Absence};
-use super::edges::py_eq;
+use crate::pyfmt::py_eq;
 use crate::yaml::Value;
 
 pub const SCANNED_CLAUSE: &str = "over the rows scanned";

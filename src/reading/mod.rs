@@ -1,0 +1,13 @@
+//! dbprint's readings of a table's statistics file, shared by the stages that read one:
+//! the search index derives its records through them at ingest, and the engine's
+//! questions (value resolution, get_table_context) answer through them. Below both, so
+//! that neither depends on the other for what a statistics field means.
+//!
+//! - `absence`: the absence model (`read_column_field`, `read_table_block`, the §2.2.3
+//!   forbidden-field matrix);
+//! - `authored`: which entries of a human-authored annotation file are admitted;
+//! - `scope`: the scan scope and whether a column's value list is complete.
+
+pub mod absence;
+pub mod authored;
+pub mod scope;
