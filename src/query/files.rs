@@ -103,8 +103,7 @@ impl Engine {
         {
             // The single writer: never interleave with a connection scan, in this
             // process or another sharing the index.
-            let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
-            let _process_writer = super::ProcessLock::acquire(&self.writer_lock_path);
+            let _lock = self.write_lock();
             if !self.mirror.upsert_file(&record).map_err(internal)? {
                 // The row changed since it was looked at: the bytes decide afresh.
                 record = ingest::read_file(path, connection, fqn.as_deref(), &kind);

@@ -73,27 +73,23 @@ impl ConnectionState {
 
     /// Whether the manifest is on disk as this state read it.
     pub fn manifest_unchanged(&self) -> bool {
-        let path = self.manifest_path();
-        let now = ingest::file_identity(&path);
-        match (now, self.manifest_identity) {
-            (None, None) => true,
-            (Some(now), Some(read)) if now == read => true,
-            (Some(now), Some(read)) if now.same_stat(&read) => {
-                ingest::hash_file(&path).is_some_and(|h| self.hashes.get(&path) == Some(&h))
-            }
-            _ => false,
-        }
+        self.on_disk_as(&self.manifest_path(), self.manifest_identity.as_ref())
     }
 
     /// Whether `path` is on disk as this state stored it (present with that identity, or
-    /// absent). A file whose stat matches but was stored unsettled (rewritten within a
-    /// timestamp tick could look the same) is compared by content hash instead.
+    /// absent).
     pub fn unchanged_on_disk(&self, path: &Path) -> bool {
-        let now = ingest::file_identity(path);
-        match (now, self.identities.get(path)) {
+        self.on_disk_as(path, self.identities.get(path))
+    }
+
+    /// `path` against the identity this state recorded for it. A file whose stat matches
+    /// but was recorded unsettled (a rewrite within a timestamp tick looks the same) is
+    /// compared by content hash instead.
+    fn on_disk_as(&self, path: &Path, recorded: Option<&FileIdentity>) -> bool {
+        match (ingest::file_identity(path), recorded) {
             (None, None) => true,
-            (Some(now), Some(stored)) if now == *stored => true,
-            (Some(now), Some(stored)) if now.same_stat(stored) => {
+            (Some(now), Some(recorded)) if now == *recorded => true,
+            (Some(now), Some(recorded)) if now.same_stat(recorded) => {
                 ingest::hash_file(path).is_some_and(|h| self.hashes.get(path) == Some(&h))
             }
             _ => false,
@@ -213,8 +209,7 @@ impl Engine {
     /// Merge the search index's small segments (left by single-table refreshes) when
     /// they have piled up; the watcher calls this on its periodic tick.
     pub fn compact_index(&self) -> Result<(), MirrorError> {
-        let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let _lock = self.write_lock();
         let started = std::time::Instant::now();
         if self
             .index
@@ -243,8 +238,25 @@ impl Engine {
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
     ) -> Result<Arc<ConnectionState>, MirrorError> {
-        let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
+        let lock = self.write_lock();
+        self.reconcile_locked(conn, progress, &lock)
+    }
+
+    /// The single writer, in this process and across the processes sharing the index.
+    pub(crate) fn write_lock(&self) -> WriteLock<'_> {
+        WriteLock {
+            _in_process: self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner()),
+            _across_processes: ProcessLock::acquire(&self.writer_lock_path),
+        }
+    }
+
+    /// `reconcile`, for a caller already holding the write lock.
+    fn reconcile_locked(
+        &self,
+        conn: &ConnectionConfig,
+        progress: crate::ingest::Progress,
+        _lock: &WriteLock,
+    ) -> Result<Arc<ConnectionState>, MirrorError> {
         let started = std::time::Instant::now();
         // Before the scan: a change while it runs leaves the new state unverified.
         let epoch = self.change_feed().map(changes::ChangeFeed::poll);
@@ -370,7 +382,7 @@ impl Engine {
         let Some(conn) = self.served.connections.iter().find(|c| c.name == name) else {
             return Err(MirrorError::Index(format!("no served connection {name}")));
         };
-        let _writer = self.ingest_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = self.write_lock();
         let current = self
             .states
             .read()
@@ -381,10 +393,8 @@ impl Engine {
         let Some(state) =
             current.filter(|s| paths.len() <= REFRESH_AT_MOST && s.manifest_unchanged())
         else {
-            drop(_writer);
-            return self.reconcile(conn);
+            return self.reconcile_locked(conn, &|_, _| {}, &lock);
         };
-        let _process_writer = ProcessLock::acquire(&self.writer_lock_path);
         let manifest = state.manifest_path();
         let mut wanted: Vec<(PathBuf, Option<String>, String)> = Vec::new();
         for path in paths {
@@ -393,11 +403,7 @@ impl Engine {
             }
             let tracked = match self.mirror.status(path)? {
                 Some(row) if *path != manifest && !path.is_dir() => row,
-                _ => {
-                    drop(_process_writer);
-                    drop(_writer);
-                    return self.reconcile(conn);
-                }
+                _ => return self.reconcile_locked(conn, &|_, _| {}, &lock),
             };
             wanted.push((path.clone(), tracked.fqn, tracked.kind));
         }
@@ -569,6 +575,12 @@ impl ingest::Stored for StateKnown<'_> {
     fn absent(&self, path: &Path) -> bool {
         self.state.absent.contains(path)
     }
+}
+
+/// Held while writing the mirror and the index (see `Engine::write_lock`).
+pub(crate) struct WriteLock<'a> {
+    _in_process: std::sync::MutexGuard<'a, ()>,
+    _across_processes: ProcessLock,
 }
 
 /// An exclusive advisory lock on a file in the index directory, released on drop.
