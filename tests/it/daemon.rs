@@ -54,6 +54,24 @@ fn write_atomically(path: &Path, content: &str) {
     std::fs::rename(&tmp, path).unwrap();
 }
 
+/// `rounds` times: `change_then_ask(round, rows)` puts version `rows` (1000 + round) on
+/// disk and returns the row count the server then answers. None may be stale.
+fn assert_never_stale(rounds: u32, mut change_then_ask: impl FnMut(u32, u32) -> Value) {
+    let stale: Vec<(u32, Value)> = (0..rounds)
+        .filter_map(|round| {
+            let rows = 1000 + round;
+            let answered = change_then_ask(round, rows);
+            (answered != json!(rows)).then_some((rows, answered))
+        })
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "{} stale answers: {:?}",
+        stale.len(),
+        &stale[..stale.len().min(5)]
+    );
+}
+
 #[test]
 fn issue_7_statistics_rewritten_in_place_is_never_stale() {
     let project = library();
@@ -64,9 +82,7 @@ fn issue_7_statistics_rewritten_in_place_is_never_stale() {
     // preserves times, or a clock ahead of this one): a time still to come, so that no
     // load on the machine can make the test's writes fall in different ticks.
     let mtime = std::time::SystemTime::now() + std::time::Duration::from_secs(600);
-    let mut stale = Vec::new();
-    for i in 0..1000u32 {
-        let rows = 1000 + i;
+    assert_never_stale(1000, |_, rows| {
         // Truncate and write the same inode, same size, same mtime: the file's identity
         // does not move at all; only its bytes tell the versions apart.
         let mut file = std::fs::OpenOptions::new()
@@ -77,17 +93,8 @@ fn issue_7_statistics_rewritten_in_place_is_never_stale() {
         std::io::Write::write_all(&mut file, statistics_with(rows).as_bytes()).unwrap();
         file.set_modified(mtime).unwrap();
         drop(file);
-        let answered = answered_rows(&mut server);
-        if answered != json!(rows) {
-            stale.push((rows, answered));
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "{} stale answers: {:?}",
-        stale.len(),
-        &stale[..stale.len().min(5)]
-    );
+        answered_rows(&mut server)
+    });
 }
 
 #[test]
@@ -95,12 +102,10 @@ fn issue_7_statistics_replaced_by_rename_is_never_stale() {
     let project = library();
     let stats = project.path().join(TABLE_DIR).join("statistics.yaml");
     let mut server = Server::start(project.path(), &[]);
-    let mut stale = Vec::new();
-    for i in 0..1000u32 {
-        let rows = 1000 + i;
+    assert_never_stale(1000, |round, rows| {
         write_atomically(&stats, &statistics_with(rows));
         // Alternate the two readers of the file: the tool and the resource.
-        let answered = if i % 2 == 0 {
+        if round % 2 == 0 {
             answered_rows(&mut server)
         } else {
             let r = server.request(
@@ -114,17 +119,8 @@ fn issue_7_statistics_replaced_by_rename_is_never_stale() {
                 .lines()
                 .find_map(|l| l.strip_prefix("row_count: "))
                 .and_then(|n| n.parse::<u32>().ok()))
-        };
-        if answered != json!(rows) {
-            stale.push((rows, answered));
         }
-    }
-    assert!(
-        stale.is_empty(),
-        "{} stale answers: {:?}",
-        stale.len(),
-        &stale[..stale.len().min(5)]
-    );
+    });
 }
 
 #[test]
@@ -133,9 +129,7 @@ fn issue_7_table_directory_removed_and_copied_back_is_never_stale() {
     let dir = project.path().join(TABLE_DIR);
     let staging = tempfile::tempdir().unwrap();
     let mut server = Server::start(project.path(), &[]);
-    let mut stale = Vec::new();
-    for i in 0..200u32 {
-        let rows = 1000 + i;
+    assert_never_stale(200, |i, rows| {
         // A fresh copy of the whole table directory, then `rm -rf` and copy it in.
         let source = staging.path().join(format!("v{i}"));
         copy_dir(&fixtures().join("library").join(TABLE_DIR), &source);
@@ -153,17 +147,8 @@ fn issue_7_table_directory_removed_and_copied_back_is_never_stale() {
             );
         }
         copy_dir(&source, &dir);
-        let answered = answered_rows(&mut server);
-        if answered != json!(rows) {
-            stale.push((rows, answered));
-        }
-    }
-    assert!(
-        stale.is_empty(),
-        "{} stale answers: {:?}",
-        stale.len(),
-        &stale[..stale.len().min(5)]
-    );
+        answered_rows(&mut server)
+    });
 }
 
 /// Every file of the print, relative to the print root.
@@ -324,23 +309,14 @@ fn call_under_way_survives(stop: impl FnOnce(&mut Server)) {
     assert_eq!(server.wait().code(), Some(0));
 }
 
-fn kill(server: &Server, signal: &str) {
-    let status = std::process::Command::new("kill")
-        .arg(signal)
-        .arg(server.pid().to_string())
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
 #[test]
 fn issue_7_sigterm_lets_a_stdio_call_under_way_answer() {
-    call_under_way_survives(|server| kill(server, "-TERM"));
+    call_under_way_survives(|server| server.signal("-TERM"));
 }
 
 #[test]
 fn issue_7_sigint_lets_a_stdio_call_under_way_answer() {
-    call_under_way_survives(|server| kill(server, "-INT"));
+    call_under_way_survives(|server| server.signal("-INT"));
 }
 
 #[test]
@@ -495,7 +471,7 @@ fn issue_7_kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serve
             .to_string(),
         );
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        kill(&server, "-KILL");
+        server.signal("-KILL");
         server.wait();
         let expected = fresh_answers(project.path(), N);
         let mut next = Server::start_in(project.path(), &[], Some(index.path()));
@@ -529,7 +505,7 @@ fn issue_7_two_then_eight_servers_share_an_index_and_survive_one_killed_mid_inge
         }
         std::thread::sleep(std::time::Duration::from_millis(150));
         let victim = servers.remove(0);
-        kill(&victim, "-KILL");
+        victim.signal("-KILL");
         victim.wait();
         let expected = fresh_answers(project.path(), N);
         assert!(expected[0].contains(&format!("\"row_count\": {generation}")));

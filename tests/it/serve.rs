@@ -111,12 +111,7 @@ fn sigterm_and_sigint_exit_zero() {
         let mut server = Server::start(&fixtures().join("library"), &[]);
         let (_, is_error) = server.call("list_tables", json!({}));
         assert!(!is_error);
-        let status = std::process::Command::new("kill")
-            .arg(signal)
-            .arg(server.pid().to_string())
-            .status()
-            .unwrap();
-        assert!(status.success());
+        server.signal(signal);
         assert_eq!(server.wait().code(), Some(0), "{signal}");
     }
 }

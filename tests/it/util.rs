@@ -128,6 +128,16 @@ impl Server {
         self.child.id()
     }
 
+    /// Send `signal` (`-TERM`, `-INT`, `-KILL`) with kill(1).
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(signal)
+            .arg(self.pid().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+    }
+
     /// Wait for the exit status, stdin left open.
     pub fn wait(mut self) -> std::process::ExitStatus {
         self.child.wait().expect("wait")
