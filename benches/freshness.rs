@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
     group.sample_size(50);
     group.bench_function("drain", |b| b.iter(|| feed.poll()));
     group.bench_function("stat table", |b| b.iter(|| table.moved()));
-    group.bench_function("stat sweep", |b| b.iter(|| state.search.any_moved()));
+    group.bench_function("stat sweep", |b| b.iter(|| state.search.moved_paths()));
 
     // One table's statistics, rewritten in turn with two contents.
     let stats = table.stats.clone().expect("a statistics file");

@@ -90,7 +90,7 @@ fn bench(c: &mut Criterion) {
     // The parts of one call: the stat sweep of the searched files, and the answer alone.
     group.bench_function("freshness_sweep", |b| {
         let state = engine.connection(None).unwrap();
-        b.iter(|| state.search.any_moved())
+        b.iter(|| state.search.moved_paths())
     });
     let arguments = args(&[("pattern", "*email*")]);
     group.bench_function("search_columns_pattern_answer_only", |b| {

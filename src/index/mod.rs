@@ -165,29 +165,24 @@ pub struct TableEntry {
 
 impl TableEntry {
     /// The searched files that moved on disk since ingest read them.
-    pub fn moved_paths(&self) -> Vec<PathBuf> {
+    fn moved_files(&self) -> impl Iterator<Item = &Path> {
         [
             (&self.stats, self.stats_identity),
             (&self.annotations, self.annotations_identity),
         ]
         .into_iter()
-        .filter_map(|(path, stored)| {
-            path.as_deref()
-                .filter(|p| file_identity(p) != stored)
-                .map(Path::to_path_buf)
-        })
-        .collect()
+        .filter_map(|(path, stored)| path.as_deref().filter(|p| file_identity(p) != stored))
+    }
+
+    /// `moved_files`, owned.
+    pub fn moved_paths(&self) -> Vec<PathBuf> {
+        self.moved_files().map(Path::to_path_buf).collect()
     }
 
     /// Whether either searched file moved on disk since ingest read it: the state
     /// answering for this table is then out of date.
     pub fn moved(&self) -> bool {
-        [
-            (&self.stats, self.stats_identity),
-            (&self.annotations, self.annotations_identity),
-        ]
-        .into_iter()
-        .any(|(path, stored)| path.as_deref().is_some_and(|p| file_identity(p) != stored))
+        self.moved_files().next().is_some()
     }
 }
 
@@ -237,25 +232,32 @@ impl Snapshot {
         );
     }
 
-    /// Whether any walkable table's searched files moved on disk since ingest read them:
-    /// one `stat` per declared file, spread over the cores for a large print.
-    pub fn any_moved(&self) -> bool {
+    /// Every walkable table's searched files that moved on disk since ingest read them:
+    /// one `stat` per declared file, spread over the cores for a large print. `None`
+    /// when a worker failed and could not vouch for its tables.
+    pub fn moved_paths(&self) -> Option<Vec<PathBuf>> {
         const PER_THREAD: usize = 1024;
         let tables = self.tables.as_slice();
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(tables.len().div_ceil(PER_THREAD));
+        let sweep = |chunk: &[TableEntry]| -> Vec<PathBuf> {
+            chunk.iter().flat_map(TableEntry::moved_paths).collect()
+        };
         if workers <= 1 {
-            return tables.iter().any(TableEntry::moved);
+            return Some(sweep(tables));
         }
         let per = tables.len().div_ceil(workers);
         std::thread::scope(|scope| {
             let handles: Vec<_> = tables
                 .chunks(per)
-                .map(|chunk| scope.spawn(move || chunk.iter().any(TableEntry::moved)))
+                .map(|chunk| scope.spawn(move || sweep(chunk)))
                 .collect();
-            // A worker that panicked cannot vouch for its tables: re-ingest.
-            handles.into_iter().any(|h| h.join().unwrap_or(true))
+            let mut moved = Vec::new();
+            for h in handles {
+                moved.extend(h.join().ok()?);
+            }
+            Some(moved)
         })
     }
 

@@ -504,20 +504,18 @@ impl Engine {
         if epoch.is_some() && epoch == state.search.verified() {
             return Ok(state);
         }
-        if !state.search.any_moved() {
-            if let Some(e) = epoch {
-                state.search.verify(e);
+        // One sweep finds what moved; a sweep that could not finish reconciles everything.
+        let result = match state.search.moved_paths() {
+            Some(moved) if moved.is_empty() => {
+                if let Some(e) = epoch {
+                    state.search.verify(e);
+                }
+                return Ok(state);
             }
-            return Ok(state);
-        }
-        let moved: Vec<PathBuf> = state
-            .search
-            .tables
-            .iter()
-            .flat_map(crate::index::TableEntry::moved_paths)
-            .collect();
-        self.refresh_files(&state.config.name, &moved)
-            .map_err(|e| QueryError::Internal(e.to_string()))
+            Some(moved) => self.refresh_files(&state.config.name, &moved),
+            None => self.reconcile(&state.config),
+        };
+        result.map_err(|e| QueryError::Internal(e.to_string()))
     }
 
     /// [`Engine::connection`], also fresh against the files `moved` names as changed on
