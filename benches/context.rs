@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::context::{self, Format, Options};
-use printdex::query::Engine;
+use printdex::store::Store;
 use printdex::yaml::Value;
 
 fn project() -> PathBuf {
@@ -38,7 +38,7 @@ fn table(short: &str) -> String {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(served(), dir.path()).unwrap();
+    let engine = Store::open(served(), dir.path()).unwrap();
     let mut group = c.benchmark_group("get_table_context");
     group.sample_size(20);
     for short in ["catalog.books", "members.patrons", "lending.v_open_loans"] {
@@ -56,7 +56,6 @@ fn bench(c: &mut Criterion) {
                     (Value::Str("format".into()), Value::Str(name.into())),
                 ]);
                 let request = context::Request {
-                    connection: None,
                     table: &fqn,
                     format,
                     options: Options {
@@ -69,9 +68,15 @@ fn bench(c: &mut Criterion) {
                     cursor: None,
                     arguments: &args,
                 };
-                context::answer(&engine, &request).unwrap();
+                engine
+                    .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
+                    .unwrap();
                 group.bench_function(format!("{short}/{purpose}/{name}"), |b| {
-                    b.iter(|| context::answer(&engine, &request).unwrap())
+                    b.iter(|| {
+                        engine
+                            .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
+                            .unwrap()
+                    })
                 });
             }
         }

@@ -47,7 +47,7 @@ def rpc(proc, rid, method, params=None):
 def start(args, log=False):
     env = dict(os.environ)
     if log:
-        env["PRINTDEX_LOG"] = "printdex::watch=debug"
+        env["PRINTDEX_LOG"] = "printdex::store::watch=debug"
     cmd = [args.exe, "serve", "--project", args.project, "--index-dir", args.index_dir]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
-use printdex::query::changes::ChangeFeed;
-use printdex::query::Engine;
+use printdex::store::changes::ChangeFeed;
+use printdex::store::Store;
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -53,7 +53,7 @@ fn bench(c: &mut Criterion) {
         .map(|c| c.print_root.clone())
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::open(served, dir.path()).unwrap();
+    let engine = Store::open(served, dir.path()).unwrap();
     let state = engine.connection(None).unwrap();
     let feed = ChangeFeed::watch(&roots).expect("inotify");
     let tables = &state.search.tables;

@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
-use printdex::query::{list_tables, Engine};
+use printdex::query::list_tables;
+use printdex::store::Store;
 use printdex::yaml::Value;
 
 fn project() -> PathBuf {
@@ -29,15 +30,15 @@ fn bench(c: &mut Criterion) {
     group.bench_function("ingest_cold", |b| {
         b.iter(|| {
             let dir = tempfile::tempdir().unwrap();
-            Engine::open(served(), dir.path()).unwrap()
+            Store::open(served(), dir.path()).unwrap()
         })
     });
     let dir = tempfile::tempdir().unwrap();
-    drop(Engine::open(served(), dir.path()).unwrap());
+    drop(Store::open(served(), dir.path()).unwrap());
     group.bench_function("open_warm", |b| {
-        b.iter(|| Engine::open(served(), dir.path()).unwrap())
+        b.iter(|| Store::open(served(), dir.path()).unwrap())
     });
-    let engine = Arc::new(Engine::open(served(), dir.path()).unwrap());
+    let engine = Arc::new(Store::open(served(), dir.path()).unwrap());
     for detail in [false, true] {
         let args = Value::Map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
         group.bench_function(format!("list_tables_detail_{detail}"), |b| {

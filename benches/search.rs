@@ -13,8 +13,9 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
-use printdex::index::search::Filters;
-use printdex::query::{resolve_value, search_columns, Engine};
+use printdex::query::{resolve_value, search_columns};
+use printdex::store::search::lookup::Filters;
+use printdex::store::Store;
 use printdex::yaml::Value;
 
 fn project() -> PathBuf {
@@ -39,7 +40,7 @@ fn args(pairs: &[(&str, &str)]) -> Value {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Arc::new(Engine::open(served(), dir.path()).unwrap());
+    let engine = Arc::new(Store::open(served(), dir.path()).unwrap());
     let mut group = c.benchmark_group("search");
     group.sample_size(50);
     let searches: [(&str, Filters); 3] = [

@@ -125,4 +125,8 @@ pub enum QueryError {
     /// The mirror itself failed (SQLite, I/O); never a user's fault.
     #[error("{0}")]
     Internal(String),
+    /// A file moved on disk since the snapshot answering read it. Never reaches a
+    /// client: the store re-reads the file and asks again (`Store::answer_fresh`).
+    #[error("a print file changed on disk while it was read: {}", .0.display())]
+    Stale(std::path::PathBuf),
 }

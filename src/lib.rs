@@ -6,14 +6,15 @@
 pub mod cli;
 pub mod config;
 pub mod error;
-pub mod index;
+
 pub mod ingest;
 pub mod mcp;
-pub mod mirror;
+
 pub mod pyfmt;
 pub mod pz;
 pub mod query;
-pub mod reading;
+
 pub mod render;
-pub mod watch;
+pub mod store;
+
 pub mod yaml;

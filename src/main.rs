@@ -7,7 +7,7 @@ use std::sync::Arc;
 use clap::Parser;
 use printdex::cli::{default_index_dir, Cli, Command, IndexAction, Transport};
 use printdex::config::{self, ProjectConfig, Served};
-use printdex::query::Engine;
+use printdex::store::Store;
 
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
 
@@ -72,8 +72,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(e) => return Ok(refuse(&e.to_string())),
             };
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
-            let engine = Arc::new(Engine::open(served, &dir)?.with_reference_dir(reference_dir));
-            let _watcher = printdex::watch::spawn(engine.clone());
+            let engine = Arc::new(Store::open(served, &dir)?.with_reference_dir(reference_dir));
+            let _watcher = printdex::store::watch::spawn(engine.clone());
             let closing = engine.clone();
             // Large diffs and get_table_context's overlay indexes are built off the request
             // path before their first call.
@@ -82,8 +82,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 // After the client's first requests (handshake, a first listing), which
                 // would otherwise share the cores with this.
                 std::thread::sleep(std::time::Duration::from_millis(300));
-                printdex::query::diff::warm(&warming);
-                printdex::query::context::warm(&warming);
+                for name in warming.served.served_names_sorted() {
+                    if let Ok(state) = warming.connection(Some(&name)) {
+                        printdex::query::diff::warm(&state);
+                        printdex::query::context::warm(&state);
+                    }
+                }
             });
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
@@ -152,7 +156,7 @@ fn index_rebuild(
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
-    let engine = Engine::open_with_progress(
+    let engine = Store::open_with_progress(
         all_connections(&project),
         &dir,
         &|connection, done, total| {
@@ -185,7 +189,7 @@ fn index_status(
     };
     let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
     // Read only: reporting never reconciles, rebuilds or resets anything.
-    let Some(mirror) = printdex::mirror::Mirror::inspect(&dir)? else {
+    let Some(mirror) = printdex::store::mirror::Mirror::inspect(&dir)? else {
         println!("index: none at {} (built at the next start)", dir.display());
         return Ok(ExitCode::SUCCESS);
     };

@@ -1,6 +1,8 @@
 //! `.dbprint.yaml`: project discovery, connections, print roots and the
 //! freshness-threshold cascade, read with YAML 1.1 semantics as dbprint reads it.
 
+pub mod reference;
+
 use std::path::{Path, PathBuf};
 
 use crate::pyfmt::Glob;

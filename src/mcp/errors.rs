@@ -15,7 +15,8 @@ pub fn rpc_code(error: &QueryError) -> i32 {
         | QueryError::NoDiff(_)
         | QueryError::NoReadingGuide(_)
         | QueryError::NoReferenceDocument { .. }
-        | QueryError::Internal(_) => -32603,
+        | QueryError::Internal(_)
+        | QueryError::Stale(_) => -32603,
         // The reference lets a non-YAML exception reach its SDK, which answers code 0.
         QueryError::Other(_) => 0,
         QueryError::UnknownTool { .. } => -32601,

@@ -24,7 +24,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
 use super::{shutdown_signal, BeforeInitialize, InFlight, PrintServer};
-use crate::query::Engine;
+use crate::store::Store;
 
 /// The reference SDK's limit on a POSTed body (and rmcp's default for `/mcp`).
 const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -110,7 +110,7 @@ async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, BindFailed> {
 
 /// Serve MCP over HTTP on a loopback address until SIGTERM/SIGINT; then stop accepting,
 /// let requests and calls under way finish, close the streams and return (spec §7.3).
-pub async fn serve_http(engine: Arc<Engine>, host: &str, port: u16) -> anyhow::Result<()> {
+pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Result<()> {
     let mut listeners = Vec::new();
     let mut port = port;
     for addr in bind_addresses(host, port).await {

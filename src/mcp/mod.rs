@@ -23,9 +23,9 @@ use rmcp::{RoleServer, ServerHandler};
 
 use crate::error::QueryError;
 use crate::pyfmt::json_indent2;
-use crate::query::Engine;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
+use crate::store::Store;
 use crate::yaml::Value;
 use tools::{Reply, Tool};
 
@@ -47,7 +47,7 @@ const KNOWN_METHODS: [&str; 12] = [
 
 #[derive(Clone)]
 pub struct PrintServer {
-    engine: Arc<Engine>,
+    engine: Arc<Store>,
     tools: Arc<Vec<Tool>>,
     in_flight: Arc<InFlight>,
 }
@@ -93,7 +93,7 @@ impl Drop for InFlightGuard {
 }
 
 impl PrintServer {
-    pub fn new(engine: Arc<Engine>) -> PrintServer {
+    pub fn new(engine: Arc<Store>) -> PrintServer {
         PrintServer {
             engine,
             tools: Arc::new(tools::all()),
@@ -273,7 +273,7 @@ impl ServerHandler for PrintServer {
         let cursor = request.and_then(|r| r.cursor);
         let engine = self.engine.clone();
         let page = tokio::task::spawn_blocking(move || {
-            crate::query::resources::list(&engine, cursor.as_deref())
+            crate::query::resources::list(&engine.snapshots()?, cursor.as_deref())
         })
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
@@ -325,11 +325,18 @@ impl ServerHandler for PrintServer {
         let uri = request.uri;
         let engine = self.engine.clone();
         let asked = uri.clone();
-        let page =
-            tokio::task::spawn_blocking(move || crate::query::resources::read(&engine, &asked))
-                .await
-                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
-                .map_err(|e| errors::rpc_error(&e))?;
+        let page = tokio::task::spawn_blocking(move || {
+            let connection = |name: &str| engine.connection(Some(name));
+            let sources = crate::query::resources::Sources {
+                references: engine.references(),
+                cache: engine.cache(),
+                connection: &connection,
+            };
+            crate::query::resources::read(&asked, &sources)
+        })
+        .await
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
+        .map_err(|e| errors::rpc_error(&e))?;
         let result = serde_json::json!({
             "contents": [{
                 "uri": uri,
@@ -404,7 +411,7 @@ impl BeforeInitialize {
 
 /// Serve MCP over stdio until the client closes stdin (EOF) or a SIGTERM/SIGINT arrives;
 /// either way calls under way finish first and the process exits 0 (spec §7.3).
-pub async fn serve_stdio(engine: Arc<Engine>) -> anyhow::Result<()> {
+pub async fn serve_stdio(engine: Arc<Store>) -> anyhow::Result<()> {
     let server = PrintServer::new(engine);
     let in_flight = server.in_flight.clone();
     // No handshake gate: like the reference's stdio session, a request that comes before

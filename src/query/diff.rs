@@ -12,15 +12,16 @@
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use super::edges::{self, Content, Files, Print};
-use super::files::Check;
-use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
+use crate::store::cache::{value_weight, Key};
+use crate::store::files::Check;
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 /// The event kinds of the packaged diff.schema.json (`$defs.Kind.enum`), in its order:
@@ -82,66 +83,45 @@ enum Prepared {
 /// Each deciding file with its identity taken before it was read (`None`: absent).
 type Identities = Vec<(PathBuf, Option<FileIdentity>)>;
 
-/// What a kept diff depends on in the connection's state: which tables are walkable,
-/// decided by the manifest's content and the print's links. A reconcile that found
-/// nothing new makes a new state with the same key.
-#[derive(Debug, Clone, PartialEq)]
-struct StateKey {
-    connection: String,
-    print_root: PathBuf,
-    manifest_state: &'static str,
-    manifest_version: String,
-    dropped: Vec<String>,
+/// A prepared diff and what decided it, as the cache holds it.
+struct Kept {
+    identities: Identities,
+    prepared: Prepared,
 }
 
-impl StateKey {
-    fn of(state: &ConnectionState) -> StateKey {
-        StateKey {
-            connection: state.config.name.clone(),
-            print_root: state.config.print_root.clone(),
-            manifest_state: state.manifest.state(),
-            manifest_version: state.version_of(&state.manifest_path()),
-            dropped: match &state.manifest {
-                ManifestRead::Ok { dropped, .. } => dropped.clone(),
-                _ => Vec::new(),
-            },
-        }
+impl Kept {
+    /// Whether every deciding file still has the identity it had when it was read.
+    fn current(&self) -> bool {
+        // Stats only: a print may have hundreds of deciding files.
+        self.identities
+            .iter()
+            .all(|(p, id)| file_identity(p) == *id)
+    }
+
+    fn weight(&self) -> usize {
+        let Prepared::Diff {
+            header, changes, ..
+        } = &self.prepared
+        else {
+            return 1;
+        };
+        let header: usize = header
+            .iter()
+            .map(|(k, v)| value_weight(k) + value_weight(v))
+            .sum();
+        header + changes.iter().map(value_weight).sum::<usize>()
     }
 }
 
-/// One kept diff and what it was built from.
-struct Kept {
-    key: StateKey,
-    identities: Identities,
-    prepared: Arc<Prepared>,
-}
-
-/// Kept diffs, one per connection; a handful of connections at most.
-const KEEP: usize = 8;
-
-fn kept() -> &'static Mutex<Vec<Arc<Kept>>> {
-    static KEPT: OnceLock<Mutex<Vec<Arc<Kept>>>> = OnceLock::new();
-    KEPT.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-/// Held while a diff is built, so a call arriving mid-build waits for that build
-/// instead of starting its own.
-static BUILDING: Mutex<()> = Mutex::new(());
-
-/// Build every served connection's diff ahead of its first call (serve runs this in the
-/// background at startup): the first build of a large diff reads megabytes from the
-/// mirror, which a call should not wait for.
-pub fn warm(engine: &Engine) {
-    for name in engine.served.served_names_sorted() {
-        let Ok(state) = engine.connection(Some(&name)) else {
-            continue;
-        };
-        let root = &state.config.print_root;
-        let path = root.join(DIFF_FILENAME);
-        if path.is_file() && walk::contained(root, &path) {
-            // A failure here is the first call's to report, in its own words.
-            let _ = prepared(engine, &state, &path);
-        }
+/// Build the connection's diff ahead of its first call (serve runs this in the background
+/// at startup): the first build of a large diff reads megabytes from the mirror, which a
+/// call should not wait for.
+pub fn warm(state: &Snapshot) {
+    let root = &state.config.print_root;
+    let path = root.join(DIFF_FILENAME);
+    if path.is_file() && walk::contained(root, &path) {
+        // A failure here is the first call's to report, in its own words.
+        let _ = prepared(state, &path);
     }
 }
 
@@ -150,22 +130,18 @@ fn shown(path: &Path) -> String {
     path.components().collect::<PathBuf>().display().to_string()
 }
 
-pub fn answer(
-    engine: &Engine,
-    state: &ConnectionState,
-    req: &Request,
-) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     let root = &state.config.print_root;
     let path = root.join(DIFF_FILENAME);
     if !path.is_file() || !walk::contained(root, &path) {
         return Err(QueryError::NoDiff(shown(&path)));
     }
-    let prepared = prepared(engine, state, &path)?;
+    let kept = prepared(state, &path)?;
     let Prepared::Diff {
         header,
         changes,
         pins,
-    } = &*prepared
+    } = &kept.prepared
     else {
         // The reference answers a non-mapping diff with an empty object, `total` and all.
         return Ok(Value::Map(Vec::new()));
@@ -237,68 +213,42 @@ fn matches(change: &Value, table: Option<&str>, kind: Option<&str>) -> bool {
     }
 }
 
-/// The kept diff for this state when every file behind it is unchanged, else a new one.
-fn prepared(
-    engine: &Engine,
-    state: &ConnectionState,
-    path: &Path,
-) -> Result<Arc<Prepared>, QueryError> {
-    let key = StateKey::of(state);
-    if let Some(hit) = held(&key, path) {
-        return Ok(hit);
-    }
-    let _building = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(hit) = held(&key, path) {
-        return Ok(hit);
-    }
-    let (prepared, identities) = build(engine, state, path)?;
-    let prepared = Arc::new(prepared);
-    let mut held = kept().lock().unwrap_or_else(|e| e.into_inner());
-    held.retain(|k| k.key.connection != key.connection || k.key.print_root != key.print_root);
-    if held.len() >= KEEP {
-        held.remove(0);
-    }
-    held.push(Arc::new(Kept {
-        key,
-        identities,
-        prepared: prepared.clone(),
-    }));
-    Ok(prepared)
-}
-
-/// The kept diff built over this state whose deciding files all keep their identities.
-fn held(key: &StateKey, path: &Path) -> Option<Arc<Prepared>> {
-    let candidate = kept()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|k| k.key == *key && k.identities.first().map(|(p, _)| p.as_path()) == Some(path))
-        .cloned()?;
-    // Stat outside the lock: a print may have hundreds of deciding files.
-    candidate
-        .identities
-        .iter()
-        .all(|(p, id)| file_identity(p) == *id)
-        .then(|| candidate.prepared.clone())
+/// The diff as built over this state's manifest, kept while every file that decided it is
+/// unchanged: the key names the walkable tables (the manifest's content and what links
+/// dropped) and diff.yaml; the files the verdicts read are found only while building, so
+/// a kept diff is checked against their identities.
+fn prepared(state: &Snapshot, path: &Path) -> Result<Arc<Kept>, QueryError> {
+    let manifest_version = state.version_of(&state.manifest_path());
+    let dropped = match &state.manifest {
+        ManifestRead::Ok { dropped, .. } => dropped.join("\0"),
+        _ => String::new(),
+    };
+    let key = Key::new(
+        "prepared diff",
+        [
+            state.config.name.as_bytes(),
+            path.as_os_str().as_encoded_bytes(),
+            state.manifest.state().as_bytes(),
+            manifest_version.as_bytes(),
+            dropped.as_bytes(),
+        ],
+    );
+    state
+        .cache()
+        .get_valid_or_build(key, Kept::current, Kept::weight, || build(state, path))
 }
 
 /// Read diff.yaml from the mirror (parsing it only when its identity moved since ingest)
 /// and withhold the events about rejected edges.
-fn build(
-    engine: &Engine,
-    state: &ConnectionState,
-    path: &Path,
-) -> Result<(Prepared, Identities), QueryError> {
-    let connection = state.config.name.as_str();
+fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     let files = TrackedFiles {
-        engine,
-        connection,
+        state,
         seen: RefCell::new(Vec::new()),
     };
     let before = file_identity(path);
-    let fresh = engine.fresh_file(connection, path, None, "diff", false)?;
+    let fresh = state.current_file(path, None, "diff", false)?;
     let data = match &fresh.check {
-        Check::Yaml => engine.fresh_value(&fresh)?,
+        Check::Yaml => state.current_value(&fresh)?,
         Check::YamlError(m) => {
             return Err(QueryError::YamlParse {
                 path: shown(path),
@@ -314,7 +264,10 @@ fn build(
     };
     let mut identities = vec![(path.to_path_buf(), before)];
     if !matches!(data, Value::Map(_)) {
-        return Ok((Prepared::NotMapping, identities));
+        return Ok(Kept {
+            identities,
+            prepared: Prepared::NotMapping,
+        });
     }
     let filtered = match &state.manifest {
         ManifestRead::Ok { doc, .. } => {
@@ -342,14 +295,14 @@ fn build(
         pins.push((consulted.display().to_string(), hash));
     }
     let (header, changes) = split(filtered.shown);
-    Ok((
-        Prepared::Diff {
+    Ok(Kept {
+        identities,
+        prepared: Prepared::Diff {
             header,
             changes,
             pins,
         },
-        identities,
-    ))
+    })
 }
 
 /// The shown document as its header entries and its (dict-only) `changes`.
@@ -382,8 +335,7 @@ struct Seen {
 /// The files a verdict reads, each once, through the mirror; each remembers the
 /// identity it had before the read, so a kept diff can tell when it went stale.
 struct TrackedFiles<'a> {
-    engine: &'a Engine,
-    connection: &'a str,
+    state: &'a Snapshot,
     seen: RefCell<Vec<Seen>>,
 }
 
@@ -398,11 +350,9 @@ impl TrackedFiles<'_> {
             .find(|(_, f)| path.file_name().and_then(|n| n.to_str()) == Some(*f))
             .map(|(k, _)| *k)
             .unwrap_or("relationships");
-        let fresh = self
-            .engine
-            .fresh_file(self.connection, path, None, kind, false)?;
+        let fresh = self.state.current_file(path, None, kind, false)?;
         let content = match &fresh.check {
-            Check::Yaml => match self.engine.fresh_value(&fresh)? {
+            Check::Yaml => match self.state.current_value(&fresh)? {
                 Some(v) => Content::Yaml(v),
                 None => Content::Absent,
             },

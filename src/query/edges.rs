@@ -11,8 +11,8 @@ use crate::pyfmt::{py_eq, seq_eq};
 use std::path::{Path, PathBuf};
 
 use crate::error::QueryError;
+use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::walk;
-use crate::reading::authored::{self, Kind};
 use crate::yaml::Value;
 
 /// A YAML print file as a verdict reads it.

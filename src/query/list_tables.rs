@@ -1,11 +1,12 @@
 //! list_tables: the walkable tables matching a glob, bare or with their manifest
 //! projection and freshness verdict; `failed_tables` beside them on the first page.
 
-use super::{freshness, ConnectionState};
+use super::freshness;
 use crate::error::QueryError;
 use crate::pyfmt::Glob;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 pub struct Request<'a> {
@@ -37,7 +38,7 @@ fn size_gate_warning(connection: &str, tables: &[String]) -> String {
     )
 }
 
-pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     let manifest = state.manifest_or_error()?;
     let glob = Glob::new(req.pattern.unwrap_or("*"));
     let entries: Vec<(&Value, &Value)> = manifest

@@ -2,11 +2,11 @@
 //! by a glob and paged in FQN order; every other key rides the first page whole.
 
 use super::list_tables::failed_tables;
-use super::ConnectionState;
 use crate::error::QueryError;
 use crate::pyfmt::Glob;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 pub struct Request<'a> {
@@ -15,7 +15,7 @@ pub struct Request<'a> {
     pub arguments: &'a Value,
 }
 
-pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     let manifest_path = state.manifest_path();
     let Some(manifest) = state.manifest_or_error()? else {
         return Err(QueryError::MissingFile {

@@ -1,73 +1,19 @@
-//! The three reference documents get_reference answers from: the format spec, the
-//! assertion DSL spec and the reading guide. They are read from the installed dbprint
-//! package (never shipped inside printdex), parsed into a heading tree once, and held
-//! in memory for the server's life: they change only when dbprint is reinstalled.
+//! The three reference documents get_reference answers from (the format spec, the
+//! assertion DSL spec and the reading guide), as heading trees: a section by number or
+//! heading text, or the table of contents. The store loads their text from the installed
+//! dbprint package (never shipped inside printdex); each is parsed once per content.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+pub use crate::config::reference::Document;
 use crate::error::QueryError;
 use crate::render::cursor::Call;
 use crate::render::document::{self, is_line_break};
+use crate::store::cache::{Cache, Key};
+use crate::store::references::ReferenceDocs;
 use crate::yaml::Value;
-
-/// Environment variable naming the dbprint package directory, after `--reference-dir`.
-pub const REFERENCE_DIR_ENV: &str = "PRINTDEX_REFERENCE_DIR";
-
-/// One of the documents get_reference serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Document {
-    Spec,
-    Assertions,
-    Guide,
-}
-
-impl Document {
-    pub const ALL: [Document; 3] = [Document::Spec, Document::Assertions, Document::Guide];
-
-    /// The name the tool's `document` argument and the error texts use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Document::Spec => "spec",
-            Document::Assertions => "assertions",
-            Document::Guide => "guide",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Document> {
-        Document::ALL.into_iter().find(|d| d.name() == name)
-    }
-
-    /// Where the file sits inside the installed `dbprint` package directory.
-    fn package_path(self) -> &'static str {
-        match self {
-            Document::Spec => "spec/v1/SPEC.md",
-            Document::Assertions => "assertions/ASSERTIONS.md",
-            Document::Guide => "engine/reading_guide.md",
-        }
-    }
-
-    /// Where a source checkout keeps it, relative to the package directory
-    /// (`<repo>/src/dbprint`): an editable install has no packaged copy of the two specs.
-    fn source_tree_path(self) -> Option<&'static str> {
-        match self {
-            Document::Spec => Some("../../docs/format/v1/SPEC.md"),
-            Document::Assertions => Some("../../docs/ASSERTIONS.md"),
-            Document::Guide => None,
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-
-    /// Numbered documents are addressed by section number; the guide by heading text.
-    fn by_number(self) -> bool {
-        self != Document::Guide
-    }
-}
 
 /// One heading outside fenced code: its level, section number when its title starts
 /// with one, title, and the line range of its subtree (`start..end`, lines as
@@ -201,80 +147,50 @@ impl ParsedDocument {
     }
 }
 
-/// Where the documents come from, and each one parsed once on first use.
-#[derive(Debug, Default)]
-pub struct References {
-    /// `--reference-dir`: the dbprint package directory to read first.
-    explicit: Option<PathBuf>,
-    parsed: [OnceLock<Arc<ParsedDocument>>; 3],
+/// The parsed document, from the store's text; parsed once per content.
+pub fn document(
+    docs: &ReferenceDocs,
+    cache: &Cache,
+    document: Document,
+) -> Result<Arc<ParsedDocument>, QueryError> {
+    let text = docs.text(document)?;
+    cache.get_or_build(
+        Key::new("reference document", [text.as_bytes()]),
+        |d: &ParsedDocument| d.text.len() * 2,
+        || Ok(ParsedDocument::parse(text.to_string())),
+    )
 }
 
-impl References {
-    pub fn new(explicit: Option<PathBuf>) -> References {
-        References {
-            explicit,
-            parsed: Default::default(),
-        }
-    }
-
-    /// The parsed document, read from the first candidate package that carries it.
-    pub fn document(&self, document: Document) -> Result<Arc<ParsedDocument>, QueryError> {
-        let slot = &self.parsed[document.index()];
-        if let Some(doc) = slot.get() {
-            return Ok(doc.clone());
-        }
-        let path = self
-            .locate(document)
-            .ok_or_else(|| QueryError::NoReferenceDocument {
-                document: document.name().to_string(),
-            })?;
-        let bytes = std::fs::read(&path).map_err(|e| QueryError::Other(e.to_string()))?;
-        let text = decode_utf8(&bytes).map_err(QueryError::Other)?;
-        let parsed = Arc::new(ParsedDocument::parse(universal_newlines(text)));
-        // A concurrent first use may have parsed it too; either copy is the same text.
-        let _ = slot.set(parsed.clone());
-        Ok(slot.get().cloned().unwrap_or(parsed))
-    }
-
-    /// The file for `document`: the first candidate package directory carrying it,
-    /// packaged copy before a source checkout's.
-    pub fn locate(&self, document: Document) -> Option<PathBuf> {
-        candidate_dirs(self.explicit.as_deref())
-            .into_iter()
-            .find_map(|dir| {
-                std::iter::once(document.package_path())
-                    .chain(document.source_tree_path())
-                    .map(|rel| dir.join(rel))
-                    .find(|p| p.is_file())
-            })
-    }
-
-    /// The tool's answer before paging: the heading tree without `section`, else the
-    /// section, else the unknown-section error naming what the document has.
-    pub fn text(&self, document: Document, section: Option<&str>) -> Result<String, QueryError> {
-        let doc = self.document(document)?;
-        let Some(section) = section else {
-            return Ok(doc.heading_tree());
-        };
-        let found = if document.by_number() {
-            doc.section(section)
+/// The tool's answer before paging: the heading tree without `section`, else the
+/// section, else the unknown-section error naming what the document has.
+pub fn text(
+    docs: &ReferenceDocs,
+    cache: &Cache,
+    which: Document,
+    section: Option<&str>,
+) -> Result<String, QueryError> {
+    let doc = document(docs, cache, which)?;
+    let Some(section) = section else {
+        return Ok(doc.heading_tree());
+    };
+    let found = if which.by_number() {
+        doc.section(section)
+    } else {
+        doc.heading_section(section)
+    };
+    found.ok_or_else(|| {
+        let mut available = if which.by_number() {
+            doc.section_numbers()
         } else {
-            doc.heading_section(section)
+            doc.titles()
         };
-        found.ok_or_else(|| {
-            let mut available = if document.by_number() {
-                doc.section_numbers()
-            } else {
-                doc.titles()
-            };
-            available.sort();
-            QueryError::UnknownSection {
-                document: document.name().to_string(),
-                section: section.to_string(),
-                available,
-            }
-        })
-    }
+        available.sort();
+        QueryError::UnknownSection {
+            document: which.name().to_string(),
+            section: section.to_string(),
+            available,
+        }
+    })
 }
 
 pub struct Request<'a> {
@@ -286,101 +202,11 @@ pub struct Request<'a> {
 }
 
 /// get_reference's page: the answer paged as one Markdown document.
-pub fn answer(references: &References, req: &Request) -> Result<String, QueryError> {
-    let text = references.text(req.document, req.section)?;
+pub fn answer(docs: &ReferenceDocs, cache: &Cache, req: &Request) -> Result<String, QueryError> {
+    let text = text(docs, cache, req.document, req.section)?;
     // The documents belong to no print, so the cursor pins the call alone.
     let call = Call::new("get_reference", req.arguments, &[]);
     document::text_page(&call, &[text], req.cursor, document::markdown_marker)
-}
-
-/// Candidate dbprint package directories, in lookup order: the flag, the environment
-/// variable, then the package beside each `dbprint` executable on PATH.
-fn candidate_dirs(explicit: Option<&Path>) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = explicit.map(Path::to_path_buf).into_iter().collect();
-    if let Some(env) = std::env::var_os(REFERENCE_DIR_ENV).filter(|v| !v.is_empty()) {
-        dirs.push(PathBuf::from(env));
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for bin in std::env::split_paths(&path) {
-            let exe = bin.join("dbprint");
-            if !exe.is_file() {
-                continue;
-            }
-            // A symlinked launcher (pipx, ~/.local/bin) lives apart from its venv.
-            let mut bins = vec![bin.clone()];
-            if let Some(real) = exe
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.parent().map(Path::to_path_buf))
-            {
-                if real != bin {
-                    bins.push(real);
-                }
-            }
-            for b in bins {
-                dirs.extend(site_packages_dbprint(&b));
-            }
-        }
-    }
-    dirs
-}
-
-/// `<bin>/../lib/python3*/site-packages/dbprint`, newest Python first.
-fn site_packages_dbprint(bin: &Path) -> Vec<PathBuf> {
-    let Some(prefix) = bin.parent() else {
-        return Vec::new();
-    };
-    let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
-        return Vec::new();
-    };
-    let mut pythons: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
-        .map(|e| e.path())
-        .collect();
-    pythons.sort();
-    pythons.reverse();
-    pythons
-        .into_iter()
-        .flat_map(|p| ["site-packages", "dist-packages"].map(|s| p.join(s).join("dbprint")))
-        .filter(|p| p.is_dir())
-        .collect()
-}
-
-/// Python's text-mode read: `\r\n` and lone `\r` become `\n`.
-fn universal_newlines(text: String) -> String {
-    if !text.contains('\r') {
-        return text;
-    }
-    text.replace("\r\n", "\n").replace('\r', "\n")
-}
-
-/// UTF-8 decoding, failing with the message Python's `read_text` raises.
-fn decode_utf8(bytes: &[u8]) -> Result<String, String> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s.to_string()),
-        Err(e) => {
-            let at = e.valid_up_to();
-            let (len, reason) = match e.error_len() {
-                None => (bytes.len() - at, "unexpected end of data"),
-                Some(n) if (0x80..0xc2).contains(&bytes[at]) || bytes[at] > 0xf4 => {
-                    (n, "invalid start byte")
-                }
-                Some(n) => (n, "invalid continuation byte"),
-            };
-            Err(if len == 1 {
-                format!(
-                    "'utf-8' codec can't decode byte 0x{:02x} in position {at}: {reason}",
-                    bytes[at]
-                )
-            } else {
-                format!(
-                    "'utf-8' codec can't decode bytes in position {at}-{}: {reason}",
-                    at + len - 1
-                )
-            })
-        }
-    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -535,6 +361,7 @@ fn folded(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     const SPEC: &str = "\
 # Widget format - v1
@@ -701,8 +528,23 @@ End.
         assert_eq!(d.heading_section("Word"), None);
     }
 
-    fn refs_for(dir: &Path) -> References {
-        References::new(Some(dir.to_path_buf()))
+    /// The documents of the package at `dir`, answered as the tool answers.
+    struct Refs(ReferenceDocs, Cache);
+
+    impl Refs {
+        fn text(&self, document: Document, section: Option<&str>) -> Result<String, QueryError> {
+            super::text(&self.0, &self.1, document, section)
+        }
+        fn locate(&self, document: Document) -> Option<std::path::PathBuf> {
+            self.0.locate(document)
+        }
+    }
+
+    fn refs_for(dir: &Path) -> Refs {
+        Refs(
+            ReferenceDocs::new(Some(dir.to_path_buf())),
+            Cache::default(),
+        )
     }
 
     fn write_package(dir: &Path) {
@@ -786,21 +628,5 @@ End.
         let d = doc(t);
         let lines: Vec<&str> = (0..d.lines.len()).map(|i| d.line(i)).collect();
         assert_eq!(lines, ["a", "b", "c", "d", "e", "f", "g", "h"]);
-    }
-
-    #[test]
-    fn utf8_errors_read_as_python_words_them() {
-        assert_eq!(
-            decode_utf8(b"ab\xff").unwrap_err(),
-            "'utf-8' codec can't decode byte 0xff in position 2: invalid start byte"
-        );
-        assert_eq!(
-            decode_utf8(b"\xe2\x82x").unwrap_err(),
-            "'utf-8' codec can't decode bytes in position 0-1: invalid continuation byte"
-        );
-        assert_eq!(
-            decode_utf8(b"a\xe2\x82").unwrap_err(),
-            "'utf-8' codec can't decode bytes in position 1-2: unexpected end of data"
-        );
     }
 }

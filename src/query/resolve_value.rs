@@ -5,12 +5,12 @@ use std::path::Path;
 
 use super::list_tables::failed_tables;
 use super::value_resolution::{resolve, value_notes};
-use super::ConnectionState;
 use crate::error::QueryError;
-use crate::index::records::{FileState, Resolve, ValuesState};
 use crate::pyfmt::repr_str;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
+use crate::store::search::records::{FileState, Resolve, ValuesState};
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 pub struct Request<'a> {
@@ -35,7 +35,7 @@ fn shown(path: &Path) -> String {
 }
 
 /// The table a call names is absent: unprofiled when the last run listed it as failed.
-pub fn absent_table(table: &str, state: &ConnectionState, manifest: Option<&Value>) -> QueryError {
+pub fn absent_table(table: &str, state: &Snapshot, manifest: Option<&Value>) -> QueryError {
     if failed_tables(manifest).iter().any(|f| f == table) {
         QueryError::UnprofiledTable {
             table: table.to_string(),
@@ -76,7 +76,7 @@ fn unavailable_reason(column: &str, r: &Resolve, scope_read_nothing: bool) -> Op
     }
 }
 
-pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     let manifest = state.manifest_or_error()?;
     let snap = &state.search;
     let rank = manifest

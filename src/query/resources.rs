@@ -7,11 +7,9 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use super::edges::{self, Content, Files, Print};
-use super::files::{Check, FreshFile};
-use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::ingest::{
     self, walk, ManifestRead, DIFF_FILENAME, MANIFEST_ANNOTATIONS_FILENAME, MANIFEST_FILENAME,
@@ -20,6 +18,10 @@ use crate::ingest::{
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::render::resource::{line_pages, PAGE_CHARACTERS};
+use crate::store::cache::{Cache, Key};
+use crate::store::files::{Check, FreshFile};
+use crate::store::references::ReferenceDocs;
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 /// The server-global reference documents, in list order.
@@ -333,24 +335,18 @@ const LIST_WINDOW: usize = 1_000;
 
 /// `resources/list`: the reference documents, then every served connection in name order.
 /// Paged past 20,000 characters; the cursor pins every served manifest.
-pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryError> {
+pub fn list(states: &[Arc<Snapshot>], cursor: Option<&str>) -> Result<ListPage, QueryError> {
     let mut listed: Vec<Listed> = REFERENCE_DOCUMENTS
         .iter()
         .map(|doc| Listed::Reference(doc))
         .collect();
-    let mut names: Vec<String> = engine
-        .served
-        .connections
-        .iter()
-        .map(|c| c.name.clone())
-        .collect();
-    names.sort();
+    let mut states: Vec<&Arc<Snapshot>> = states.iter().collect();
+    states.sort_by(|a, b| a.config.name.cmp(&b.config.name));
     let mut pins = Vec::new();
-    for name in &names {
-        let state = engine.connection(Some(name))?;
+    for state in states {
         let manifest = state.manifest_path();
         pins.push((manifest.display().to_string(), state.version_of(&manifest)));
-        connection_entries(&state, &mut listed)?;
+        connection_entries(state, &mut listed)?;
     }
     let call = Call::new("resources/list", &Value::Map(Vec::new()), &pins);
     let start = call.position(cursor)?;
@@ -400,7 +396,7 @@ pub fn list(engine: &Engine, cursor: Option<&str>) -> Result<ListPage, QueryErro
 
 /// One connection's entries: its three connection-grain resources, its notes when present,
 /// then every walkable table's declared kinds (people's files only when present).
-fn connection_entries(state: &ConnectionState, out: &mut Vec<Listed>) -> Result<(), QueryError> {
+fn connection_entries(state: &Snapshot, out: &mut Vec<Listed>) -> Result<(), QueryError> {
     let connection: Arc<str> = Arc::from(state.config.name.as_str());
     let root = &state.config.print_root;
     let mut kinds = vec!["manifest", "diff", "reading"];
@@ -508,11 +504,11 @@ impl Whole {
 /// `resources/read`: the page of the resource `uri` names (the bare URI is page 1). Errors
 /// come in the reference's order: the query, the URI, the connection, reading the whole
 /// resource, then the page, a missing version and a stale one.
-pub fn read(engine: &Engine, uri: &str) -> Result<Page, QueryError> {
+pub fn read(uri: &str, sources: &Sources) -> Result<Page, QueryError> {
     let query = page_query(uri)?;
-    let whole = read_whole(engine, &query.bare)?;
+    let whole = read_whole(sources, &query.bare)?;
     let result = whole.with_text(|text| {
-        let ranges = page_ranges(text, &whole.version);
+        let ranges = page_ranges(sources.cache, text, &whole.version);
         let page = page_number(&query.page)?
             .filter(|n| (1..=ranges.len()).contains(n))
             .ok_or_else(|| QueryError::PageOutOfRange {
@@ -568,37 +564,37 @@ fn page_number(page: &str) -> Result<Option<usize>, QueryError> {
     Ok(Some(digits.parse().unwrap_or(0)))
 }
 
-/// A text's page ranges, keyed by its version and length.
-type PageCut = (String, usize, Arc<Vec<Range<usize>>>);
+/// What a read may consult beyond the URI: the reference documents, the store's cache,
+/// and the snapshot of the connection a URI names (resolved by the caller, which also
+/// answers for an unknown or unserved one).
+pub struct Sources<'a> {
+    pub references: &'a ReferenceDocs,
+    pub cache: &'a Cache,
+    pub connection: &'a dyn Fn(&str) -> Result<Arc<Snapshot>, QueryError>,
+}
 
 /// The page cut of a text, kept per version: following pages 2..n of a large file
 /// re-reads and re-hashes it, but never re-measures it.
-fn page_ranges(text: &str, version: &str) -> Arc<Vec<Range<usize>>> {
-    const KEEP: usize = 64;
-    static CACHE: OnceLock<Mutex<Vec<PageCut>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(Vec::new()));
-    let key = (version.to_string(), text.len());
-    if let Some((_, _, hit)) = cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-        .find(|(v, n, _)| *v == key.0 && *n == key.1)
-    {
-        return hit.clone();
+fn page_ranges(cache: &Cache, text: &str, version: &str) -> Arc<Vec<Range<usize>>> {
+    let key = Key::new(
+        "resource page cut",
+        [version.as_bytes(), &(text.len() as u64).to_le_bytes()],
+    );
+    let cut = cache.get_or_build(
+        key,
+        |r: &Vec<Range<usize>>| 16 * r.len(),
+        || Ok::<_, std::convert::Infallible>(line_pages(text, PAGE_CHARACTERS)),
+    );
+    match cut {
+        Ok(ranges) => ranges,
+        Err(never) => match never {},
     }
-    let ranges = Arc::new(line_pages(text, PAGE_CHARACTERS));
-    let mut held = cache.lock().unwrap_or_else(|e| e.into_inner());
-    if held.len() >= KEEP {
-        held.remove(0);
-    }
-    held.push((key.0, key.1, ranges.clone()));
-    ranges
 }
 
-fn read_whole(engine: &Engine, bare: &str) -> Result<Whole, QueryError> {
+fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
     let (connection, kind, fqn) = match parse_uri(bare)? {
         Ref::Reference(document) => {
-            let (text, version) = reference_document(engine, document)?;
+            let (text, version) = reference_document(sources, document)?;
             return Ok(Whole {
                 body: Body::Owned(text),
                 mime_type: REFERENCE_MIME,
@@ -611,9 +607,9 @@ fn read_whole(engine: &Engine, bare: &str) -> Result<Whole, QueryError> {
             fqn,
         } => (connection, kind, fqn),
     };
-    let state = engine.connection(Some(&connection))?;
+    let state = (sources.connection)(&connection)?;
     let root = state.config.print_root.clone();
-    let files = RequestFiles::new(engine, &state);
+    let files = RequestFiles::new(&state);
     match (kind, fqn) {
         ("manifest", _) => {
             let path = root.join(MANIFEST_FILENAME);
@@ -761,7 +757,7 @@ fn without_rejected_edges(
 /// the files that decided it; the file itself when nothing is dropped.
 fn without_rejected_events(
     files: &RequestFiles,
-    state: &ConnectionState,
+    state: &Snapshot,
     path: &Path,
     whole: Whole,
 ) -> Result<Whole, QueryError> {
@@ -810,10 +806,10 @@ fn dump_yaml(value: &Value) -> Result<String, QueryError> {
 }
 
 /// A reference document's whole text and version, from the installed dbprint package.
-fn reference_document(engine: &Engine, document: &str) -> Result<(Arc<str>, String), QueryError> {
+fn reference_document(sources: &Sources, document: &str) -> Result<(Arc<str>, String), QueryError> {
     let which = super::reference::Document::from_name(document)
         .ok_or_else(|| QueryError::MalformedUri(format!("dbprint:///reference/{document}")))?;
-    let doc = engine.references().document(which)?;
+    let doc = super::reference::document(sources.references, sources.cache, which)?;
     Ok((Arc::from(doc.text()), doc.version().to_string()))
 }
 
@@ -821,17 +817,15 @@ fn reference_document(engine: &Engine, document: &str) -> Result<(Arc<str>, Stri
 /// verdict and the version see the same snapshot. Parsed values are fetched only when a
 /// verdict reads them (a large statistics file is only parse-checked, never loaded).
 struct RequestFiles<'a> {
-    engine: &'a Engine,
-    connection: String,
+    state: &'a Snapshot,
     seen: RefCell<HashMap<PathBuf, FreshFile>>,
     values: RefCell<HashMap<PathBuf, Content>>,
 }
 
 impl<'a> RequestFiles<'a> {
-    fn new(engine: &'a Engine, state: &ConnectionState) -> RequestFiles<'a> {
+    fn new(state: &'a Snapshot) -> RequestFiles<'a> {
         RequestFiles {
-            engine,
-            connection: state.config.name.clone(),
+            state,
             seen: RefCell::new(HashMap::new()),
             values: RefCell::new(HashMap::new()),
         }
@@ -876,9 +870,7 @@ impl<'a> RequestFiles<'a> {
                 }
                 Err(e) => return Err(QueryError::Other(os_error(&e, path))),
             };
-            let fresh = self
-                .engine
-                .fresh_file(&self.connection, path, fqn, kind, attempt > 0)?;
+            let fresh = self.state.current_file(path, fqn, kind, attempt > 0)?;
             if fresh.hash.as_deref() != Some(hash.as_str()) {
                 continue;
             }
@@ -913,9 +905,7 @@ impl<'a> RequestFiles<'a> {
         if let Some(hit) = self.seen.borrow().get(path) {
             return Ok(hit.clone());
         }
-        let fresh = self
-            .engine
-            .fresh_file(&self.connection, path, None, kind_of(path), false)?;
+        let fresh = self.state.current_file(path, None, kind_of(path), false)?;
         self.seen
             .borrow_mut()
             .insert(path.to_path_buf(), fresh.clone());
@@ -943,7 +933,7 @@ impl Files for RequestFiles<'_> {
         }
         let fresh = self.record(path)?;
         let content = match &fresh.check {
-            Check::Yaml => match self.engine.fresh_value(&fresh)? {
+            Check::Yaml => match self.state.current_value(&fresh)? {
                 Some(v) => Content::Yaml(v),
                 None => Content::Absent,
             },

@@ -6,14 +6,15 @@
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
-use super::ConnectionState;
 use crate::error::QueryError;
-use crate::index::records::{ColumnRecord, TableRecord};
-use crate::index::search::{Filters, Hit};
 use crate::pyfmt::{casefold, split_whitespace_py, Glob};
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::render::set;
+use crate::store::cache::Key;
+use crate::store::search::lookup::{Filters, Hit};
+use crate::store::search::records::{ColumnRecord, TableRecord};
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 pub struct Request<'a> {
@@ -137,7 +138,7 @@ struct Found {
     checked: Option<(ColumnRecord, Vec<Value>)>,
 }
 
-pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     // A manifest that cannot be read fails the call; an absent one has no tables.
     state.manifest_or_error()?;
     let snap = &state.search;
@@ -193,8 +194,15 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
     };
     let total = found.len();
 
-    // The pinned files are the same on every call against one state: digest them once.
-    let digest = snap.pins.get_or_init(|| {
+    // The pinned files are the same on every call against one content: digest them once.
+    let key = Key::new(
+        "search cursor pins",
+        [
+            state.versions.all().as_slice(),
+            &(snap.tables.len() as u64).to_le_bytes(),
+        ],
+    );
+    let digest = state.cache().get_or_build(key, String::len, || {
         let manifest_path = state.manifest_path();
         let mut files = vec![(
             manifest_path.display().to_string(),
@@ -205,9 +213,9 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
                 files.push((path.display().to_string(), state.version_of(path)));
             }
         }
-        files_digest(&files)
-    });
-    let call = Call::with_files_digest("search_columns", req.arguments, digest.clone());
+        Ok::<_, QueryError>(files_digest(&files))
+    })?;
+    let call = Call::with_files_digest("search_columns", req.arguments, (*digest).clone());
     let mut tables: HashMap<usize, TableRecord> = HashMap::new();
     let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
         let f = &found[i];

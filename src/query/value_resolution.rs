@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::ingest::reading::scope::{reply_scope, ScanScope, SCANNED_DOMAIN_STATEMENT};
 use crate::pyfmt::{is_word_char, lower, py_round, split_whitespace_py, str_of, strip_py};
-use crate::reading::scope::{reply_scope, ScanScope, SCANNED_DOMAIN_STATEMENT};
 use crate::yaml::Value;
 
 /// Jaccard over character trigrams; below this a "nearest" is noise.

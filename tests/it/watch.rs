@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use printdex::config::{self, Served};
-use printdex::query::Engine;
+use printdex::store::Store;
 
 fn project(dir: &std::path::Path) {
     std::fs::write(
@@ -22,7 +22,7 @@ fn project(dir: &std::path::Path) {
     std::fs::write(table.join("statistics.yaml"), "row_count: 1\n").unwrap();
 }
 
-fn stored_hash(engine: &Engine, suffix: &str) -> Option<String> {
+fn stored_hash(engine: &Store, suffix: &str) -> Option<String> {
     engine
         .mirror()
         .files("c")
@@ -39,9 +39,9 @@ fn an_edited_artifact_is_reingested_without_a_request() {
     project(dir.path());
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
     let engine =
-        Arc::new(Engine::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap());
+        Arc::new(Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap());
     let before = stored_hash(&engine, "db/t/statistics.yaml").expect("ingested");
-    let _watcher = printdex::watch::spawn(engine.clone());
+    let _watcher = printdex::store::watch::spawn(engine.clone());
     std::thread::sleep(Duration::from_millis(300));
     // An atomic write, as generate and editors do it: a temp name renamed over the file.
     let stats = dir.path().join("prints/c/db/t/statistics.yaml");
@@ -80,7 +80,7 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
     )
     .unwrap();
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
-    let engine = Engine::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
+    let engine = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
     let before = engine.connection(None).unwrap();
     std::fs::write(
         &stats,
@@ -118,7 +118,7 @@ fn refreshing_a_path_the_print_does_not_track_reconciles_the_connection() {
     let index = tempfile::tempdir().unwrap();
     project(dir.path());
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
-    let engine = Engine::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
+    let engine = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
     // A new table: its directory and files appear, then the manifest names it; the event
     // names only the new directory.
     let table = dir.path().join("prints/c/db/u");
@@ -147,8 +147,8 @@ fn same_bytes_as_this_process_knew_but_another_stored_since_are_read_again() {
     let stats = dir.path().join("prints/c/db/t/statistics.yaml");
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
     let served = || Served::resolve(&project, None).unwrap();
-    let a = Engine::open(served(), index.path()).unwrap();
-    let b = Engine::open(served(), index.path()).unwrap();
+    let a = Store::open(served(), index.path()).unwrap();
+    let b = Store::open(served(), index.path()).unwrap();
     let one = std::slice::from_ref(&stats);
     std::fs::write(&stats, "row_count: 2\n").unwrap();
     b.refresh_files("c", one).unwrap();

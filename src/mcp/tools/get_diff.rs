@@ -27,7 +27,6 @@ pub fn tool() -> Tool {
         handler: |engine, args| {
             let state = engine.connection(arg_str(args, "connection"))?;
             let reply = diff::answer(
-                engine,
                 &state,
                 &diff::Request {
                     table: arg_str(args, "table"),

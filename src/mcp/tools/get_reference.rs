@@ -36,6 +36,7 @@ pub fn tool() -> Tool {
                 .ok_or_else(|| QueryError::Internal("get_reference: document missing after validation".into()))?;
             let text = reference::answer(
                 engine.references(),
+                engine.cache(),
                 &reference::Request {
                     document,
                     section: arg_str(args, "section"),

@@ -56,10 +56,7 @@ pub fn tool() -> Tool {
                 Some("yaml") => Format::Yaml,
                 _ => Format::Md,
             };
-            let answer = context::answer(
-                engine,
-                &context::Request {
-                    connection: arg_str(args, "connection"),
+            let request = context::Request {
                     table: arg_str(args, "table").unwrap_or_default(),
                     format,
                     options: Options {
@@ -71,8 +68,10 @@ pub fn tool() -> Tool {
                     },
                     cursor: arg_str(args, "cursor"),
                     arguments: args,
-                },
-            )?;
+                };
+            let answer = engine.answer_fresh(arg_str(args, "connection"), |state, strict| {
+                context::answer(state, &request, strict)
+            })?;
             Ok(match answer {
                 Answer::Dict(v) => Reply::Dict(v),
                 Answer::Text(t) => Reply::Text(t),

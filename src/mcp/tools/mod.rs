@@ -11,7 +11,7 @@ pub mod search_columns;
 
 use super::schema::ToolSpec;
 use crate::error::QueryError;
-use crate::query::Engine;
+use crate::store::Store;
 use crate::yaml::Value;
 
 /// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
@@ -20,7 +20,7 @@ pub enum Reply {
     Text(String),
 }
 
-pub type Handler = fn(&Engine, &Value) -> Result<Reply, QueryError>;
+pub type Handler = fn(&Store, &Value) -> Result<Reply, QueryError>;
 
 pub struct Tool {
     pub spec: ToolSpec,

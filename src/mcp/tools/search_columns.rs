@@ -1,9 +1,9 @@
 //! search_columns: find columns (and parts) across the print by name, words and fields.
 
 use super::{arg_str, Reply, Tool};
-use crate::index::search::Filters;
 use crate::mcp::schema::{connection, cursor, string, Property, ToolSpec};
 use crate::query::search_columns;
+use crate::store::search::lookup::Filters;
 use crate::yaml::Value;
 
 pub fn tool() -> Tool {

@@ -6,19 +6,19 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::index::{self, load_annotations, load_mapping, Index, Table};
+use super::overlay::{self, load_annotations, load_mapping, Overlay, Table};
 use super::read::{count_or_zero, cv};
 use super::spell::R;
 use super::Ctx;
 use crate::error::QueryError;
+use crate::ingest::reading::authored::Kind;
 use crate::ingest::MANIFEST_ANNOTATIONS_FILENAME;
 use crate::pyfmt::py_eq;
 use crate::query::edges::{
     edge_key, incoming_key, iterate, rejected_edges, withhold_rejected, EdgeKey, IncomingKey,
     IncomingRejections, Rejections,
 };
-use crate::query::ConnectionState;
-use crate::reading::authored::Kind;
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 /// Everything one call knows about its table.
@@ -82,7 +82,7 @@ fn read_text(path: &Path) -> R<Option<String>> {
 }
 
 /// Whether a file of the state is present (declared-but-missing reads absent).
-fn exists(state: &ConnectionState, path: &Path) -> bool {
+fn exists(state: &Snapshot, path: &Path) -> bool {
     state.hashes.contains_key(path)
 }
 
@@ -135,7 +135,7 @@ fn edge_rows(v: Option<&Value>, key: &str) -> R<Vec<Value>> {
 
 /// `incoming_rejections`: each referencer's binding rejections of an edge into `fqn`.
 fn incoming_rejections(
-    ix: &Index,
+    ix: &Overlay,
     fqn: &str,
     relationships: Option<&Value>,
 ) -> R<IncomingRejections> {
@@ -241,7 +241,7 @@ fn human_note(entry: &Value) -> Option<&str> {
 
 /// `with_human_edges`: the edges people added, on both tables, and their notes on emitted
 /// edges. `None` relationships stay `None` (no file, no joins).
-fn with_human_edges(relationships: Option<Value>, ix: &Index, fqn: &str) -> R<Option<Value>> {
+fn with_human_edges(relationships: Option<Value>, ix: &Overlay, fqn: &str) -> R<Option<Value>> {
     let Some(rel) = relationships else {
         return Ok(None);
     };
@@ -272,7 +272,7 @@ fn with_human_edges(relationships: Option<Value>, ix: &Index, fqn: &str) -> R<Op
         }
     }
     let mut changed = false;
-    for entry in index::authored_edges_of(ix, fqn) {
+    for entry in overlay::authored_edges_of(ix, fqn) {
         let key = edge_key(entry)?;
         let note = human_note(entry);
         match outgoing.iter().find(|(k, _)| *k == key) {
@@ -325,7 +325,7 @@ fn with_human_edges(relationships: Option<Value>, ix: &Index, fqn: &str) -> R<Op
 /// incoming edge; a referencer missing or unreadable leaves its edges out.
 fn incoming_cardinalities(
     cx: &Ctx,
-    ix: &Index,
+    ix: &Overlay,
     relationships: Option<&Value>,
 ) -> R<HashMap<(String, String), Value>> {
     let mut out = HashMap::new();
@@ -418,7 +418,7 @@ fn source_annotations(cx: &Ctx, table: &Table) -> R<Vec<(String, Value)>> {
 /// notes, one step deep; an annotation's own list replaces the parsed one.
 fn inherited_notes(
     cx: &Ctx,
-    ix: &Index,
+    ix: &Overlay,
     annotations: &[(String, Value)],
     statistics: Option<&Value>,
 ) -> R<Vec<(String, Vec<Value>)>> {
@@ -516,7 +516,7 @@ fn inherited_notes(
 /// The files a call reads for `fqn` and pins in its cursor, in the reference's order:
 /// the manifest, the table's declared artifacts, every authored relationships annotation
 /// file (the referencers' among them), the connection notes.
-pub fn pinned(state: &ConnectionState, ix: &Index, fqn: &str) -> Vec<PathBuf> {
+pub fn pinned(state: &Snapshot, ix: &Overlay, fqn: &str) -> Vec<PathBuf> {
     let root = &state.config.print_root;
     let mut files = vec![state.manifest_path()];
     if let Some(t) = ix.table(fqn) {
@@ -529,7 +529,7 @@ pub fn pinned(state: &ConnectionState, ix: &Index, fqn: &str) -> Vec<PathBuf> {
 
 /// The table's declared artifacts and the connection notes: what must be current before
 /// the table is read.
-pub fn own_files(state: &ConnectionState, ix: &Index, fqn: &str) -> Vec<PathBuf> {
+pub fn own_files(state: &Snapshot, ix: &Overlay, fqn: &str) -> Vec<PathBuf> {
     let mut files = vec![state.config.print_root.join(MANIFEST_ANNOTATIONS_FILENAME)];
     if let Some(t) = ix.table(fqn) {
         files.extend(t.artifacts.iter().map(|(_, name)| t.dir.join(name)));
@@ -539,7 +539,7 @@ pub fn own_files(state: &ConnectionState, ix: &Index, fqn: &str) -> Vec<PathBuf>
 
 /// The annotation files of other tables that decide this table's overlay: the referencers
 /// that may reject an edge into it and every table that added an edge into it.
-fn deciding_files(ix: &Index, fqn: &str, relationships: Option<&Value>) -> R<Vec<PathBuf>> {
+fn deciding_files(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<Vec<PathBuf>> {
     let mut tables: Vec<String> = edge_rows(relationships, "referenced_by")?
         .iter()
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
@@ -561,7 +561,7 @@ fn deciding_files(ix: &Index, fqn: &str, relationships: Option<&Value>) -> R<Vec
 }
 
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).
-pub fn load_table(cx: &Ctx, ix: &Index, fqn: &str, failed: &[String]) -> R<Artifacts> {
+pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Artifacts> {
     let empty = Table {
         entry: Value::Map(Vec::new()),
         dir: cx.state.config.print_root.join(fqn.replace('.', "/")),
@@ -615,7 +615,7 @@ pub fn load_table(cx: &Ctx, ix: &Index, fqn: &str, failed: &[String]) -> R<Artif
         if let Some(r) = reason {
             corrupted.push(("relationships_annotations".into(), r));
         }
-        relationship_annotations = index::annotation_entries(admitted.as_ref());
+        relationship_annotations = overlay::annotation_entries(admitted.as_ref());
     }
 
     // The overlay: what people rejected is withheld, what they added joins it.

@@ -4,24 +4,23 @@
 //! (`index`); `markdown` and `structured` render the two purposes; `page` and the shared
 //! paging cut the reply into pages whose cursors pin every file the reply read.
 
-mod index;
 mod load;
 mod markdown;
 mod notes;
+mod overlay;
 mod page;
 mod read;
 mod spell;
 mod structured;
 mod terms;
 
-pub use index::Index;
+pub use overlay::Overlay;
 
-use std::sync::Arc;
-
-use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::Unit;
+use crate::store::cache::Key;
+use crate::store::Snapshot;
 use crate::yaml::Value;
 
 /// What the caller asked for.
@@ -42,7 +41,6 @@ pub enum Format {
 }
 
 pub struct Request<'a> {
-    pub connection: Option<&'a str>,
     pub table: &'a str,
     pub format: Format,
     pub options: Options,
@@ -57,28 +55,15 @@ pub enum Answer {
     Text(String),
 }
 
-/// What one call reads through: the engine, the state it answers from, and whether a file
-/// that moved since the state was built must send the call back to re-ingest.
+/// What one call reads through: the state it answers from, and whether a file that moved
+/// since the state was built must send the call back to the store (`QueryError::Stale`).
 pub struct Ctx<'a> {
-    pub engine: &'a Engine,
-    pub state: &'a ConnectionState,
+    pub state: &'a Snapshot,
     pub strict: bool,
 }
 
-/// Raised (inside this module only) when a file moved under the mirror mid-call; the
-/// file's path follows the marker.
-const STALE: &str = "\u{0}get_table_context: a print file changed under the mirror: ";
-
-/// The path a stale-file error names, if `e` is one.
-fn stale_path(e: &QueryError) -> Option<std::path::PathBuf> {
-    match e {
-        QueryError::Internal(m) => m.strip_prefix(STALE).map(std::path::PathBuf::from),
-        _ => None,
-    }
-}
-
 fn stale(path: &std::path::Path) -> QueryError {
-    QueryError::Internal(format!("{STALE}{}", path.display()))
+    QueryError::Stale(path.to_path_buf())
 }
 
 /// `current` for a caller holding a `Ctx`: an error sends the call back to re-ingest.
@@ -94,51 +79,21 @@ fn failed_tables(manifest: &Value) -> Vec<String> {
     super::list_tables::failed_tables(Some(manifest))
 }
 
-/// Build every served connection's overlay index ahead of its first call (serve runs this
-/// in the background at startup): on a large print it reads every relationships annotation
-/// file once, which a call should not wait for.
-pub fn warm(engine: &Engine) {
-    for name in engine.served.served_names_sorted() {
-        if let Ok(state) = engine.connection(Some(&name)) {
-            let cx = Ctx {
-                engine,
-                state: &state,
-                strict: false,
-            };
-            // A failure here is the first call's to report, in its own words.
-            let _ = index::index(&cx);
-        }
-    }
+/// Build the connection's overlay ahead of its first call (serve runs this in the
+/// background at startup): on a large print it reads every relationships annotation file
+/// once, which a call should not wait for.
+pub fn warm(state: &Snapshot) {
+    let cx = Ctx {
+        state,
+        strict: false,
+    };
+    // A failure here is the first call's to report, in its own words.
+    let _ = overlay::overlay(&cx);
 }
 
-pub fn answer(engine: &Engine, req: &Request) -> Result<Answer, QueryError> {
-    // A file that moved since the mirror read it is re-ingested and the call answered again;
-    // a print changing on every attempt is answered from the last state read.
-    let mut state = engine.connection(req.connection)?;
-    for attempt in 0..3 {
-        let strict = attempt < 2;
-        match answer_from(engine, &state, req, strict) {
-            Err(e) => match stale_path(&e) {
-                // Only the moved file is read again (or the connection, if need be).
-                Some(path) => {
-                    state = engine
-                        .refresh_files(&state.config.name, &[path])
-                        .map_err(|e| QueryError::Internal(e.to_string()))?;
-                }
-                None => return Err(e),
-            },
-            other => return other,
-        }
-    }
-    answer_from(engine, &state, req, false)
-}
-
-fn answer_from(
-    engine: &Engine,
-    state: &Arc<ConnectionState>,
-    req: &Request,
-    strict: bool,
-) -> Result<Answer, QueryError> {
+/// The answer from `state`. `strict`: a file found moved since `state` was built fails
+/// the call with `QueryError::Stale`, for the store to re-read it and ask again.
+pub fn answer(state: &Snapshot, req: &Request, strict: bool) -> Result<Answer, QueryError> {
     let manifest = state.manifest_or_error()?;
     let known = manifest
         .and_then(|m| m.get("tables"))
@@ -157,33 +112,31 @@ fn answer_from(
             }
         });
     };
-    let cx = Ctx {
-        engine,
-        state,
-        strict,
-    };
-    let ix = index::index(&cx)?;
+    let cx = Ctx { state, strict };
+    let ix = overlay::overlay(&cx)?;
     // The table's own files and the connection notes are checked here; the other tables'
     // annotation files this answer depends on are checked where the overlay reads them
     // (a file that never touches this table is left to the manifest stat and the watcher).
     for path in load::own_files(state, &ix, req.table) {
         ensure_current(&cx, &path)?;
     }
-    let digest = {
-        let mut known = ix.digests.lock().unwrap_or_else(|e| e.into_inner());
-        known
-            .entry(req.table.to_string())
-            .or_insert_with(|| {
-                // Pinned as the reference pins them: the manifest, the table's declared
-                // artifacts, every relationships annotation file, the connection notes.
+    // Pinned as the reference pins them: the manifest, the table's declared artifacts,
+    // every relationships annotation file, the connection notes. Digested once per content.
+    let key = Key::new(
+        "context cursor pins",
+        [state.versions.all().as_slice(), req.table.as_bytes()],
+    );
+    let digest =
+        state
+            .cache()
+            .get_or_build(key, String::len, || -> Result<String, QueryError> {
                 let files: Vec<(String, String)> = load::pinned(state, &ix, req.table)
                     .iter()
                     .map(|p| (p.display().to_string(), state.version_of(p)))
                     .collect();
-                files_digest(&files)
-            })
-            .clone()
-    };
+                Ok(files_digest(&files))
+            })?;
+    let digest = (*digest).clone();
     let call = Call::with_files_digest("get_table_context", req.arguments, digest);
     let a = load::load_table(&cx, &ix, req.table, &failed_tables(manifest))?;
 

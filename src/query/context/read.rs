@@ -9,7 +9,7 @@ use super::spell::{self, R};
 use crate::error::QueryError;
 use crate::yaml::Value;
 
-pub use crate::reading::scope::{
+pub use crate::ingest::reading::scope::{
     SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
     WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
 };
@@ -108,12 +108,12 @@ pub struct ScanScope {
     pub sample: Option<f64>,
     pub filter: Option<String>,
     pub share: Option<f64>,
-    inner: crate::reading::scope::ScanScope,
+    inner: crate::ingest::reading::scope::ScanScope,
 }
 
 /// `scope_of`: `None` when every row was read.
 pub fn scope_of(statistics: Option<&Value>) -> Option<ScanScope> {
-    let inner = crate::reading::scope::scope_of(statistics?)?;
+    let inner = crate::ingest::reading::scope::scope_of(statistics?)?;
     Some(ScanScope {
         block: inner.block.clone(),
         rows_scanned: as_int(inner.rows_scanned.as_ref()),
@@ -127,12 +127,12 @@ pub fn scope_of(statistics: Option<&Value>) -> Option<ScanScope> {
 
 /// `rows_scanned`: a scoped column's own echo, else the file's; none unscoped.
 pub fn rows_scanned(col: &Value, scope: Option<&ScanScope>) -> Option<i64> {
-    as_int(crate::reading::scope::rows_scanned(col, scope.map(|s| &s.inner)).as_ref())
+    as_int(crate::ingest::reading::scope::rows_scanned(col, scope.map(|s| &s.inner)).as_ref())
 }
 
 /// `list_is_complete`: values lists every distinct value over what was read.
 pub fn list_is_complete(col: &Value) -> bool {
-    crate::reading::scope::list_is_complete(col)
+    crate::ingest::reading::scope::list_is_complete(col)
 }
 
 /// `qualify`: a claim one unread row could falsify carries the scanned clause.

@@ -1,5 +1,6 @@
 use super::*;
 use crate::config::{self, Served};
+use crate::store::Store;
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_string())
@@ -124,18 +125,17 @@ impl Project {
         }
     }
 
-    fn engine(&self) -> Engine {
+    fn engine(&self) -> Store {
         let project = config::load_at(&self.dir.path().display().to_string()).unwrap();
         let served = Served::resolve(&project, None).unwrap();
-        Engine::open(served, self.index.path()).unwrap()
+        Store::open(served, self.index.path()).unwrap()
     }
 }
 
-fn ask(engine: &Engine, arguments: Value) -> Result<Value, QueryError> {
+fn ask(engine: &Store, arguments: Value) -> Result<Value, QueryError> {
     let state = engine.connection(None)?;
     let get = |k: &str| arguments.get(k).and_then(Value::as_str);
     answer(
-        engine,
         &state,
         &Request {
             table: get("table"),
@@ -346,19 +346,13 @@ fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
     let engine = project.engine();
     let state = engine.connection(None).unwrap();
     let path = state.config.print_root.join(DIFF_FILENAME);
-    let before = prepared(&engine, &state, &path).unwrap();
+    let before = prepared(&state, &path).unwrap();
     // A periodic reconcile swaps in a new state with the same manifest.
     let again = engine.reconcile(&state.config).unwrap();
     assert!(!Arc::ptr_eq(&state, &again));
-    assert!(Arc::ptr_eq(
-        &before,
-        &prepared(&engine, &again, &path).unwrap()
-    ));
+    assert!(Arc::ptr_eq(&before, &prepared(&again, &path).unwrap()));
     // A manifest that changed is a new key.
     project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
     let changed = engine.connection(None).unwrap();
-    assert!(!Arc::ptr_eq(
-        &before,
-        &prepared(&engine, &changed, &path).unwrap()
-    ));
+    assert!(!Arc::ptr_eq(&before, &prepared(&changed, &path).unwrap()));
 }

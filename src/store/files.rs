@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Engine;
+use super::Shared;
 use crate::error::QueryError;
 use crate::ingest::{self, Parsed};
 use crate::yaml::Value;
@@ -49,11 +49,11 @@ fn internal(e: impl std::fmt::Display) -> QueryError {
     QueryError::Internal(e.to_string())
 }
 
-impl Engine {
+impl Shared {
     /// `path` of connection `connection` as it is on disk now. `fqn` and `kind` say what
     /// the file is when the mirror does not know it yet. `force` reads it again even when
     /// its identity is the stored one (the caller saw other bytes).
-    pub fn fresh_file(
+    pub(super) fn current_file(
         &self,
         connection: &str,
         path: &Path,
@@ -103,7 +103,7 @@ impl Engine {
         {
             // The single writer: never interleave with a connection scan, in this
             // process or another sharing the index.
-            let _lock = self.write_lock();
+            let _lock = self.writer.lock();
             if !self.mirror.upsert_file(&record).map_err(internal)? {
                 // The row changed since it was looked at: the bytes decide afresh.
                 record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
@@ -132,7 +132,7 @@ impl Engine {
     }
 
     /// The parsed value of a file whose check is `Yaml`.
-    pub fn fresh_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
+    pub(super) fn current_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
         if file.check != Check::Yaml {
             return Ok(None);
         }

@@ -11,7 +11,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
 use crate::yaml::Value;
 
-const SCHEMA: &str = include_str!("../../schema.sql");
+const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
 pub const SCHEMA_VERSION: &str = "3";
 

@@ -1,19 +1,23 @@
-//! What a get_table_context call needs from other tables, kept per connection state so a
-//! call never opens every table's annotation file: the walkable entries by FQN, each
-//! declaring table's admitted `relationships.annotations.yaml` edges, and the human-added
-//! edges by the table they point at. Parsed files are shared through a small
-//! content-addressed cache (path and blake3), so a changed file is never served stale.
+//! The overlay: what a get_table_context call needs from other tables, built once per
+//! content so a call never opens every table's annotation file: the walkable entries by
+//! FQN, each declaring table's admitted `relationships.annotations.yaml` edges, and the
+//! human-added edges by the table they point at. Parsed files come through the store's
+//! cache keyed by path and blake3, so a changed file is never served stale.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use super::spell::R;
 use super::Ctx;
 use crate::error::QueryError;
+use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::{walk, Parsed};
-use crate::reading::authored::{self, Kind};
+use crate::store::cache::{value_weight, Key};
 use crate::yaml::Value;
+
+/// The file whose every copy decides the overlay's edges.
+const RELATIONSHIPS_ANNOTATIONS: &str = "relationships.annotations.yaml";
 
 /// A file of the print as a reader meets it.
 #[derive(Debug, Clone)]
@@ -45,7 +49,7 @@ impl Table {
 /// What the overlay needs from every table, derived from the manifest and the annotation
 /// files alone, so a new state with the same manifest and annotation files reuses it.
 #[derive(Debug, Default)]
-pub struct Core {
+pub struct Overlay {
     pub tables: HashMap<String, Table>,
     /// Every walkable table declaring `relationships_annotations`, FQN-sorted: its admitted
     /// `refers_to` mapping entries (`None`: absent, unreadable or not admitted).
@@ -54,50 +58,29 @@ pub struct Core {
     pub author_paths: Vec<PathBuf>,
     /// Human-added edges by the table they point at: (referencer, entry), referencers sorted.
     pub human_into: HashMap<String, Vec<(String, Value)>>,
-    /// What the core was built from: the walkable manifest and each author file's version.
-    manifest: Option<Value>,
-    author_versions: Vec<String>,
 }
 
-impl Core {
+impl Overlay {
     pub fn table(&self, fqn: &str) -> Option<&Table> {
         self.tables.get(fqn)
     }
-}
 
-/// One connection state's index: the shared core, and per-table cursor digests (which
-/// also pin the table's own files, so they belong to the state).
-#[derive(Debug, Default)]
-pub struct Index {
-    core: Arc<Core>,
-    /// Each table's cursor files digest (the pinned set is fixed per state), once computed.
-    pub digests: Mutex<HashMap<String, String>>,
-}
-
-impl std::ops::Deref for Index {
-    type Target = Core;
-    fn deref(&self) -> &Core {
-        &self.core
+    /// Roughly what the overlay holds, in bytes, for the cache's budget.
+    fn weight(&self) -> usize {
+        let tables: usize = self
+            .tables
+            .values()
+            .map(|t| 64 + t.dir.as_os_str().len() + value_weight(&t.entry))
+            .sum();
+        let edges: usize = self
+            .human_into
+            .values()
+            .flatten()
+            .map(|(r, v)| r.len() + value_weight(v))
+            .sum();
+        tables + edges + self.authored.len() * 64
     }
 }
-
-/// The last core built per connection (print root), reused by a later state whose manifest
-/// and annotation files are the same (a reconcile that found nothing new, say).
-fn built() -> &'static Mutex<HashMap<PathBuf, Arc<Core>>> {
-    static BUILT: OnceLock<Mutex<HashMap<PathBuf, Arc<Core>>>> = OnceLock::new();
-    BUILT.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-type CacheKey = (PathBuf, String);
-
-/// Parsed YAML by (path, content hash): a hit is the same content, whatever state asks.
-fn cache() -> &'static Mutex<HashMap<CacheKey, Arc<Value>>> {
-    static CACHE: OnceLock<Mutex<HashMap<CacheKey, Arc<Value>>>> = OnceLock::new();
-    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-/// Bound on cached parses; the cache is dropped whole when it fills (cheap to refill).
-const CACHE_ENTRIES: usize = 256;
 
 fn internal(e: impl std::fmt::Display) -> QueryError {
     QueryError::Internal(e.to_string())
@@ -112,23 +95,26 @@ pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
     let Some(hash) = cx.state.hashes.get(path) else {
         return Ok(Loaded::Absent);
     };
-    let key = (path.to_path_buf(), hash.clone());
-    if let Some(hit) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-        return Ok(Loaded::Yaml(hit.clone()));
-    }
-    match cx.engine.mirror().parsed(path).map_err(internal)? {
-        Some(Parsed::Yaml(v)) => {
-            let v = Arc::new(v);
-            let mut c = cache().lock().unwrap_or_else(|e| e.into_inner());
-            if c.len() >= CACHE_ENTRIES {
-                c.clear();
-            }
-            c.insert(key, v.clone());
-            Ok(Loaded::Yaml(v))
-        }
-        Some(Parsed::YamlError(m)) => Ok(Loaded::YamlError(m)),
-        Some(Parsed::OtherError(m)) => Err(QueryError::Other(m)),
-        _ => Ok(Loaded::Absent),
+    let key = Key::new(
+        "parsed print file",
+        [path.as_os_str().as_encoded_bytes(), hash.as_bytes()],
+    );
+    let parsed = cx.state.cache().get_or_build(key, loaded_weight, || {
+        Ok(match cx.state.parsed(path).map_err(internal)? {
+            Some(Parsed::Yaml(v)) => Loaded::Yaml(Arc::new(v)),
+            Some(Parsed::YamlError(m)) => Loaded::YamlError(m),
+            Some(Parsed::OtherError(m)) => return Err(QueryError::Other(m)),
+            _ => Loaded::Absent,
+        })
+    })?;
+    Ok((*parsed).clone())
+}
+
+fn loaded_weight(loaded: &Loaded) -> usize {
+    match loaded {
+        Loaded::Yaml(v) => value_weight(v),
+        Loaded::YamlError(m) => m.len(),
+        Loaded::Absent => 1,
     }
 }
 
@@ -177,50 +163,31 @@ fn is_authored_edge(entry: &Value) -> bool {
             .all(|k| entry.get(k).is_some_and(Value::truthy))
 }
 
-/// The state's index, built on first use (or its core reused from the previous state).
-pub fn index(cx: &Ctx) -> R<Arc<Index>> {
-    if let Some(ix) = cx.state.context.get() {
-        return Ok(ix.clone());
-    }
-    let root = cx.state.config.print_root.clone();
-    let manifest = cx.state.manifest_or_error().ok().flatten();
-    let previous = built()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&root)
-        .cloned();
-    let core = match previous.filter(|core| {
-        core.manifest.as_ref() == manifest
-            && core
-                .author_paths
-                .iter()
-                .zip(&core.author_versions)
-                .all(|(p, v)| cx.state.version_of(p) == *v)
-    }) {
-        Some(core) => core,
-        None => {
-            let core = Arc::new(build(cx)?);
-            built()
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(root, core.clone());
-            core
-        }
-    };
-    let ix = Arc::new(Index {
-        core,
-        digests: Mutex::new(HashMap::new()),
-    });
-    Ok(cx.state.context.get_or_init(|| ix).clone())
+/// The state's overlay: built once per content of the manifest and the relationships
+/// annotation files, so a state that changed only other files shares its predecessor's.
+pub fn overlay(cx: &Ctx) -> R<Arc<Overlay>> {
+    let state = cx.state;
+    let manifest = state.version_of(&state.manifest_path());
+    let authored = state.versions.named(RELATIONSHIPS_ANNOTATIONS);
+    let key = Key::new(
+        "context overlay",
+        [
+            state.config.print_root.as_os_str().as_encoded_bytes(),
+            manifest.as_bytes(),
+            authored.as_slice(),
+        ],
+    );
+    state
+        .cache()
+        .get_or_build(key, Overlay::weight, || build(cx))
 }
 
-fn build(cx: &Ctx) -> R<Core> {
-    let mut ix = Core::default();
+fn build(cx: &Ctx) -> R<Overlay> {
+    let mut ix = Overlay::default();
     let state = cx.state;
     let Ok(Some(manifest)) = state.manifest_or_error() else {
         return Ok(ix);
     };
-    ix.manifest = Some(manifest.clone());
     let root = &state.config.print_root;
     if let Some(entries) = manifest.get("tables").and_then(Value::as_map) {
         for (key, entry) in entries {
@@ -255,14 +222,13 @@ fn build(cx: &Ctx) -> R<Core> {
             }
         }
     }
-    ix.author_versions = paths.iter().map(|p| state.version_of(p)).collect();
     ix.authored = authored;
     ix.author_paths = paths;
     Ok(ix)
 }
 
 /// The own edges a table's file adds, and every human edge pointing into it.
-pub fn authored_edges_of<'a>(ix: &'a Core, fqn: &str) -> Vec<&'a Value> {
+pub fn authored_edges_of<'a>(ix: &'a Overlay, fqn: &str) -> Vec<&'a Value> {
     ix.authored
         .get(fqn)
         .and_then(Option::as_ref)

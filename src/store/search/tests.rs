@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
-use super::search::Filters;
+use super::lookup::Filters;
 use super::*;
 use crate::yaml;
 
@@ -33,7 +33,7 @@ fn stats_for(path: &Path) -> Parsed {
     Parsed::Yaml(yaml::load(&text).unwrap())
 }
 
-fn search(snap: &Snapshot, filters: Filters) -> Vec<String> {
+fn search(snap: &SearchView, filters: Filters) -> Vec<String> {
     snap.search(&filters)
         .unwrap()
         .hits

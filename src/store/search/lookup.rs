@@ -1,4 +1,4 @@
-//! Reading a [`Snapshot`]: candidate columns and parts for search_columns' filters, table
+//! Reading a [`SearchView`]: candidate columns and parts for search_columns' filters, table
 //! records, and one column by name for resolve_value.
 
 use std::collections::BTreeSet;
@@ -12,7 +12,7 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, TantivyDocument, Term};
 
 use super::records::{ColumnRecord, TableRecord};
 use super::tokens::trigrams;
-use super::{IndexError, Snapshot, LONG, RAW};
+use super::{IndexError, SearchView, LONG, RAW};
 use crate::pyfmt::{casefold, Glob};
 
 /// search_columns' predicates, ANDed; `None` passes everything.
@@ -125,7 +125,7 @@ fn payload(doc: &TantivyDocument, field: Field) -> Option<&[u8]> {
         .and_then(|v| tantivy::schema::Value::as_bytes(&v))
 }
 
-impl Snapshot {
+impl SearchView {
     /// The raw terms of `field` whose value `fnmatchcase`es `pattern` (the decision itself),
     /// plus the long-value marker when some value was too long to be a term.
     fn glob_terms(&self, field: Field, pattern: &str) -> Result<(Vec<Term>, bool), IndexError> {

@@ -5,10 +5,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::ingest::reading::absence::{column_value, disabled_of, read_column_field, Absence};
+use crate::ingest::reading::authored::{self, Kind};
+use crate::ingest::reading::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
 use crate::pyfmt::{casefold, str_of, strip_py};
-use crate::reading::absence::{column_value, disabled_of, read_column_field, Absence};
-use crate::reading::authored::{self, Kind};
-use crate::reading::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
 use crate::yaml::Value;
 
 /// How one of a table's two searched files reads.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 
-use crate::query::Engine;
+use crate::store::Store;
 
 /// How long events settle before they are acted on, and how often the debouncer looks
 /// (each look is a wake-up, which is what idling costs): a change is acted on 20-40 ms
@@ -115,14 +115,14 @@ pub fn classify(roots: &[(String, PathBuf)], batch: DebounceEventResult) -> Vec<
 /// Watch every served print root and keep the engine's mirror reconciled, on a thread
 /// of its own, for the life of the process. A root that cannot be watched (absent) is
 /// covered by the periodic tick and the per-call freshness check.
-pub fn spawn(engine: Arc<Engine>) -> std::thread::JoinHandle<()> {
+pub fn spawn(engine: Arc<Store>) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name("printdex-watch".into())
         .spawn(move || run(engine))
         .expect("spawn the watcher thread")
 }
 
-fn run(engine: Arc<Engine>) {
+fn run(engine: Arc<Store>) {
     let roots: Vec<(String, PathBuf)> = engine
         .served
         .connections
@@ -168,7 +168,7 @@ fn run(engine: Arc<Engine>) {
     }
 }
 
-fn handle(engine: &Engine, event: &DaemonEvent) {
+fn handle(engine: &Store, event: &DaemonEvent) {
     let started = std::time::Instant::now();
     let outcome = match event {
         // Only the files named are read again, unless they change what the manifest
@@ -193,9 +193,9 @@ fn handle(engine: &Engine, event: &DaemonEvent) {
 /// Reconcile one served connection, or all of them; a failure is reported and the
 /// others still reconciled.
 fn reconcile(
-    engine: &Engine,
+    engine: &Store,
     only: Option<&str>,
-) -> Result<(), (String, crate::mirror::MirrorError)> {
+) -> Result<(), (String, crate::store::mirror::MirrorError)> {
     for conn in &engine.served.connections {
         if only.is_some_and(|name| name != conn.name) {
             continue;

@@ -1,7 +1,7 @@
 //! The search index: a tantivy index beside the SQLite mirror holding what search_columns
 //! and resolve_value read, one document per table, column and part. Ingest writes it (in
 //! batched commits, the reader reloaded after each) from the parses it already made; a
-//! request reads the [`Snapshot`] taken when its connection state was built, so the
+//! request reads the [`SearchView`] taken when its connection state was built, so the
 //! index and the mirror it was built from never disagree within one call.
 //!
 //! The index only finds candidates. Globs are decided in Rust with `fnmatchcase` over the
@@ -9,8 +9,8 @@
 //! casefolded strings and then an exact casefold-substring check on the stored record; so
 //! an answer is the reference's, never an approximation.
 
+pub mod lookup;
 pub mod records;
-pub mod search;
 pub mod tokens;
 
 use std::borrow::Cow;
@@ -191,7 +191,7 @@ pub use crate::ingest::file_identity;
 /// The index as one connection state reads it: a searcher fixed at the state's build,
 /// and the state's walkable tables in FQN order.
 #[derive(Clone)]
-pub struct Snapshot {
+pub struct SearchView {
     pub(crate) searcher: Searcher,
     pub(crate) fields: Fields,
     pub(crate) conn: String,
@@ -199,24 +199,21 @@ pub struct Snapshot {
     pub tables: Arc<Vec<TableEntry>>,
     /// Table key -> position in `tables`.
     pub(crate) rank: Arc<HashMap<u64, usize>>,
-    /// A digest over the searched files' versions, computed once per state by whoever
-    /// first pins them (search_columns' cursor).
-    pub pins: Arc<std::sync::OnceLock<String>>,
     /// The change-feed epoch (`query::changes`) up to which this state is known to match
     /// the disk; `u64::MAX` when no feed vouches for it.
     verified: Arc<std::sync::atomic::AtomicU64>,
 }
 
-impl std::fmt::Debug for Snapshot {
+impl std::fmt::Debug for SearchView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Snapshot")
+        f.debug_struct("SearchView")
             .field("conn", &self.conn)
             .field("tables", &self.tables.len())
             .finish()
     }
 }
 
-impl Snapshot {
+impl SearchView {
     /// The change-feed epoch this state is known to match the disk at, if any.
     pub fn verified(&self) -> Option<u64> {
         Some(self.verified.load(std::sync::atomic::Ordering::SeqCst)).filter(|e| *e != u64::MAX)
@@ -404,7 +401,7 @@ impl SearchIndex {
         mut tables: Vec<TableEntry>,
         load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
         epoch: Option<u64>,
-    ) -> Result<Snapshot, IndexError> {
+    ) -> Result<SearchView, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
         // Another process sharing the index directory may have committed since: then
@@ -490,13 +487,12 @@ impl SearchIndex {
             known_all.opstamp = self.index.load_metas()?.opstamp;
         }
         let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
-        Ok(Snapshot {
+        Ok(SearchView {
             searcher: self.reader.searcher(),
             fields: self.fields,
             conn: conn.to_string(),
             tables: Arc::new(tables),
             rank: Arc::new(rank),
-            pins: Arc::default(),
             verified: Arc::new(std::sync::atomic::AtomicU64::new(epoch.unwrap_or(u64::MAX))),
         })
     }
@@ -620,12 +616,12 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
 /// other files were not looked at).
 pub fn sync_changed(
     index: &SearchIndex,
-    mirror: &crate::mirror::Mirror,
+    mirror: &crate::store::mirror::Mirror,
     conn: &str,
-    snapshot: &Snapshot,
+    snapshot: &SearchView,
     records: &[crate::ingest::FileRecord],
     hashes: &HashMap<PathBuf, String>,
-) -> Result<Snapshot, IndexError> {
+) -> Result<SearchView, IndexError> {
     let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
         records.iter().map(|f| (f.path.as_path(), f)).collect();
     let touched = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| fresh.contains_key(p));
@@ -685,12 +681,12 @@ pub fn sync_changed(
 /// scan when it read the file, else from the mirror; nothing is parsed here.
 pub fn sync_connection(
     index: &SearchIndex,
-    mirror: &crate::mirror::Mirror,
+    mirror: &crate::store::mirror::Mirror,
     conn: &crate::config::ConnectionConfig,
     scan: &crate::ingest::ConnectionScan,
     hashes: &HashMap<PathBuf, String>,
     epoch: Option<u64>,
-) -> Result<Snapshot, IndexError> {
+) -> Result<SearchView, IndexError> {
     let version = |p: &Path| -> String {
         hashes
             .get(p)

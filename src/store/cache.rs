@@ -1,0 +1,341 @@
+//! The one cache: values derived from print content (a prepared diff, a page cut, a
+//! parsed document, get_table_context's overlay), shared by every snapshot and every
+//! request. Keys are content digests, so an entry is right for as long as it exists and
+//! never needs invalidating; the one eviction rule is least-recently-used beyond a weight
+//! budget. Builds are single-flight: a request arriving while the same key is built waits
+//! for that build instead of starting its own. A failed build caches nothing.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Weight the cache holds before evicting (estimated bytes of the entries).
+pub const DEFAULT_BUDGET: usize = 256 * 1024 * 1024;
+
+/// What an entry is derived from: a kind and a digest of every input that decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    kind: &'static str,
+    digest: [u8; 32],
+}
+
+impl Key {
+    /// A key for `kind` over `parts` (each part length-prefixed, so no two part lists
+    /// collide).
+    pub fn new<'a>(kind: &'static str, parts: impl IntoIterator<Item = &'a [u8]>) -> Key {
+        let mut h = blake3::Hasher::new();
+        h.update(kind.as_bytes());
+        for part in parts {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+        Key {
+            kind,
+            digest: *h.finalize().as_bytes(),
+        }
+    }
+}
+
+type Value = Arc<dyn Any + Send + Sync>;
+
+/// One key's place: its value once built. The slot's own lock is held while building.
+#[derive(Default)]
+struct Slot {
+    value: Mutex<Option<Value>>,
+}
+
+struct Entry {
+    slot: Arc<Slot>,
+    weight: usize,
+    used: u64,
+}
+
+#[derive(Default)]
+struct Entries {
+    map: HashMap<Key, Entry>,
+    clock: u64,
+    weight: usize,
+}
+
+pub struct Cache {
+    entries: Mutex<Entries>,
+    budget: usize,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache::with_budget(DEFAULT_BUDGET)
+    }
+}
+
+impl Cache {
+    pub fn with_budget(budget: usize) -> Cache {
+        Cache {
+            entries: Mutex::default(),
+            budget,
+        }
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The value for `key`, built by `build` when absent. `weight` estimates an entry's
+    /// size in bytes for the budget.
+    pub fn get_or_build<T, E>(
+        &self,
+        key: Key,
+        weight: impl FnOnce(&T) -> usize,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E>
+    where
+        T: Send + Sync + 'static,
+    {
+        self.get_valid_or_build(key, |_| true, weight, build)
+    }
+
+    /// `get_or_build` for an entry whose key cannot name everything it depends on (files
+    /// found only while building it): a held value that `valid` rejects is built again
+    /// in its place.
+    pub fn get_valid_or_build<T, E>(
+        &self,
+        key: Key,
+        valid: impl FnOnce(&T) -> bool,
+        weight: impl FnOnce(&T) -> usize,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E>
+    where
+        T: Send + Sync + 'static,
+    {
+        let slot = {
+            let mut entries = self.entries();
+            entries.clock += 1;
+            let now = entries.clock;
+            let entry = entries.map.entry(key).or_insert_with(|| Entry {
+                slot: Arc::default(),
+                weight: 0,
+                used: now,
+            });
+            entry.used = now;
+            entry.slot.clone()
+        };
+        let mut value = slot.value.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = value.as_ref().and_then(|v| v.clone().downcast::<T>().ok()) {
+            if valid(&hit) {
+                return Ok(hit);
+            }
+        }
+        let built = match build() {
+            Ok(v) => Arc::new(v),
+            Err(e) => {
+                drop(value);
+                self.forget_unbuilt(&key, &slot);
+                return Err(e);
+            }
+        };
+        let w = weight(&built).max(1);
+        *value = Some(built.clone());
+        drop(value);
+        self.settle(key, &slot, w);
+        Ok(built)
+    }
+
+    /// Drop `key`'s slot when its build failed and nobody else filled it.
+    fn forget_unbuilt(&self, key: &Key, slot: &Arc<Slot>) {
+        let mut entries = self.entries();
+        let unbuilt = entries.map.get(key).is_some_and(|e| {
+            Arc::ptr_eq(&e.slot, slot)
+                && e.slot
+                    .value
+                    .try_lock()
+                    .map(|v| v.is_none())
+                    .unwrap_or(false)
+        });
+        if unbuilt {
+            entries.map.remove(key);
+        }
+    }
+
+    /// Account for a built entry, then evict the least recently used until the budget
+    /// holds (never the entry just built).
+    fn settle(&self, key: Key, slot: &Arc<Slot>, weight: usize) {
+        let mut entries = self.entries();
+        let Some(entry) = entries
+            .map
+            .get_mut(&key)
+            .filter(|e| Arc::ptr_eq(&e.slot, slot))
+        else {
+            return;
+        };
+        let before = std::mem::replace(&mut entry.weight, weight);
+        entries.weight = entries.weight + weight - before;
+        while entries.weight > self.budget {
+            let oldest = entries
+                .map
+                .iter()
+                .filter(|(k, e)| **k != key && e.weight > 0)
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| *k);
+            let Some(oldest) = oldest else { break };
+            if let Some(gone) = entries.map.remove(&oldest) {
+                entries.weight -= gone.weight;
+            }
+        }
+    }
+
+    /// Entries held and their total weight.
+    pub fn usage(&self) -> (usize, usize) {
+        let entries = self.entries();
+        (entries.map.len(), entries.weight)
+    }
+}
+
+/// An estimate of a parsed value's size in memory, for entries' weights.
+pub fn value_weight(v: &crate::yaml::Value) -> usize {
+    use crate::yaml::Value;
+    match v {
+        Value::Str(s) => 32 + s.len(),
+        Value::Seq(items) => 32 + items.iter().map(value_weight).sum::<usize>(),
+        Value::Map(pairs) => {
+            32 + pairs
+                .iter()
+                .map(|(k, v)| value_weight(k) + value_weight(v))
+                .sum::<usize>()
+        }
+        _ => 32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn key(n: u8) -> Key {
+        Key::new("test", [[n].as_slice()])
+    }
+
+    #[test]
+    fn a_hit_is_not_built_again() {
+        let cache = Cache::default();
+        let builds = AtomicUsize::new(0);
+        for _ in 0..3 {
+            let v: Arc<String> = cache
+                .get_or_build(
+                    key(1),
+                    |s: &String| s.len(),
+                    || {
+                        builds.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, ()>("one".to_string())
+                    },
+                )
+                .unwrap();
+            assert_eq!(*v, "one");
+        }
+        assert_eq!(builds.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_failed_build_caches_nothing() {
+        let cache = Cache::default();
+        let failed: Result<Arc<u32>, &str> = cache.get_or_build(key(2), |_| 4, || Err("no"));
+        assert_eq!(failed.unwrap_err(), "no");
+        assert_eq!(cache.usage().0, 0);
+        let v = cache
+            .get_or_build(key(2), |_| 4, || Ok::<_, ()>(7u32))
+            .unwrap();
+        assert_eq!(*v, 7);
+    }
+
+    #[test]
+    fn the_least_recently_used_goes_first() {
+        let cache = Cache::with_budget(20);
+        let put = |n: u8| {
+            cache
+                .get_or_build(key(n), |_| 10, || Ok::<_, ()>(n))
+                .unwrap()
+        };
+        put(1);
+        put(2);
+        put(1); // 1 is now newer than 2
+        put(3); // over budget: 2 goes
+        let (held, weight) = cache.usage();
+        assert_eq!((held, weight), (2, 20));
+        let builds = AtomicUsize::new(0);
+        let again = |n: u8| {
+            cache
+                .get_or_build(
+                    key(n),
+                    |_| 10,
+                    || {
+                        builds.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, ()>(n)
+                    },
+                )
+                .unwrap()
+        };
+        again(1);
+        again(3);
+        assert_eq!(builds.load(Ordering::SeqCst), 0, "1 and 3 stayed");
+        again(2);
+        assert_eq!(builds.load(Ordering::SeqCst), 1, "2 was evicted");
+    }
+
+    #[test]
+    fn concurrent_requests_for_one_key_build_once() {
+        let cache = Arc::new(Cache::default());
+        let builds = Arc::new(AtomicUsize::new(0));
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let (cache, builds) = (cache.clone(), builds.clone());
+                std::thread::spawn(move || {
+                    cache
+                        .get_or_build(
+                            key(9),
+                            |_| 1,
+                            || {
+                                builds.fetch_add(1, Ordering::SeqCst);
+                                std::thread::sleep(std::time::Duration::from_millis(20));
+                                Ok::<_, ()>(9u8)
+                            },
+                        )
+                        .unwrap()
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(*h.join().unwrap(), 9);
+        }
+        assert_eq!(builds.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn an_invalid_hit_is_built_again() {
+        let cache = Cache::default();
+        let first = cache
+            .get_or_build(key(5), |_| 1, || Ok::<_, ()>(1u8))
+            .unwrap();
+        assert_eq!(*first, 1);
+        let kept = cache
+            .get_valid_or_build(key(5), |v: &u8| *v == 1, |_| 1, || Ok::<_, ()>(2u8))
+            .unwrap();
+        assert_eq!(*kept, 1, "a valid hit is kept");
+        let rebuilt = cache
+            .get_valid_or_build(key(5), |v: &u8| *v == 2, |_| 1, || Ok::<_, ()>(2u8))
+            .unwrap();
+        assert_eq!(*rebuilt, 2, "an invalid hit is replaced");
+        assert_eq!(cache.usage(), (1, 1));
+    }
+
+    #[test]
+    fn keys_of_other_parts_differ() {
+        assert_ne!(
+            Key::new("k", [b"ab".as_slice(), b"c"]),
+            Key::new("k", [b"a".as_slice(), b"bc"])
+        );
+        assert_ne!(
+            Key::new("k", [b"a".as_slice()]),
+            Key::new("j", [b"a".as_slice()])
+        );
+    }
+}

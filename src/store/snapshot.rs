@@ -1,0 +1,245 @@
+//! A snapshot: one served connection as the store last saw it. Immutable once built;
+//! requests read it, and the store swaps in a new one when the disk moves.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::ConnectionConfig;
+use crate::error::QueryError;
+use crate::ingest::{self, FileIdentity, ManifestRead, Parsed, MANIFEST_FILENAME};
+use crate::yaml::Value;
+
+use super::cache::Cache;
+use super::files::FreshFile;
+use super::mirror::MirrorError;
+use super::search::SearchView;
+use super::Shared;
+
+/// One served connection as the store last saw it.
+#[derive(Clone)]
+pub struct Snapshot {
+    pub config: ConnectionConfig,
+    pub manifest: ManifestRead,
+    /// The manifest's identity when it was read (`None`: absent).
+    pub manifest_identity: Option<FileIdentity>,
+    /// blake3 of every file the connection's mirror holds, by path.
+    pub hashes: HashMap<PathBuf, String>,
+    /// The search index as this state was built against it.
+    pub search: SearchView,
+    /// The identity each present file had when the mirror stored it, by path.
+    pub identities: HashMap<PathBuf, FileIdentity>,
+    /// Files the print declares (or the connection looks for) that are not there.
+    pub absent: HashSet<PathBuf>,
+    /// Digests of the contents above, for keys into the cache.
+    pub versions: ContentVersions,
+    /// The mirror, the writer and the cache (read through the methods below).
+    pub(super) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("connection", &self.config.name)
+            .field("files", &self.hashes.len())
+            .finish()
+    }
+}
+
+impl Snapshot {
+    /// The parsed content the mirror holds for `path` (whatever its identity now: callers
+    /// that must be fresh ask the store for a snapshot fresh for that path first).
+    pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
+        self.shared.mirror.parsed(path)
+    }
+
+    /// `path` of this connection as it is on disk now, through the store: a file whose
+    /// identity moved since the mirror stored it is read again (by the store's one writer)
+    /// before it is answered. `fqn` and `kind` say what the file is when the mirror does
+    /// not know it yet; `force` reads it again even when its identity is the stored one.
+    pub fn current_file(
+        &self,
+        path: &Path,
+        fqn: Option<&str>,
+        kind: &str,
+        force: bool,
+    ) -> Result<FreshFile, QueryError> {
+        self.shared
+            .current_file(&self.config.name, path, fqn, kind, force)
+    }
+
+    /// The parsed value of a file `current_file` found to parse as YAML.
+    pub fn current_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
+        self.shared.current_value(file)
+    }
+
+    /// The store's one cache, for values derived from this snapshot's content.
+    pub fn cache(&self) -> &Cache {
+        &self.shared.cache
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.config.print_root.join(MANIFEST_FILENAME)
+    }
+
+    /// The manifest as readers use it, or the error every tool gives for it.
+    /// `Ok(None)`: there is no manifest.
+    pub fn manifest_or_error(&self) -> Result<Option<&Value>, QueryError> {
+        let path = self.manifest_path().display().to_string();
+        match &self.manifest {
+            ManifestRead::Absent => Ok(None),
+            ManifestRead::Unparseable(m) => Err(QueryError::YamlParse {
+                path,
+                message: m.clone(),
+            }),
+            ManifestRead::Malformed(r) => Err(QueryError::Malformed {
+                path,
+                reason: r.clone(),
+            }),
+            ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
+            ManifestRead::Ok { doc, .. } => Ok(Some(doc)),
+        }
+    }
+
+    /// Whether the manifest is on disk as this state read it.
+    pub fn manifest_unchanged(&self) -> bool {
+        self.on_disk_as(&self.manifest_path(), self.manifest_identity.as_ref())
+    }
+
+    /// Whether `path` is on disk as this state stored it (present with that identity, or
+    /// absent).
+    pub fn unchanged_on_disk(&self, path: &Path) -> bool {
+        self.on_disk_as(path, self.identities.get(path))
+    }
+
+    /// `path` against the identity this state recorded for it. A file whose stat matches
+    /// but was recorded unsettled (a rewrite within a timestamp tick looks the same) is
+    /// compared by content hash instead.
+    fn on_disk_as(&self, path: &Path, recorded: Option<&FileIdentity>) -> bool {
+        match (ingest::file_identity(path), recorded) {
+            (None, None) => true,
+            (Some(now), Some(recorded)) if now == *recorded => true,
+            (Some(now), Some(recorded)) if now.same_stat(recorded) => {
+                ingest::hash_file(path).is_some_and(|h| self.hashes.get(path) == Some(&h))
+            }
+            _ => false,
+        }
+    }
+
+    /// The content version of `path` for cursors and resource versions: its blake3,
+    /// or `absent`.
+    pub fn version_of(&self, path: &Path) -> String {
+        self.hashes
+            .get(path)
+            .cloned()
+            .unwrap_or_else(|| "absent".into())
+    }
+}
+
+/// Order-free digests of a snapshot's file contents: one over every (path, blake3) pair,
+/// and one per file name (every `relationships.annotations.yaml`, say). Each is the XOR of
+/// its pairs' own digests, so a change to a few files updates it without visiting the
+/// rest, and two snapshots holding the same contents have the same digests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContentVersions {
+    all: [u8; 32],
+    by_name: HashMap<String, [u8; 32]>,
+}
+
+impl ContentVersions {
+    pub fn of(hashes: &HashMap<PathBuf, String>) -> ContentVersions {
+        let mut v = ContentVersions::default();
+        for (path, hash) in hashes {
+            v.toggle(path, hash);
+        }
+        v
+    }
+
+    /// Account for `path` moving from content `old` to `new` (`None`: absent).
+    pub fn update(&mut self, path: &Path, old: Option<&str>, new: Option<&str>) {
+        if old == new {
+            return;
+        }
+        if let Some(h) = old {
+            self.toggle(path, h);
+        }
+        if let Some(h) = new {
+            self.toggle(path, h);
+        }
+    }
+
+    fn toggle(&mut self, path: &Path, hash: &str) {
+        let mut h = blake3::Hasher::new();
+        h.update(path.as_os_str().as_encoded_bytes());
+        h.update(&[0]);
+        h.update(hash.as_bytes());
+        let pair = *h.finalize().as_bytes();
+        xor(&mut self.all, &pair);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let named = self.by_name.entry(name.clone()).or_default();
+        xor(named, &pair);
+        if *named == [0; 32] {
+            // The last file of that name went: keep the map equal to a fresh digest's.
+            self.by_name.remove(&name);
+        }
+    }
+
+    /// Over every file.
+    pub fn all(&self) -> &[u8; 32] {
+        &self.all
+    }
+
+    /// Over every file called `file_name`.
+    pub fn named(&self, file_name: &str) -> [u8; 32] {
+        self.by_name.get(file_name).copied().unwrap_or_default()
+    }
+}
+
+fn xor(into: &mut [u8; 32], other: &[u8; 32]) {
+    for (a, b) in into.iter_mut().zip(other) {
+        *a ^= b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hashes(pairs: &[(&str, &str)]) -> HashMap<PathBuf, String> {
+        pairs
+            .iter()
+            .map(|(p, h)| (PathBuf::from(p), h.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn an_update_equals_a_fresh_digest() {
+        let before = hashes(&[("/p/a/statistics.yaml", "1"), ("/p/b/statistics.yaml", "2")]);
+        let after = hashes(&[("/p/a/statistics.yaml", "3"), ("/p/b/statistics.yaml", "2")]);
+        let mut v = ContentVersions::of(&before);
+        v.update(Path::new("/p/a/statistics.yaml"), Some("1"), Some("3"));
+        assert_eq!(v, ContentVersions::of(&after));
+        assert_ne!(v, ContentVersions::of(&before));
+    }
+
+    #[test]
+    fn named_digests_see_only_their_files() {
+        let a = hashes(&[("/p/a/statistics.yaml", "1"), ("/p/a/ddl.sql", "9")]);
+        let b = hashes(&[("/p/a/statistics.yaml", "1"), ("/p/a/ddl.sql", "8")]);
+        let (a, b) = (ContentVersions::of(&a), ContentVersions::of(&b));
+        assert_eq!(a.named("statistics.yaml"), b.named("statistics.yaml"));
+        assert_ne!(a.named("ddl.sql"), b.named("ddl.sql"));
+        assert_ne!(a.all(), b.all());
+    }
+
+    #[test]
+    fn removing_a_file_undoes_adding_it() {
+        let mut v = ContentVersions::default();
+        v.update(Path::new("/p/x"), None, Some("1"));
+        v.update(Path::new("/p/x"), Some("1"), None);
+        assert_eq!(v, ContentVersions::default());
+    }
+}
