@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use printdex::cli::{default_index_dir, Cli, Command, IndexAction, Transport};
+use printdex::cli::{default_index_dir, serve_blocking, Cli, Command, IndexAction, Transport};
 use printdex::config::{self, ProjectConfig, Served};
+use printdex::mcp::ServeError;
 use printdex::store::Store;
 
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
@@ -89,34 +90,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 }
             });
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
-            let served = match (transport, port) {
-                (Transport::Http, Some(port)) => {
-                    runtime.block_on(printdex::mcp::http::serve_http(engine, &host, port))
+            let server = printdex::mcp::dbprint::server(engine);
+            let served = serve_blocking(async {
+                match (transport, port) {
+                    (Transport::Http, Some(port)) => {
+                        printdex::mcp::http::serve_http(server, &host, port).await
+                    }
+                    _ => printdex::mcp::serve_stdio(server).await,
                 }
-                _ => runtime.block_on(printdex::mcp::serve_stdio(engine)),
-            };
-            // tokio's stdin reader sits in a blocking thread that a signal cannot wake;
-            // do not wait for it (or for a tool call past the drain bound) when shutting down.
-            runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+            })?;
             // Leave the mirror's WAL small for the next start (the engine is never dropped:
             // the watcher thread holds it to the end).
             let _ = closing.mirror().checkpoint();
-            if let Err(e) = &served {
-                if let Some(failed) = e.downcast_ref::<printdex::mcp::http::BindFailed>() {
-                    // uvicorn's log line and startup-failure status.
-                    eprintln!("ERROR:    {failed}");
-                    let _ = std::io::stderr().flush();
-                    return Ok(ExitCode::from(3));
-                }
+            if let Err(ServeError::Bind(failed)) = &served {
+                // uvicorn's log line and startup-failure status.
+                eprintln!("ERROR:    {failed}");
+                let _ = std::io::stderr().flush();
+                return Ok(ExitCode::from(3));
             }
             served?;
             let _ = std::io::stderr().flush();
             Ok(ExitCode::SUCCESS)
         }
-        Command::Pz { action } => printdex::pz::cli::run(action),
+        Command::Pz { action } => printdex::cli::pz::run(action),
         Command::Index { action } => match action {
             IndexAction::Rebuild { project, index_dir } => {
                 index_rebuild(project.as_deref(), index_dir)

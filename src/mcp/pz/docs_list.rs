@@ -1,25 +1,24 @@
 //! `pz_docs_list`: every page of the index, in the site's own order.
 
-use super::tool::{Args, Context, Tool, ToolDef, Unclassified};
-use super::{docs_failure, page_json};
+use super::{answered, page_json, Args, PzTools, Tool};
+use crate::mcp::tool_set::ToolSpec;
+use crate::pz::docs::DocsError;
 use crate::pz::envelope::{self, Json};
 
 pub fn tool() -> Tool {
     Tool {
-        def: ToolDef {
+        spec: ToolSpec {
             name: "pz_docs_list",
             description: "List every page of the pz documentation: slug, title, one-line summary, group and URL, in the site's own order. Pass a slug to pz_docs_get for the page itself. Answers from the local docs index (printdex pz docs sync); PZ0607 if nothing was ever synced and the docs site is unreachable.",
             params: Vec::new(),
         },
-        handler: call,
+        instruction: None,
+        handler: |ctx, args| answered(call(ctx, args)),
     }
 }
 
-fn call(ctx: &Context, _args: &Args) -> Result<String, Unclassified> {
-    let catalog = match ctx.docs.catalog() {
-        Ok(c) => c,
-        Err(e) => return docs_failure(&e),
-    };
+fn call(ctx: &PzTools, _args: &Args) -> Result<String, DocsError> {
+    let catalog = ctx.docs.catalog()?;
     let docs = catalog.pages.iter().map(|p| page_json(p, None)).collect();
     Ok(envelope::ok(None, vec![("docs", Json::Arr(docs))]))
 }

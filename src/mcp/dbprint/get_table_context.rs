@@ -1,19 +1,13 @@
 //! get_table_context: everything needed to write SQL against one table, or to describe its
 //! data, in one paged reply.
 
+use super::schema::{connection, cursor};
 use super::{arg_bool, arg_str, Reply, Tool};
-use crate::mcp::schema::{connection, cursor, Property, ToolSpec};
+use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::context::{self, Answer, Format, Options};
 
-fn flag(name: &'static str, description: &'static str) -> Property {
-    Property {
-        name,
-        ty: "boolean",
-        min_length: false,
-        enumeration: None,
-        default: Some(serde_json::json!(true)),
-        description,
-    }
+fn flag(name: &'static str, description: &'static str) -> Param {
+    Param::boolean(name, description).default(serde_json::json!(true))
 }
 
 fn choice(
@@ -21,15 +15,10 @@ fn choice(
     values: &'static [&'static str],
     default: &'static str,
     description: &'static str,
-) -> Property {
-    Property {
-        name,
-        ty: "string",
-        min_length: false,
-        enumeration: Some(values),
-        default: Some(serde_json::json!(default)),
-        description,
-    }
+) -> Param {
+    Param::string(name, description)
+        .choices(values)
+        .default(serde_json::json!(default))
 }
 
 pub fn tool() -> Tool {
@@ -37,8 +26,8 @@ pub fn tool() -> Tool {
         spec: ToolSpec {
             name: "get_table_context",
             description: "One table's context, ready to paste into a prompt. Call it with `purpose: query` before writing SQL against the table: its DDL, the Joins list (edges a person rejected left out, edges a person added included), the data dictionary and column notes, the value lists with counts and coverage (complete lists whole, otherwise the five commonest values), and each nullable column's null share. Call it with `purpose: profile` (the default) to describe the data: the statistics per column, null patterns, relationships with what was measured about them, and people's annotations. Markdown opens with `## Terms`, defining each label the page prints; `json` and `yaml` return the structured object instead, with `_missing`/`_corrupted` naming artifacts that are absent or unreadable. A reply longer than a page is paged section by section; pass `next_cursor` back as `cursor`.",
-            properties: vec![
-                crate::mcp::schema::string("table", true, "The table's dotted name, as list_tables or search_columns spell it."),
+            params: vec![
+                Param::string("table", "The table's dotted name, as list_tables or search_columns spell it.").non_empty().required(),
                 connection(),
                 choice("purpose", &["profile", "query"], "profile", "query: what writing SQL needs (DDL, joins, dictionary, value lists, null shares). profile (default): what the data looks like (statistics, relationships, notes)."),
                 choice("format", &["md", "json", "yaml"], "md", "md: Markdown for the chosen purpose, with per-column Notes under profile instead of raw statistics fields. json or yaml: the structured object those fields come from, without any column's sketch (the statistics resource serves the raw file). get_reference with document: guide explains the fields."),
@@ -48,8 +37,8 @@ pub fn tool() -> Tool {
                 flag("include_annotations", "Include what people wrote: column and value notes, claims, and the connection-wide notes."),
                 cursor(),
             ],
-            required: &["table"],
         },
+        instruction: Some("- get_table_context: before writing SQL against a table (purpose: query) or describing its data (purpose: profile)."),
         handler: |engine, args| {
             let format = match arg_str(args, "format") {
                 Some("json") => Format::Json,

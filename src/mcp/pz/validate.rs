@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::tool::{ToolDef, Ty};
+use crate::mcp::tool_set::{JsonType, ToolSpec};
 
 fn kind(v: &Value) -> &'static str {
     match v {
@@ -18,12 +18,12 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-fn fits(ty: Ty, v: &Value) -> bool {
+fn fits(ty: JsonType, v: &Value) -> bool {
     match ty {
-        Ty::String => v.is_string(),
-        Ty::Boolean => v.is_boolean(),
+        JsonType::String => v.is_string(),
+        JsonType::Boolean => v.is_boolean(),
         // Bound to a C# int: integral and within its range.
-        Ty::Integer => {
+        JsonType::Integer => {
             v.as_i64().is_some_and(|i| i32::try_from(i).is_ok())
                 || v.as_f64().is_some_and(|f| {
                     f.fract() == 0.0 && f >= f64::from(i32::MIN) && f <= f64::from(i32::MAX)
@@ -33,7 +33,7 @@ fn fits(ty: Ty, v: &Value) -> bool {
 }
 
 /// The first violation as pz words it, or `None` when the call may proceed.
-pub fn violation(tool: &ToolDef, args: &Map<String, Value>) -> Option<String> {
+pub fn violation(tool: &ToolSpec, args: &Map<String, Value>) -> Option<String> {
     let prefix = format!("invalid params for '{}'", tool.name);
     for (name, value) in args {
         let Some(param) = tool.params.iter().find(|p| p.name == name) else {

@@ -1,7 +1,8 @@
 //! get_manifest: the print's table index, filtered and paged.
 
+use super::schema::{connection, cursor};
 use super::{arg_str, Reply, Tool};
-use crate::mcp::schema::{connection, cursor, string, ToolSpec};
+use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::manifest;
 
 pub fn tool() -> Tool {
@@ -9,13 +10,13 @@ pub fn tool() -> Tool {
         spec: ToolSpec {
             name: "get_manifest",
             description: "Returns the print's manifest.yaml, parsed, as JSON: the index of tables, their directories and artifact files, row counts and profiling times - a file index, not an explanation of what the data means. Its `tables` map is filtered by `pattern` (the same fnmatch spelling list_tables takes) and paged in name order, with `total` on every page; every other manifest key arrives whole on the first page. For names, row counts and freshness verdicts, list_tables with `detail: true` is shorter.",
-            properties: vec![
+            params: vec![
                 connection(),
-                string("pattern", true, "fnmatch glob over the table names keying `tables`; narrows that map and `failed_tables`, nothing else."),
+                Param::string("pattern", "fnmatch glob over the table names keying `tables`; narrows that map and `failed_tables`, nothing else.").non_empty(),
                 cursor(),
             ],
-            required: &[],
         },
+        instruction: Some("- get_manifest: the raw table index of the print."),
         handler: |engine, args| {
             let state = engine.connection(arg_str(args, "connection"))?;
             let reply = manifest::answer(

@@ -2,53 +2,40 @@
 
 use serde_json::json;
 
-use super::docs_failure;
-use super::tool::{int_arg, str_arg, Args, Context, Param, Tool, ToolDef, Ty, Unclassified};
+use super::{answered, int_arg, str_arg, Args, PzTools, Tool};
+use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::pz::docs::rank::DEFAULT_LIMIT;
 use crate::pz::docs::{text, DocsError};
 use crate::pz::envelope::{self, Json};
 
 pub fn tool() -> Tool {
     Tool {
-        def: ToolDef {
+        spec: ToolSpec {
             name: "pz_docs_search",
             description: "Search the pz documentation by keyword. Lexical, not semantic: good for error codes (PZ0214), option names (force_universal), and concepts. Hits come best first with a score (weighted match count: title > description > headings > code > prose; comparable only within one response) and up to three matching lines each. Answers from the local docs index (printdex pz docs sync); PZ0607 if nothing was ever synced and the docs site is unreachable.",
             params: vec![
-                Param {
-                    name: "query",
-                    ty: Ty::String,
-                    required: true,
-                    default: None,
-                    description: "Words, an error code like PZ0214, or an option name like force_universal.",
-                },
-                Param {
-                    name: "limit",
-                    ty: Ty::Integer,
-                    required: false,
-                    default: Some(json!(DEFAULT_LIMIT)),
-                    description: "Most hits to return, 1 to 50.",
-                },
+                Param::string(
+                    "query",
+                    "Words, an error code like PZ0214, or an option name like force_universal.",
+                )
+                .required(),
+                Param::integer("limit", "Most hits to return, 1 to 50.").default(json!(DEFAULT_LIMIT)),
             ],
         },
-        handler: call,
+        instruction: None,
+        handler: |ctx, args| answered(call(ctx, args)),
     }
 }
 
-fn call(ctx: &Context, args: &Args) -> Result<String, Unclassified> {
+fn call(ctx: &PzTools, args: &Args) -> Result<String, DocsError> {
     let query = str_arg(args, "query");
     // pz refuses an empty query before it touches the network.
     if text::is_null_or_white_space(query) {
-        return docs_failure(&DocsError::EmptyQuery);
+        return Err(DocsError::EmptyQuery);
     }
     let limit = int_arg(args, "limit").unwrap_or(DEFAULT_LIMIT);
-    let catalog = match ctx.docs.catalog() {
-        Ok(c) => c,
-        Err(e) => return docs_failure(&e),
-    };
-    let hits = match catalog.search(query, limit) {
-        Ok(h) => h,
-        Err(e) => return docs_failure(&e),
-    };
+    let catalog = ctx.docs.catalog()?;
+    let hits = catalog.search(query, limit)?;
     let hits = hits
         .iter()
         .map(|h| {

@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use clap::Subcommand;
 
-use super::docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
-use super::docs::store::{self, now_secs, Store};
+use crate::mcp::pz::PzTools;
+use crate::pz::docs::fetch;
+use crate::pz::docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
+use crate::pz::docs::store::{self, now_secs, Store};
 
 #[derive(Debug, Subcommand)]
 pub enum PzAction {
@@ -100,14 +102,14 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             if let Some(d) = docs_dir {
                 cfg.root = d;
             }
-            let ctx = super::mcp::tool::Context {
+            let tools = PzTools {
                 docs: service::DocsService::new(cfg),
                 project,
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
-            runtime.block_on(super::mcp::serve_stdio(ctx))?;
+            let docs = tools.docs.clone();
+            // Load the installed corpus (and start a refresh if it is stale) before the first call.
+            std::thread::spawn(move || docs.warm());
+            super::serve_blocking(crate::mcp::serve_stdio(crate::mcp::pz::server(tools)))??;
             Ok(ExitCode::SUCCESS)
         }
         PzAction::Docs { action } => match action {
@@ -127,10 +129,10 @@ fn sync(
     docs_dir: Option<PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     let base = match from {
-        Some(f) => super::docs::fetch::base_from_arg(&f),
+        Some(f) => fetch::base_from_arg(&f),
         None => std::env::var("PZ_DOCS_URL")
             .map(|s| s.trim_end_matches('/').to_string())
-            .unwrap_or_else(|_| super::docs::fetch::DEFAULT_BASE.to_string()),
+            .unwrap_or_else(|_| fetch::DEFAULT_BASE.to_string()),
     };
     let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
     let started = std::time::Instant::now();
