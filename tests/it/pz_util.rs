@@ -21,9 +21,17 @@ pub fn docs_fixture() -> PathBuf {
 }
 
 /// The real pz docs corpus, when `../shared` is beside the checkout.
-pub fn real_docs() -> Option<PathBuf> {
+/// The real pz docs corpus beside the repository (the workplace's `shared/pz-docs`), for
+/// the tests that run only when asked (`cargo test -- --ignored`): asked for and absent
+/// is a failure, never a pass.
+pub fn real_docs() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/pz-docs");
-    dir.join("expected.jsonl").exists().then_some(dir)
+    assert!(
+        dir.join("expected.jsonl").exists(),
+        "{} is absent: this test needs the real pz docs corpus",
+        dir.display()
+    );
+    dir
 }
 
 /// A command with a clean docs environment: no inherited PZ_DOCS_URL, cache in `cache`.
