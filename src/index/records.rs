@@ -5,11 +5,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::pyfmt::{casefold, str_of, strip_py};
 use crate::reading::absence::{column_value, disabled_of, read_column_field, Absence};
 use crate::reading::authored::{self, Kind};
 use crate::reading::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
-use crate::yaml::Value;
+use compat::py::{casefold, str_of, strip_py};
+use compat::value::Value;
 
 /// How one of a table's two searched files reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -481,7 +481,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml;
+    use compat::yaml;
 
     fn load(text: &str) -> Value {
         yaml::load(text).unwrap()

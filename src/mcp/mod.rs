@@ -22,11 +22,11 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 
 use crate::error::QueryError;
-use crate::pyfmt::json_indent2;
 use crate::query::Engine;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
-use crate::yaml::Value;
+use compat::py::json_indent2;
+use compat::value::Value;
 use tools::{Reply, Tool};
 
 /// Methods the protocol defines: one that arrives as a custom request had params that did not parse.

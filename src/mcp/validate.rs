@@ -4,8 +4,8 @@
 
 use super::schema::ToolSpec;
 use crate::error::{repr_str_list, QueryError};
-use crate::pyfmt::{lower, repr};
-use crate::yaml::Value;
+use compat::py::{lower, repr};
+use compat::value::Value;
 
 const CASE_FOLDED: [&str; 2] = ["format", "purpose"];
 
@@ -41,7 +41,7 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, QueryError>
         return Err(fault(format!(
             "{} takes no argument {}. Accepted: {}.",
             spec.name,
-            crate::pyfmt::repr_str(unknown[0]),
+            compat::py::repr_str(unknown[0]),
             repr_str_list(&accepted)
         )));
     }
@@ -49,7 +49,7 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, QueryError>
         return Err(fault(format!(
             "{} requires {}.",
             spec.name,
-            crate::pyfmt::repr_str(missing)
+            compat::py::repr_str(missing)
         )));
     }
     // Then per property, by key name; within one, type before enum and minLength.

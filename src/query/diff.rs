@@ -21,7 +21,7 @@ use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// The event kinds of the packaged diff.schema.json (`$defs.Kind.enum`), in its order:
 /// the `kind` argument's enum.

@@ -3,10 +3,10 @@
 
 use super::{freshness, ConnectionState};
 use crate::error::QueryError;
-use crate::pyfmt::Glob;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
-use crate::yaml::Value;
+use compat::py::Glob;
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub pattern: Option<&'a str>,
@@ -47,7 +47,7 @@ pub fn answer(state: &ConnectionState, req: &Request) -> Result<Value, QueryErro
         .unwrap_or_default();
     let mut matched: Vec<(String, &Value)> = entries
         .iter()
-        .map(|(k, v)| (crate::pyfmt::str_of(k), *v))
+        .map(|(k, v)| (compat::py::str_of(k), *v))
         .filter(|(fqn, _)| glob.matches(fqn))
         .collect();
     matched.sort_by(|a, b| a.0.cmp(&b.0));

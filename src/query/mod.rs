@@ -23,7 +23,7 @@ use crate::config::{ConnectionConfig, Served};
 use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, ManifestRead, MANIFEST_FILENAME};
 use crate::mirror::{Mirror, MirrorError};
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// `Engine::refresh_files` re-reads at most this many files one by one; more reconcile.
 const REFRESH_AT_MOST: usize = 256;

@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::error::QueryError;
 use crate::render::cursor::Call;
 use crate::render::document::{self, is_line_break};
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// Environment variable naming the dbprint package directory, after `--reference-dir`.
 pub const REFERENCE_DIR_ENV: &str = "PRINTDEX_REFERENCE_DIR";
@@ -529,7 +529,7 @@ fn after_sign(s: &str) -> Option<&str> {
 /// `" ".join(s.split()).casefold()`: how guide headings are compared.
 fn folded(s: &str) -> String {
     let words: Vec<&str> = s.split(py_isspace).filter(|w| !w.is_empty()).collect();
-    crate::pyfmt::casefold(&words.join(" "))
+    compat::py::casefold(&words.join(" "))
 }
 
 #[cfg(test)]

@@ -8,10 +8,10 @@ use super::value_resolution::{resolve, value_notes};
 use super::ConnectionState;
 use crate::error::QueryError;
 use crate::index::records::{FileState, Resolve, ValuesState};
-use crate::pyfmt::repr_str;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
-use crate::yaml::Value;
+use compat::py::repr_str;
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub table: &'a str,

@@ -10,11 +10,11 @@ use super::ConnectionState;
 use crate::error::QueryError;
 use crate::index::records::{ColumnRecord, TableRecord};
 use crate::index::search::{Filters, Hit};
-use crate::pyfmt::{casefold, split_whitespace_py, Glob};
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::render::set;
-use crate::yaml::Value;
+use compat::py::{casefold, split_whitespace_py, Glob};
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub filters: Filters<'a>,

@@ -5,9 +5,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::pyfmt::{is_word_char, lower, py_round, split_whitespace_py, str_of, strip_py};
 use crate::reading::scope::{reply_scope, ScanScope, SCANNED_DOMAIN_STATEMENT};
-use crate::yaml::Value;
+use compat::py::{is_word_char, lower, py_round, split_whitespace_py, str_of, strip_py};
+use compat::value::Value;
 
 /// Jaccard over character trigrams; below this a "nearest" is noise.
 pub const NEAREST_FLOOR: f64 = 0.3;
@@ -248,7 +248,7 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml;
+    use compat::yaml;
 
     fn entries(text: &str) -> Vec<Value> {
         yaml::load(text)

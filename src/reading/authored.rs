@@ -4,8 +4,8 @@
 //! reference's choice of the one problem to report: the first in document order, a
 //! non-string mapping key ahead of the schema's own error at its mapping.
 
-use crate::pyfmt::{date_str, datetime_str, repr, repr_str, str_of};
-use crate::yaml::Value;
+use compat::py::{date_str, datetime_str, repr, repr_str, str_of};
+use compat::value::Value;
 
 /// The annotation kinds with a schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

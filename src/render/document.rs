@@ -169,7 +169,7 @@ pub fn split_lines_keepends(text: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::Value;
+    use compat::value::Value;
 
     fn call() -> Call {
         Call::new("doc_tool", &Value::Map(Vec::new()), &[])

@@ -6,7 +6,7 @@ pub mod document;
 pub mod paging;
 pub mod resource;
 
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// Build a `dict` reply from string keys, in order.
 pub fn dict<I: IntoIterator<Item = (&'static str, Value)>>(pairs: I) -> Value {

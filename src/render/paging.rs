@@ -5,8 +5,8 @@
 use super::cursor::Call;
 use super::{dict, py_len};
 use crate::error::QueryError;
-use crate::pyfmt::{json_compact, json_indent2};
-use crate::yaml::Value;
+use compat::py::{json_compact, json_indent2};
+use compat::value::Value;
 
 pub const PAGE_CHARACTERS: usize = 20_000;
 

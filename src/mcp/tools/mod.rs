@@ -12,7 +12,7 @@ pub mod search_columns;
 use super::schema::ToolSpec;
 use crate::error::QueryError;
 use crate::query::Engine;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
 pub enum Reply {

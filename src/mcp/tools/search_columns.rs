@@ -4,7 +4,7 @@ use super::{arg_str, Reply, Tool};
 use crate::index::search::Filters;
 use crate::mcp::schema::{connection, cursor, string, Property, ToolSpec};
 use crate::query::search_columns;
-use crate::yaml::Value;
+use compat::value::Value;
 
 pub fn tool() -> Tool {
     Tool {

@@ -2,7 +2,8 @@
 
 use super::tool::{Args, Context, Tool, ToolDef, Unclassified};
 use super::{docs_failure, page_json};
-use crate::pz::envelope::{self, Json};
+use crate::pz::envelope;
+use compat::dotnet::Json;
 
 pub fn tool() -> Tool {
     Tool {

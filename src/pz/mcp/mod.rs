@@ -25,7 +25,8 @@ use serde_json::{Map, Value};
 
 use super::docs::parse::Page;
 use super::docs::DocsError;
-use super::envelope::{self, Json, PzError};
+use super::envelope::{self, PzError};
+use compat::dotnet::Json;
 use tool::{Args, Context, Tool, Unclassified};
 
 const KNOWN_METHODS: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];

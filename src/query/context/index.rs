@@ -13,7 +13,7 @@ use super::Ctx;
 use crate::error::QueryError;
 use crate::ingest::{walk, Parsed};
 use crate::reading::authored::{self, Kind};
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// A file of the print as a reader meets it.
 #[derive(Debug, Clone)]
@@ -224,7 +224,7 @@ fn build(cx: &Ctx) -> R<Core> {
     let root = &state.config.print_root;
     if let Some(entries) = manifest.get("tables").and_then(Value::as_map) {
         for (key, entry) in entries {
-            let fqn = crate::pyfmt::str_of(key);
+            let fqn = compat::py::str_of(key);
             let table = Table {
                 dir: root.join(walk::table_path(&fqn, entry)),
                 artifacts: walk::declared_artifacts(entry),

@@ -20,9 +20,9 @@ use super::spell::{
 use super::terms::{self, is_term, Keys};
 use super::Options;
 use crate::error::QueryError;
-use crate::pyfmt::py_eq;
 use crate::query::edges::{edge_detection, iterate};
-use crate::yaml::Value;
+use compat::py::py_eq;
+use compat::value::Value;
 
 /// One Markdown section: its text and the term keys of each of its lines.
 #[derive(Debug, Clone)]
@@ -56,11 +56,11 @@ fn plain_section(name: &'static str, text: String) -> Section {
 }
 
 fn rstrip(s: &str) -> &str {
-    s.trim_end_matches(crate::pyfmt::is_space)
+    s.trim_end_matches(compat::py::is_space)
 }
 
 fn strip(s: &str) -> &str {
-    crate::pyfmt::strip_py(s)
+    compat::py::strip_py(s)
 }
 
 const NOT_A_JOIN_TARGET: &str = "not a join target, no declared-unique column";
@@ -116,7 +116,7 @@ fn unmeasured_block_message(name: &str) -> &'static str {
 pub fn unprofiled_message(fqn: &str) -> String {
     format!(
         "the last generate run could not profile {}; run dbprint generate to see the cause",
-        crate::pyfmt::repr_str(fqn)
+        compat::py::repr_str(fqn)
     )
 }
 
@@ -1027,7 +1027,7 @@ fn null_patterns_lines(statistics: &Value) -> R<Vec<Rendered>> {
                     Some(c @ (Value::Int(_) | Value::Float(_))) => {
                         let c = as_f64(Some(c)).unwrap_or(0.0);
                         if c > 0.0 {
-                            Some(crate::pyfmt::py_round(listed as f64 / c, 0) as i64)
+                            Some(compat::py::py_round(listed as f64 / c, 0) as i64)
                                 .filter(|n| *n != 0)
                         } else {
                             None
@@ -1687,7 +1687,7 @@ fn sum_counts(entries: &[&Value]) -> R<String> {
         }
     }
     Ok(match float_total {
-        Some(f) => crate::pyfmt::float_repr(f),
+        Some(f) => compat::py::float_repr(f),
         None => int_total.to_string(),
     })
 }

@@ -22,7 +22,7 @@ use super::{ConnectionState, Engine};
 use crate::error::QueryError;
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::Unit;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// What the caller asked for.
 #[derive(Debug, Clone)]
@@ -198,7 +198,7 @@ fn answer_from(
     let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let mut reply = structured::nested(run);
         if yaml {
-            let text = crate::yaml::emit::safe_dump(&reply);
+            let text = compat::yaml::emit::safe_dump(&reply);
             return Value::Str(match next {
                 Some(c) => format!("{text}# next_cursor: {c}\n"),
                 None => text,

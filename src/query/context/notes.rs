@@ -8,9 +8,9 @@ use super::read::{
 };
 use super::spell::{self, enum_word, is_number, spell_literal, spell_number, statistic, R};
 use super::terms::{self, Keys};
-use crate::pyfmt::py_eq;
 use crate::query::edges::iterate;
-use crate::yaml::Value;
+use compat::py::py_eq;
+use compat::value::Value;
 
 pub const LIST_SEPARATOR: &str = ", ";
 const TOP_VALUES: usize = 5;
@@ -614,7 +614,7 @@ fn parts_suffix(stats: &Value) -> R<Vec<Rendered>> {
 }
 
 fn key_error(key: &str) -> crate::error::QueryError {
-    crate::error::QueryError::Other(crate::pyfmt::repr_str(key))
+    crate::error::QueryError::Other(compat::py::repr_str(key))
 }
 
 fn vector_notes(stats: &Value) -> R<Vec<Rendered>> {
@@ -702,7 +702,7 @@ fn non_null(stats: &Value, row_count: Option<i64>, scope: Option<&ScanScope>) ->
     if let Some(coverage) = cv(stats, "values_coverage").filter(|c| is_number(c)) {
         let c = super::read::as_f64(Some(coverage)).unwrap_or(0.0);
         if 0.0 < c && c < 1.0 {
-            let scaled = crate::pyfmt::py_round(listed as f64 / c, 0) as i64;
+            let scaled = compat::py::py_round(listed as f64 / c, 0) as i64;
             return Ok(Some(scaled.max(listed)));
         }
     }

@@ -9,7 +9,7 @@ use crate::render::cursor::Call;
 use crate::render::document::{document_pages, markdown_marker};
 use crate::render::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
 use crate::render::py_len;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// The terms of every line the document's characters `start..end` touch.
 fn terms_between(sections: &[Section], start: usize, end: usize) -> Keys {
@@ -80,7 +80,7 @@ pub fn legend_text_page(
 fn measure(reply: &Value) -> usize {
     match reply {
         Value::Str(s) => py_len(s),
-        other => py_len(&crate::pyfmt::json_indent2(other)),
+        other => py_len(&compat::py::json_indent2(other)),
     }
 }
 

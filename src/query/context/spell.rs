@@ -4,9 +4,9 @@
 //! (a list where a scalar belongs); those surface as the call's error text, as there.
 
 use crate::error::QueryError;
-use crate::pyfmt::{float_repr, str_of};
-use crate::yaml::emit::{date_iso, datetime_iso, double_quoted, escaped, number_text};
-use crate::yaml::Value;
+use compat::py::{float_repr, str_of};
+use compat::value::Value;
+use compat::yaml::emit::{date_iso, datetime_iso, double_quoted, escaped, number_text};
 
 pub type R<T> = Result<T, QueryError>;
 
@@ -232,7 +232,7 @@ pub fn spell_value(v: &Value) -> R<String> {
 
 /// `spell_inline`: one line `yaml.safe_load` reads back as the value.
 pub fn spell_inline(v: &Value) -> R<String> {
-    crate::yaml::emit::try_flow_inline(v).map_err(|e| type_error(e.to_string()))
+    compat::yaml::emit::try_flow_inline(v).map_err(|e| type_error(e.to_string()))
 }
 
 /// `_statistic`: a number positional, anything else as a literal.
@@ -265,7 +265,7 @@ pub fn py_str(v: &Value) -> String {
 
 /// `" ".join(text.split())`.
 pub fn collapse(text: &str) -> String {
-    crate::pyfmt::split_whitespace_py(text).join(" ")
+    compat::py::split_whitespace_py(text).join(" ")
 }
 
 #[cfg(test)]

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes fixtures/yaml-pyyaml/cases.jsonl: what PyYAML's CSafeLoader makes of many
-YAML texts, for the Rust loader's differential test (src/yaml/tests.rs).
+"""Writes crates/compat/fixtures/yaml-pyyaml/cases.jsonl: what PyYAML's CSafeLoader makes of many
+YAML texts, for the Rust loader's differential test (crates/compat/src/yaml/tests.rs).
 
 Run with the reference interpreter (PyYAML 6.0.4 with libyaml):
 
-    /opt/dbp313/bin/python tests/yaml_pyyaml/gen_expectations.py
+    /opt/dbp313/bin/python crates/compat/gen/yaml_pyyaml_expectations.py
 
 Each line is {"name", "yaml", and one of "expect" (tagged value), "expect_flat"
 (the same, flattened, for values nested too deep for a JSON reader), "error"
@@ -14,7 +14,7 @@ output is deterministic.
 
 For a longer local run, `--extra COUNT FILE [SEED]` writes that many random
 cases to FILE, checked by
-`YAML_EXTRA_CASES=FILE cargo test --release --lib yaml::tests::extra -- --ignored`.
+`YAML_EXTRA_CASES=FILE cargo test --release -p compat yaml::tests::extra -- --ignored`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ assert yaml.__with_libyaml__, "needs PyYAML built with libyaml"
 
 sys.setrecursionlimit(100_000)
 
-OUT = Path(__file__).resolve().parents[2] / "fixtures" / "yaml-pyyaml" / "cases.jsonl"
+OUT = Path(__file__).resolve().parents[1] / "fixtures" / "yaml-pyyaml" / "cases.jsonl"
 
 # Nesting deeper than this is written flat (serde_json stops at 128 levels).
 MAX_NESTED = 60

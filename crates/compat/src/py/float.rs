@@ -4,7 +4,7 @@
 //! arithmetic.
 
 use super::PyException;
-use crate::yaml::Value;
+use crate::value::Value;
 
 /// `repr(float)`: the shortest digits that round-trip, laid out positionally
 /// when the decimal exponent is in [-4, 16), else in exponent form.

@@ -1,10 +1,10 @@
 """Record what the reference's YAML producers write for many values.
 
-Run with the reference's interpreter from the repository root:
+Run with the reference's interpreter:
 
-    /opt/dbp313/bin/python tests/yaml_emit/gen_expectations.py
+    /opt/dbp313/bin/python crates/compat/gen/yaml_emit_expectations.py
 
-It writes fixtures/yaml-emit/cases.jsonl, one JSON object a line:
+It writes crates/compat/fixtures/yaml-emit/cases.jsonl, one JSON object a line:
 {"name", "value": <tagged value>, "safe_dump", "dbprint_dump", "inline"}, where an output is
 null when the reference raises for that value. Only synthetic values are recorded.
 
@@ -33,7 +33,9 @@ import yaml
 
 from dbprint.engine.yaml_dumper import dump_yaml, spell_inline
 
-OUT = "fixtures/yaml-emit/cases.jsonl"
+OUT = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fixtures", "yaml-emit", "cases.jsonl"
+)
 
 
 def enc(v):

@@ -1,13 +1,14 @@
 //! Differential tests against PyYAML: `fixtures/yaml-pyyaml/cases.jsonl` holds
 //! what `yaml.load(text, Loader=yaml.CSafeLoader)` gave for each text
-//! (written by `tests/yaml_pyyaml/gen_expectations.py`), and every case must
+//! (written by `gen/yaml_pyyaml_expectations.py`), and every case must
 //! load to the same value or fail with the same text.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use serde_json::Value as Json;
 
-use super::{load, LoadError, Value};
+use super::{load, LoadError};
+use crate::value::Value;
 
 /// Cases known to differ from the reference, each with the reason.
 const EXPECTED_FAILURES: &[(&str, &str)] = &[];
@@ -226,14 +227,13 @@ fn differential_against_pyyaml() {
 }
 
 /// Run by hand on a larger random set: write it with
-/// `gen_expectations.py --extra COUNT FILE`, then
-/// `YAML_EXTRA_CASES=FILE cargo test --lib yaml::tests::extra -- --ignored --nocapture`.
+/// `gen/yaml_pyyaml_expectations.py --extra COUNT FILE`, then
+/// `YAML_EXTRA_CASES=FILE cargo test -p compat yaml::tests::extra -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn extra_differential_cases() {
-    let Ok(path) = std::env::var("YAML_EXTRA_CASES") else {
-        return;
-    };
+    let path = std::env::var("YAML_EXTRA_CASES")
+        .expect("YAML_EXTRA_CASES names the file of extra cases this test checks");
     let text = std::fs::read_to_string(path).expect("readable");
     let mut failures = Vec::new();
     let mut total = 0;
@@ -368,7 +368,7 @@ fn thread_cpu_ns() -> Option<u64> {
     stat.split_whitespace().next()?.parse().ok()
 }
 
-/// Run by hand: `cargo test --release --lib yaml::tests::speed -- --ignored --nocapture`
+/// Run by hand: `cargo test --release -p compat yaml::tests::speed -- --ignored --nocapture`
 /// (best of five, so allocator warm-up is not counted).
 #[test]
 #[ignore]

@@ -3,10 +3,10 @@
 //! the reference's anchored pattern accepts, including Python's `$` matching
 //! just before one final newline.
 
-use super::bigint::BigUint;
 use super::compose::Tag;
 use super::pyrepr::{escape_code_point, repr_str, repr_str_200, repr_timedelta_seconds};
-use super::value::{Date, DateTime, Value};
+use crate::value::bigint::BigUint;
+use crate::value::{Date, DateTime, Value};
 
 /// Python's `re` `$` without MULTILINE: at the end, or before a last `\n`.
 fn anchored(s: &[u8], f: impl Fn(&[u8]) -> bool) -> bool {

@@ -1,8 +1,8 @@
 //! Compares the emitters with what the reference wrote for the same values, recorded by
-//! `tests/yaml_emit/gen_expectations.py` into `fixtures/yaml-emit/cases.jsonl`.
+//! `gen/yaml_emit_expectations.py` into `fixtures/yaml-emit/cases.jsonl`.
 
 use super::{safe_dump, try_dbprint_dump, try_flow_inline};
-use crate::yaml::{Date, DateTime, Value};
+use crate::value::{Date, DateTime, Value};
 use base64::Engine as _;
 use serde_json::Value as J;
 
@@ -147,14 +147,13 @@ fn recorded_cases_match_the_reference() {
 }
 
 /// The real print files, recorded outside the repository with
-/// `gen_expectations.py --real DIR OUT`; run with `PRINTDEX_EMIT_REAL_CASES=OUT cargo test
-/// --lib yaml::emit -- --ignored`.
+/// `gen/yaml_emit_expectations.py --real DIR OUT`; run with `PRINTDEX_EMIT_REAL_CASES=OUT
+/// cargo test -p compat yaml::emit -- --ignored`.
 #[test]
 #[ignore]
 fn real_print_files_round_trip() {
-    let Ok(path) = std::env::var("PRINTDEX_EMIT_REAL_CASES") else {
-        return;
-    };
+    let path = std::env::var("PRINTDEX_EMIT_REAL_CASES")
+        .expect("PRINTDEX_EMIT_REAL_CASES names the recorded real cases this test checks");
     let text = std::fs::read_to_string(path).expect("real cases file");
     let (rows, failures) = run_cases(&text, true);
     eprintln!("{rows} real files checked");

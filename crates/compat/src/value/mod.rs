@@ -2,6 +2,9 @@
 //! `safe_load` would build, so that every later rendering (json.dumps, repr,
 //! str) can reproduce Python's text exactly.
 
+pub(crate) mod bigint;
+pub(crate) mod pydict;
+
 use serde::{Deserialize, Serialize};
 
 /// A Python-like value as built by PyYAML's SafeConstructor.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Write fixtures/pyfmt/*.jsonl: what Python 3.13 itself answers, for the
-Rust pyfmt tests to compare against (CI runs without Python).
+"""Write crates/compat/fixtures/py/*.jsonl: what Python 3.13 itself answers, for the
+Rust `compat::py` tests to compare against (CI runs without Python).
 
-    /opt/dbp313/bin/python tests/pyfmt/gen_expectations.py
+    /opt/dbp313/bin/python crates/compat/gen/py_expectations.py
 
 Deterministic (fixed seed), so rerunning reproduces the committed files.
 """
@@ -16,8 +16,8 @@ import random
 import struct
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OUT = os.path.join(ROOT, "fixtures", "pyfmt")
+CRATE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(CRATE, "fixtures", "py")
 R = random.Random(20240101)
 
 

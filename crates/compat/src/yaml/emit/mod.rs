@@ -14,13 +14,12 @@
 //! restructured emitter would drift from. Values are trees, so the serializer never needs
 //! anchors or aliases.
 
-use crate::yaml::{Date, DateTime, Value};
+use crate::value::{Date, DateTime, Value};
 
 mod escaped_table;
 
 #[cfg(test)]
-#[path = "emit_tests.rs"]
-mod emit_tests;
+mod tests;
 
 /// The reference refuses to write this value into an artifact (dbprint raises
 /// `UnrepresentableValue`): only `bytes` can reach that among loaded values.
@@ -139,7 +138,7 @@ fn dump_flow(v: &Value) -> Result<String, Unrepresentable> {
 
 /// Characters `spell_inline` prints escaped: categories Cc, Cf, Zl, Zp, Co, Cs, Cn, and every
 /// space separator but U+0020 (Unicode 15.1, as the reference's Python classifies them).
-pub(crate) fn escaped(c: char) -> bool {
+pub fn escaped(c: char) -> bool {
     let cp = c as u32;
     escaped_table::ESCAPED_RANGES
         .binary_search_by(|&(lo, hi)| {
@@ -173,7 +172,7 @@ fn py_isspace(c: char) -> bool {
 }
 
 /// dbprint's `_double_quoted`: its own escaping (lowercase hex), not the emitter's.
-pub(crate) fn double_quoted(s: &str) -> String {
+pub fn double_quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -337,12 +336,12 @@ fn encodebytes(b: &[u8]) -> String {
     out
 }
 
-pub(crate) fn date_iso(d: &Date) -> String {
+pub fn date_iso(d: &Date) -> String {
     format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)
 }
 
 /// `datetime.isoformat(sep)`.
-pub(crate) fn datetime_iso(dt: &DateTime, sep: char) -> String {
+pub fn datetime_iso(dt: &DateTime, sep: char) -> String {
     let mut s = format!(
         "{}{}{:02}:{:02}:{:02}",
         date_iso(&dt.date),
@@ -374,7 +373,7 @@ fn yaml_float(f: f64) -> String {
     if f.is_infinite() {
         return if f > 0.0 { ".inf" } else { "-.inf" }.into();
     }
-    let r = crate::pyfmt::float_repr(f);
+    let r = crate::py::float_repr(f);
     if !r.contains('.') && r.contains('e') {
         r.replacen('e', ".0e", 1)
     } else {
@@ -385,8 +384,8 @@ fn yaml_float(f: f64) -> String {
 /// dbprint's `rounding.number_text` for a finite float: `f"{Decimal(repr(f)):f}"`, plus `.0`
 /// when that has no point. `repr`'s own positional form already is that text; its exponent
 /// form is laid out positionally with the same digits.
-pub(crate) fn number_text(f: f64) -> String {
-    let r = crate::pyfmt::float_repr(f);
+pub fn number_text(f: f64) -> String {
+    let r = crate::py::float_repr(f);
     let Some((mantissa, exp)) = r.split_once('e') else {
         return r;
     };

@@ -2,7 +2,7 @@
 
 use super::float::float_repr;
 use super::text::is_printable;
-use crate::yaml::{Date, DateTime, Value};
+use crate::value::{Date, DateTime, Value};
 use std::fmt::Write;
 
 pub(super) fn repr(v: &Value) -> String {

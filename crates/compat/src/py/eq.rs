@@ -1,6 +1,6 @@
 //! Python's `==` between loaded values.
 
-use crate::yaml::Value;
+use crate::value::Value;
 
 /// Python `==` between loaded values: numbers compare across int, float and bool.
 pub fn py_eq(a: &Value, b: &Value) -> bool {

@@ -5,7 +5,7 @@
 use super::float::json_float;
 use super::repr::str_of;
 use super::PyException;
-use crate::yaml::Value;
+use crate::value::Value;
 use std::fmt::Write;
 
 /// `json.dumps(v, indent=2, default=str)`; `Err` is Python's TypeError for a

@@ -12,11 +12,11 @@ use std::collections::{HashSet, VecDeque};
 use super::compose::{Body, Doc, Node, NodeId, Tag};
 use super::error::MarkedError;
 use super::events::Mark;
-use super::pydict::{Key, PyDict};
 use super::pyrepr::repr_str;
 use super::scalars::{self, FloatOut};
-use super::value::Value;
 use super::LoadError;
+use crate::value::pydict::{Key, PyDict};
+use crate::value::Value;
 
 /// A safety net for the two recursive steps (a `=` key's value standing in
 /// for a scalar, merges inside merges); the nesting limit keeps real

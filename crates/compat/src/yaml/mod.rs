@@ -14,23 +14,21 @@
 //! `LoadError::Other`; integers of more than 2^18 bits in base 2, 8 or 16
 //! are refused.
 
-mod bigint;
 mod compose;
 mod construct;
 pub mod emit;
 mod error;
 mod events;
+#[allow(unsafe_code)] // the one binding to `unsafe-libyaml`'s scanner
 mod libyaml;
 mod parser;
-mod pydict;
 mod pyrepr;
 mod scalars;
-pub mod value;
 
 #[cfg(test)]
 mod tests;
 
-pub use value::{Date, DateTime, Value};
+use crate::value::Value;
 
 /// Why a text did not load.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 use super::bigint::float_integer_decimal;
-use super::value::Value;
+use super::Value;
 
 /// A key with the identity Python would compare NaNs by: 0 for anything
 /// that is not a NaN, otherwise a token equal only for the same object.
@@ -160,7 +160,7 @@ impl<V> PyDict<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::value::{Date, DateTime};
+    use crate::value::{Date, DateTime};
 
     fn k(value: Value) -> Key {
         Key { value, nan_id: 0 }

@@ -1,13 +1,13 @@
-//! Compares pyfmt against what Python 3.13 answered for the same inputs:
-//! fixtures/pyfmt/*.jsonl, written by tests/pyfmt/gen_expectations.py.
+//! Compares `py` against what Python 3.13 answered for the same inputs:
+//! fixtures/py/*.jsonl, written by `gen/py_expectations.py`.
 
 use super::*;
-use crate::yaml::{Date, DateTime};
+use crate::value::{Date, DateTime};
 use serde_json::Value as J;
 use sha2::{Digest, Sha256};
 
 fn fixture(name: &str) -> Vec<J> {
-    let path = format!("{}/fixtures/pyfmt/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/fixtures/py/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}: {e}: {l}")))
