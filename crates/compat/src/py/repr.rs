@@ -78,25 +78,33 @@ pub(super) fn repr_str(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if c.is_ascii() => out.push(c),
             c if is_printable(c) => out.push(c),
-            c => {
-                let cp = c as u32;
-                let _ = if cp <= 0xff {
-                    write!(out, "\\x{cp:02x}")
-                } else if cp <= 0xffff {
-                    write!(out, "\\u{cp:04x}")
-                } else {
-                    write!(out, "\\U{cp:08x}")
-                };
-            }
+            c => out.push_str(&escape_code_point(c)),
         }
     }
     out.push(quote);
     out
+}
+
+/// `%.200R` in a C-level format (as `int()`'s error uses it): the repr cut to 200 characters.
+pub(crate) fn repr_str_200(s: &str) -> String {
+    let r = repr_str(s);
+    match r.char_indices().nth(200) {
+        Some((i, _)) => r[..i].to_string(),
+        None => r,
+    }
+}
+
+/// How `repr` and a codec error name one character: `\xNN`, `\uNNNN` or `\UNNNNNNNN`.
+pub(crate) fn escape_code_point(c: char) -> String {
+    let n = c as u32;
+    if n <= 0xff {
+        format!("\\x{n:02x}")
+    } else if n <= 0xffff {
+        format!("\\u{n:04x}")
+    } else {
+        format!("\\U{n:08x}")
+    }
 }
 
 /// `repr(bytes)` (also `str(bytes)`), e.g. `b'\x00abc'`.
@@ -129,7 +137,7 @@ pub fn bytes_repr(b: &[u8]) -> String {
     out
 }
 
-/// `str(date)`: `YYYY-MM-DD`.
+/// `str(date)` (also `date.isoformat()`): `YYYY-MM-DD`.
 pub fn date_str(d: &Date) -> String {
     format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)
 }
@@ -140,8 +148,13 @@ fn date_repr(d: &Date) -> String {
 
 /// `str(datetime)`: `isoformat(sep=' ')`.
 pub fn datetime_str(dt: &DateTime) -> String {
+    datetime_isoformat(dt, ' ')
+}
+
+/// `datetime.isoformat(sep)`.
+pub fn datetime_isoformat(dt: &DateTime, sep: char) -> String {
     let mut out = date_str(&dt.date);
-    let _ = write!(out, " {:02}:{:02}:{:02}", dt.hour, dt.minute, dt.second);
+    let _ = write!(out, "{sep}{:02}:{:02}:{:02}", dt.hour, dt.minute, dt.second);
     if dt.microsecond != 0 {
         let _ = write!(out, ".{:06}", dt.microsecond);
     }
@@ -177,17 +190,16 @@ pub fn datetime_repr(dt: &DateTime) -> String {
             // timezone(timedelta(0)) is the timezone.utc singleton.
             out.push_str("datetime.timezone.utc");
         } else {
-            let _ = write!(out, "datetime.timezone({})", timedelta_repr(off));
+            let _ = write!(out, "datetime.timezone({})", timedelta_repr(i64::from(off)));
         }
     }
     out.push(')');
     out
 }
 
-/// `repr(timedelta(seconds=s))`, normalised as timedelta does (seconds in
+/// `repr(timedelta(seconds=s))` as 3.13 prints it, normalised as timedelta does (seconds in
 /// [0, 86400), days carrying the sign).
-fn timedelta_repr(s: i32) -> String {
-    let s = i64::from(s);
+pub(crate) fn timedelta_repr(s: i64) -> String {
     let days = s.div_euclid(86400);
     let secs = s.rem_euclid(86400);
     let mut fields = Vec::new();

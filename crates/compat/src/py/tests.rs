@@ -353,6 +353,24 @@ fn hand_picked() {
     assert_eq!(UNICODE_VERSION, "15.1.0");
 }
 
+/// The reprs that exception texts carry.
+#[test]
+fn exception_reprs() {
+    assert_eq!(repr_str("it's"), "\"it's\"");
+    assert_eq!(repr_str("a'b\"c"), "'a\\'b\"c'");
+    assert_eq!(repr_str("t\n\x01\x7fé\u{a0}"), "'t\\n\\x01\\x7fé\\xa0'");
+    // Unassigned code points are not printable (U+0378 is unassigned in Unicode 15.1).
+    assert_eq!(repr_str("\u{378}\u{e0000}"), "'\\u0378\\U000e0000'");
+    assert_eq!(repr_str_200(&"x".repeat(300)).chars().count(), 200);
+    assert_eq!(repr_str_200("ab"), "'ab'");
+    assert_eq!(timedelta_repr(0), "datetime.timedelta(0)");
+    assert_eq!(timedelta_repr(86_400), "datetime.timedelta(days=1)");
+    assert_eq!(
+        timedelta_repr(-(99 * 3600 + 99 * 60)),
+        "datetime.timedelta(days=-5, seconds=69660)"
+    );
+}
+
 /// Many stars against a long near-miss must stay polynomial.
 #[test]
 fn glob_has_no_exponential_blowup() {

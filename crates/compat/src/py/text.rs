@@ -2,7 +2,8 @@
 //! tables generated from Python 3.13 (`unicode_tables.rs`).
 
 use super::unicode_tables::{
-    CASED_NOT_IGNORABLE, CASEFOLD, CASE_IGNORABLE, LINE_BREAK, LOWER, NON_PRINTABLE, WHITESPACE,
+    CASED_NOT_IGNORABLE, CASEFOLD_NOT_LOWER, CASE_IGNORABLE, LINE_BREAK, LOWER, NON_PRINTABLE,
+    WHITESPACE, WORD,
 };
 
 fn in_ranges(table: &[(u32, u32)], c: char) -> bool {
@@ -41,7 +42,7 @@ pub fn is_word_char(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_';
     }
-    in_ranges(super::word_table::WORD, c)
+    in_ranges(WORD, c)
 }
 
 /// `c.isspace()` (includes `\x1c`-`\x1f`, `\x85` and the Unicode spaces).
@@ -93,7 +94,7 @@ pub fn casefold(s: &str) -> String {
     }
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match lookup(CASEFOLD, c) {
+        match lookup(CASEFOLD_NOT_LOWER, c).or_else(|| lookup(LOWER, c)) {
             Some(f) => out.push_str(f),
             None => out.push(c),
         }

@@ -12,9 +12,9 @@ use std::collections::{HashSet, VecDeque};
 use super::compose::{Body, Doc, Node, NodeId, Tag};
 use super::error::MarkedError;
 use super::events::Mark;
-use super::pyrepr::repr_str;
 use super::scalars::{self, FloatOut};
 use super::LoadError;
+use crate::py::repr_str;
 use crate::value::pydict::{Key, PyDict};
 use crate::value::Value;
 

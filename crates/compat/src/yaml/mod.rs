@@ -22,7 +22,6 @@ mod events;
 #[allow(unsafe_code)] // the one binding to `unsafe-libyaml`'s scanner
 mod libyaml;
 mod parser;
-mod pyrepr;
 mod scalars;
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! just before one final newline.
 
 use super::compose::Tag;
-use super::pyrepr::{escape_code_point, repr_str, repr_str_200, repr_timedelta_seconds};
+use crate::py::{escape_code_point, repr_str, repr_str_200, timedelta_repr};
 use crate::value::bigint::BigUint;
 use crate::value::{Date, DateTime, Value};
 
@@ -669,7 +669,7 @@ pub(crate) fn construct_timestamp(text: &str) -> Result<Value, String> {
             if secs <= -86_400 || secs >= 86_400 {
                 return Err(format!(
                     "offset must be a timedelta strictly between -timedelta(hours=24) and timedelta(hours=24), not {}.",
-                    repr_timedelta_seconds(secs)
+                    timedelta_repr(secs)
                 ));
             }
             Some(secs as i32)

@@ -14,9 +14,8 @@
 //! restructured emitter would drift from. Values are trees, so the serializer never needs
 //! anchors or aliases.
 
-use crate::value::{Date, DateTime, Value};
-
-mod escaped_table;
+use crate::py::{date_str, datetime_isoformat, datetime_str, float_repr, is_printable, is_space};
+use crate::value::{DateTime, Value};
 
 #[cfg(test)]
 mod tests;
@@ -91,7 +90,7 @@ pub fn try_flow_inline(v: &Value) -> Result<String, Unrepresentable> {
             let text = dump_flow(v)?;
             if let Value::Str(s) = v {
                 // Only U+0020 can be left here: every other whitespace is an escaped character.
-                if !text.starts_with(['\'', '"']) && text.chars().any(py_isspace) {
+                if !text.starts_with(['\'', '"']) && text.chars().any(is_space) {
                     return Ok(format!("'{}'", s.replace('\'', "''")));
                 }
             }
@@ -136,39 +135,12 @@ fn dump_flow(v: &Value) -> Result<String, Unrepresentable> {
     Ok(text.strip_suffix('\n').unwrap_or(text).to_string())
 }
 
-/// Characters `spell_inline` prints escaped: categories Cc, Cf, Zl, Zp, Co, Cs, Cn, and every
-/// space separator but U+0020 (Unicode 15.1, as the reference's Python classifies them).
+/// dbprint's `_escaped`: the characters `spell_inline` prints escaped, categories Cc, Cf, Zl,
+/// Zp, Co, Cs, Cn and every space separator but U+0020. That is exactly the set
+/// `str.isprintable()` rejects (CPython's makeunicodedata.py derives its PRINTABLE flag from
+/// the same categories), so Python's one table serves both.
 pub fn escaped(c: char) -> bool {
-    let cp = c as u32;
-    escaped_table::ESCAPED_RANGES
-        .binary_search_by(|&(lo, hi)| {
-            if hi < cp {
-                std::cmp::Ordering::Less
-            } else if lo > cp {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
-
-/// Python's `str.isspace` for one character.
-fn py_isspace(c: char) -> bool {
-    matches!(
-        c,
-        '\t'..='\r'
-            | '\x1c'..='\x20'
-            | '\u{85}'
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
+    !is_printable(c)
 }
 
 /// dbprint's `_double_quoted`: its own escaping (lowercase hex), not the emitter's.
@@ -289,7 +261,7 @@ fn represent_scalar(v: &Value, rep: Rep) -> Result<Represented, Unrepresentable>
         Value::Int(i) => ("int", i.to_string(), None),
         Value::BigInt(s) => ("int", s.clone(), None),
         Value::Float(f) if artifact && f.is_finite() => ("float", number_text(*f), None),
-        Value::Float(f) => ("float", yaml_float(*f), None),
+        Value::Float(f) => ("float", non_finite_or_repr(*f), None),
         Value::Str(s) if artifact => {
             // NEL is written raw by the plain and single-quoted writers and read back as a
             // line break, so dbprint forces double quotes; 1.2-retypable text is single-quoted.
@@ -305,17 +277,10 @@ fn represent_scalar(v: &Value, rep: Rep) -> Result<Represented, Unrepresentable>
         Value::Str(s) => ("str", s.clone(), None),
         Value::Bytes(_) if rep == Rep::Artifact => return Err(Unrepresentable),
         Value::Bytes(b) => ("binary", encodebytes(b), Some('|')),
-        Value::Date(d) if artifact => ("str", date_iso(d), None),
-        Value::Date(d) => ("timestamp", date_iso(d), None),
-        Value::DateTime(dt) if artifact => {
-            let text = datetime_iso(dt, 'T');
-            let text = match text.strip_suffix("+00:00") {
-                Some(head) => format!("{head}Z"),
-                None => text,
-            };
-            ("str", text, None)
-        }
-        Value::DateTime(dt) => ("timestamp", datetime_iso(dt, ' '), None),
+        Value::Date(d) if artifact => ("str", date_str(d), None),
+        Value::Date(d) => ("timestamp", date_str(d), None),
+        Value::DateTime(dt) if artifact => ("str", artifact_datetime(dt), None),
+        Value::DateTime(dt) => ("timestamp", datetime_str(dt), None),
         // Collections never reach here (serialize handles them).
         Value::Seq(_) | Value::Map(_) => ("str", String::new(), None),
     })
@@ -336,44 +301,42 @@ fn encodebytes(b: &[u8]) -> String {
     out
 }
 
-pub fn date_iso(d: &Date) -> String {
-    format!("{:04}-{:02}-{:02}", d.year, d.month, d.day)
+/// dbprint's `value_text.scalar_text`: the artifact's own spelling of a scalar (what its
+/// dumper writes before any quoting). `None` for a value no artifact holds (`None`, bytes, a
+/// collection), where dbprint raises `TypeError`.
+pub fn scalar_text(v: &Value) -> Option<String> {
+    Some(match v {
+        Value::Str(s) => s.clone(),
+        Value::Bool(b) => if *b { "true" } else { "false" }.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::BigInt(s) => s.clone(),
+        Value::Float(f) if f.is_finite() => number_text(*f),
+        Value::Float(f) => non_finite_or_repr(*f),
+        Value::Date(d) => date_str(d),
+        Value::DateTime(dt) => artifact_datetime(dt),
+        Value::Null | Value::Bytes(_) | Value::Seq(_) | Value::Map(_) => return None,
+    })
 }
 
-/// `datetime.isoformat(sep)`.
-pub fn datetime_iso(dt: &DateTime, sep: char) -> String {
-    let mut s = format!(
-        "{}{}{:02}:{:02}:{:02}",
-        date_iso(&dt.date),
-        sep,
-        dt.hour,
-        dt.minute,
-        dt.second
-    );
-    if dt.microsecond != 0 {
-        s.push_str(&format!(".{:06}", dt.microsecond));
+/// `isoformat()`, with a UTC offset written `Z`.
+fn artifact_datetime(dt: &DateTime) -> String {
+    let text = datetime_isoformat(dt, 'T');
+    match text.strip_suffix("+00:00") {
+        Some(head) => format!("{head}Z"),
+        None => text,
     }
-    if let Some(off) = dt.offset_seconds {
-        let off = i64::from(off);
-        let sign = if off < 0 { '-' } else { '+' };
-        let abs = off.abs();
-        s.push_str(&format!("{sign}{:02}:{:02}", abs / 3600, abs % 3600 / 60));
-        if abs % 60 != 0 {
-            s.push_str(&format!(":{:02}", abs % 60));
-        }
-    }
-    s
 }
 
-/// `SafeRepresenter.represent_float`: `repr`, lowercased, with `.0` put before a bare exponent.
-fn yaml_float(f: f64) -> String {
+/// `SafeRepresenter.represent_float`: `.nan`, `.inf`, `-.inf` (also dbprint's `_non_finite`),
+/// else `repr`, lowercased, with `.0` put before a bare exponent.
+fn non_finite_or_repr(f: f64) -> String {
     if f.is_nan() {
         return ".nan".into();
     }
     if f.is_infinite() {
         return if f > 0.0 { ".inf" } else { "-.inf" }.into();
     }
-    let r = crate::py::float_repr(f);
+    let r = float_repr(f);
     if !r.contains('.') && r.contains('e') {
         r.replacen('e', ".0e", 1)
     } else {
@@ -385,7 +348,7 @@ fn yaml_float(f: f64) -> String {
 /// when that has no point. `repr`'s own positional form already is that text; its exponent
 /// form is laid out positionally with the same digits.
 pub fn number_text(f: f64) -> String {
-    let r = crate::py::float_repr(f);
+    let r = float_repr(f);
     let Some((mantissa, exp)) = r.split_once('e') else {
         return r;
     };
