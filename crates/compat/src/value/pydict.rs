@@ -17,9 +17,10 @@ pub(crate) struct Key {
     pub nan_id: u64,
 }
 
-/// What a key equals, normalised so that equal keys compare and hash alike.
+/// What a hashable value equals under Python's `==`, normalised so that equal values compare
+/// and hash alike (`crate::py::py_eq` compares scalars by it too).
 #[derive(Debug, PartialEq, Eq, Hash)]
-enum Norm<'a> {
+pub(crate) enum Norm<'a> {
     Null,
     Int(i64),
     BigInt(Cow<'a, str>),
@@ -44,8 +45,9 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
-fn norm(k: &Key) -> Norm<'_> {
-    match &k.value {
+/// The normal form of a scalar; `nan_id` tells NaN objects apart (see [`Key`]).
+pub(crate) fn norm(value: &Value, nan_id: u64) -> Norm<'_> {
+    match value {
         Value::Null => Norm::Null,
         Value::Bool(b) => Norm::Int(*b as i64),
         Value::Int(i) => Norm::Int(*i),
@@ -53,7 +55,7 @@ fn norm(k: &Key) -> Norm<'_> {
         Value::Float(f) => {
             let f = *f;
             if f.is_nan() {
-                Norm::Nan(k.nan_id)
+                Norm::Nan(nan_id)
             } else if f.is_finite() && f.fract() == 0.0 {
                 if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f) {
                     Norm::Int(f as i64)
@@ -97,7 +99,7 @@ fn norm(k: &Key) -> Norm<'_> {
 
 fn hash_of(k: &Key) -> u64 {
     let mut h = DefaultHasher::new();
-    norm(k).hash(&mut h);
+    norm(&k.value, k.nan_id).hash(&mut h);
     h.finish()
 }
 
@@ -142,16 +144,17 @@ impl<V> PyDict<V> {
     }
 
     fn find(&self, key: &Key) -> Option<usize> {
-        let n = norm(key);
+        let n = norm(&key.value, key.nan_id);
+        let same = |k: &Key| norm(&k.value, k.nan_id) == n;
         match &self.index {
-            None => self.entries.iter().position(|(k, _)| norm(k) == n),
+            None => self.entries.iter().position(|(k, _)| same(k)),
             Some(index) => {
                 let mut h = DefaultHasher::new();
                 n.hash(&mut h);
                 index
                     .get(&h.finish())?
                     .iter()
-                    .find_map(|&i| (norm(&self.entries[i as usize].0) == n).then_some(i as usize))
+                    .find_map(|&i| same(&self.entries[i as usize].0).then_some(i as usize))
             }
         }
     }
