@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::reading::absence::{column_value, disabled_of, read_column_field, Absence};
 use crate::reading::authored::{self, Kind};
 use crate::reading::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
-use compat::py::{casefold, str_of, strip_py};
+use compat::py::{casefold, str_of, strip};
 use compat::value::Value;
 
 /// How one of a table's two searched files reads.
@@ -244,7 +244,7 @@ fn match_tail(col: &Value, note: Option<&str>) -> Vec<(String, Value)> {
         }
     }
     if let Some(note) = note {
-        if !strip_py(note).is_empty() {
+        if !strip(note).is_empty() {
             tail.push(("annotation".to_string(), Value::Str(note.to_string())));
         }
     }

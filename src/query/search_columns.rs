@@ -13,7 +13,7 @@ use crate::index::search::{Filters, Hit};
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::render::set;
-use compat::py::{casefold, split_whitespace_py, Glob};
+use compat::py::{casefold, split_whitespace, Glob};
 use compat::value::Value;
 
 pub struct Request<'a> {
@@ -68,7 +68,7 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
                 (Value::Str("value".into()), value.clone()),
                 (
                     Value::Str("note".into()),
-                    Value::Str(split_whitespace_py(note).join(" ")),
+                    Value::Str(split_whitespace(note).join(" ")),
                 ),
             ])
         })

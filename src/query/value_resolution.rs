@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::reading::scope::{reply_scope, ScanScope, SCANNED_DOMAIN_STATEMENT};
-use compat::py::{is_word_char, lower, py_round, split_whitespace_py, str_of, strip_py};
+use compat::py::{is_word_char, lower, py_round, split_whitespace, str_of, strip};
 use compat::value::Value;
 
 /// Jaccard over character trigrams; below this a "nearest" is noise.
@@ -33,8 +33,8 @@ pub fn fold(text: &str) -> String {
 pub fn value_notes(entries: &[(Value, String)]) -> HashMap<String, String> {
     let mut notes = HashMap::new();
     for (value, note) in entries {
-        if !strip_py(note).is_empty() {
-            notes.insert(str_of(value), split_whitespace_py(note).join(" "));
+        if !strip(note).is_empty() {
+            notes.insert(str_of(value), split_whitespace(note).join(" "));
         }
     }
     notes

@@ -28,8 +28,3 @@ pub fn set(map: &mut Value, key: &str, value: Value) {
         }
     }
 }
-
-/// Python `len(text)`: code points.
-pub fn py_len(text: &str) -> usize {
-    text.chars().count()
-}

@@ -120,7 +120,7 @@ pub fn connection_notes(cx: &Ctx) -> R<(Option<String>, Option<String>)> {
     let notes = mapping
         .get("notes")
         .and_then(Value::as_str)
-        .map(compat::py::strip_py)
+        .map(compat::py::strip)
         .filter(|n| !n.is_empty())
         .map(str::to_string);
     Ok((notes, None))
@@ -236,7 +236,7 @@ fn human_note(entry: &Value) -> Option<&str> {
     entry
         .get("note")
         .and_then(Value::as_str)
-        .filter(|n| !compat::py::strip_py(n).is_empty())
+        .filter(|n| !compat::py::strip(n).is_empty())
 }
 
 /// `with_human_edges`: the edges people added, on both tables, and their notes on emitted
@@ -397,7 +397,7 @@ pub fn has_meaning(entry: Option<&Value>) -> bool {
     let note = entry
         .get("note")
         .and_then(Value::as_str)
-        .is_some_and(|n| !compat::py::strip_py(n).is_empty());
+        .is_some_and(|n| !compat::py::strip(n).is_empty());
     note || !super::read::value_notes(Some(entry)).is_empty()
 }
 
@@ -477,7 +477,7 @@ fn inherited_notes(
                 Value::Str(format!("{table}.{column}")),
             )]);
             if let Some(note) = noted.get("note").and_then(Value::as_str) {
-                if !compat::py::strip_py(note).is_empty() {
+                if !compat::py::strip(note).is_empty() {
                     set(&mut item, "note", Value::Str(note.to_string()));
                 }
             }
@@ -488,17 +488,15 @@ fn inherited_notes(
                 .iter()
                 .filter_map(|v| {
                     let note = v.get("note").and_then(Value::as_str)?;
-                    (matches!(v, Value::Map(_)) && !compat::py::strip_py(note).is_empty()).then(
-                        || {
-                            Value::Map(vec![
-                                (
-                                    Value::Str("value".into()),
-                                    v.get("value").cloned().unwrap_or(Value::Null),
-                                ),
-                                (Value::Str("note".into()), Value::Str(note.to_string())),
-                            ])
-                        },
-                    )
+                    (matches!(v, Value::Map(_)) && !compat::py::strip(note).is_empty()).then(|| {
+                        Value::Map(vec![
+                            (
+                                Value::Str("value".into()),
+                                v.get("value").cloned().unwrap_or(Value::Null),
+                            ),
+                            (Value::Str("note".into()), Value::Str(note.to_string())),
+                        ])
+                    })
                 })
                 .collect();
             if !values.is_empty() {

@@ -166,7 +166,7 @@ pub fn scope_line(scope: &ScanScope) -> String {
         "; sampled".to_string()
     } else {
         match &scope.filter {
-            Some(f) if !compat::py::strip_py(f).is_empty() => format!("; filtered by `{f}`"),
+            Some(f) if !compat::py::strip(f).is_empty() => format!("; filtered by `{f}`"),
             _ => String::new(),
         }
     };
@@ -216,7 +216,7 @@ pub fn value_notes(annotation: Option<&Value>) -> HashMap<String, String> {
     };
     for e in entries {
         if let Some(note) = e.get("note").and_then(Value::as_str) {
-            if matches!(e, Value::Map(_)) && !compat::py::strip_py(note).is_empty() {
+            if matches!(e, Value::Map(_)) && !compat::py::strip(note).is_empty() {
                 out.insert(
                     value_key(e.get("value").unwrap_or(&Value::Null)),
                     spell::collapse(note),
@@ -405,7 +405,7 @@ fn lowered_unwrapped(sql_type: &str) -> String {
 /// `base_type`: lowercase, unwrapped, groups and MySQL qualifiers gone.
 pub fn base_type(sql_type: &str) -> String {
     let stripped = strip_mysql_qualifiers(&without_groups(&lowered_unwrapped(sql_type)));
-    compat::py::split_whitespace_py(&stripped).join(" ")
+    compat::py::split_whitespace(&stripped).join(" ")
 }
 
 pub fn is_binary_type(sql_type: &str) -> bool {
@@ -423,7 +423,7 @@ pub fn is_integer_type(sql_type: &str) -> bool {
     let arguments: Vec<String> = first_group(&lowered)
         .map(|g| {
             g.split(',')
-                .map(|a| compat::py::strip_py(a).to_string())
+                .map(|a| compat::py::strip(a).to_string())
                 .collect()
         })
         .unwrap_or_default();

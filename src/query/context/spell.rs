@@ -4,7 +4,7 @@
 //! (a list where a scalar belongs); those surface as the call's error text, as there.
 
 use crate::error::QueryError;
-use compat::py::{float_repr, str_of};
+use compat::py::float_repr;
 use compat::value::Value;
 use compat::yaml::emit::{self, double_quoted, escaped};
 
@@ -233,14 +233,9 @@ pub fn enum_word(value: &str) -> String {
     value.replace('_', " ")
 }
 
-/// Python `str(x)` of a loaded value.
-pub fn py_str(v: &Value) -> String {
-    str_of(v)
-}
-
 /// `" ".join(text.split())`.
 pub fn collapse(text: &str) -> String {
-    compat::py::split_whitespace_py(text).join(" ")
+    compat::py::split_whitespace(text).join(" ")
 }
 
 #[cfg(test)]

@@ -296,7 +296,7 @@ pub fn candidates(a: &Artifacts, options: &Options) -> R<Vec<(&'static str, Valu
                 .iter()
                 .filter_map(|(name, entry)| {
                     let note = entry.get("note").and_then(Value::as_str)?;
-                    (!compat::py::strip_py(note).is_empty()).then(|| (s(name), s(&collapse(note))))
+                    (!compat::py::strip(note).is_empty()).then(|| (s(name), s(&collapse(note))))
                 })
                 .collect();
             if !dictionary.is_empty() {

@@ -107,6 +107,15 @@ pub(crate) fn escape_code_point(c: char) -> String {
     }
 }
 
+/// `'%04x' % n`, negative numbers included (`-001` for -1).
+pub(crate) fn hex04(n: i32) -> String {
+    if n < 0 {
+        format!("-{:03x}", -i64::from(n))
+    } else {
+        format!("{n:04x}")
+    }
+}
+
 /// `repr(bytes)` (also `str(bytes)`), e.g. `b'\x00abc'`.
 pub fn bytes_repr(b: &[u8]) -> String {
     let quote = if b.contains(&b'\'') && !b.contains(&b'"') {

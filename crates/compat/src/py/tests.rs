@@ -131,7 +131,7 @@ fn strings_match_python() {
         );
         f.eq(&ctx("lower"), &lower(st), s(&r["lower"]));
         f.eq(&ctx("casefold"), &casefold(st), s(&r["fold"]));
-        f.eq(&ctx("strip"), strip_py(st), s(&r["strip"]));
+        f.eq(&ctx("strip"), strip(st), s(&r["strip"]));
         let want_split: Vec<&str> = r["split"]
             .as_array()
             .expect("split")
@@ -140,7 +140,7 @@ fn strings_match_python() {
             .collect();
         f.eq(
             &ctx("split"),
-            &format!("{:?}", split_whitespace_py(st)),
+            &format!("{:?}", split_whitespace(st)),
             &format!("{want_split:?}"),
         );
         let want_lines: Vec<&str> = r["lines"]
@@ -353,6 +353,32 @@ fn hand_picked() {
     assert_eq!(UNICODE_VERSION, "15.1.0");
 }
 
+#[test]
+fn str_methods_by_hand() {
+    let text = "a\r\nb\x1cc\u{2028}\n";
+    let lines: Vec<&str> = splitlines_ranges(text)
+        .into_iter()
+        .map(|r| &text[r])
+        .collect();
+    assert_eq!(lines, ["a", "b", "c", ""]);
+    assert_eq!(
+        splitlines_keepends(text),
+        ["a\r\n", "b\x1c", "c\u{2028}", "\n"]
+    );
+    assert_eq!(splitlines_ranges("x y"), vec![0..3]);
+    assert_eq!(
+        splitlines_keepends("a\r\nb\rc\nd\u{2028}e\u{c}f"),
+        ["a\r\n", "b\r", "c\n", "d\u{2028}", "e\u{c}", "f"]
+    );
+    assert_eq!(splitlines_keepends(""), Vec::<&str>::new());
+    assert_eq!(splitlines_keepends("\n\n"), ["\n", "\n"]);
+    assert_eq!(rstrip(" a \x1f\u{3000}"), " a");
+    assert_eq!(strip("\u{85} a\t"), "a");
+    // U+200B is not whitespace to Python.
+    assert_eq!(strip("\u{200b}a"), "\u{200b}a");
+    assert_eq!(len("aé\u{1F600}"), 3);
+}
+
 /// The reprs that exception texts carry.
 #[test]
 fn exception_reprs() {
@@ -363,6 +389,9 @@ fn exception_reprs() {
     assert_eq!(repr_str("\u{378}\u{e0000}"), "'\\u0378\\U000e0000'");
     assert_eq!(repr_str_200(&"x".repeat(300)).chars().count(), 200);
     assert_eq!(repr_str_200("ab"), "'ab'");
+    assert_eq!(hex04(0x1f), "001f");
+    assert_eq!(hex04(-1), "-001");
+    assert_eq!(hex04(0x10ffff), "10ffff");
     assert_eq!(timedelta_repr(0), "datetime.timedelta(0)");
     assert_eq!(timedelta_repr(86_400), "datetime.timedelta(days=1)");
     assert_eq!(

@@ -54,19 +54,30 @@ fn is_line_break(c: char) -> bool {
     in_ranges(LINE_BREAK, c)
 }
 
+/// `len(s)`: code points.
+pub fn len(s: &str) -> usize {
+    s.chars().count()
+}
+
 /// `s.split()`: runs of whitespace separate, no empty pieces.
-pub fn split_whitespace_py(s: &str) -> Vec<&str> {
+pub fn split_whitespace(s: &str) -> Vec<&str> {
     s.split(is_space).filter(|p| !p.is_empty()).collect()
 }
 
 /// `s.strip()` with no argument.
-pub fn strip_py(s: &str) -> &str {
+pub fn strip(s: &str) -> &str {
     s.trim_matches(is_space)
 }
 
-/// `s.splitlines(keepends=True)`: breaks at `\n \r \r\n \v \f \x1c \x1d
-/// \x1e \x85 \u2028 \u2029`; no empty last piece.
-pub fn splitlines_keepends(s: &str) -> Vec<&str> {
+/// `s.rstrip()` with no argument.
+pub fn rstrip(s: &str) -> &str {
+    s.trim_end_matches(is_space)
+}
+
+/// The lines of `s.splitlines()` as byte offsets: (start, where the terminator starts, end
+/// after it). Breaks at `\n \r \r\n \v \f \x1c \x1d \x1e \x85 \u2028 \u2029`; no empty
+/// last line.
+fn line_spans(s: &str) -> Vec<(usize, usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut it = s.char_indices().peekable();
@@ -77,14 +88,30 @@ pub fn splitlines_keepends(s: &str) -> Vec<&str> {
                 it.next();
                 end += 1;
             }
-            out.push(&s[start..end]);
+            out.push((start, i, end));
             start = end;
         }
     }
     if start < s.len() {
-        out.push(&s[start..]);
+        out.push((start, s.len(), s.len()));
     }
     out
+}
+
+/// `s.splitlines(keepends=True)`.
+pub fn splitlines_keepends(s: &str) -> Vec<&str> {
+    line_spans(s)
+        .into_iter()
+        .map(|(start, _, end)| &s[start..end])
+        .collect()
+}
+
+/// `s.splitlines()` as the byte ranges of its lines in `s` (terminators excluded).
+pub fn splitlines_ranges(s: &str) -> Vec<std::ops::Range<usize>> {
+    line_spans(s)
+        .into_iter()
+        .map(|(start, body_end, _)| start..body_end)
+        .collect()
 }
 
 /// `s.casefold()`: full case folding, no context.

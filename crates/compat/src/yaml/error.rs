@@ -2,6 +2,7 @@
 //! was a `str` read by CSafeLoader (marks carry no snippet).
 
 use super::events::Mark;
+use crate::py::hex04;
 
 /// Every text the reference loads is a Python `str`, which CParser names so.
 const STREAM_NAME: &str = "<unicode string>";
@@ -78,15 +79,6 @@ fn mark_line(m: Mark) -> String {
 pub(crate) fn reader_error(value: i32, reason: &str, offset: u64) -> String {
     format!(
         "unacceptable character #x{}: {reason}\n  in \"{STREAM_NAME}\", position {offset}",
-        py_hex04(value)
+        hex04(value)
     )
-}
-
-/// Python's `'%04x' % n`, negative numbers included.
-fn py_hex04(n: i32) -> String {
-    if n < 0 {
-        format!("-{:03x}", -(n as i64))
-    } else {
-        format!("{n:04x}")
-    }
 }
