@@ -4,6 +4,7 @@
 //! arithmetic.
 
 use super::PyException;
+use crate::value::bigint::float_parts;
 use crate::value::Value;
 
 /// `repr(float)`: the shortest digits that round-trip, laid out positionally
@@ -130,14 +131,7 @@ fn tie_even_alternative(f: f64, digits: &str, decpt: i32) -> Option<(String, i32
 
 /// `|f| == m * 2**e` with `m` odd (`m == 0` for zero).
 fn odd_mantissa(f: f64) -> (u64, i32) {
-    let bits = f.abs().to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (m, e) = if biased == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), biased - 1075)
-    };
+    let (m, e) = float_parts(f);
     if m == 0 {
         return (0, 0);
     }

@@ -156,6 +156,18 @@ fn type_tp_name(v: &Value) -> &'static str {
 /// A JSON string literal with ensure_ascii: everything outside 0x20..=0x7e
 /// escaped, astral chars as UTF-16 surrogate pairs.
 pub(super) fn write_json_str(out: &mut String, s: &str) {
+    write_str(out, s, true);
+}
+
+/// `json.dumps(s)` for a `str`, with `ensure_ascii` as given: without it only `"`, `\\` and
+/// the controls below U+0020 are escaped.
+pub fn json_str(s: &str, ensure_ascii: bool) -> String {
+    let mut out = String::new();
+    write_str(&mut out, s, ensure_ascii);
+    out
+}
+
+fn write_str(out: &mut String, s: &str, ensure_ascii: bool) {
     out.reserve(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -168,6 +180,7 @@ pub(super) fn write_json_str(out: &mut String, s: &str) {
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
             ' '..='~' => out.push(c),
+            c if !ensure_ascii && c >= ' ' => out.push(c),
             _ => {
                 let mut buf = [0u16; 2];
                 for unit in c.encode_utf16(&mut buf) {

@@ -23,7 +23,7 @@ use crate::value::Value;
 pub use eq::{py_eq, seq_eq};
 pub use float::{py_round_int, try_py_round};
 pub use glob::Glob;
-pub use json::{try_json_compact, try_json_indent2};
+pub use json::{json_str, try_json_compact, try_json_indent2};
 pub use repr::{bytes_repr, date_str, datetime_isoformat, datetime_repr, datetime_str};
 pub(crate) use repr::{escape_code_point, hex04, repr_str_200, timedelta_repr};
 pub use text::{

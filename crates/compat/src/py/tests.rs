@@ -377,6 +377,12 @@ fn str_methods_by_hand() {
     // U+200B is not whitespace to Python.
     assert_eq!(strip("\u{200b}a"), "\u{200b}a");
     assert_eq!(len("aé\u{1F600}"), 3);
+    let s = "a\"é\u{1}\u{7f}\u{1F600}";
+    assert_eq!(json_str(s, false), "\"a\\\"é\\u0001\u{7f}\u{1F600}\"");
+    assert_eq!(
+        json_str(s, true),
+        "\"a\\\"\\u00e9\\u0001\\u007f\\ud83d\\ude00\""
+    );
 }
 
 /// The reprs that exception texts carry.

@@ -173,17 +173,23 @@ impl BigUint {
     }
 }
 
+/// A finite float's magnitude as `mantissa * 2**exp` (the IEEE fields, subnormals included;
+/// the mantissa is not reduced).
+pub(crate) fn float_parts(f: f64) -> (u64, i32) {
+    let bits = f.abs().to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if biased == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), biased - 1075)
+    }
+}
+
 /// `value * 2**exp` written out in decimal, for an integral float's exact
 /// value beyond 64 bits.
 pub(crate) fn float_integer_decimal(f: f64) -> String {
-    let bits = f.abs().to_bits();
-    let exp = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (mantissa, e) = if exp == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), exp - 1075)
-    };
+    let (mantissa, e) = float_parts(f);
     let mag = if e >= 0 {
         BigUint::from_u64(mantissa).shl(e as u32)
     } else {
