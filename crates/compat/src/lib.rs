@@ -11,6 +11,7 @@
 //! Imports go down only: `value` < `py` < `yaml`; `dotnet` stands apart.
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod dotnet;
 pub mod py;

@@ -8,21 +8,29 @@ use std::fmt::Write as _;
 /// A JSON value with the few shapes pz writes, in insertion order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
+    /// `null`
     Null,
+    /// `true` / `false`
     Bool(bool),
+    /// A number.
     Int(i64),
+    /// A string.
     Str(String),
     /// A string that may hold a lone surrogate (a cut excerpt), as UTF-16 units.
     Utf16(Vec<u16>),
+    /// An array.
     Arr(Vec<Json>),
+    /// An object, members in the order written.
     Obj(Vec<(&'static str, Json)>),
 }
 
 impl Json {
+    /// A string value.
     pub fn str(s: impl Into<String>) -> Json {
         Json::Str(s.into())
     }
 
+    /// Appends the JSON text to `out`.
     pub fn write(&self, out: &mut String) {
         match self {
             Json::Null => out.push_str("null"),
@@ -57,6 +65,7 @@ impl Json {
         }
     }
 
+    /// The JSON text.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         self.write(&mut out);

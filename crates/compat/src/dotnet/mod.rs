@@ -13,6 +13,6 @@ mod unicode_tables;
 
 pub use json::Json;
 pub use text::{
-    eq_ignore_case, is_null_or_white_space, is_word_char, is_ws, lower, lower_char, ordinal_cmp,
-    trim, trim_start, upper, upper_char, utf16_len, utf16_prefix, UNICODE_VERSION, WS_CLASS,
+    eq_ignore_case, is_null_or_white_space, is_word_char, is_ws, lower, ordinal_cmp, trim,
+    trim_start, upper, utf16_len, utf16_prefix, UNICODE_VERSION, WS_CLASS,
 };

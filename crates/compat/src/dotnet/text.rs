@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use super::unicode_tables::{LOWER, UPPER, WORD};
 
+/// The Unicode version of the oracle's tables (and so of these rules).
 pub const UNICODE_VERSION: &str = super::unicode_tables::UNICODE_VERSION;
 
 /// `char.IsWhiteSpace` (also .NET regex `\s`). Unlike Python's `isspace`, U+001C..U+001F are not.
@@ -27,17 +28,21 @@ pub fn is_ws(c: char) -> bool {
 }
 
 /// The same set as a regex character class body.
+/// The characters of [`is_ws`] as a regex character class body.
 pub const WS_CLASS: &str =
     r"\t\n\x0B\x0C\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}";
 
+/// `Trim()`: [`is_ws`] cut from both ends.
 pub fn trim(s: &str) -> &str {
     s.trim_matches(is_ws)
 }
 
+/// `TrimStart()`.
 pub fn trim_start(s: &str) -> &str {
     s.trim_start_matches(is_ws)
 }
 
+/// `string.IsNullOrWhiteSpace`.
 pub fn is_null_or_white_space(s: Option<&str>) -> bool {
     s.is_none_or(|s| s.chars().all(is_ws))
 }
@@ -57,6 +62,7 @@ pub fn lower_char(c: char) -> char {
     lookup(LOWER, c)
 }
 
+/// `ToUpperInvariant` of one character: its simple mapping, or itself.
 pub fn upper_char(c: char) -> char {
     if c.is_ascii() {
         return c.to_ascii_uppercase();
@@ -80,6 +86,7 @@ pub fn upper(s: &str) -> String {
     s.chars().map(upper_char).collect()
 }
 
+/// `string.Equals(a, b, StringComparison.OrdinalIgnoreCase)`.
 pub fn eq_ignore_case(a: &str, b: &str) -> bool {
     a.chars().map(upper_char).eq(b.chars().map(upper_char))
 }
@@ -106,6 +113,7 @@ pub fn is_word_char(c: char) -> bool {
     .is_ok()
 }
 
+/// `s.Length`: UTF-16 code units.
 pub fn utf16_len(s: &str) -> usize {
     s.chars().map(char::len_utf16).sum()
 }

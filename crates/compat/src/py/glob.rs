@@ -39,6 +39,7 @@ pub struct Glob {
 }
 
 impl Glob {
+    /// Compiles a `fnmatch` pattern.
     pub fn new(pattern: &str) -> Glob {
         Glob {
             pattern: pattern.to_string(),

@@ -24,11 +24,12 @@ pub use eq::{py_eq, seq_eq};
 pub use float::{py_round_int, try_py_round};
 pub use glob::Glob;
 pub use json::{json_str, try_json_compact, try_json_indent2};
-pub use repr::{bytes_repr, date_str, datetime_isoformat, datetime_repr, datetime_str};
-pub(crate) use repr::{escape_code_point, hex04, repr_str_200, timedelta_repr};
+pub use repr::{date_str, datetime_str};
+pub(crate) use repr::{datetime_isoformat, escape_code_point, hex04, repr_str_200, timedelta_repr};
+pub(crate) use text::is_printable;
 pub use text::{
-    casefold, is_printable, is_space, is_word_char, len, lower, rstrip, split_whitespace,
-    splitlines_keepends, splitlines_ranges, strip,
+    casefold, is_space, is_word_char, len, lower, rstrip, split_whitespace, splitlines_keepends,
+    splitlines_ranges, strip,
 };
 
 /// The Unicode version Python's (and so printdex's) character tables follow.

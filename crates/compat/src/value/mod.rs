@@ -37,25 +37,36 @@ pub enum Value {
     Map(Vec<(Value, Value)>),
 }
 
+/// A `datetime.date`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Date {
+    /// 1..=9999.
     pub year: i32,
+    /// 1..=12.
     pub month: u8,
+    /// 1..=31, valid for the month.
     pub day: u8,
 }
 
+/// A `datetime.datetime`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DateTime {
+    /// The day.
     pub date: Date,
+    /// 0..=23.
     pub hour: u8,
+    /// 0..=59.
     pub minute: u8,
+    /// 0..=59.
     pub second: u8,
+    /// 0..=999_999.
     pub microsecond: u32,
     /// UTC offset in seconds for an aware datetime; `None` for a naive one.
     pub offset_seconds: Option<i32>,
 }
 
 impl Value {
+    /// The text of a `str`.
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
@@ -63,6 +74,7 @@ impl Value {
         }
     }
 
+    /// The pairs of a `dict`.
     pub fn as_map(&self) -> Option<&[(Value, Value)]> {
         match self {
             Value::Map(m) => Some(m),
@@ -70,6 +82,7 @@ impl Value {
         }
     }
 
+    /// The items of a `list`.
     pub fn as_seq(&self) -> Option<&[Value]> {
         match self {
             Value::Seq(s) => Some(s),

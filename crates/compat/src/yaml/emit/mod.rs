@@ -3,9 +3,9 @@
 //! Three producers are reproduced byte for byte:
 //! - [`safe_dump`]: `yaml.safe_dump(v, sort_keys=False, default_flow_style=False)`, what the
 //!   reference's `format: yaml` replies carry;
-//! - [`dbprint_dump`]: dbprint's artifact dumper (`engine/yaml_dumper.py` `dump_yaml`), so a
+//! - [`try_dbprint_dump`]: dbprint's artifact dumper (`engine/yaml_dumper.py` `dump_yaml`), so a
 //!   re-serialized `relationships.yaml` / `diff.yaml` matches what `dbprint generate` wrote;
-//! - [`flow_inline`]: dbprint's `spell_inline`, one value on one line for Markdown.
+//! - [`try_flow_inline`]: dbprint's `spell_inline`, one value on one line for Markdown.
 //!
 //! The pipeline mirrors PyYAML's: a representer turns the value into scalar/collection events
 //! (tag, implicit flags, requested style; plain-scalar resolution is the loader's own), and a
@@ -56,23 +56,6 @@ pub fn try_dbprint_dump(v: &Value) -> Result<String, Unrepresentable> {
     )
 }
 
-/// [`try_dbprint_dump`] for values known to hold no `bytes`. A `bytes` value, which the
-/// reference refuses, is written as SafeDumper writes it (`!!binary |`) rather than panicking.
-pub fn dbprint_dump(v: &Value) -> String {
-    try_dbprint_dump(v).unwrap_or_else(|_| {
-        dump(
-            v,
-            Opts {
-                rep: Rep::ArtifactLenient,
-                flow: false,
-                allow_unicode: true,
-                width: 80,
-            },
-        )
-        .unwrap_or_default()
-    })
-}
-
 /// dbprint's `spell_inline(v)`: one physical line that `yaml.safe_load` reads back as `v`.
 /// Fails where the reference raises (a `bytes` value anywhere in `v`).
 pub fn try_flow_inline(v: &Value) -> Result<String, Unrepresentable> {
@@ -100,11 +83,6 @@ pub fn try_flow_inline(v: &Value) -> Result<String, Unrepresentable> {
             Ok(text)
         }
     }
-}
-
-/// [`try_flow_inline`] for values known to hold no `bytes`; a `bytes` value gives `""`.
-pub fn flow_inline(v: &Value) -> String {
-    try_flow_inline(v).unwrap_or_default()
 }
 
 fn spell_nested(v: &Value) -> Result<String, Unrepresentable> {
@@ -177,8 +155,6 @@ enum Rep {
     Safe,
     /// dbprint's `ArtifactDumper`.
     Artifact,
-    /// `ArtifactDumper` with SafeDumper's `!!binary` for the bytes it refuses.
-    ArtifactLenient,
 }
 
 #[derive(Clone, Copy)]
@@ -278,7 +254,7 @@ fn represent_scalar(v: &Value, rep: Rep) -> Result<Represented, Unrepresentable>
             ("str", s.clone(), style)
         }
         Value::Str(s) => ("str", s.clone(), None),
-        Value::Bytes(_) if rep == Rep::Artifact => return Err(Unrepresentable),
+        Value::Bytes(_) if artifact => return Err(Unrepresentable),
         Value::Bytes(b) => ("binary", encodebytes(b), Some('|')),
         Value::Date(d) if artifact => ("str", date_str(d), None),
         Value::Date(d) => ("timestamp", date_str(d), None),
@@ -350,7 +326,7 @@ fn non_finite_or_repr(f: f64) -> String {
 /// dbprint's `rounding.number_text` for a finite float: `f"{Decimal(repr(f)):f}"`, plus `.0`
 /// when that has no point. `repr`'s own positional form already is that text; its exponent
 /// form is laid out positionally with the same digits.
-pub fn number_text(f: f64) -> String {
+fn number_text(f: f64) -> String {
     let r = float_repr(f);
     let Some((mantissa, exp)) = r.split_once('e') else {
         return r;
