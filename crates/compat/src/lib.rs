@@ -17,3 +17,6 @@ pub mod dotnet;
 pub mod py;
 pub mod value;
 pub mod yaml;
+
+#[cfg(test)]
+mod layering;
