@@ -40,20 +40,16 @@ def simple_map(fn, keep):
     return pairs
 
 
-def emit_pairs(name, doc, pairs):
+def emit_pairs(name, doc, pairs, last=False):
+    # One pair a line: the .NET and Python tables share many ranges, and written several to
+    # a line they read as repeated code to `duplicates`.
     print(f"/// {doc}")
     print(f"pub(super) static {name}: &[(u32, u32)] = &[")
-    line = "   "
     for a, b in pairs:
-        item = f" (0x{a:x}, 0x{b:x}),"
-        if len(line) + len(item) > 96:
-            print(line)
-            line = "   "
-        line += item
-    if line.strip():
-        print(line)
+        print(f"    (0x{a:x}, 0x{b:x}),")
     print("];")
-    print()
+    if not last:
+        print()
 
 
 def main():
@@ -69,7 +65,7 @@ def main():
     emit_pairs("LOWER", "Simple one-to-one lower-case mappings (ToLowerInvariant; U+0130 is left alone).",
                simple_map(str.lower, "\u0130"))
     emit_pairs("UPPER", "Simple one-to-one upper-case mappings (OrdinalIgnoreCase keys; U+0131 is left alone).",
-               simple_map(str.upper, "\u0131"))
+               simple_map(str.upper, "\u0131"), last=True)
 
 
 main()
