@@ -8,11 +8,11 @@
 
 use std::path::PathBuf;
 
+use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::context::{self, Format, Options};
 use printdex::store::Store;
-use printdex::yaml::Value;
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")

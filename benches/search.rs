@@ -11,12 +11,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::{resolve_value, search_columns};
 use printdex::store::search::lookup::Filters;
 use printdex::store::Store;
-use printdex::yaml::Value;
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")

@@ -60,7 +60,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 if !LOOPBACK_HOSTS.contains(&host.as_str()) {
                     return Ok(refuse(&format!(
                         "--host must be loopback (['127.0.0.1', '::1', 'localhost']); got {}.",
-                        printdex::pyfmt::repr_str(&host)
+                        compat::py::repr_str(&host)
                     )));
                 }
             }

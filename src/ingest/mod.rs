@@ -7,7 +7,8 @@ pub mod walk;
 use std::path::{Path, PathBuf};
 
 use crate::config::ConnectionConfig;
-use crate::yaml::{self, LoadError, Value};
+use compat::value::Value;
+use compat::yaml::{self, LoadError};
 
 pub const MANIFEST_FILENAME: &str = "manifest.yaml";
 pub const DIFF_FILENAME: &str = "diff.yaml";
@@ -375,7 +376,7 @@ pub fn scan_connection(
     if let ManifestRead::Ok { doc, .. } = &manifest {
         if let Some(entries) = doc.get("tables").and_then(Value::as_map) {
             for (key, entry) in entries {
-                let fqn = crate::pyfmt::str_of(key);
+                let fqn = compat::py::str_of(key);
                 let dir = root.join(walk::table_path(&fqn, entry));
                 for (kind, file) in walk::declared_artifacts(entry) {
                     jobs.push((dir.join(&file), fqn.clone(), kind));
@@ -446,7 +447,7 @@ fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
     let mut kept = Vec::new();
     if let Some(entries) = data.get("tables").and_then(Value::as_map) {
         for (k, v) in entries {
-            let fqn = crate::pyfmt::str_of(k);
+            let fqn = compat::py::str_of(k);
             if keep.contains(&fqn) {
                 kept.push((k.clone(), v.clone()));
             } else {

@@ -1,6 +1,6 @@
 //! JSON from the wire as the engine's `Value`.
 
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// A JSON value as Python's `json.loads` builds it.
 pub fn from_json(v: &serde_json::Value) -> Value {

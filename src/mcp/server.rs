@@ -26,7 +26,7 @@ use super::tool_set::{CallResult, Refusal, Resources, Tool, ToolSet, Unclassifie
 use crate::error::QueryError;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
-use crate::yaml::Value;
+use compat::value::Value;
 
 pub struct Server<S: ToolSet> {
     set: Arc<S>,

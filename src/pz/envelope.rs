@@ -1,100 +1,9 @@
 //! pz's tool envelope, written as its `ToolEnvelope` writes it: compact JSON in a fixed key
 //! order (`ok`, `applied`?, `errors`?, then the payload), error objects keyed `code`,
-//! `message`, `file`?, `line`?, `next_step` (JSON null when there is no hint), and strings
-//! escaped as .NET's `Utf8JsonWriter` escapes them by default (every non-ASCII UTF-16 unit
-//! and the HTML-sensitive ASCII characters as `\uXXXX`, so the wire is pure ASCII).
+//! `message`, `file`?, `line`?, `next_step` (JSON null when there is no hint), written by
+//! [`compat::dotnet::Json`] (.NET's `Utf8JsonWriter` escaping).
 
-use std::fmt::Write as _;
-
-/// A JSON value with the few shapes pz writes, in insertion order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Json {
-    Null,
-    Bool(bool),
-    Int(i64),
-    Str(String),
-    /// A string that may hold a lone surrogate (a cut excerpt), as UTF-16 units.
-    Utf16(Vec<u16>),
-    Arr(Vec<Json>),
-    Obj(Vec<(&'static str, Json)>),
-}
-
-impl Json {
-    pub fn str(s: impl Into<String>) -> Json {
-        Json::Str(s.into())
-    }
-
-    pub fn write(&self, out: &mut String) {
-        match self {
-            Json::Null => out.push_str("null"),
-            Json::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            Json::Int(i) => {
-                let _ = write!(out, "{i}");
-            }
-            Json::Str(s) => write_str(out, s.encode_utf16()),
-            Json::Utf16(u) => write_str(out, u.iter().copied()),
-            Json::Arr(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    item.write(out);
-                }
-                out.push(']');
-            }
-            Json::Obj(fields) => {
-                out.push('{');
-                for (i, (k, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_str(out, k.encode_utf16());
-                    out.push(':');
-                    v.write(out);
-                }
-                out.push('}');
-            }
-        }
-    }
-
-    pub fn to_text(&self) -> String {
-        let mut out = String::new();
-        self.write(&mut out);
-        out
-    }
-}
-
-/// ASCII that the default writer passes through unescaped.
-fn passes(u: u16) -> bool {
-    (0x20..0x7f).contains(&u)
-        && !matches!(
-            u as u8,
-            b'"' | b'&' | b'\'' | b'+' | b'<' | b'>' | b'\\' | b'`'
-        )
-}
-
-fn write_str(out: &mut String, units: impl Iterator<Item = u16>) {
-    out.push('"');
-    for u in units {
-        if passes(u) {
-            out.push(u as u8 as char);
-            continue;
-        }
-        match u {
-            0x0A => out.push_str("\\n"),
-            0x0D => out.push_str("\\r"),
-            0x09 => out.push_str("\\t"),
-            0x5C => out.push_str("\\\\"),
-            0x08 => out.push_str("\\b"),
-            0x0C => out.push_str("\\f"),
-            _ => {
-                let _ = write!(out, "\\u{u:04X}");
-            }
-        }
-    }
-    out.push('"');
-}
+use compat::dotnet::Json;
 
 /// One entry of `errors[]`: the JSON projection of pz's `PzError`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -197,15 +106,5 @@ mod tests {
             failure(None, &[bare]),
             r#"{"ok":false,"errors":[{"code":"PZ0201","message":"x","next_step":null}]}"#
         );
-    }
-
-    #[test]
-    fn strings_escape_as_dotnet() {
-        let s = Json::str("a\"b\\c\n<&>'+`\u{7f}\u{e9}\u{2014}\u{10400}").to_text();
-        assert_eq!(
-            s,
-            r#""a\u0022b\\c\n\u003C\u0026\u003E\u0027\u002B\u0060\u007F\u00E9\u2014\uD801\uDC00""#
-        );
-        assert_eq!(Json::Utf16(vec![0x61, 0xD801]).to_text(), r#""a\uD801""#);
     }
 }

@@ -22,7 +22,7 @@ use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::cache::{value_weight, Key};
 use crate::store::files::Check;
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// The event kinds of the packaged diff.schema.json (`$defs.Kind.enum`), in its order:
 /// the `kind` argument's enum.

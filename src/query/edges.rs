@@ -7,13 +7,13 @@
 //! `==` across numbers, and the `TypeError` a non-iterable raises (which the reference lets
 //! escape, so it surfaces as `QueryError::Other`).
 
-use crate::pyfmt::{py_eq, seq_eq};
+use compat::py::{py_eq, seq_eq};
 use std::path::{Path, PathBuf};
 
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::walk;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// A YAML print file as a verdict reads it.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,11 +3,11 @@
 
 use super::freshness;
 use crate::error::QueryError;
-use crate::pyfmt::Glob;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::py::Glob;
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub pattern: Option<&'a str>,
@@ -48,7 +48,7 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
         .unwrap_or_default();
     let mut matched: Vec<(String, &Value)> = entries
         .iter()
-        .map(|(k, v)| (crate::pyfmt::str_of(k), *v))
+        .map(|(k, v)| (compat::py::str_of(k), *v))
         .filter(|(fqn, _)| glob.matches(fqn))
         .collect();
     matched.sort_by(|a, b| a.0.cmp(&b.0));

@@ -3,11 +3,11 @@
 
 use super::list_tables::failed_tables;
 use crate::error::QueryError;
-use crate::pyfmt::Glob;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::py::Glob;
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub pattern: Option<&'a str>,
@@ -30,7 +30,7 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
         .and_then(Value::as_map)
         .map(|m| {
             m.iter()
-                .map(|(k, v)| (crate::pyfmt::str_of(k), v.clone()))
+                .map(|(k, v)| (compat::py::str_of(k), v.clone()))
                 .collect()
         })
         .unwrap_or_default();
@@ -44,7 +44,7 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     let mut items: Vec<(UnitKey, Value)> = Vec::new();
     if let Some(pairs) = manifest.as_map() {
         for (k, v) in pairs {
-            let key = crate::pyfmt::str_of(k);
+            let key = compat::py::str_of(k);
             if key != "tables" && key != "failed_tables" {
                 items.push((UnitKey::Head(key), v.clone()));
             }

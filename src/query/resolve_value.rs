@@ -6,12 +6,12 @@ use std::path::Path;
 use super::list_tables::failed_tables;
 use super::value_resolution::{resolve, value_notes};
 use crate::error::QueryError;
-use crate::pyfmt::repr_str;
 use crate::render::cursor::Call;
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::search::records::{FileState, Resolve, ValuesState};
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::py::repr_str;
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub table: &'a str,

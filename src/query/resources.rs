@@ -22,7 +22,7 @@ use crate::store::cache::{Cache, Key};
 use crate::store::files::{Check, FreshFile};
 use crate::store::references::ReferenceDocs;
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// The server-global reference documents, in list order.
 pub const REFERENCE_DOCUMENTS: [&str; 2] = ["spec", "assertions"];
@@ -420,7 +420,7 @@ fn connection_entries(state: &Snapshot, out: &mut Vec<Listed>) -> Result<(), Que
         .and_then(Value::as_map)
         .unwrap_or_default()
         .iter()
-        .map(|(k, v)| (crate::pyfmt::str_of(k), v))
+        .map(|(k, v)| (compat::py::str_of(k), v))
         .collect();
     tables.sort_by(|a, b| a.0.cmp(&b.0));
     for (fqn, entry) in tables {
@@ -797,7 +797,7 @@ fn without_rejected_events(
 /// dbprint's own YAML dumper (block style, width 80, its quoting rules).
 fn dump_yaml(value: &Value) -> Result<String, QueryError> {
     // Only a `bytes` value has no spelling; the reference's TypeError escapes as is.
-    crate::yaml::emit::try_dbprint_dump(value).map_err(|_| {
+    compat::yaml::emit::try_dbprint_dump(value).map_err(|_| {
         QueryError::Other(
             "a value is bytes, which has no artifact spelling (producer defect; please report)"
                 .into(),
@@ -971,7 +971,7 @@ fn os_error(e: &std::io::Error, path: &Path) -> String {
     match e.raw_os_error() {
         Some(n) => format!(
             "[Errno {n}] {strerror}: {}",
-            crate::pyfmt::repr_str(&shown(path))
+            compat::py::repr_str(&shown(path))
         ),
         None => text,
     }

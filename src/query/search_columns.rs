@@ -7,7 +7,6 @@ use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use crate::error::QueryError;
-use crate::pyfmt::{casefold, split_whitespace_py, Glob};
 use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::{self, Unit, UnitKey};
 use crate::render::set;
@@ -15,7 +14,8 @@ use crate::store::cache::Key;
 use crate::store::search::lookup::{Filters, Hit};
 use crate::store::search::records::{ColumnRecord, TableRecord};
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::py::{casefold, split_whitespace, Glob};
+use compat::value::Value;
 
 pub struct Request<'a> {
     pub filters: Filters<'a>,
@@ -69,7 +69,7 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
                 (Value::Str("value".into()), value.clone()),
                 (
                     Value::Str("note".into()),
-                    Value::Str(split_whitespace_py(note).join(" ")),
+                    Value::Str(split_whitespace(note).join(" ")),
                 ),
             ])
         })

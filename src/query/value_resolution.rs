@@ -6,8 +6,8 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ingest::reading::scope::{reply_scope, ScanScope, SCANNED_DOMAIN_STATEMENT};
-use crate::pyfmt::{is_word_char, lower, py_round, split_whitespace_py, str_of, strip_py};
-use crate::yaml::Value;
+use compat::py::{is_word_char, lower, py_round, split_whitespace, str_of, strip};
+use compat::value::Value;
 
 /// Jaccard over character trigrams; below this a "nearest" is noise.
 pub const NEAREST_FLOOR: f64 = 0.3;
@@ -33,8 +33,8 @@ pub fn fold(text: &str) -> String {
 pub fn value_notes(entries: &[(Value, String)]) -> HashMap<String, String> {
     let mut notes = HashMap::new();
     for (value, note) in entries {
-        if !strip_py(note).is_empty() {
-            notes.insert(str_of(value), split_whitespace_py(note).join(" "));
+        if !strip(note).is_empty() {
+            notes.insert(str_of(value), split_whitespace(note).join(" "));
         }
     }
     notes
@@ -248,7 +248,7 @@ pub fn resolve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml;
+    use compat::yaml;
 
     fn entries(text: &str) -> Vec<Value> {
         yaml::load(text)

@@ -6,8 +6,8 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use crate::error::QueryError;
-use crate::pyfmt::json_compact;
-use crate::yaml::Value;
+use compat::py::json_compact;
+use compat::value::Value;
 
 /// Positions are zero-padded so a page measured with a placeholder cursor measures
 /// the same as with the real one.

@@ -6,7 +6,6 @@
 
 use super::cursor::Call;
 use super::paging::PAGE_CHARACTERS;
-use super::py_len;
 use crate::error::QueryError;
 
 /// The Markdown page marker: `\n<!-- next_cursor: X -->`.
@@ -23,7 +22,7 @@ pub fn text_page<S: AsRef<str>>(
     cursor: Option<&str>,
     marker: impl Fn(&str) -> String,
 ) -> Result<String, QueryError> {
-    let bound = PAGE_CHARACTERS.saturating_sub(py_len(&marker(&call.cursor(0))));
+    let bound = PAGE_CHARACTERS.saturating_sub(compat::py::len(&marker(&call.cursor(0))));
     let mut pages = document_pages(blocks, bound);
     let index = call.position(cursor)?;
     // A document's page 0 is never a cursor's target: only the first call reaches it.
@@ -51,7 +50,7 @@ pub fn document_pages<S: AsRef<str>>(blocks: &[S], bound: usize) -> Vec<String> 
         } else {
             block.to_string()
         };
-        let piece_len = py_len(&piece);
+        let piece_len = compat::py::len(&piece);
         if current_len + piece_len <= bound {
             current.push_str(&piece);
             current_len += piece_len;
@@ -62,7 +61,7 @@ pub fn document_pages<S: AsRef<str>>(blocks: &[S], bound: usize) -> Vec<String> 
         }
         let mut lines = line_pages(&piece, bound);
         current = lines.pop().unwrap_or_default();
-        current_len = py_len(&current);
+        current_len = compat::py::len(&current);
         pages.extend(lines);
     }
     if !current.is_empty() || pages.is_empty() {
@@ -84,7 +83,7 @@ pub fn line_pages_by(text: &str, bound: usize, width: impl Fn(char) -> usize) ->
     let mut pages: Vec<String> = Vec::new();
     let mut current = String::new();
     let mut current_width = 0usize;
-    for whole in split_lines_keepends(text) {
+    for whole in compat::py::splitlines_keepends(text) {
         let mut line = whole;
         let mut line_width = measure(line);
         while line_width > bound {
@@ -125,64 +124,13 @@ fn widest_prefix(text: &str, bound: usize, width: &impl Fn(char) -> usize) -> us
     text.len()
 }
 
-/// Whether `c` ends a line for Python's `str.splitlines` (`\r\n` counts once).
-pub fn is_line_break(c: char) -> bool {
-    matches!(
-        c,
-        '\n' | '\r'
-            | '\u{b}'
-            | '\u{c}'
-            | '\u{1c}'
-            | '\u{1d}'
-            | '\u{1e}'
-            | '\u{85}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
-}
-
-/// Python's `str.splitlines(keepends=True)`.
-pub fn split_lines_keepends(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if !is_line_break(c) {
-            continue;
-        }
-        let mut end = i + c.len_utf8();
-        if c == '\r' {
-            if let Some(&(j, '\n')) = chars.peek() {
-                chars.next();
-                end = j + 1;
-            }
-        }
-        out.push(&text[start..end]);
-        start = end;
-    }
-    if start < text.len() {
-        out.push(&text[start..]);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::Value;
+    use compat::value::Value;
 
     fn call() -> Call {
         Call::new("doc_tool", &Value::Map(Vec::new()), &[])
-    }
-
-    #[test]
-    fn splitlines_matches_python() {
-        assert_eq!(
-            split_lines_keepends("a\r\nb\rc\nd\u{2028}e\u{c}f"),
-            ["a\r\n", "b\r", "c\n", "d\u{2028}", "e\u{c}", "f"]
-        );
-        assert_eq!(split_lines_keepends(""), Vec::<&str>::new());
-        assert_eq!(split_lines_keepends("\n\n"), ["\n", "\n"]);
     }
 
     #[test]
@@ -229,9 +177,9 @@ mod tests {
             let page =
                 text_page(&call, &[text.as_str()], cursor.as_deref(), markdown_marker).unwrap();
             assert!(
-                py_len(&page) <= PAGE_CHARACTERS,
+                compat::py::len(&page) <= PAGE_CHARACTERS,
                 "page {pages} is {} long",
-                py_len(&page)
+                compat::py::len(&page)
             );
             pages += 1;
             match page.rfind("\n<!-- next_cursor: ") {

@@ -6,7 +6,7 @@ pub mod document;
 pub mod paging;
 pub mod resource;
 
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// Build a `dict` reply from string keys, in order.
 pub fn dict<I: IntoIterator<Item = (&'static str, Value)>>(pairs: I) -> Value {
@@ -27,9 +27,4 @@ pub fn set(map: &mut Value, key: &str, value: Value) {
             pairs.push((Value::Str(key.to_string()), value));
         }
     }
-}
-
-/// Python `len(text)`: code points.
-pub fn py_len(text: &str) -> usize {
-    text.chars().count()
 }

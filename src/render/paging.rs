@@ -3,10 +3,10 @@
 //! bound; an item too large for any page is sent as parts.
 
 use super::cursor::Call;
-use super::{dict, py_len};
+use super::dict;
 use crate::error::QueryError;
-use crate::pyfmt::{json_compact, json_indent2};
-use crate::yaml::Value;
+use compat::py::{json_compact, json_indent2};
+use compat::value::Value;
 
 pub const PAGE_CHARACTERS: usize = 20_000;
 
@@ -61,8 +61,8 @@ impl<F: Fn(&[Unit], bool, Option<&str>) -> Value> Render for F {}
 
 fn measure(reply: &Value) -> usize {
     match reply {
-        Value::Str(s) => py_len(s),
-        other => py_len(&json_indent2(other)),
+        Value::Str(s) => compat::py::len(s),
+        other => compat::py::len(&json_indent2(other)),
     }
 }
 

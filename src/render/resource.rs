@@ -155,7 +155,7 @@ mod tests {
         let mut out = Vec::new();
         let mut current = String::new();
         let mut current_width = 0;
-        for line in crate::pyfmt::splitlines_keepends(text) {
+        for line in compat::py::splitlines_keepends(text) {
             let mut line: String = line.to_string();
             while escaped_width(&line) > bound {
                 if !current.is_empty() {

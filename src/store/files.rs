@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::Shared;
 use crate::error::QueryError;
 use crate::ingest::{self, Parsed};
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// How a file parsed, without its value.
 #[derive(Debug, Clone, PartialEq, Eq)]

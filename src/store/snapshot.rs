@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::config::ConnectionConfig;
 use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, ManifestRead, Parsed, MANIFEST_FILENAME};
-use crate::yaml::Value;
+use compat::value::Value;
 
 use super::cache::Cache;
 use super::files::FreshFile;

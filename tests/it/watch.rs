@@ -162,7 +162,7 @@ fn same_bytes_as_this_process_knew_but_another_stored_since_are_read_again() {
     assert_eq!(stored_hash(&a, "db/t/statistics.yaml"), Some(v1.clone()));
     match a.mirror().parsed(&stats).unwrap() {
         Some(printdex::ingest::Parsed::Yaml(v)) => {
-            assert_eq!(v.get("row_count"), Some(&printdex::yaml::Value::Int(1)))
+            assert_eq!(v.get("row_count"), Some(&compat::value::Value::Int(1)))
         }
         other => panic!("{other:?}"),
     }

@@ -10,7 +10,7 @@
 
 use std::borrow::Cow;
 
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// Why a field reads as it does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -930,7 +930,7 @@ fn implied_block(statistics: &Value, head: &str) -> FieldReading {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml;
+    use compat::yaml;
 
     fn col(text: &str) -> Value {
         yaml::load(text).unwrap()

@@ -23,9 +23,9 @@ use super::protocol::{Dialect, PYTHON_SDK};
 use super::tool_set::{self, CallResult, Instructions, Refusal, ToolSet, ToolSpec, Unclassified};
 use super::Server;
 use crate::error::QueryError;
-use crate::pyfmt::json_indent2;
 use crate::store::Store;
-use crate::yaml::Value;
+use compat::py::json_indent2;
+use compat::value::Value;
 
 /// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
 pub enum Reply {

@@ -5,7 +5,7 @@ use crate::mcp::dbprint::schema::{connection, cursor};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::search_columns;
 use crate::store::search::lookup::Filters;
-use crate::yaml::Value;
+use compat::value::Value;
 
 pub fn tool() -> Tool {
     Tool {

@@ -4,8 +4,8 @@
 
 use crate::error::repr_str_list;
 use crate::mcp::tool_set::{JsonType, ToolSpec};
-use crate::pyfmt::{lower, repr};
-use crate::yaml::Value;
+use compat::py::{lower, repr};
+use compat::value::Value;
 
 const CASE_FOLDED: [&str; 2] = ["format", "purpose"];
 
@@ -36,7 +36,7 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, String> {
         return Err(format!(
             "{} takes no argument {}. Accepted: {}.",
             spec.name,
-            crate::pyfmt::repr_str(unknown[0]),
+            compat::py::repr_str(unknown[0]),
             repr_str_list(&accepted)
         ));
     }
@@ -48,7 +48,7 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, String> {
         return Err(format!(
             "{} requires {}.",
             spec.name,
-            crate::pyfmt::repr_str(missing)
+            compat::py::repr_str(missing)
         ));
     }
     // Then per property, by key name; within one, type before enum and minLength.

@@ -3,7 +3,8 @@
 use super::{answered, page_json, Args, PzTools, Tool};
 use crate::mcp::tool_set::ToolSpec;
 use crate::pz::docs::DocsError;
-use crate::pz::envelope::{self, Json};
+use crate::pz::envelope;
+use compat::dotnet::Json;
 
 pub fn tool() -> Tool {
     Tool {

@@ -5,8 +5,10 @@ use serde_json::json;
 use super::{answered, int_arg, str_arg, Args, PzTools, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::pz::docs::rank::DEFAULT_LIMIT;
-use crate::pz::docs::{text, DocsError};
-use crate::pz::envelope::{self, Json};
+use crate::pz::docs::DocsError;
+use crate::pz::envelope;
+use compat::dotnet;
+use compat::dotnet::Json;
 
 pub fn tool() -> Tool {
     Tool {
@@ -30,7 +32,7 @@ pub fn tool() -> Tool {
 fn call(ctx: &PzTools, args: &Args) -> Result<String, DocsError> {
     let query = str_arg(args, "query");
     // pz refuses an empty query before it touches the network.
-    if text::is_null_or_white_space(query) {
+    if dotnet::is_null_or_white_space(query) {
         return Err(DocsError::EmptyQuery);
     }
     let limit = int_arg(args, "limit").unwrap_or(DEFAULT_LIMIT);

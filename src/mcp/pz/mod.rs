@@ -22,7 +22,8 @@ use super::Server;
 use crate::pz::docs::parse::Page;
 use crate::pz::docs::service::DocsService;
 use crate::pz::docs::DocsError;
-use crate::pz::envelope::{self, Json, PzError};
+use crate::pz::envelope::{self, PzError};
+use compat::dotnet::Json;
 
 /// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
 pub const PZ0609_NEXT_STEP: &str = "This is a defect in the server (printdex's pz surface), not a bad argument: report it with this message. Retrying the same call will fail the same way.";

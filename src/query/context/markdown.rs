@@ -14,15 +14,15 @@ use super::read::{
     ScanScope, Step,
 };
 use super::spell::{
-    self, collapse, escape_cell, is_number, percent, py_str, spell_literal, spell_number,
-    spell_value, R,
+    self, collapse, escape_cell, is_number, percent, spell_literal, spell_number, spell_value, R,
 };
 use super::terms::{self, is_term, Keys};
 use super::Options;
 use crate::error::QueryError;
-use crate::pyfmt::py_eq;
 use crate::query::edges::{edge_detection, iterate};
-use crate::yaml::Value;
+use compat::py::py_eq;
+use compat::py::{rstrip, strip};
+use compat::value::Value;
 
 /// One Markdown section: its text and the term keys of each of its lines.
 #[derive(Debug, Clone)]
@@ -53,14 +53,6 @@ fn plain_section(name: &'static str, text: String) -> Section {
         text,
         line_terms: Vec::new(),
     }
-}
-
-fn rstrip(s: &str) -> &str {
-    s.trim_end_matches(crate::pyfmt::is_space)
-}
-
-fn strip(s: &str) -> &str {
-    crate::pyfmt::strip_py(s)
 }
 
 const NOT_A_JOIN_TARGET: &str = "not a join target, no declared-unique column";
@@ -116,7 +108,7 @@ fn unmeasured_block_message(name: &str) -> &'static str {
 pub fn unprofiled_message(fqn: &str) -> String {
     format!(
         "the last generate run could not profile {}; run dbprint generate to see the cause",
-        crate::pyfmt::repr_str(fqn)
+        compat::py::repr_str(fqn)
     )
 }
 
@@ -173,7 +165,7 @@ pub fn ordered_columns(columns: &Value) -> R<Vec<(String, &Value)>> {
                 .and_then(|c| ORDER.iter().position(|o| *o == c))
                 .unwrap_or(ORDER.len()),
         };
-        keyed.push((rank, i, py_str(name), col));
+        keyed.push((rank, i, compat::py::str_of(name), col));
     }
     keyed.sort_by_key(|(rank, i, _, _)| (*rank, *i));
     Ok(keyed.into_iter().map(|(_, _, n, c)| (n, c)).collect())
@@ -222,7 +214,7 @@ pub fn edges(a: &Artifacts) -> R<(Vec<Value>, Vec<Value>)> {
 fn join_columns(columns: Option<&Value>) -> String {
     let names: Vec<String> = columns
         .and_then(Value::as_seq)
-        .map(|s| s.iter().map(py_str).collect())
+        .map(|s| s.iter().map(compat::py::str_of).collect())
         .unwrap_or_default();
     match names.len() {
         0 => "?".into(),
@@ -235,7 +227,7 @@ fn endpoint(entry: &Value, columns: &str, path: &str) -> String {
     let joined = join_columns(entry.get(columns));
     match entry.get(path).and_then(Value::as_seq) {
         Some(keys) if !keys.is_empty() => {
-            let keys: Vec<String> = keys.iter().map(py_str).collect();
+            let keys: Vec<String> = keys.iter().map(compat::py::str_of).collect();
             format!("{joined} (path {})", keys.join("."))
         }
         _ => joined,
@@ -243,7 +235,10 @@ fn endpoint(entry: &Value, columns: &str, path: &str) -> String {
 }
 
 fn table_of(entry: &Value, key: &str) -> String {
-    entry.get(key).map(py_str).unwrap_or_else(|| "?".into())
+    entry
+        .get(key)
+        .map(compat::py::str_of)
+        .unwrap_or_else(|| "?".into())
 }
 
 fn target(entry: &Value) -> String {
@@ -263,7 +258,7 @@ fn referencer(entry: &Value) -> String {
 }
 
 fn detection_text(entry: &Value) -> String {
-    py_str(&edge_detection(entry))
+    compat::py::str_of(&edge_detection(entry))
 }
 
 fn detection_terms(entry: &Value) -> Keys {
@@ -281,7 +276,7 @@ fn detection_terms(entry: &Value) -> Keys {
 
 fn single_column(entry: &Value) -> Option<String> {
     match entry.get("column").and_then(Value::as_seq) {
-        Some([one]) => Some(py_str(one)),
+        Some([one]) => Some(compat::py::str_of(one)),
         _ => None,
     }
 }
@@ -291,7 +286,10 @@ fn fk_targets(a: &Artifacts) -> R<HashMap<String, Vec<String>>> {
     let mut out: HashMap<String, Vec<String>> = HashMap::new();
     let rel = a.relationships.as_ref();
     for entry in ranked(rel.and_then(|r| r.get("refers_to")))? {
-        let cols: Vec<String> = iterate(entry.get("column"))?.iter().map(py_str).collect();
+        let cols: Vec<String> = iterate(entry.get("column"))?
+            .iter()
+            .map(compat::py::str_of)
+            .collect();
         let mut label = format!("{} ({})", target(&entry), detection_text(&entry));
         if cols.len() > 1 || entry.get("path").is_some_and(Value::truthy) {
             label = format!("{} -> {label}", endpoint(&entry, "column", "path"));
@@ -400,14 +398,14 @@ fn merging_summary(statistics: &Value) -> R<String> {
     let mut exprs = Vec::new();
     for k in iterate(block.get("key"))? {
         exprs.push(match k.get("expression") {
-            Some(e) => py_str(e),
+            Some(e) => compat::py::str_of(e),
             None => String::new(),
         });
     }
     let key = exprs.join(", ");
     let engine = block
         .get("engine")
-        .map(py_str)
+        .map(compat::py::str_of)
         .unwrap_or_else(|| "None".into());
     let head = format!("Merging: {engine} on ({key})");
     if block.get("rows").and_then(Value::as_str) == Some("merged") {
@@ -503,7 +501,7 @@ fn grain_summary(statistics: &Value, annotated: Option<&Value>) -> R<Rendered> {
         let columns = join_strs(key.get("columns").filter(|c| c.truthy()))?;
         let detection = key
             .get("detection")
-            .map(py_str)
+            .map(compat::py::str_of)
             .unwrap_or_else(|| "None".into());
         let mut text = format!("({columns}) {detection}");
         if let Some(note) = key.get("note").filter(|n| n.truthy()) {
@@ -546,11 +544,11 @@ fn timeline_summary(statistics: &Value) -> R<Rendered> {
     };
     let column = block
         .get("column")
-        .map(py_str)
+        .map(compat::py::str_of)
         .unwrap_or_else(|| "None".into());
     let unit = block
         .get("unit")
-        .map(py_str)
+        .map(compat::py::str_of)
         .unwrap_or_else(|| "None".into());
     let buckets: Vec<Value> = iterate(block.get("buckets"))?
         .into_iter()
@@ -635,7 +633,7 @@ pub fn effective_profile(base: &Value, delta: Option<&Value>) -> Value {
 
 fn profile_leaves(tree: &Value, prefix: &str, out: &mut Vec<(String, Value)>) {
     for (k, v) in tree.as_map().unwrap_or_default() {
-        let key = format!("{prefix}{}", py_str(k));
+        let key = format!("{prefix}{}", compat::py::str_of(k));
         match v {
             Value::Map(_) => profile_leaves(v, &format!("{key}."), out),
             other => match out.iter_mut().find(|(p, _)| *p == key) {
@@ -671,7 +669,7 @@ fn profile_override_summary(connection: &Value, table: Option<&Value>) -> String
         .iter()
         .map(|(p, v)| match v {
             Value::Bool(b) => format!("{p}={}", if *b { "true" } else { "false" }),
-            other => format!("{p}={}", py_str(other)),
+            other => format!("{p}={}", compat::py::str_of(other)),
         })
         .collect();
     format!("Profile override: {}", rendered.join(", "))
@@ -791,7 +789,7 @@ fn annotations_text(a: &Artifacts) -> R<String> {
             for (stat, predicate) in claims {
                 rendered.push(format!(
                     "{}: {}",
-                    py_str(stat),
+                    compat::py::str_of(stat),
                     spell::spell_inline(predicate)?
                 ));
             }
@@ -827,7 +825,11 @@ fn catalog_only_text(a: &Artifacts) -> R<String> {
         .filter(|c| c.truthy())
         .unwrap_or(&empty);
     for (name, col) in ordered_columns(columns)? {
-        let get = |k: &str| col.get(k).map(py_str).unwrap_or_else(|| "?".into());
+        let get = |k: &str| {
+            col.get(k)
+                .map(compat::py::str_of)
+                .unwrap_or_else(|| "?".into())
+        };
         lines.push(format!(
             "| {} | {} | {} |",
             escape_cell(&name),
@@ -902,7 +904,11 @@ fn physical_layout_text(statistics: &Value) -> R<String> {
     };
     let exprs: Vec<String> = keys
         .iter()
-        .map(|k| k.get("expression").map(py_str).unwrap_or_default())
+        .map(|k| {
+            k.get("expression")
+                .map(compat::py::str_of)
+                .unwrap_or_default()
+        })
         .collect();
     Ok(format!(
         "## Physical layout\n\n{label}: {}",
@@ -1027,7 +1033,7 @@ fn null_patterns_lines(statistics: &Value) -> R<Vec<Rendered>> {
                     Some(c @ (Value::Int(_) | Value::Float(_))) => {
                         let c = as_f64(Some(c)).unwrap_or(0.0);
                         if c > 0.0 {
-                            Some(crate::pyfmt::py_round(listed as f64 / c, 0) as i64)
+                            Some(compat::py::py_round(listed as f64 / c, 0) as i64)
                                 .filter(|n| *n != 0)
                         } else {
                             None
@@ -1084,7 +1090,7 @@ fn null_patterns_lines(statistics: &Value) -> R<Vec<Rendered>> {
 
 fn on_delete(entry: &Value) -> String {
     match entry.get("on_delete").filter(|v| **v != Value::Null) {
-        Some(v) => format!("; on delete: {}", py_str(v)),
+        Some(v) => format!("; on delete: {}", compat::py::str_of(v)),
         None => String::new(),
     }
 }
@@ -1311,7 +1317,7 @@ fn parts_lines(a: &Artifacts) -> R<Vec<Rendered>> {
             if !matches!(block, Value::Map(_)) {
                 continue;
             }
-            let path = py_str(path);
+            let path = compat::py::str_of(path);
             let mut notes = notes::synthesize(block, None, &no_profile, scope.as_ref(), None)?;
             if let Some(present) = presence(&name, &path, block, parts, scanned, counted.is_some())?
             {
@@ -1391,7 +1397,7 @@ pub fn referencing_null_share(
     };
     let path: String = iterate(Some(keys))?
         .iter()
-        .map(|k| member(&py_str(k)))
+        .map(|k| member(&compat::py::str_of(k)))
         .collect();
     let Some(key_part @ Value::Map(_)) = cv(col, "parts").and_then(|p| p.get(&path)) else {
         return Ok(None);
@@ -1506,7 +1512,7 @@ fn dictionary_lines(name: &str, entry: Option<&Value>, inherited: &[Value]) -> R
     for source in inherited {
         let mut facts = Vec::new();
         if let Some(note) = source.get("note").filter(|n| n.truthy()) {
-            facts.push(collapse(&py_str(note)));
+            facts.push(collapse(&compat::py::str_of(note)));
         }
         for v in source
             .get("values")
@@ -1516,12 +1522,15 @@ fn dictionary_lines(name: &str, entry: Option<&Value>, inherited: &[Value]) -> R
             facts.push(format!(
                 "{} = {}",
                 spell_literal(v.get("value").unwrap_or(&Value::Null))?,
-                collapse(&py_str(v.get("note").unwrap_or(&Value::Null)))
+                collapse(&compat::py::str_of(v.get("note").unwrap_or(&Value::Null)))
             ));
         }
         lines.push(format!(
             "- {name} (from {}): {}",
-            source.get("source").map(py_str).unwrap_or_default(),
+            source
+                .get("source")
+                .map(compat::py::str_of)
+                .unwrap_or_default(),
             facts.join("; ")
         ));
     }
@@ -1687,7 +1696,7 @@ fn sum_counts(entries: &[&Value]) -> R<String> {
         }
     }
     Ok(match float_total {
-        Some(f) => crate::pyfmt::float_repr(f),
+        Some(f) => compat::py::float_repr(f),
         None => int_total.to_string(),
     })
 }
@@ -1700,7 +1709,7 @@ fn values_cell(col: &Value, entries: &[Value], annotation: Option<&Value>) -> R<
             .map(|e| {
                 format!(
                     "withheld ({})",
-                    py_str(e.get("count").unwrap_or(&Value::Null))
+                    compat::py::str_of(e.get("count").unwrap_or(&Value::Null))
                 )
             })
             .collect();
@@ -1729,7 +1738,7 @@ fn values_cell(col: &Value, entries: &[Value], annotation: Option<&Value>) -> R<
                 spellings.push(format!(
                     "{} ({})",
                     escape_cell(&spell_literal(e.get("value").unwrap_or(&Value::Null))?),
-                    py_str(e.get("count").unwrap_or(&Value::Null))
+                    compat::py::str_of(e.get("count").unwrap_or(&Value::Null))
                 ));
             }
             cell.push_str(&format!(" {{{}}}", spellings.join(", ")));

@@ -21,7 +21,7 @@ use crate::render::cursor::{files_digest, Call};
 use crate::render::paging::Unit;
 use crate::store::cache::Key;
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// What the caller asked for.
 #[derive(Debug, Clone)]
@@ -151,7 +151,7 @@ pub fn answer(state: &Snapshot, req: &Request, strict: bool) -> Result<Answer, Q
     let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let mut reply = structured::nested(run);
         if yaml {
-            let text = crate::yaml::emit::safe_dump(&reply);
+            let text = compat::yaml::emit::safe_dump(&reply);
             return Value::Str(match next {
                 Some(c) => format!("{text}# next_cursor: {c}\n"),
                 None => text,

@@ -8,9 +8,9 @@ use super::read::{
 };
 use super::spell::{self, enum_word, is_number, spell_literal, spell_number, statistic, R};
 use super::terms::{self, Keys};
-use crate::pyfmt::py_eq;
 use crate::query::edges::iterate;
-use crate::yaml::Value;
+use compat::py::py_eq;
+use compat::value::Value;
 
 pub const LIST_SEPARATOR: &str = ", ";
 const TOP_VALUES: usize = 5;
@@ -336,7 +336,7 @@ fn distinct(stats: &Value) -> Vec<Rendered> {
     match cv(stats, "cardinality") {
         None => Vec::new(),
         Some(c) => vec![fact(
-            format!("distinct: {}", spell::py_str(c)),
+            format!("distinct: {}", compat::py::str_of(c)),
             ["distinct"],
         )],
     }
@@ -437,12 +437,15 @@ fn temporal_notes(
     if let Some(r) = redaction {
         facts.push(redacted_label(r));
         if let Some(s) = &span {
-            facts.push(fact(format!("span: {} days", spell::py_str(s)), ["span"]));
+            facts.push(fact(
+                format!("span: {} days", compat::py::str_of(s)),
+                ["span"],
+            ));
         }
     } else {
         if let (Some(lo), Some(hi)) = (&low, &high) {
             let days = match &span {
-                Some(s) => format!(" ({} days)", spell::py_str(s)),
+                Some(s) => format!(" ({} days)", compat::py::str_of(s)),
                 None => String::new(),
             };
             facts.push(fact(
@@ -475,7 +478,7 @@ fn temporal_notes(
     )?);
     facts.extend(distribution_suffix(stats, total, redaction)?);
     if let Some(class) = freshness_class.filter(|c| c.truthy()) {
-        let class = spell::py_str(&class);
+        let class = compat::py::str_of(&class);
         let f = Rendered {
             text: format!("freshness: {}", enum_word(&class)),
             terms: ["freshness".to_string(), format!("freshness:{class}")]
@@ -586,7 +589,7 @@ fn types_suffix(stats: &Value) -> R<Vec<Rendered>> {
         .map(|(name, n)| {
             Ok(Rendered::plain(format!(
                 "{}: {}",
-                spell::py_str(name),
+                compat::py::str_of(name),
                 spell_number(n)?
             )))
         })
@@ -614,7 +617,7 @@ fn parts_suffix(stats: &Value) -> R<Vec<Rendered>> {
 }
 
 fn key_error(key: &str) -> crate::error::QueryError {
-    crate::error::QueryError::Other(crate::pyfmt::repr_str(key))
+    crate::error::QueryError::Other(compat::py::repr_str(key))
 }
 
 fn vector_notes(stats: &Value) -> R<Vec<Rendered>> {
@@ -623,13 +626,16 @@ fn vector_notes(stats: &Value) -> R<Vec<Rendered>> {
         let lo = dimension.get("min").ok_or_else(|| key_error("min"))?;
         let hi = dimension.get("max").ok_or_else(|| key_error("max"))?;
         facts.push(if py_eq(lo, hi) {
-            fact(format!("dimension: {}", spell::py_str(lo)), ["dimension"])
+            fact(
+                format!("dimension: {}", compat::py::str_of(lo)),
+                ["dimension"],
+            )
         } else {
             fact(
                 format!(
                     "mixed dimension: {} -> {}",
-                    spell::py_str(lo),
-                    spell::py_str(hi)
+                    compat::py::str_of(lo),
+                    compat::py::str_of(hi)
                 ),
                 ["mixed_dimension"],
             )
@@ -666,14 +672,14 @@ fn spatial_notes(stats: &Value) -> R<Vec<Rendered>> {
             let count = k.get("count").ok_or_else(|| key_error("count"))?;
             facts.push(Rendered::plain(format!(
                 "{}: {}",
-                spell::py_str(kind),
+                compat::py::str_of(kind),
                 spell_number(count)?
             )));
         }
         if let Some(srids) = geometry.get("srids").filter(|s| s.truthy()) {
             let mut listed = Vec::new();
             for s in iterate(Some(srids))? {
-                listed.push(spell::py_str(
+                listed.push(compat::py::str_of(
                     s.get("srid").ok_or_else(|| key_error("srid"))?,
                 ));
             }
@@ -702,7 +708,7 @@ fn non_null(stats: &Value, row_count: Option<i64>, scope: Option<&ScanScope>) ->
     if let Some(coverage) = cv(stats, "values_coverage").filter(|c| is_number(c)) {
         let c = super::read::as_f64(Some(coverage)).unwrap_or(0.0);
         if 0.0 < c && c < 1.0 {
-            let scaled = crate::pyfmt::py_round(listed as f64 / c, 0) as i64;
+            let scaled = compat::py::py_round(listed as f64 / c, 0) as i64;
             return Ok(Some(scaled.max(listed)));
         }
     }
@@ -761,7 +767,7 @@ fn base_template(
         _ => Ok(vec![Rendered::plain(
             cv(stats, "sql_type")
                 .filter(|t| t.truthy())
-                .map(spell::py_str)
+                .map(compat::py::str_of)
                 .unwrap_or_else(|| "unsupported".into()),
         )]),
     }
@@ -797,7 +803,7 @@ fn candidate_key_suffix(stats: &Value, scope: Option<&ScanScope>) -> Vec<Rendere
     }
     let f = match cv(stats, "inferred.candidate_key_exception") {
         Some(e) => {
-            let e = spell::py_str(e);
+            let e = compat::py::str_of(e);
             Rendered {
                 text: format!("candidate key ({})", enum_word(&e)),
                 terms: [
@@ -817,7 +823,7 @@ fn looks_like_suffix(stats: &Value, params: &Value) -> R<Vec<Rendered>> {
     let Some(pattern) = cv(stats, "inferred.looks_like").filter(|p| p.truthy()) else {
         return Ok(looks_like_candidate_suffix(stats));
     };
-    let pattern = spell::py_str(pattern);
+    let pattern = compat::py::str_of(pattern);
     let sampled = as_int(cv(stats, "inferred.sampled"));
     let matched = as_int(cv(stats, "inferred.matched"));
     let sample_size = params
@@ -846,7 +852,7 @@ fn looks_like_candidate_suffix(stats: &Value) -> Vec<Rendered> {
     else {
         return Vec::new();
     };
-    let candidate = spell::py_str(candidate);
+    let candidate = compat::py::str_of(candidate);
     let share = spell::spell_percent(share).unwrap_or_default();
     vec![Rendered {
         text: format!(
@@ -863,7 +869,7 @@ fn tagged(stats: &Value, path: &str, label: &str, key: &str, family: &str) -> Ve
     let Some(v) = cv(stats, path).filter(|v| v.truthy()) else {
         return Vec::new();
     };
-    let v = spell::py_str(v);
+    let v = compat::py::str_of(v);
     vec![Rendered {
         text: format!("{label}: {}", enum_word(&v)),
         terms: [key.to_string(), format!("{family}:{v}")]
@@ -876,7 +882,10 @@ fn field_list(stats: &Value, key: &str) -> R<Vec<Rendered>> {
     let Some(fields) = cv(stats, key).filter(|f| f.truthy()) else {
         return Ok(Vec::new());
     };
-    let fields: Vec<String> = iterate(Some(fields))?.iter().map(spell::py_str).collect();
+    let fields: Vec<String> = iterate(Some(fields))?
+        .iter()
+        .map(compat::py::str_of)
+        .collect();
     let listed: Vec<String> = fields.iter().map(|f| percentile_label(f)).collect();
     let mut terms = terms::keys([key]);
     terms.extend(fields.iter().filter_map(|f| terms::percentile_key(f)));
@@ -927,7 +936,7 @@ pub fn synthesize(
 ) -> R<Rendered> {
     let classification = cv(stats, "classification")
         .filter(|c| c.truthy())
-        .map(spell::py_str)
+        .map(compat::py::str_of)
         .unwrap_or_else(|| "unsupported".into());
     let mut facts = fk_note(&classification, fk_targets);
     let redaction = str_at(stats, "redacted").filter(|r| !r.is_empty());

@@ -14,7 +14,7 @@ use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::{walk, Parsed};
 use crate::store::cache::{value_weight, Key};
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// The file whose every copy decides the overlay's edges.
 const RELATIONSHIPS_ANNOTATIONS: &str = "relationships.annotations.yaml";
@@ -191,7 +191,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
     let root = &state.config.print_root;
     if let Some(entries) = manifest.get("tables").and_then(Value::as_map) {
         for (key, entry) in entries {
-            let fqn = crate::pyfmt::str_of(key);
+            let fqn = compat::py::str_of(key);
             let table = Table {
                 dir: root.join(walk::table_path(&fqn, entry)),
                 artifacts: walk::declared_artifacts(entry),

@@ -8,8 +8,7 @@ use crate::error::QueryError;
 use crate::render::cursor::Call;
 use crate::render::document::{document_pages, markdown_marker};
 use crate::render::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
-use crate::render::py_len;
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// The terms of every line the document's characters `start..end` touch.
 fn terms_between(sections: &[Section], start: usize, end: usize) -> Keys {
@@ -17,7 +16,7 @@ fn terms_between(sections: &[Section], start: usize, end: usize) -> Keys {
     let mut offset = 0usize;
     for s in sections {
         for (number, line) in s.text.split('\n').enumerate() {
-            let len = py_len(line);
+            let len = compat::py::len(line);
             if number < s.line_terms.len() && offset < end && offset + len > start {
                 found.extend(s.line_terms[number].iter().cloned());
             }
@@ -47,24 +46,25 @@ pub fn legend_text_page(
     let reserve = if full.is_empty() {
         0
     } else {
-        py_len(&full) + 2
+        compat::py::len(&full) + 2
     };
     let bound = PAGE_CHARACTERS
-        .saturating_sub(py_len(&markdown_marker(&call.cursor(0))))
+        .saturating_sub(compat::py::len(&markdown_marker(&call.cursor(0))))
         .saturating_sub(reserve);
     let pages = document_pages(&texts, bound);
     let index = call.position(cursor)?;
     if index >= pages.len() || (cursor.is_some() && index == 0) {
         return Err(QueryError::ForeignCursor(call.tool.clone()));
     }
-    let start: usize = pages[..index].iter().map(|p| py_len(p)).sum();
+    let start: usize = pages[..index].iter().map(|p| compat::py::len(p)).sum();
     let page = &pages[index];
-    let terms = terms_between(sections, start, start + py_len(page));
+    let terms = terms_between(sections, start, start + compat::py::len(page));
     let page_legend = legend(&terms).map_err(QueryError::Other)?;
     let mut text = if page_legend.is_empty() {
         page.clone()
     } else if index == 0 {
-        let head = py_len(texts.first().copied().unwrap_or_default()).min(py_len(page));
+        let head =
+            compat::py::len(texts.first().copied().unwrap_or_default()).min(compat::py::len(page));
         let at = prefix_chars(page, head);
         format!("{}\n\n{page_legend}{}", &page[..at], &page[at..])
     } else {
@@ -79,8 +79,8 @@ pub fn legend_text_page(
 /// The reference's `len(serialized(reply))`: a text as is, a dict as indent-2 JSON.
 fn measure(reply: &Value) -> usize {
     match reply {
-        Value::Str(s) => py_len(s),
-        other => py_len(&crate::pyfmt::json_indent2(other)),
+        Value::Str(s) => compat::py::len(s),
+        other => compat::py::len(&compat::py::json_indent2(other)),
     }
 }
 

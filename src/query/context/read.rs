@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::spell::{self, R};
 use crate::error::QueryError;
-use crate::yaml::Value;
+use compat::value::Value;
 
 pub use crate::ingest::reading::scope::{
     SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
@@ -83,7 +83,7 @@ pub fn count_or_zero(v: Option<&Value>) -> R<i64> {
         Some(Value::Str(s)) => s.trim().parse::<i64>().map_err(|_| {
             QueryError::Other(format!(
                 "invalid literal for int() with base 10: {}",
-                crate::pyfmt::repr_str(s)
+                compat::py::repr_str(s)
             ))
         }),
         Some(other) => Err(QueryError::Other(format!(
@@ -95,7 +95,7 @@ pub fn count_or_zero(v: Option<&Value>) -> R<i64> {
 
 /// `value_key`: `str(value)`, so `1` and `'1'` meet.
 pub fn value_key(v: &Value) -> String {
-    crate::pyfmt::str_of(v)
+    compat::py::str_of(v)
 }
 
 /// The scan scope of a statistics file (SPEC 2.2.8), read by the shared `reading::scope`,
@@ -166,7 +166,7 @@ pub fn scope_line(scope: &ScanScope) -> String {
         "; sampled".to_string()
     } else {
         match &scope.filter {
-            Some(f) if !crate::pyfmt::strip_py(f).is_empty() => format!("; filtered by `{f}`"),
+            Some(f) if !compat::py::strip(f).is_empty() => format!("; filtered by `{f}`"),
             _ => String::new(),
         }
     };
@@ -216,7 +216,7 @@ pub fn value_notes(annotation: Option<&Value>) -> HashMap<String, String> {
     };
     for e in entries {
         if let Some(note) = e.get("note").and_then(Value::as_str) {
-            if matches!(e, Value::Map(_)) && !crate::pyfmt::strip_py(note).is_empty() {
+            if matches!(e, Value::Map(_)) && !compat::py::strip(note).is_empty() {
                 out.insert(
                     value_key(e.get("value").unwrap_or(&Value::Null)),
                     spell::collapse(note),
@@ -232,7 +232,7 @@ pub fn compute_null_rate(null_count: i64, rows: i64) -> f64 {
     if rows == 0 {
         return 0.0;
     }
-    let rounded = crate::pyfmt::py_round(null_count as f64 / rows as f64, 6);
+    let rounded = compat::py::py_round(null_count as f64 / rows as f64, 6);
     if rows - null_count > 0 && rounded == 1.0 {
         return 0.999999;
     }
@@ -395,7 +395,7 @@ fn strip_mysql_qualifiers(t: &str) -> String {
 }
 
 fn lowered_unwrapped(sql_type: &str) -> String {
-    let mut lowered = crate::pyfmt::lower(sql_type);
+    let mut lowered = compat::py::lower(sql_type);
     while let Some(inner) = unwrapped(&lowered) {
         lowered = inner;
     }
@@ -405,7 +405,7 @@ fn lowered_unwrapped(sql_type: &str) -> String {
 /// `base_type`: lowercase, unwrapped, groups and MySQL qualifiers gone.
 pub fn base_type(sql_type: &str) -> String {
     let stripped = strip_mysql_qualifiers(&without_groups(&lowered_unwrapped(sql_type)));
-    crate::pyfmt::split_whitespace_py(&stripped).join(" ")
+    compat::py::split_whitespace(&stripped).join(" ")
 }
 
 pub fn is_binary_type(sql_type: &str) -> bool {
@@ -423,7 +423,7 @@ pub fn is_integer_type(sql_type: &str) -> bool {
     let arguments: Vec<String> = first_group(&lowered)
         .map(|g| {
             g.split(',')
-                .map(|a| crate::pyfmt::strip_py(a).to_string())
+                .map(|a| compat::py::strip(a).to_string())
                 .collect()
         })
         .unwrap_or_default();
@@ -475,34 +475,14 @@ pub fn member(name: &str) -> String {
     if plain {
         format!(".{name}")
     } else {
-        format!("[{}]", json_string_unicode(name))
+        format!("[{}]", compat::py::json_str(name, false))
     }
-}
-
-/// `json.dumps(s, ensure_ascii=False)`.
-fn json_string_unicode(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn path_error(path: &str, what: &str, offset: usize) -> QueryError {
     QueryError::Other(format!(
         "part path {}: {what} at offset {offset}",
-        crate::pyfmt::repr_str(path)
+        compat::py::repr_str(path)
     ))
 }
 

@@ -4,9 +4,9 @@
 //! (a list where a scalar belongs); those surface as the call's error text, as there.
 
 use crate::error::QueryError;
-use crate::pyfmt::{float_repr, str_of};
-use crate::yaml::emit::{date_iso, datetime_iso, double_quoted, escaped, number_text};
-use crate::yaml::Value;
+use compat::py::float_repr;
+use compat::value::Value;
+use compat::yaml::emit::{self, double_quoted, escaped};
 
 pub type R<T> = Result<T, QueryError>;
 
@@ -16,37 +16,12 @@ fn type_error(message: String) -> QueryError {
 
 /// `scalar_text`: the artifact's own spelling of a scalar.
 pub fn scalar_text(v: &Value) -> R<String> {
-    Ok(match v {
-        Value::Str(s) => s.clone(),
-        Value::Bool(b) => if *b { "true" } else { "false" }.into(),
-        Value::Int(i) => i.to_string(),
-        Value::BigInt(s) => s.clone(),
-        Value::Float(f) => float_text(*f),
-        Value::Date(d) => date_iso(d),
-        Value::DateTime(dt) => {
-            let text = datetime_iso(dt, 'T');
-            match text.strip_suffix("+00:00") {
-                Some(head) => format!("{head}Z"),
-                None => text,
-            }
-        }
-        other => {
-            return Err(type_error(format!(
-                "no artifact spelling for a {} value",
-                other.py_type_name()
-            )))
-        }
+    emit::scalar_text(v).ok_or_else(|| {
+        type_error(format!(
+            "no artifact spelling for a {} value",
+            v.py_type_name()
+        ))
     })
-}
-
-fn float_text(f: f64) -> String {
-    if f.is_nan() {
-        ".nan".into()
-    } else if f.is_infinite() {
-        if f > 0.0 { ".inf" } else { "-.inf" }.into()
-    } else {
-        number_text(f)
-    }
 }
 
 /// A real number as Python sees one: `int` or `float`, never `bool`.
@@ -160,7 +135,7 @@ fn increment(digits: &str) -> String {
 /// 0 and 1 would read 0% or 100%; trailing zeros stripped.
 pub fn spell_percent(v: &Value) -> R<String> {
     let dec = match v {
-        Value::Float(f) if !f.is_finite() => return Ok(format!("{}%", float_text(*f))),
+        Value::Float(f) if !f.is_finite() => return Ok(format!("{}%", scalar_text(v)?)),
         Value::Float(f) => Dec::of_float(*f),
         Value::Int(i) => Dec::of_int_text(&i.to_string()),
         Value::BigInt(s) => Dec::of_int_text(s),
@@ -232,7 +207,7 @@ pub fn spell_value(v: &Value) -> R<String> {
 
 /// `spell_inline`: one line `yaml.safe_load` reads back as the value.
 pub fn spell_inline(v: &Value) -> R<String> {
-    crate::yaml::emit::try_flow_inline(v).map_err(|e| type_error(e.to_string()))
+    compat::yaml::emit::try_flow_inline(v).map_err(|e| type_error(e.to_string()))
 }
 
 /// `_statistic`: a number positional, anything else as a literal.
@@ -258,14 +233,9 @@ pub fn enum_word(value: &str) -> String {
     value.replace('_', " ")
 }
 
-/// Python `str(x)` of a loaded value.
-pub fn py_str(v: &Value) -> String {
-    str_of(v)
-}
-
 /// `" ".join(text.split())`.
 pub fn collapse(text: &str) -> String {
-    crate::pyfmt::split_whitespace_py(text).join(" ")
+    compat::py::split_whitespace(text).join(" ")
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::Options;
 use crate::query::edges::edge_detection;
 use crate::render::paging::{Unit, UnitKey};
 use crate::render::set;
-use crate::yaml::Value;
+use compat::value::Value;
 
 const FREQUENT_STATEMENT: &str = "frequent values, not a domain";
 
@@ -296,8 +296,7 @@ pub fn candidates(a: &Artifacts, options: &Options) -> R<Vec<(&'static str, Valu
                 .iter()
                 .filter_map(|(name, entry)| {
                     let note = entry.get("note").and_then(Value::as_str)?;
-                    (!crate::pyfmt::strip_py(note).is_empty())
-                        .then(|| (s(name), s(&collapse(note))))
+                    (!compat::py::strip(note).is_empty()).then(|| (s(name), s(&collapse(note))))
                 })
                 .collect();
             if !dictionary.is_empty() {
@@ -369,7 +368,7 @@ pub fn units(head: &Value, candidates: Vec<(&'static str, Value)>) -> Vec<(UnitK
         .as_map()
         .unwrap_or_default()
         .iter()
-        .map(|(k, v)| (UnitKey::Head(crate::pyfmt::str_of(k)), v.clone()))
+        .map(|(k, v)| (UnitKey::Head(compat::py::str_of(k)), v.clone()))
         .collect();
     for (name, value) in candidates {
         match (name, &value) {
@@ -383,14 +382,14 @@ pub fn units(head: &Value, candidates: Vec<(&'static str, Value)>) -> Vec<(UnitK
                 out.push((path_key(&[name]), Value::Map(rest)));
                 if let Some(Value::Map(columns)) = value.get("columns") {
                     for (col, v) in columns {
-                        let col = crate::pyfmt::str_of(col);
+                        let col = compat::py::str_of(col);
                         out.push((path_key(&[name, "columns", &col]), v.clone()));
                     }
                 }
             }
             ("annotations" | "values" | "dictionary", Value::Map(pairs)) if !pairs.is_empty() => {
                 for (col, v) in pairs {
-                    let col = crate::pyfmt::str_of(col);
+                    let col = compat::py::str_of(col);
                     out.push((path_key(&[name, &col]), v.clone()));
                 }
             }
@@ -414,7 +413,7 @@ pub fn nested(run: &[Unit]) -> Value {
         let UnitKey::Item(Value::Seq(path)) = u.key() else {
             continue;
         };
-        let path: Vec<String> = path.iter().map(crate::pyfmt::str_of).collect();
+        let path: Vec<String> = path.iter().map(compat::py::str_of).collect();
         let value = u.value();
         let mut target = &mut reply;
         for key in &path[..path.len() - 1] {

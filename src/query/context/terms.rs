@@ -238,7 +238,7 @@ fn line(key: &str) -> Result<String, String> {
                 .strip_prefix("percentile:")
                 .filter(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
                 .and_then(|d| d.parse::<u64>().ok())
-                .ok_or_else(|| crate::pyfmt::repr_str(key))?;
+                .ok_or_else(|| compat::py::repr_str(key))?;
             (
                 format!("P{n}"),
                 format!(
@@ -280,7 +280,7 @@ pub fn legend(keys: &Keys) -> Result<String, String> {
                 let n = suffix.trim().parse::<u64>().map_err(|_| {
                     format!(
                         "invalid literal for int() with base 10: {}",
-                        crate::pyfmt::repr_str(suffix)
+                        compat::py::repr_str(suffix)
                     )
                 })?;
                 ordered.push((TERMS.len(), n, k));

@@ -91,7 +91,7 @@ fn uris_parse_as_the_reference_parses_them() {
             err.to_string(),
             format!(
                 "URI {} does not match the dbprint:// scheme.",
-                crate::pyfmt::repr_str(uri)
+                compat::py::repr_str(uri)
             )
         );
     }

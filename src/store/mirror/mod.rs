@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
-use crate::yaml::Value;
+use compat::value::Value;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.

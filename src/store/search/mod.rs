@@ -160,7 +160,7 @@ pub struct TableEntry {
     pub stats_identity: Option<FileIdentity>,
     pub annotations_identity: Option<FileIdentity>,
     /// The manifest entry's `row_count`, when present and not null.
-    pub row_count: Option<crate::yaml::Value>,
+    pub row_count: Option<compat::value::Value>,
 }
 
 impl TableEntry {
@@ -731,7 +731,7 @@ pub fn sync_connection(
                 key,
                 row_count: entry
                     .get("row_count")
-                    .filter(|v| !matches!(v, crate::yaml::Value::Null))
+                    .filter(|v| !matches!(v, compat::value::Value::Null))
                     .cloned(),
                 stats_identity: identity(stats.as_deref()),
                 annotations_identity: identity(annotations.as_deref()),
