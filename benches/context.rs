@@ -1,6 +1,6 @@
 //! get_table_context over a print: the bundled fixture by default, or a scaled print made by
 //! `benches/make_scale_print.sh` when PRINTDEX_BENCH_PROJECT names it. Each benchmark is one
-//! page of one call on a warm engine (index built, parsed files cached), the way a server
+//! page of one call on a warm store (index built, parsed files cached), the way a server
 //! answers after its first call.
 //!
 //!   cargo bench --bench context
@@ -38,7 +38,7 @@ fn table(short: &str) -> String {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Store::open(served(), dir.path()).unwrap();
+    let store = Store::open(served(), dir.path()).unwrap();
     let mut group = c.benchmark_group("get_table_context");
     group.sample_size(20);
     for short in ["catalog.books", "members.patrons", "lending.v_open_loans"] {
@@ -68,12 +68,12 @@ fn bench(c: &mut Criterion) {
                     cursor: None,
                     arguments: &args,
                 };
-                engine
+                store
                     .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
                     .unwrap();
                 group.bench_function(format!("{short}/{purpose}/{name}"), |b| {
                     b.iter(|| {
-                        engine
+                        store
                             .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
                             .unwrap()
                     })

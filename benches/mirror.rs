@@ -38,12 +38,12 @@ fn bench(c: &mut Criterion) {
     group.bench_function("open_warm", |b| {
         b.iter(|| Store::open(served(), dir.path()).unwrap())
     });
-    let engine = Arc::new(Store::open(served(), dir.path()).unwrap());
+    let store = Arc::new(Store::open(served(), dir.path()).unwrap());
     for detail in [false, true] {
         let args = Value::Map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
         group.bench_function(format!("list_tables_detail_{detail}"), |b| {
             b.iter(|| {
-                let state = engine.connection(None).unwrap();
+                let state = store.connection(None).unwrap();
                 list_tables::answer(
                     &state,
                     &list_tables::Request {

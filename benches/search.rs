@@ -40,7 +40,7 @@ fn args(pairs: &[(&str, &str)]) -> Value {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Arc::new(Store::open(served(), dir.path()).unwrap());
+    let store = Arc::new(Store::open(served(), dir.path()).unwrap());
     let mut group = c.benchmark_group("search");
     group.sample_size(50);
     let searches: [(&str, Filters); 3] = [
@@ -75,7 +75,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("search_columns_{name}"), |b| {
             b.iter(|| {
                 // As the tool does: every table's searched files are checked against the disk.
-                let state = engine.connection_for_search(None).unwrap();
+                let state = store.connection_for_search(None).unwrap();
                 search_columns::answer(
                     &state,
                     &search_columns::Request {
@@ -90,12 +90,12 @@ fn bench(c: &mut Criterion) {
     }
     // The parts of one call: the stat sweep of the searched files, and the answer alone.
     group.bench_function("freshness_sweep", |b| {
-        let state = engine.connection(None).unwrap();
+        let state = store.connection(None).unwrap();
         b.iter(|| state.search.moved_paths())
     });
     let arguments = args(&[("pattern", "*email*")]);
     group.bench_function("search_columns_pattern_answer_only", |b| {
-        let state = engine.connection(None).unwrap();
+        let state = store.connection(None).unwrap();
         b.iter(|| {
             search_columns::answer(
                 &state,
@@ -120,7 +120,7 @@ fn bench(c: &mut Criterion) {
     let arguments = args(&[("table", table), ("column", "status"), ("text", "Active")]);
     group.bench_function("resolve_value", |b| {
         b.iter(|| {
-            let state = engine
+            let state = store
                 .connection_where(None, |s| {
                     s.search
                         .table_rank(table)

@@ -73,12 +73,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(e) => return Ok(refuse(&e.to_string())),
             };
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
-            let engine = Arc::new(Store::open(served, &dir)?.with_reference_dir(reference_dir));
-            let _watcher = printdex::store::watch::spawn(engine.clone());
-            let closing = engine.clone();
+            let store = Arc::new(Store::open(served, &dir)?.with_reference_dir(reference_dir));
+            let _watcher = printdex::store::watch::spawn(store.clone());
+            let closing = store.clone();
             // Large diffs and get_table_context's overlay indexes are built off the request
             // path before their first call.
-            let warming = engine.clone();
+            let warming = store.clone();
             std::thread::spawn(move || {
                 // After the client's first requests (handshake, a first listing), which
                 // would otherwise share the cores with this.
@@ -90,7 +90,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 }
             });
-            let server = printdex::mcp::dbprint::server(engine);
+            let server = printdex::mcp::dbprint::server(store);
             let served = serve_blocking(async {
                 match (transport, port) {
                     (Transport::Http, Some(port)) => {
@@ -99,7 +99,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     _ => printdex::mcp::serve_stdio(server).await,
                 }
             })?;
-            // Leave the mirror's WAL small for the next start (the engine is never dropped:
+            // Leave the mirror's WAL small for the next start (the store is never dropped:
             // the watcher thread holds it to the end).
             let _ = closing.mirror().checkpoint();
             if let Err(ServeError::Bind(failed)) = &served {
@@ -152,7 +152,7 @@ fn index_rebuild(
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
-    let engine = Store::open_with_progress(
+    let store = Store::open_with_progress(
         all_connections(&project),
         &dir,
         &|connection, done, total| {
@@ -162,9 +162,9 @@ fn index_rebuild(
         },
     )?;
     progress.finish_and_clear();
-    engine.mirror().checkpoint()?;
-    let (files, tables, bytes) = engine.mirror().counts()?;
-    let columns = engine.indexed_columns()?;
+    store.mirror().checkpoint()?;
+    let (files, tables, bytes) = store.mirror().counts()?;
+    let columns = store.indexed_columns()?;
     eprintln!(
         "indexed {} connection(s): {tables} tables, {columns} columns, {files} files, {:.1} MiB in {:.2} s -> {}",
         project.connections.len(),

@@ -1,4 +1,4 @@
-//! JSON from the wire as the engine's `Value`.
+//! JSON from the wire as the compat crate's `Value`.
 
 use compat::value::Value;
 

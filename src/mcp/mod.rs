@@ -1,7 +1,7 @@
 //! MCP: one server core and the tool sets it serves. The core (`server`, `stdio`, `http`,
 //! `protocol`, `in_flight`, `errors`) speaks the protocol; a tool set (`tool_set::ToolSet`)
 //! brings its tools, one file each, and its reference's wording: `dbprint/` (the print
-//! tools and resources over the engine) and `pz/` (pz's docs tools). No I/O of its own
+//! tools and resources over the store) and `pz/` (pz's docs tools). No I/O of its own
 //! beyond the transports.
 
 pub mod dbprint;

@@ -167,7 +167,7 @@ impl<S: ToolSet> Server<S> {
             return Err(missing);
         }
         let set = self.set.clone();
-        // The engine is synchronous (SQLite, file stats).
+        // The store is synchronous (SQLite, file stats).
         tokio::task::spawn_blocking(move || match set.resources() {
             Some(resources) => read(resources),
             None => Err(missing),

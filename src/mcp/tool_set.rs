@@ -183,7 +183,7 @@ pub trait Resources: Send + Sync {
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData>;
 }
 
-/// A tool set the core serves. The value holds what the handlers read (the engine, pz's
+/// A tool set the core serves. The value holds what the handlers read (the store, pz's
 /// docs service); handlers run off the async workers, one call at a time each.
 pub trait ToolSet: Send + Sync + Sized + 'static {
     /// The arguments a handler takes, once pre-validation has passed them.

@@ -1,5 +1,8 @@
-//! The engine's read side: the served connections' current state, kept fresh
-//! against the disk, and one module per question the tools ask. Knows nothing of MCP.
+//! Query: the questions the tools ask, one module each, answered from a
+//! `store::Snapshot` the caller hands over (a resource URI, which names its connection,
+//! gets a resolver instead). Read-only: it never writes the mirror or the index, never
+//! walks a print and never parses YAML; a file found moved since the snapshot is reported
+//! (`QueryError::Stale`) for the store to re-read. Knows nothing of MCP.
 
 pub mod context;
 pub mod diff;

@@ -726,11 +726,6 @@ pub fn column_value(column: &Value, path: &str) -> Value {
     }
 }
 
-/// Whether the column carries this field, or this key beneath one.
-pub fn emits(column: &Value, path: &str) -> bool {
-    lookup(column, path).is_some()
-}
-
 fn implied(column: &Value, head: &str) -> FieldReading {
     match head {
         "inferred.candidate_key" => {

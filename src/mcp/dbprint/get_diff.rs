@@ -18,8 +18,8 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- get_diff: what changed between the last two runs."),
-        handler: |engine, args| {
-            let state = engine.connection(arg_str(args, "connection"))?;
+        handler: |store, args| {
+            let state = store.connection(arg_str(args, "connection"))?;
             let reply = diff::answer(
                 &state,
                 &diff::Request {

@@ -17,8 +17,8 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- get_manifest: the raw table index of the print."),
-        handler: |engine, args| {
-            let state = engine.connection(arg_str(args, "connection"))?;
+        handler: |store, args| {
+            let state = store.connection(arg_str(args, "connection"))?;
             let reply = manifest::answer(
                 &state,
                 &manifest::Request { pattern: arg_str(args, "pattern"), cursor: arg_str(args, "cursor"), arguments: args },

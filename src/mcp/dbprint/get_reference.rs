@@ -21,14 +21,14 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- get_reference: what a field or spec_ref means (spec, assertions) and how to read a json/yaml field (guide)."),
-        handler: |engine, args| {
+        handler: |store, args| {
             // Validation already held `document` to the enum; this guards the glue only.
             let document = arg_str(args, "document")
                 .and_then(Document::from_name)
                 .ok_or_else(|| QueryError::Internal("get_reference: document missing after validation".into()))?;
             let text = reference::answer(
-                engine.references(),
-                engine.cache(),
+                store.references(),
+                store.cache(),
                 &reference::Request {
                     document,
                     section: arg_str(args, "section"),

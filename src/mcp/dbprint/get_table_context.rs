@@ -39,7 +39,7 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- get_table_context: before writing SQL against a table (purpose: query) or describing its data (purpose: profile)."),
-        handler: |engine, args| {
+        handler: |store, args| {
             let format = match arg_str(args, "format") {
                 Some("json") => Format::Json,
                 Some("yaml") => Format::Yaml,
@@ -58,7 +58,7 @@ pub fn tool() -> Tool {
                     cursor: arg_str(args, "cursor"),
                     arguments: args,
                 };
-            let answer = engine.answer_fresh(arg_str(args, "connection"), |state, strict| {
+            let answer = store.answer_fresh(arg_str(args, "connection"), |state, strict| {
                 context::answer(state, &request, strict)
             })?;
             Ok(match answer {

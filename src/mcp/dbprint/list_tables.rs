@@ -19,8 +19,8 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- list_tables: which tables exist, their row counts and whether their statistics are fresh (detail: true)."),
-        handler: |engine, args| {
-            let state = engine.connection(arg_str(args, "connection"))?;
+        handler: |store, args| {
+            let state = store.connection(arg_str(args, "connection"))?;
             let reply = list_tables::answer(
                 &state,
                 &list_tables::Request {

@@ -1,5 +1,5 @@
-//! dbprint's tool set: the print tools over the engine, one file per tool (its definition,
-//! its line of the instructions and the glue from validated arguments to the engine's
+//! dbprint's tool set: the print tools over the store, one file per tool (its definition,
+//! its line of the instructions and the glue from validated arguments to the store's
 //! answer), the reference's schemas and argument texts, and the resources. Tools appear
 //! here (and in tools/list) only once they work.
 
@@ -36,20 +36,20 @@ pub enum Reply {
 pub type Handler = fn(&Store, &Value) -> Result<Reply, QueryError>;
 pub type Tool = tool_set::Tool<Handler>;
 
-/// The dbprint tools over one engine.
+/// The dbprint tools over one store.
 pub struct DbprintTools {
-    engine: Arc<Store>,
+    store: Arc<Store>,
 }
 
 impl DbprintTools {
-    pub fn new(engine: Arc<Store>) -> DbprintTools {
-        DbprintTools { engine }
+    pub fn new(store: Arc<Store>) -> DbprintTools {
+        DbprintTools { store }
     }
 }
 
 /// The server `printdex serve` runs.
-pub fn server(engine: Arc<Store>) -> Server<DbprintTools> {
-    Server::new(DbprintTools::new(engine))
+pub fn server(store: Arc<Store>) -> Server<DbprintTools> {
+    Server::new(DbprintTools::new(store))
 }
 
 impl ToolSet for DbprintTools {
@@ -102,7 +102,7 @@ impl ToolSet for DbprintTools {
     }
 
     fn run(&self, tool: &Tool, args: &Value) -> CallResult {
-        match (tool.handler)(&self.engine, args) {
+        match (tool.handler)(&self.store, args) {
             Ok(Reply::Dict(v)) => CallResult::ok(json_indent2(&v)),
             Ok(Reply::Text(t)) => CallResult::ok(t),
             Err(e) => CallResult::error(e.to_string()),

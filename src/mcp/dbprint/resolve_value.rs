@@ -20,9 +20,9 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- resolve_value: the exact stored spelling of a filter value before writing it into a predicate."),
-        handler: |engine, args| {
+        handler: |store, args| {
             let table = arg_str(args, "table").unwrap_or_default();
-            let state = engine.connection_where(arg_str(args, "connection"), |s| {
+            let state = store.connection_where(arg_str(args, "connection"), |s| {
                 s.search
                     .table_rank(table)
                     .map(|r| s.search.tables[r].moved_paths())

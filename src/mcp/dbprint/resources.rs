@@ -1,4 +1,4 @@
-//! resources/*: the engine's resource pages in the wire's shape.
+//! resources/*: the store's resource pages in the wire's shape.
 
 use rmcp::model::{
     ErrorData, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult,
@@ -16,7 +16,7 @@ fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
 
 impl Resources for DbprintTools {
     fn list(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
-        let states = self.engine.snapshots().map_err(|e| rpc_error(&e))?;
+        let states = self.store.snapshots().map_err(|e| rpc_error(&e))?;
         let page = resources::list(&states, cursor).map_err(|e| rpc_error(&e))?;
         let entries: Vec<serde_json::Value> = page
             .entries
@@ -53,10 +53,10 @@ impl Resources for DbprintTools {
     }
 
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let connection = |name: &str| self.engine.connection(Some(name));
+        let connection = |name: &str| self.store.connection(Some(name));
         let sources = resources::Sources {
-            references: self.engine.references(),
-            cache: self.engine.cache(),
+            references: self.store.references(),
+            cache: self.store.cache(),
             connection: &connection,
         };
         let page = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;

@@ -26,9 +26,9 @@ pub fn tool() -> Tool {
             ],
         },
         instruction: Some("- search_columns: find a column when its table is unknown, by name glob, note text or detected kind."),
-        handler: |engine, args| {
+        handler: |store, args| {
             // Every table's two searched files are read, so every one must be current.
-            let state = engine.connection_for_search(arg_str(args, "connection"))?;
+            let state = store.connection_for_search(arg_str(args, "connection"))?;
             let filters = Filters {
                 pattern: arg_str(args, "pattern"),
                 classification: arg_str(args, "classification"),

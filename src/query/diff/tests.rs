@@ -66,7 +66,7 @@ fn the_kind_enum_is_the_schema_enum() {
     assert_eq!(sorted.len(), 24);
 }
 
-// --- Through the engine, over a print on disk --------------------------------------------
+// --- Through the store, over a print on disk --------------------------------------------
 
 const MANIFEST: &str = "format_version: 1\ntables:\n  db.s.events:\n    type: table\n    path: db/s/events\n    artifacts:\n      relationships: relationships.yaml\n      relationships_annotations: relationships.annotations.yaml\n  db.s.customers:\n    type: table\n    path: db/s/customers\n    artifacts:\n      relationships: relationships.yaml\n";
 
@@ -125,15 +125,15 @@ impl Project {
         }
     }
 
-    fn engine(&self) -> Store {
+    fn store(&self) -> Store {
         let project = config::load_at(&self.dir.path().display().to_string()).unwrap();
         let served = Served::resolve(&project, None).unwrap();
         Store::open(served, self.index.path()).unwrap()
     }
 }
 
-fn ask(engine: &Store, arguments: Value) -> Result<Value, QueryError> {
-    let state = engine.connection(None)?;
+fn ask(store: &Store, arguments: Value) -> Result<Value, QueryError> {
+    let state = store.connection(None)?;
     let get = |k: &str| arguments.get(k).and_then(Value::as_str);
     answer(
         &state,
@@ -172,8 +172,8 @@ fn relationships_changed(reply: &Value) -> &Value {
 #[test]
 fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
     let project = Project::new();
-    let engine = project.engine();
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let store = project.store();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(
         events(&reply),
         [
@@ -196,7 +196,7 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
         "db/s/events/relationships.annotations.yaml",
         "format_version: 1\nrefers_to: []\n",
     );
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
     assert_eq!(relationships_changed(&reply), &Value::Int(2));
 
@@ -206,15 +206,15 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
         "db/s/events/relationships.yaml",
         "refers_to:\n- column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n  detection: declared\n  note: a foreign key\n",
     );
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
 }
 
 #[test]
 fn filters_run_after_the_withholding() {
     let project = Project::new();
-    let engine = project.engine();
-    let by_table = ask(&engine, map(vec![("table", s("db.s.events"))])).unwrap();
+    let store = project.store();
+    let by_table = ask(&store, map(vec![("table", s("db.s.events"))])).unwrap();
     // The kept relationship event names db.s.events as its target; the rejected one is gone.
     assert_eq!(
         events(&by_table),
@@ -224,7 +224,7 @@ fn filters_run_after_the_withholding() {
         ]
     );
     let both = ask(
-        &engine,
+        &store,
         map(vec![
             ("table", s("db.s.events")),
             ("kind", s("statistic_changed")),
@@ -234,7 +234,7 @@ fn filters_run_after_the_withholding() {
     assert_eq!(both.get("total"), Some(&Value::Int(1)));
     // The summary is the whole diff's, filters or not.
     assert_eq!(relationships_changed(&both), &Value::Int(1));
-    let none = ask(&engine, map(vec![("table", s("no.such.table"))])).unwrap();
+    let none = ask(&store, map(vec![("table", s("no.such.table"))])).unwrap();
     assert_eq!(none.get("changes"), Some(&Value::Seq(vec![])));
     assert_eq!(none.get("total"), Some(&Value::Int(0)));
 }
@@ -242,30 +242,30 @@ fn filters_run_after_the_withholding() {
 #[test]
 fn missing_unparseable_and_non_mapping_diffs() {
     let project = Project::new();
-    let engine = project.engine();
+    let store = project.store();
     let path = project.dir.path().join("prints/demo/diff.yaml");
     let shown = crate::config::absolute_resolved(&path)
         .display()
         .to_string();
 
     project.write("diff.yaml", "- just\n- a list\n");
-    assert_eq!(ask(&engine, Value::Map(vec![])), Ok(Value::Map(vec![])));
+    assert_eq!(ask(&store, Value::Map(vec![])), Ok(Value::Map(vec![])));
     // An empty file is None: not a mapping either, whatever the cursor says.
     project.write("diff.yaml", "");
     assert_eq!(
-        ask(&engine, map(vec![("cursor", s("garbage"))])),
+        ask(&store, map(vec![("cursor", s("garbage"))])),
         Ok(Value::Map(vec![]))
     );
 
     project.write("diff.yaml", "summary: [unclosed\n");
-    match ask(&engine, Value::Map(vec![])) {
+    match ask(&store, Value::Map(vec![])) {
         Err(QueryError::YamlParse { path, .. }) => assert_eq!(path, shown),
         other => panic!("{other:?}"),
     }
 
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
-        ask(&engine, Value::Map(vec![])).map_err(|e| e.to_string()),
+        ask(&store, Value::Map(vec![])).map_err(|e| e.to_string()),
         Err(format!(
             "no diff available at {shown}. Run `dbprint diff` or `dbprint generate` first."
         ))
@@ -273,7 +273,7 @@ fn missing_unparseable_and_non_mapping_diffs() {
 
     project.write("diff.yaml", DIFF);
     assert_eq!(
-        ask(&engine, Value::Map(vec![])).unwrap().get("total"),
+        ask(&store, Value::Map(vec![])).unwrap().get("total"),
         Some(&Value::Int(2))
     );
 }
@@ -288,11 +288,11 @@ fn a_cursor_goes_stale_when_a_deciding_file_changes() {
         ));
     }
     project.write("diff.yaml", &diff);
-    let engine = project.engine();
-    let first = ask(&engine, Value::Map(vec![])).unwrap();
+    let store = project.store();
+    let first = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(first.get("total"), Some(&Value::Int(402)));
     let cursor = first.get("next_cursor").and_then(Value::as_str).unwrap();
-    let second = ask(&engine, map(vec![("cursor", s(cursor))])).unwrap();
+    let second = ask(&store, map(vec![("cursor", s(cursor))])).unwrap();
     // Later pages carry the list, its total and no header key.
     assert!(second.get("summary").is_none());
     assert_eq!(second.get("total"), Some(&Value::Int(402)));
@@ -303,7 +303,7 @@ fn a_cursor_goes_stale_when_a_deciding_file_changes() {
         "format_version: 1\nrefers_to: []\n",
     );
     assert_eq!(
-        ask(&engine, map(vec![("cursor", s(cursor))])),
+        ask(&store, map(vec![("cursor", s(cursor))])),
         Err(QueryError::StaleCursor("get_diff".into()))
     );
 }
@@ -312,8 +312,8 @@ fn a_cursor_goes_stale_when_a_deciding_file_changes() {
 fn without_a_usable_manifest_nothing_is_withheld() {
     let project = Project::new();
     project.write("manifest.yaml", "tables: [unclosed\n");
-    let engine = project.engine();
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let store = project.store();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
     assert_eq!(relationships_changed(&reply), &Value::Int(2));
 }
@@ -325,8 +325,8 @@ fn floats_survive_the_mirror_exactly() {
         "diff.yaml",
         "changes:\n- kind: statistic_changed\n  table: t\n  delta_pct: 0.13320013320013321\n  big: .inf\n  small: -.inf\n  nan: .nan\n",
     );
-    let engine = project.engine();
-    let reply = ask(&engine, Value::Map(vec![]))
+    let store = project.store();
+    let reply = ask(&store, Value::Map(vec![]))
         .map_err(|e| e.to_string())
         .unwrap();
     let change = &reply.get("changes").and_then(Value::as_seq).unwrap()[0];
@@ -343,16 +343,16 @@ fn floats_survive_the_mirror_exactly() {
 fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
     let project = Project::new();
     project.settle();
-    let engine = project.engine();
-    let state = engine.connection(None).unwrap();
+    let store = project.store();
+    let state = store.connection(None).unwrap();
     let path = state.config.print_root.join(DIFF_FILENAME);
     let before = prepared(&state, &path).unwrap();
     // A periodic reconcile swaps in a new state with the same manifest.
-    let again = engine.reconcile(&state.config).unwrap();
+    let again = store.reconcile(&state.config).unwrap();
     assert!(!Arc::ptr_eq(&state, &again));
     assert!(Arc::ptr_eq(&before, &prepared(&again, &path).unwrap()));
     // A manifest that changed is a new key.
     project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
-    let changed = engine.connection(None).unwrap();
+    let changed = store.connection(None).unwrap();
     assert!(!Arc::ptr_eq(&before, &prepared(&changed, &path).unwrap()));
 }

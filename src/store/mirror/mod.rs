@@ -637,11 +637,6 @@ pub struct StoredFiles<'a> {
 }
 
 impl StoredFiles<'_> {
-    /// The stored content hashes, by path.
-    pub fn into_hashes(self) -> HashMap<PathBuf, String> {
-        self.hashes
-    }
-
     /// The stored identities and content hashes by path, and the paths stored absent.
     pub fn into_parts(self) -> StoredParts {
         (self.identities, self.hashes, self.absent)
