@@ -403,11 +403,11 @@ fn merging_summary(statistics: &Value) -> R<String> {
         });
     }
     let key = exprs.join(", ");
-    let store = block
-        .get("store")
+    let engine = block
+        .get("engine")
         .map(compat::py::str_of)
         .unwrap_or_else(|| "None".into());
-    let head = format!("Merging: {store} on ({key})");
+    let head = format!("Merging: {engine} on ({key})");
     if block.get("rows").and_then(Value::as_str) == Some("merged") {
         return Ok(format!(
             "{head} - statistics were read with FINAL; queries without FINAL see more rows"
