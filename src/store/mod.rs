@@ -215,7 +215,8 @@ impl Store {
             },
             (None, None) => &ingest::Cold,
         };
-        let scan = ingest::scan_connection(conn, known, progress);
+        let spill = |records: &[ingest::FileRecord]| self.shared.mirror.store_read(records).is_ok();
+        let scan = ingest::scan_connection(conn, known, progress, Some(&spill));
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
             if self.shared.mirror.unchanged(&conn.name, &scan)? {

@@ -191,11 +191,22 @@ impl Mirror {
 
     /// The parse stored for `path`.
     pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
+        self.parsed_where(path, None)
+    }
+
+    /// The parse stored for `path` when its row holds the content `hash` names; `None`
+    /// when the row holds other bytes (rewritten since the caller learned the hash) or
+    /// there is none.
+    pub fn parsed_as(&self, path: &Path, hash: &str) -> Result<Option<Parsed>, MirrorError> {
+        self.parsed_where(path, Some(hash))
+    }
+
+    fn parsed_where(&self, path: &Path, hash: Option<&str>) -> Result<Option<Parsed>, MirrorError> {
         let db = self.db();
         let row: Option<(String, Option<String>, Option<String>)> = db
             .query_row(
-                "SELECT parse_status, parse_error, parsed FROM files WHERE path = ?1",
-                params![path.to_string_lossy()],
+                "SELECT parse_status, parse_error, parsed FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
+                params![path.to_string_lossy(), hash],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
@@ -263,6 +274,10 @@ impl Mirror {
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
+                if matches!(f.parsed, Parsed::Stored) {
+                    // Stored by the scan's spill already: its row is this record.
+                    continue;
+                }
                 if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
                     let touched = matches!(f.parsed, Parsed::Touched);
                     let id = f.identity.filter(|_| touched);
@@ -286,7 +301,9 @@ impl Mirror {
                     Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
                     Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
                     Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched => ("absent", None, None),
+                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
+                        ("absent", None, None)
+                    }
                 };
                 let id = f.identity;
                 upsert.execute(params![
@@ -358,6 +375,23 @@ impl Mirror {
         Ok(mismatched)
     }
 
+    /// Store the records a scan just read (its spill): every record that is not an identity
+    /// note, in one transaction.
+    pub fn store_read(&self, records: &[FileRecord]) -> Result<(), MirrorError> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        for f in records {
+            if !matches!(
+                f.parsed,
+                Parsed::Unchanged | Parsed::Touched | Parsed::Stored
+            ) {
+                Self::upsert_on(&tx, f)?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     /// One stored file's identity, hash and parse outcome, without its (possibly large)
     /// parsed value.
     pub fn status(&self, path: &Path) -> Result<Option<FileStatus>, MirrorError> {
@@ -422,7 +456,7 @@ impl Mirror {
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),
             // An unchanged record carries nothing new to store.
-            Parsed::Unchanged => return Ok(true),
+            Parsed::Unchanged | Parsed::Stored => return Ok(true),
             // Same content under a new identity: the stored parse stands.
             Parsed::Touched => {
                 let id = f.identity;

@@ -606,7 +606,9 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(Parsed::Yaml(v)) => Input::Yaml(v),
         Some(Parsed::YamlError(m)) => Input::YamlError(m),
         Some(Parsed::OtherError(m)) => Input::OtherError(m),
-        Some(Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched) => Input::Absent,
+        Some(
+            Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched | Parsed::Stored,
+        ) => Input::Absent,
     }
 }
 
@@ -667,7 +669,7 @@ pub fn sync_changed(
         .collect();
     let load = |p: &Path| -> Cow<'_, Parsed> {
         match fresh.get(p).map(|f| &f.parsed) {
-            Some(Parsed::Unchanged | Parsed::Touched) | None => {
+            Some(Parsed::Unchanged | Parsed::Touched | Parsed::Stored) | None => {
                 Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
             }
             Some(parsed) => Cow::Borrowed(parsed),
@@ -742,7 +744,7 @@ pub fn sync_connection(
         .collect();
     let load = |p: &Path| -> Cow<'_, Parsed> {
         match fresh.get(p).map(|f| &f.parsed) {
-            Some(Parsed::Unchanged | Parsed::Touched) | None => {
+            Some(Parsed::Unchanged | Parsed::Touched | Parsed::Stored) | None => {
                 Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
             }
             Some(parsed) => Cow::Borrowed(parsed),
