@@ -273,7 +273,8 @@ impl ServerHandler for PrintServer {
         let cursor = request.and_then(|r| r.cursor);
         let engine = self.engine.clone();
         let page = tokio::task::spawn_blocking(move || {
-            crate::query::resources::list(&engine.snapshots()?, cursor.as_deref())
+            let listing = crate::query::resources::list(&engine.snapshots()?)?;
+            crate::render::resource::list_page(&listing, cursor.as_deref())
         })
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?
@@ -332,7 +333,8 @@ impl ServerHandler for PrintServer {
                 cache: engine.cache(),
                 connection: &connection,
             };
-            crate::query::resources::read(&asked, &sources)
+            let resource = crate::query::resources::read(&asked, &sources)?;
+            crate::render::resource::page(&asked, &resource, engine.cache())
         })
         .await
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))?

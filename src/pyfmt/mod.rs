@@ -28,7 +28,7 @@ pub use glob::Glob;
 pub use json::{try_json_compact, try_json_indent2};
 pub use repr::{bytes_repr, date_str, datetime_repr, datetime_str};
 pub use text::{
-    casefold, is_printable, is_space, is_word_char, lower, split_whitespace_py,
+    casefold, is_line_break, is_printable, is_space, is_word_char, lower, split_whitespace_py,
     splitlines_keepends, strip_py,
 };
 

@@ -354,10 +354,10 @@ pub fn withhold_rejected(
     }
     let mut out = relationships.clone();
     if refers_to.is_some_and(|v| *v != Value::Null) {
-        crate::render::set(&mut out, "refers_to", Value::Seq(own));
+        super::value::set(&mut out, "refers_to", Value::Seq(own));
     }
     if referenced.is_some_and(|v| *v != Value::Null) {
-        crate::render::set(&mut out, "referenced_by", Value::Seq(others));
+        super::value::set(&mut out, "referenced_by", Value::Seq(others));
     }
     Ok(Some(out))
 }
@@ -478,8 +478,8 @@ pub fn diff_without_rejected(
             };
             if let Some(changed) = changed {
                 let mut adjusted = summary.clone();
-                crate::render::set(&mut adjusted, "relationships_changed", changed);
-                crate::render::set(&mut shown, "summary", adjusted);
+                super::value::set(&mut adjusted, "relationships_changed", changed);
+                super::value::set(&mut shown, "summary", adjusted);
             }
         }
     }

@@ -9,11 +9,9 @@ use sha2::{Digest, Sha256};
 
 pub use crate::config::reference::Document;
 use crate::error::QueryError;
-use crate::render::cursor::Call;
-use crate::render::document::{self, is_line_break};
+use crate::pyfmt::{is_line_break, is_space as py_isspace, splitlines_keepends, strip_py};
 use crate::store::cache::{Cache, Key};
 use crate::store::references::ReferenceDocs;
-use crate::yaml::Value;
 
 /// One heading outside fenced code: its level, section number when its title starts
 /// with one, title, and the line range of its subtree (`start..end`, lines as
@@ -193,30 +191,8 @@ pub fn text(
     })
 }
 
-pub struct Request<'a> {
-    pub document: Document,
-    pub section: Option<&'a str>,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
-}
-
-/// get_reference's page: the answer paged as one Markdown document.
-pub fn answer(docs: &ReferenceDocs, cache: &Cache, req: &Request) -> Result<String, QueryError> {
-    let text = text(docs, cache, req.document, req.section)?;
-    // The documents belong to no print, so the cursor pins the call alone.
-    let call = Call::new("get_reference", req.arguments, &[]);
-    document::text_page(&call, &[text], req.cursor, document::markdown_marker)
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Python's `str.isspace` for one character: Unicode White_Space plus the
-/// information separators U+001C..U+001F.
-fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
 fn py_rstrip(s: &str) -> &str {
@@ -224,31 +200,20 @@ fn py_rstrip(s: &str) -> &str {
 }
 
 fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
+    strip_py(s)
 }
 
 /// Byte ranges of `str.splitlines()`'s lines (terminators excluded; `\r\n` is one).
 fn line_ranges(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
     let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if !is_line_break(c) {
-            continue;
-        }
-        out.push((start, i));
-        start = i + c.len_utf8();
-        if c == '\r' {
-            if let Some(&(j, '\n')) = chars.peek() {
-                chars.next();
-                start = j + 1;
-            }
-        }
-    }
-    if start < text.len() {
-        out.push((start, text.len()));
-    }
-    out
+    splitlines_keepends(text)
+        .into_iter()
+        .map(|line| {
+            let range = (start, start + line.trim_end_matches(is_line_break).len());
+            start += line.len();
+            range
+        })
+        .collect()
 }
 
 /// Headings outside fenced code blocks: a `#` line inside an example block is not one.

@@ -3,6 +3,7 @@
 use super::{arg_str, Reply, Tool};
 use crate::mcp::schema::{connection, cursor, string, Property, ToolSpec};
 use crate::query::diff;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -26,16 +27,9 @@ pub fn tool() -> Tool {
         },
         handler: |engine, args| {
             let state = engine.connection(arg_str(args, "connection"))?;
-            let reply = diff::answer(
-                &state,
-                &diff::Request {
-                    table: arg_str(args, "table"),
-                    kind: arg_str(args, "kind"),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Dict(reply))
+            let request = diff::Request { table: arg_str(args, "table"), kind: arg_str(args, "kind") };
+            let diff = diff::answer(&state, &request)?;
+            Ok(Reply::Dict(render::diff::page(diff, args, arg_str(args, "cursor"))?))
         },
     }
 }

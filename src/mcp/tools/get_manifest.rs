@@ -3,6 +3,7 @@
 use super::{arg_str, Reply, Tool};
 use crate::mcp::schema::{connection, cursor, string, ToolSpec};
 use crate::query::manifest;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -18,11 +19,8 @@ pub fn tool() -> Tool {
         },
         handler: |engine, args| {
             let state = engine.connection(arg_str(args, "connection"))?;
-            let reply = manifest::answer(
-                &state,
-                &manifest::Request { pattern: arg_str(args, "pattern"), cursor: arg_str(args, "cursor"), arguments: args },
-            )?;
-            Ok(Reply::Dict(reply))
+            let manifest = manifest::answer(&state, &manifest::Request { pattern: arg_str(args, "pattern") })?;
+            Ok(Reply::Dict(render::manifest::page(&manifest, args, arg_str(args, "cursor"))?))
         },
     }
 }

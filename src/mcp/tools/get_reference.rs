@@ -5,6 +5,7 @@ use super::{arg_str, Reply, Tool};
 use crate::error::QueryError;
 use crate::mcp::schema::{cursor, string, Property, ToolSpec};
 use crate::query::reference::{self, Document};
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -34,17 +35,8 @@ pub fn tool() -> Tool {
             let document = arg_str(args, "document")
                 .and_then(Document::from_name)
                 .ok_or_else(|| QueryError::Internal("get_reference: document missing after validation".into()))?;
-            let text = reference::answer(
-                engine.references(),
-                engine.cache(),
-                &reference::Request {
-                    document,
-                    section: arg_str(args, "section"),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Text(text))
+            let text = reference::text(engine.references(), engine.cache(), document, arg_str(args, "section"))?;
+            Ok(Reply::Text(render::document::reference_page(text, args, arg_str(args, "cursor"))?))
         },
     }
 }

@@ -3,6 +3,7 @@
 use super::{arg_bool, arg_str, Reply, Tool};
 use crate::mcp::schema::{connection, cursor, string, Property, ToolSpec};
 use crate::query::list_tables;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -26,16 +27,9 @@ pub fn tool() -> Tool {
         },
         handler: |engine, args| {
             let state = engine.connection(arg_str(args, "connection"))?;
-            let reply = list_tables::answer(
-                &state,
-                &list_tables::Request {
-                    pattern: arg_str(args, "pattern"),
-                    detail: arg_bool(args, "detail", false),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Dict(reply))
+            let request = list_tables::Request { pattern: arg_str(args, "pattern"), detail: arg_bool(args, "detail", false) };
+            let tables = list_tables::answer(&state, &request)?;
+            Ok(Reply::Dict(render::list_tables::page(&tables, args, arg_str(args, "cursor"))?))
         },
     }
 }

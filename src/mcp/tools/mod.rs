@@ -14,11 +14,7 @@ use crate::error::QueryError;
 use crate::store::Store;
 use crate::yaml::Value;
 
-/// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
-pub enum Reply {
-    Dict(Value),
-    Text(String),
-}
+pub use crate::render::Reply;
 
 pub type Handler = fn(&Store, &Value) -> Result<Reply, QueryError>;
 

@@ -5,14 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::spell::{self, R};
+use super::R;
 use crate::error::QueryError;
 use crate::yaml::Value;
-
-pub use crate::ingest::reading::scope::{
-    SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
-    WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
-};
 
 /// A field by dotted path (`inferred.looks_like`, `range.min`); a stored null reads as none.
 pub fn cv<'a>(col: &'a Value, path: &str) -> Option<&'a Value> {
@@ -93,6 +88,16 @@ pub fn count_or_zero(v: Option<&Value>) -> R<i64> {
     }
 }
 
+/// A real number as Python sees one: `int` or `float`, never `bool`.
+pub fn is_number(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
+}
+
+/// `" ".join(text.split())`: a note as every reply shows it.
+pub fn collapse(text: &str) -> String {
+    crate::pyfmt::split_whitespace_py(text).join(" ")
+}
+
 /// `value_key`: `str(value)`, so `1` and `'1'` meet.
 pub fn value_key(v: &Value) -> String {
     crate::pyfmt::str_of(v)
@@ -133,44 +138,6 @@ pub fn rows_scanned(col: &Value, scope: Option<&ScanScope>) -> Option<i64> {
 /// `list_is_complete`: values lists every distinct value over what was read.
 pub fn list_is_complete(col: &Value) -> bool {
     crate::ingest::reading::scope::list_is_complete(col)
-}
-
-/// `qualify`: a claim one unread row could falsify carries the scanned clause.
-pub fn qualify(text: &str, scope: Option<&ScanScope>) -> String {
-    match scope {
-        None => text.to_string(),
-        Some(_) => format!("{text} {SCANNED_CLAUSE}"),
-    }
-}
-
-pub fn coverage_statement(coverage: f64, scope: Option<&ScanScope>) -> &'static str {
-    if coverage != 1.0 {
-        SAMPLED_STATEMENT
-    } else if scope.is_some() {
-        SCANNED_DOMAIN
-    } else {
-        WHOLE_DOMAIN
-    }
-}
-
-/// The `Scanned:` header line.
-pub fn scope_line(scope: &ScanScope) -> String {
-    let scanned = match (scope.rows_scanned, scope.share, scope.row_count) {
-        (None, _, _) => "part of the table".to_string(),
-        (Some(rows), Some(share), Some(total)) => {
-            format!("{rows} of {total} rows ({})", spell::percent(share))
-        }
-        (Some(rows), _, _) => format!("{rows} rows"),
-    };
-    let narrowing = if scope.sample.is_some() {
-        "; sampled".to_string()
-    } else {
-        match &scope.filter {
-            Some(f) if !crate::pyfmt::strip_py(f).is_empty() => format!("; filtered by `{f}`"),
-            _ => String::new(),
-        }
-    };
-    format!("Scanned: {scanned}{narrowing}")
 }
 
 /// A value list entry's `spelling_of`, when set.
@@ -219,7 +186,7 @@ pub fn value_notes(annotation: Option<&Value>) -> HashMap<String, String> {
             if matches!(e, Value::Map(_)) && !crate::pyfmt::strip_py(note).is_empty() {
                 out.insert(
                     value_key(e.get("value").unwrap_or(&Value::Null)),
-                    spell::collapse(note),
+                    collapse(note),
                 );
             }
         }

@@ -5,10 +5,16 @@
 
 use crate::error::QueryError;
 use crate::pyfmt::{float_repr, str_of};
+use crate::query::context::read::ScanScope;
+pub use crate::query::context::read::{collapse, is_number};
+pub use crate::query::context::R;
 use crate::yaml::emit::{date_iso, datetime_iso, double_quoted, escaped, number_text};
 use crate::yaml::Value;
 
-pub type R<T> = Result<T, QueryError>;
+use crate::ingest::reading::scope::{
+    SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
+    WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
+};
 
 fn type_error(message: String) -> QueryError {
     QueryError::Other(message)
@@ -47,11 +53,6 @@ fn float_text(f: f64) -> String {
     } else {
         number_text(f)
     }
-}
-
-/// A real number as Python sees one: `int` or `float`, never `bool`.
-pub fn is_number(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
 }
 
 /// `spell_number`: a statistic or count, positional, never an exponent.
@@ -263,9 +264,44 @@ pub fn py_str(v: &Value) -> String {
     str_of(v)
 }
 
-/// `" ".join(text.split())`.
-pub fn collapse(text: &str) -> String {
-    crate::pyfmt::split_whitespace_py(text).join(" ")
+// The scan scope, spelled.
+
+/// `qualify`: a claim one unread row could falsify carries the scanned clause.
+pub fn qualify(text: &str, scope: Option<&ScanScope>) -> String {
+    match scope {
+        None => text.to_string(),
+        Some(_) => format!("{text} {SCANNED_CLAUSE}"),
+    }
+}
+
+pub fn coverage_statement(coverage: f64, scope: Option<&ScanScope>) -> &'static str {
+    if coverage != 1.0 {
+        SAMPLED_STATEMENT
+    } else if scope.is_some() {
+        SCANNED_DOMAIN
+    } else {
+        WHOLE_DOMAIN
+    }
+}
+
+/// The `Scanned:` header line.
+pub fn scope_line(scope: &ScanScope) -> String {
+    let scanned = match (scope.rows_scanned, scope.share, scope.row_count) {
+        (None, _, _) => "part of the table".to_string(),
+        (Some(rows), Some(share), Some(total)) => {
+            format!("{rows} of {total} rows ({})", percent(share))
+        }
+        (Some(rows), _, _) => format!("{rows} rows"),
+    };
+    let narrowing = if scope.sample.is_some() {
+        "; sampled".to_string()
+    } else {
+        match &scope.filter {
+            Some(f) if !crate::pyfmt::strip_py(f).is_empty() => format!("; filtered by `{f}`"),
+            _ => String::new(),
+        }
+    };
+    format!("Scanned: {scanned}{narrowing}")
 }
 
 #[cfg(test)]

@@ -3,21 +3,21 @@
 //! values block or a dictionary entry each its own unit), and one page rendered back into
 //! a nested object: a JSON dict, or `yaml.safe_dump` text with a `# next_cursor:` line.
 
-use super::load::Artifacts;
 use super::markdown::{
-    codes_undocumented, covered_values, edges, frequent_values, meanings_documented_for,
-    null_shares, ordered_columns, referencing_columns, referencing_null_share, shown_values,
-    unprofiled_message,
+    null_shares, referencing_null_share, unprofiled_message, FREQUENT_STATEMENT,
 };
-use super::read::{coverage_statement, cv, scope_of, str_at, value_key, value_notes};
-use super::spell::{collapse, R};
+use super::spell::{collapse, coverage_statement, R};
 use super::Options;
+use crate::query::context::facts::{
+    codes_undocumented, covered_values, edges, frequent_values, meanings_documented,
+    ordered_columns, referencing_columns, shown_values,
+};
+use crate::query::context::load::Artifacts;
+use crate::query::context::read::{cv, scope_of, str_at, value_key, value_notes};
 use crate::query::edges::edge_detection;
+use crate::query::value::set;
 use crate::render::paging::{Unit, UnitKey};
-use crate::render::set;
 use crate::yaml::Value;
-
-const FREQUENT_STATEMENT: &str = "frequent values, not a domain";
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_string())
@@ -54,7 +54,7 @@ pub fn header(a: &Artifacts, options: &Options) -> Value {
             Value::Map(a.corrupted.iter().map(|(k, v)| (s(k), s(v))).collect()),
         );
     }
-    if !meanings_documented_for(a, options.query) {
+    if !meanings_documented(a, options.query) {
         set(&mut h, "meanings_documented", Value::Bool(false));
     }
     if let Some(scope) = scope_of(a.statistics()) {
