@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::edges::{self, Content, Files, Print};
+use super::edges::{self, Content, Files};
 use super::pins::Pins;
 use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
@@ -237,22 +237,7 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
             prepared: Prepared::NotMapping,
         });
     }
-    let filtered = match &state.manifest {
-        ManifestRead::Ok { doc, .. } => {
-            let tables = doc
-                .get("tables")
-                .and_then(Value::as_map)
-                .unwrap_or_default();
-            let print = Print {
-                root: &state.config.print_root,
-                tables,
-                files: &tracked,
-            };
-            edges::diff_without_rejected(&data, Some(&print))?
-        }
-        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
-        _ => edges::diff_without_rejected(&data, None)?,
-    };
+    let filtered = edges::diff_without_rejected_in(state, &data, &tracked)?;
     let mut files = vec![(
         path.display().to_string(),
         fresh.hash.clone().unwrap_or_else(|| "absent".into()),
@@ -319,16 +304,7 @@ impl TrackedFiles<'_> {
             .map(|(k, _)| *k)
             .unwrap_or("relationships");
         let fresh = self.state.current_file(path, None, kind, false)?;
-        let content = match &fresh.check {
-            Check::Yaml => match self.state.current_value(&fresh)? {
-                Some(v) => Content::Yaml(v),
-                None => Content::Absent,
-            },
-            Check::YamlError(m) => Content::YamlError(m.clone()),
-            // Not a YAML error: the reference lets it escape.
-            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
-            Check::Absent | Check::Text => Content::Absent,
-        };
+        let content = Content::of(self.state, &fresh)?;
         let mut seen = self.seen.borrow_mut();
         seen.push(Seen {
             path: path.to_path_buf(),

@@ -44,6 +44,21 @@ pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The error for a table a call names that the manifest does not hold: unprofiled when the
+/// last run listed it as failed, else unknown to `connection`.
+pub fn absent_table(table: &str, connection: &str, manifest: Option<&Value>) -> QueryError {
+    if failed_tables(manifest).iter().any(|f| f == table) {
+        QueryError::UnprofiledTable {
+            table: table.to_string(),
+        }
+    } else {
+        QueryError::UnknownTable {
+            table: table.to_string(),
+            connection: connection.to_string(),
+        }
+    }
+}
+
 pub fn answer(state: &Snapshot, req: &Request) -> Result<Tables, QueryError> {
     let manifest = state.manifest_or_error()?;
     let glob = Glob::new(req.pattern.unwrap_or("*"));

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::list_tables::failed_tables;
+use super::list_tables::absent_table;
 use super::pins::Pins;
 use super::value_resolution::{resolve, value_notes};
 use crate::error::QueryError;
@@ -32,20 +32,6 @@ fn internal(e: impl std::fmt::Display) -> QueryError {
 
 fn shown(path: &Path) -> String {
     path.display().to_string()
-}
-
-/// The table a call names is absent: unprofiled when the last run listed it as failed.
-pub fn absent_table(table: &str, state: &Snapshot, manifest: Option<&Value>) -> QueryError {
-    if failed_tables(manifest).iter().any(|f| f == table) {
-        QueryError::UnprofiledTable {
-            table: table.to_string(),
-        }
-    } else {
-        QueryError::UnknownTable {
-            table: table.to_string(),
-            connection: state.config.name.clone(),
-        }
-    }
 }
 
 fn unavailable_reason(column: &str, r: &Resolve, scope_read_nothing: bool) -> Option<String> {
@@ -81,7 +67,7 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Resolution, QueryError>
     let snap = &state.search;
     let rank = manifest
         .and_then(|_| snap.table_rank(req.table))
-        .ok_or_else(|| absent_table(req.table, state, manifest))?;
+        .ok_or_else(|| absent_table(req.table, &state.config.name, manifest))?;
     let entry = &snap.tables[rank];
     let manifest_path = state.manifest_path();
     let mut files = vec![(shown(&manifest_path), state.version_of(&manifest_path))];

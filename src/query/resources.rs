@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::edges::{self, Content, Files, Print};
+use super::list_tables::absent_table;
 use super::pins::{self, Pins};
 use crate::error::QueryError;
 use crate::ingest::{
@@ -550,15 +551,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
                 .iter()
                 .find(|(k, _)| k.as_str() == Some(fqn.as_str()))
             else {
-                let failed = super::list_tables::failed_tables(Some(manifest));
-                return Err(if failed.contains(&fqn) {
-                    QueryError::UnprofiledTable { table: fqn }
-                } else {
-                    QueryError::UnknownTable {
-                        table: fqn,
-                        connection,
-                    }
-                });
+                return Err(absent_table(&fqn, &connection, Some(manifest)));
             };
             let Some((_, file)) = walk::declared_artifacts(entry)
                 .into_iter()
@@ -602,6 +595,14 @@ fn shown(path: &Path) -> String {
     path.components().collect::<PathBuf>().display().to_string()
 }
 
+/// A file's parse when it is a mapping: only a mapping has anything to withhold.
+fn mapping(files: &RequestFiles, path: &Path) -> Result<Option<Value>, QueryError> {
+    Ok(match files.read(path)? {
+        Content::Yaml(v @ Value::Map(_)) => Some(v),
+        _ => None,
+    })
+}
+
 /// `relationships.yaml` less the edges people rejected, versioned over every file that
 /// decided it; the file itself, with its own version, when nothing is withheld.
 fn without_rejected_edges(
@@ -611,9 +612,8 @@ fn without_rejected_edges(
     path: &Path,
     whole: Whole,
 ) -> Result<Whole, QueryError> {
-    let raw = match files.read(path)? {
-        Content::Yaml(v @ Value::Map(_)) => v,
-        _ => return Ok(whole),
+    let Some(raw) = mapping(files, path)? else {
+        return Ok(whole);
     };
     let own_path = print.artifact(fqn, "relationships_annotations");
     let (incoming, consulted) = edges::incoming_rejections(print, fqn, &raw)?;
@@ -639,27 +639,10 @@ fn without_rejected_events(
     path: &Path,
     whole: Whole,
 ) -> Result<Whole, QueryError> {
-    let raw = match files.read(path)? {
-        Content::Yaml(v @ Value::Map(_)) => v,
-        _ => return Ok(whole),
+    let Some(raw) = mapping(files, path)? else {
+        return Ok(whole);
     };
-    let root = &state.config.print_root;
-    let filtered = match &state.manifest {
-        ManifestRead::Ok { doc, .. } => {
-            let tables = doc
-                .get("tables")
-                .and_then(Value::as_map)
-                .unwrap_or_default();
-            let print = Print {
-                root,
-                tables,
-                files,
-            };
-            edges::diff_without_rejected(&raw, Some(&print))?
-        }
-        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
-        _ => edges::diff_without_rejected(&raw, None)?,
-    };
+    let filtered = edges::diff_without_rejected_in(state, &raw, files)?;
     if filtered.dropped == 0 {
         return Ok(whole);
     }
@@ -810,15 +793,7 @@ impl Files for RequestFiles<'_> {
             return Ok(hit.clone());
         }
         let fresh = self.record(path)?;
-        let content = match &fresh.check {
-            Check::Yaml => match self.state.current_value(&fresh)? {
-                Some(v) => Content::Yaml(v),
-                None => Content::Absent,
-            },
-            Check::YamlError(m) => Content::YamlError(m.clone()),
-            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
-            Check::Absent | Check::Text => Content::Absent,
-        };
+        let content = Content::of(self.state, &fresh)?;
         self.values
             .borrow_mut()
             .insert(path.to_path_buf(), content.clone());

@@ -11,6 +11,7 @@ pub mod read;
 
 pub use overlay::Overlay;
 
+use super::list_tables::{absent_table, failed_tables};
 use super::pins::Pins;
 use crate::error::QueryError;
 use crate::store::cache::Key;
@@ -52,11 +53,6 @@ fn ensure_current(cx: &Ctx, path: &std::path::Path) -> Result<(), QueryError> {
     Ok(())
 }
 
-/// The names `failed_tables` lists.
-fn failed_tables(manifest: &Value) -> Vec<String> {
-    super::list_tables::failed_tables(Some(manifest))
-}
-
 /// Build the connection's overlay ahead of its first call (serve runs this in the
 /// background at startup): on a large print it reads every relationships annotation file
 /// once, which a call should not wait for.
@@ -78,17 +74,7 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
         .and_then(|t| t.get(table))
         .is_some_and(|e| *e != Value::Null);
     let Some(manifest) = manifest.filter(|_| known) else {
-        let failed = manifest.map(failed_tables).unwrap_or_default();
-        return Err(if failed.iter().any(|f| f == table) {
-            QueryError::UnprofiledTable {
-                table: table.to_string(),
-            }
-        } else {
-            QueryError::UnknownTable {
-                table: table.to_string(),
-                connection: state.config.name.clone(),
-            }
-        });
+        return Err(absent_table(table, &state.config.name, manifest));
     };
     let cx = Ctx { state, strict };
     let ix = overlay::overlay(&cx)?;
@@ -112,7 +98,7 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
                 .collect();
             Ok(Pins::of(&files))
         })?;
-    let artifacts = load::load_table(&cx, &ix, table, &failed_tables(manifest))?;
+    let artifacts = load::load_table(&cx, &ix, table, &failed_tables(Some(manifest)))?;
     Ok(Context {
         artifacts,
         adapter: manifest
