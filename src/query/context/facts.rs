@@ -10,18 +10,10 @@ use super::read::{
 };
 use super::R;
 use crate::error::QueryError;
+use crate::ingest::reading::absence::DISABLEABLE;
 use crate::pyfmt::str_of as py_str;
 use crate::query::edges::{edge_detection, iterate};
 use crate::yaml::Value;
-
-const DISABLEABLE: [&str; 6] = [
-    "looks_like",
-    "null_patterns",
-    "parts",
-    "relationships.infer",
-    "sketches",
-    "timeline",
-];
 
 /// `disabled_of`: the switched-off measurements a statistics file names, known names only.
 pub fn disabled_of(statistics: &Value) -> Vec<&'static str> {
@@ -35,6 +27,7 @@ pub fn disabled_of(statistics: &Value) -> Vec<&'static str> {
         .collect()
 }
 
+/// Python's `AttributeError` text for `v.attribute` on a value without it.
 pub fn attribute_error(v: &Value, attribute: &str) -> QueryError {
     QueryError::Other(format!(
         "'{}' object has no attribute '{attribute}'",
@@ -153,7 +146,7 @@ pub const QUERY_SAMPLE_LIMIT: usize = 5;
 const QUERY_FREQUENT_SHARE: f64 = 0.01;
 
 /// `_covered_values`: the value entries and their coverage, when both are readable.
-pub fn covered_values(col: &Value) -> Option<(Vec<Value>, f64)> {
+fn covered_values(col: &Value) -> Option<(Vec<Value>, f64)> {
     if !matches!(col, Value::Map(_)) {
         return None;
     }
@@ -178,7 +171,7 @@ pub fn count_of(entry: &Value) -> i64 {
 
 /// `_frequent_values`: a numeric or temporal column's values above the bar, at most five,
 /// with their joint share.
-pub fn frequent_values(
+fn frequent_values(
     col: &Value,
     scope: Option<&ScanScope>,
     row_count: Option<&Value>,
@@ -212,7 +205,7 @@ pub fn frequent_values(
 }
 
 /// `_shown_values`: a sampled list cut to five categories, a spelling group counting one.
-pub fn shown_values(entries: &[Value], coverage: f64) -> (Vec<Value>, f64) {
+fn shown_values(entries: &[Value], coverage: f64) -> (Vec<Value>, f64) {
     if coverage == 1.0 {
         return (entries.to_vec(), coverage);
     }
@@ -230,6 +223,39 @@ pub fn shown_values(entries: &[Value], coverage: f64) -> (Vec<Value>, f64) {
         coverage
     };
     (shown, share)
+}
+
+/// The value entries a query reply lists for a column, and what they cover.
+pub struct Listed {
+    pub entries: Vec<Value>,
+    /// The share of scanned non-null rows the entries hold.
+    pub share: f64,
+    /// The list's `values_coverage` when the column publishes a readable list; `None` when
+    /// the entries are a numeric or temporal column's frequent values instead.
+    pub coverage: Option<f64>,
+}
+
+/// `_covered_values` cut by `_shown_values`, else `_frequent_values`: what a query reply
+/// lists for `col`, if anything.
+pub fn listed_values(
+    col: &Value,
+    scope: Option<&ScanScope>,
+    row_count: Option<&Value>,
+) -> Option<Listed> {
+    if let Some((entries, coverage)) = covered_values(col) {
+        let (entries, share) = shown_values(&entries, coverage);
+        return Some(Listed {
+            entries,
+            share,
+            coverage: Some(coverage),
+        });
+    }
+    let (entries, share) = frequent_values(col, scope, row_count)?;
+    Some(Listed {
+        entries,
+        share,
+        coverage: None,
+    })
 }
 
 /// `_codes_undocumented`: a complete list of codes no note explains.

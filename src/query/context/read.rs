@@ -262,30 +262,54 @@ fn closer(c: char) -> Option<char> {
     }
 }
 
-/// `top_level_arguments`: split at commas outside groups and quotes.
-fn top_level_arguments(text: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
+/// What one character of an SQL type is to [`scan_groups`].
+#[derive(Clone, Copy, PartialEq)]
+enum Mark {
+    /// A quote, or a character a quote hides.
+    Quoted,
+    Open,
+    Close,
+    Plain,
+}
+
+/// Walk `text` as the reference's SQL type helpers do: a quote (`"` `'` `` ` ``) hides
+/// everything up to its twin; outside quotes `(` and `<` open a group that their twin
+/// closes. `each` gets every character, its mark, and the group depth after it.
+fn scan_groups(text: &str, mut each: impl FnMut(char, Mark, usize)) {
     let mut closers: Vec<char> = Vec::new();
     let mut quote: Option<char> = None;
     for c in text.chars() {
-        if let Some(q) = quote {
+        let mark = if let Some(q) = quote {
             if c == q {
                 quote = None;
             }
+            Mark::Quoted
         } else if matches!(c, '"' | '\'' | '`') {
             quote = Some(c);
+            Mark::Quoted
         } else if let Some(cl) = closer(c) {
             closers.push(cl);
+            Mark::Open
         } else if closers.last() == Some(&c) {
             closers.pop();
-        } else if c == ',' && closers.is_empty() {
+            Mark::Close
+        } else {
+            Mark::Plain
+        };
+        each(c, mark, closers.len());
+    }
+}
+
+/// `top_level_arguments`: split at commas outside groups and quotes.
+fn top_level_arguments(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    scan_groups(text, |c, mark, depth| {
+        if mark == Mark::Plain && c == ',' && depth == 0 {
             parts.push(String::new());
-            continue;
-        }
-        if let Some(last) = parts.last_mut() {
+        } else if let Some(last) = parts.last_mut() {
             last.push(c);
         }
-    }
+    });
     parts
 }
 
@@ -310,28 +334,14 @@ fn unwrapped(lowered: &str) -> Option<String> {
     None
 }
 
+/// `t` without its groups (and the brackets that make them).
 fn without_groups(t: &str) -> String {
     let mut out = String::new();
-    let mut closers: Vec<char> = Vec::new();
-    let mut quote: Option<char> = None;
-    for c in t.chars() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-        } else if matches!(c, '"' | '\'' | '`') {
-            quote = Some(c);
-        } else if let Some(cl) = closer(c) {
-            closers.push(cl);
-            continue;
-        } else if closers.last() == Some(&c) {
-            closers.pop();
-            continue;
-        }
-        if closers.is_empty() {
+    scan_groups(t, |c, mark, depth| {
+        if matches!(mark, Mark::Plain | Mark::Quoted) && depth == 0 {
             out.push(c);
         }
-    }
+    });
     out
 }
 

@@ -122,13 +122,7 @@ pub(super) fn catalog_only_text(a: &Artifacts) -> R<String> {
         "| Column | Type | Classification |".into(),
         "|---|---|---|".into(),
     ];
-    let empty = Value::Map(Vec::new());
-    let columns = a
-        .statistics()
-        .and_then(|s| s.get("columns"))
-        .filter(|c| c.truthy())
-        .unwrap_or(&empty);
-    for (name, col) in ordered_columns(columns)? {
+    for (name, col) in profiled_columns(a)?.0 {
         let get = |k: &str| col.get(k).map(py_str).unwrap_or_else(|| "?".into());
         lines.push(format!(
             "| {} | {} | {} |",
@@ -256,23 +250,39 @@ fn cardinality_cell(
     Ok(text)
 }
 
-pub(super) fn cardinality_lines(a: &Artifacts, profile: &Value) -> R<Vec<Rendered>> {
-    let empty = Value::Map(Vec::new());
-    let statistics = a.statistics().unwrap_or(&empty);
+/// The statistics' columns (none when the file has none), classification-ranked, with the
+/// file's row count and scan scope.
+type Profiled<'a> = (
+    Vec<(String, &'a Value)>,
+    Option<&'a Value>,
+    Option<ScanScope>,
+);
+
+fn profiled_columns(a: &Artifacts) -> R<Profiled<'_>> {
+    static EMPTY: Value = Value::Map(Vec::new());
+    let statistics = a.statistics().unwrap_or(&EMPTY);
     let columns = statistics
         .get("columns")
         .filter(|c| c.truthy())
-        .unwrap_or(&empty);
-    let row_count = cv(statistics, "row_count");
-    let scope = scope_of(Some(statistics));
+        .unwrap_or(&EMPTY);
+    Ok((
+        ordered_columns(columns)?,
+        cv(statistics, "row_count"),
+        scope_of(Some(statistics)),
+    ))
+}
+
+pub(super) fn cardinality_lines(a: &Artifacts, profile: &Value) -> R<Vec<Rendered>> {
+    // The edges are read first: their failure is the one the reference meets first.
     let fk = fk_targets(a)?;
+    let (columns, row_count, scope) = profiled_columns(a)?;
     let mut lines = vec![
         Rendered::plain("## Cardinality & key columns"),
         Rendered::plain(""),
         Rendered::plain("| Column | Cardinality | Notes |"),
         Rendered::plain("|---|---|---|"),
     ];
-    for (name, col) in ordered_columns(columns)? {
+    for (name, col) in columns {
         let cell = cardinality_cell(col, row_count, scope.as_ref())?;
         let notes = notes::synthesize(
             col,
@@ -432,17 +442,10 @@ fn presence(
 }
 
 pub(super) fn parts_lines(a: &Artifacts) -> R<Vec<Rendered>> {
-    let empty = Value::Map(Vec::new());
-    let statistics = a.statistics().unwrap_or(&empty);
-    let columns = statistics
-        .get("columns")
-        .filter(|c| c.truthy())
-        .unwrap_or(&empty);
-    let row_count = cv(statistics, "row_count");
-    let scope = scope_of(Some(statistics));
+    let (columns, row_count, scope) = profiled_columns(a)?;
     let mut rows = Vec::new();
     let no_profile = Value::Map(Vec::new());
-    for (name, col) in ordered_columns(columns)? {
+    for (name, col) in columns {
         let Some(parts) = cv(col, "parts").and_then(Value::as_map) else {
             continue;
         };

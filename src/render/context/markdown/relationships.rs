@@ -267,6 +267,18 @@ fn note_fact(entry: &Value) -> Vec<Rendered> {
         .collect()
 }
 
+/// A Joins line's head: `- <this end> <arrow> <other end> (<detection>)`.
+fn join_head(entry: &Value, arrow: &str, other: String) -> Rendered {
+    Rendered {
+        text: format!(
+            "- {} {arrow} {other} ({})",
+            endpoint(entry, "column", "path"),
+            detection_text(entry)
+        ),
+        terms: detection_terms(entry),
+    }
+}
+
 pub(super) fn joins_lines(a: &Artifacts) -> R<Vec<Rendered>> {
     let Some(rel) = &a.relationships else {
         return Ok(Vec::new());
@@ -284,15 +296,7 @@ pub(super) fn joins_lines(a: &Artifacts) -> R<Vec<Rendered>> {
     }
     let shares = null_shares(a)?;
     for entry in &refers_to {
-        let mut facts = vec![Rendered {
-            text: format!(
-                "- {} -> {} ({})",
-                endpoint(entry, "column", "path"),
-                target(entry),
-                detection_text(entry)
-            ),
-            terms: detection_terms(entry),
-        }];
+        let mut facts = vec![join_head(entry, "->", target(entry))];
         if let Some((share, _)) = referencing_null_share(a, entry, &shares)? {
             facts.push(nulls_fact(&share));
         }
@@ -300,15 +304,7 @@ pub(super) fn joins_lines(a: &Artifacts) -> R<Vec<Rendered>> {
         lines.push(join_facts(facts, "; "));
     }
     for entry in &referenced_by {
-        let mut facts = vec![Rendered {
-            text: format!(
-                "- {} <- {} ({})",
-                endpoint(entry, "column", "path"),
-                referencer(entry),
-                detection_text(entry)
-            ),
-            terms: detection_terms(entry),
-        }];
+        let mut facts = vec![join_head(entry, "<-", referencer(entry))];
         facts.extend(note_fact(entry));
         lines.push(join_facts(facts, "; "));
     }

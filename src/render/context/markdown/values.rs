@@ -4,8 +4,8 @@
 use super::{rstrip, strip, FREQUENT_STATEMENT};
 use crate::error::QueryError;
 use crate::query::context::facts::{
-    codes_undocumented, columns_of, covered_values, frequent_values, ordered_columns, row_count_of,
-    scope, shown_values, single_column,
+    codes_undocumented, columns_of, listed_values, ordered_columns, row_count_of, scope,
+    single_column,
 };
 use crate::query::context::load::Artifacts;
 use crate::query::context::read::{
@@ -260,27 +260,17 @@ pub(super) fn column_values_lines(a: &Artifacts, joined: &[String]) -> R<Vec<Ren
     let mut shares = null_shares(a)?;
     let mut rows = Vec::new();
     for (name, col) in ordered_columns(columns)? {
-        let listed = covered_values(col);
-        let frequent = if listed.is_none() {
-            frequent_values(col, scope.as_ref(), row_count)
-        } else {
-            None
-        };
-        let (shown, share, statement, cue) = if let Some((entries, coverage)) = &listed {
-            let (shown, share) = shown_values(entries, *coverage);
-            let cue =
-                codes_undocumented(col, *coverage, a.annotation(&name), a.inherited_of(&name));
-            (
-                shown,
-                share,
-                coverage_statement(*coverage, scope.as_ref()),
-                cue,
-            )
-        } else if let Some((shown, share)) = &frequent {
-            (shown.clone(), *share, FREQUENT_STATEMENT, false)
-        } else {
+        let Some(listed) = listed_values(col, scope.as_ref(), row_count) else {
             continue;
         };
+        let (statement, cue) = match listed.coverage {
+            Some(coverage) => (
+                coverage_statement(coverage, scope.as_ref()),
+                codes_undocumented(col, coverage, a.annotation(&name), a.inherited_of(&name)),
+            ),
+            None => (FREQUENT_STATEMENT, false),
+        };
+        let (shown, share) = (listed.entries, listed.share);
         let cell = values_cell(col, &shown, a.annotation(&name))?;
         let nulls = match shares.iter().position(|(n, _, _)| *n == name) {
             Some(i) => shares.remove(i).1,
@@ -292,7 +282,7 @@ pub(super) fn column_values_lines(a: &Artifacts, joined: &[String]) -> R<Vec<Ren
         if cue {
             keys.insert("meanings".into());
         }
-        if frequent.is_some() {
+        if listed.coverage.is_none() {
             keys.insert("frequent_values".into());
         }
         let cue_text = if cue {
