@@ -527,4 +527,35 @@ mod tests {
             Err(QueryError::ForeignCursor("t".into()))
         );
     }
+
+    #[test]
+    fn the_guided_cut_lands_where_the_reference_cut_does() {
+        let call = call();
+        let mut items: Vec<(UnitKey, Value)> =
+            vec![(UnitKey::Head("header".into()), Value::Str("h".repeat(300)))];
+        // Items of uneven sizes, one too large for any page.
+        for i in 0..400 {
+            let text = if i == 150 {
+                "z".repeat(45_000)
+            } else {
+                "x".repeat(20 + (i * 37) % 700)
+            };
+            items.push((UnitKey::Item(Value::Int(i as i64)), Value::Str(text)));
+        }
+        let units = units(&call, items.clone(), &list_render);
+        let mut cursor: Option<String> = None;
+        loop {
+            let reference = page(&call, &units, &list_render, cursor.as_deref()).unwrap();
+            let guided =
+                guided_page(&call, items.clone(), &list_render, cursor.as_deref()).unwrap();
+            assert_eq!(guided, reference);
+            cursor = reference
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if cursor.is_none() {
+                return;
+            }
+        }
+    }
 }

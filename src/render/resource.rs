@@ -26,29 +26,6 @@ const fn ascii_width(b: u8) -> usize {
     }
 }
 
-/// `len(json.dumps(ch, ensure_ascii=False)) - 2`.
-pub fn char_width(c: char) -> usize {
-    if c.is_ascii() {
-        ascii_width(c as u8)
-    } else {
-        1
-    }
-}
-
-/// `len(json.dumps(text, ensure_ascii=False)) - 2`.
-pub fn escaped_width(text: &str) -> usize {
-    let mut width = 0;
-    for &b in text.as_bytes() {
-        if b < 0x80 {
-            width += ascii_width(b);
-        } else if b & 0xc0 != 0x80 {
-            // A leading byte: one code point.
-            width += 1;
-        }
-    }
-    width
-}
-
 /// The byte ranges of `text`'s pages under `bound`, by escaped width.
 pub fn line_pages(text: &str, bound: usize) -> Vec<Range<usize>> {
     document::line_pages(text, bound, ascii_width)
@@ -210,6 +187,29 @@ pub fn list_page(listing: &Listing, cursor: Option<&str>) -> Result<ListPage, Qu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `len(json.dumps(ch, ensure_ascii=False)) - 2`.
+    fn char_width(c: char) -> usize {
+        if c.is_ascii() {
+            ascii_width(c as u8)
+        } else {
+            1
+        }
+    }
+
+    /// `len(json.dumps(text, ensure_ascii=False)) - 2`.
+    fn escaped_width(text: &str) -> usize {
+        let mut width = 0;
+        for &b in text.as_bytes() {
+            if b < 0x80 {
+                width += ascii_width(b);
+            } else if b & 0xc0 != 0x80 {
+                // A leading byte: one code point.
+                width += 1;
+            }
+        }
+        width
+    }
 
     fn pages(text: &str, bound: usize) -> Vec<&str> {
         line_pages(text, bound)

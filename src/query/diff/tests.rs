@@ -241,10 +241,16 @@ fn missing_unparseable_and_non_mapping_diffs() {
         .to_string();
 
     project.write("diff.yaml", "- just\n- a list\n");
-    assert!(matches!(ask(&engine, Value::Map(vec![])), Ok(Diff::NotMapping)));
+    assert!(matches!(
+        ask(&engine, Value::Map(vec![])),
+        Ok(Diff::NotMapping)
+    ));
     // An empty file is None: not a mapping either.
     project.write("diff.yaml", "");
-    assert!(matches!(ask(&engine, Value::Map(vec![])), Ok(Diff::NotMapping)));
+    assert!(matches!(
+        ask(&engine, Value::Map(vec![])),
+        Ok(Diff::NotMapping)
+    ));
 
     project.write("diff.yaml", "summary: [unclosed\n");
     match ask(&engine, Value::Map(vec![])) {
