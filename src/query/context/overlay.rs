@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::spell::R;
 use super::Ctx;
+use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::{walk, Parsed};
