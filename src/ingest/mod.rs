@@ -143,6 +143,18 @@ pub fn read_text(bytes: &[u8]) -> Result<String, String> {
     }
 }
 
+/// Kinds a print need not carry: human-written files (`description.md`, the annotation
+/// files). Every other file a print declares, or a connection looks for, is expected.
+pub fn is_optional_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "description"
+            | "statistics_annotations"
+            | "relationships_annotations"
+            | "manifest_annotations"
+    )
+}
+
 fn is_yaml_kind(kind: &str) -> bool {
     !matches!(kind, "reading" | "ddl" | "description")
 }
@@ -385,7 +397,13 @@ pub fn scan_connection(
             }
         }
     }
-    files.extend(read_all(&jobs, name, known, progress));
+    // Progress counts every file the connection's mirror will hold, these included.
+    let before = files.len();
+    let total = before + jobs.len();
+    progress(before, total);
+    files.extend(read_all(&jobs, name, known, &|done, _| {
+        progress(before + done, total)
+    }));
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), total = ?started.elapsed(), "scanned");
     ConnectionScan {
         manifest,

@@ -40,12 +40,7 @@ impl HttpServer {
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("printdex: listening on http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"))
-            .parse()
-            .unwrap();
+        let port = startup_port(&line);
         // Keep draining stderr so the server never blocks on a full pipe.
         std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
         HttpServer {
@@ -609,8 +604,64 @@ fn a_non_loopback_host_is_refused_at_startup() {
     assert!(out.stdout.is_empty());
 }
 
+/// The port the startup line names: `printdex: serving P at http://127.0.0.1:PORT/mcp ...`.
+fn startup_port(line: &str) -> u16 {
+    let at = line
+        .find(" at http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"));
+    let rest = &line[at + " at http://127.0.0.1:".len()..];
+    let port = rest.split('/').next().unwrap().parse().unwrap();
+    assert!(
+        line.starts_with("printdex: serving ")
+            && rest.starts_with(&format!(
+                "{port}/mcp (streamable HTTP) and http://127.0.0.1:{port}/sse "
+            )),
+        "{line:?}"
+    );
+    port
+}
+
 #[test]
-fn a_port_in_use_fails_as_uvicorn_does() {
+fn the_startup_line_names_the_project_connections_tables_index_and_both_urls() {
+    let index = tempfile::tempdir().unwrap();
+    let project = fixtures().join("library").canonicalize().unwrap();
+    let start = || {
+        let mut child = Command::new(bin())
+            .args(["serve", "--transport", "http", "--port", "0", "--project"])
+            .arg(&project)
+            .arg("--index-dir")
+            .arg(index.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = startup_port(&line);
+        let _ = child.kill();
+        let _ = child.wait();
+        (line, port)
+    };
+    for state in ["built", "warm"] {
+        let (line, port) = start();
+        assert_eq!(
+            line,
+            format!(
+                "printdex: serving {} at http://127.0.0.1:{port}/mcp (streamable HTTP) and \
+                 http://127.0.0.1:{port}/sse (SSE, as dbprint serves): library (11 tables); \
+                 index {state} at {}\n",
+                project.display(),
+                index.path().display()
+            )
+        );
+    }
+}
+
+#[test]
+fn a_port_in_use_says_so_and_suggests_another_with_exit_3_as_dbprint() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
     let index = tempfile::tempdir().unwrap();
@@ -626,8 +677,8 @@ fn a_port_in_use_fails_as_uvicorn_does() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', {port}): \
-             [errno 98] address already in use\n"
+            "printdex: cannot listen on 127.0.0.1:{port}: port {port} is already in use \
+             (another server holds it); choose another with --port\n"
         )
     );
 }
