@@ -59,7 +59,7 @@ pub struct ServeArgs {
     /// Connection to serve; resolved from .dbprint.yaml when omitted (the `auto: true`
     /// set, or the sole connection).
     pub connection: Option<String>,
-    #[arg(long, help = PROJECT_HELP)]
+    #[arg(long, help = PROJECT_HELP, allow_hyphen_values = true)]
     pub project: Option<String>,
     /// Wire transport: stdio for an editor or agent, http for local sockets.
     #[arg(long, value_enum, ignore_case = true, default_value = "stdio")]
@@ -91,7 +91,7 @@ pub const DEFAULT_HOST: &str = "127.0.0.1";
 /// `--project` and `--index-dir`, as every index command takes them.
 #[derive(Debug, Args)]
 pub struct IndexTarget {
-    #[arg(long, help = PROJECT_HELP)]
+    #[arg(long, help = PROJECT_HELP, allow_hyphen_values = true)]
     pub project: Option<String>,
     #[arg(long, help = INDEX_DIR_HELP)]
     pub index_dir: Option<PathBuf>,

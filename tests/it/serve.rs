@@ -148,3 +148,35 @@ fn two_servers_share_one_index_and_both_follow_changes() {
     std::fs::write(root.join("manifest.yaml"), manifest(4)).unwrap();
     assert_eq!(total(&mut b), json!(4));
 }
+
+#[test]
+fn one_startup_line_names_project_connections_tables_and_index_state() {
+    let index = tempfile::tempdir().unwrap();
+    let project = crate::util::fixtures().join("edge/multi-auto");
+    let start = || {
+        let mut command = std::process::Command::new(crate::util::bin());
+        command
+            .arg("serve")
+            .arg("--project")
+            .arg(&project)
+            .arg("--index-dir")
+            .arg(index.path())
+            .arg("--reference-dir")
+            .arg(crate::util::fixtures().join("reference-docs/dbprint"));
+        let s = crate::util::session(command, &[]);
+        assert!(s.status.success(), "{}", s.stderr);
+        s.stderr
+    };
+    let line = |state: &str| {
+        format!(
+            "printdex: serving {} over stdio: north (2 tables), south (2 tables); index {state} at {}\n",
+            project.display(),
+            index.path().display()
+        )
+    };
+    assert_eq!(start(), line("built"));
+    assert_eq!(start(), line("warm"));
+    // An index another version wrote is discarded and built again.
+    std::fs::write(index.path().join("mirror.sqlite"), b"not this printdex's").unwrap();
+    assert_eq!(start(), line("rebuilt"));
+}
