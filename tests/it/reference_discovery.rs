@@ -152,6 +152,7 @@ fn get_reference_finds_dbprint_beside_its_executable_in_pipx_and_in_uv() {
 }
 
 /// The interpreter `python3` on this machine's PATH runs, if there is one.
+#[cfg(unix)]
 fn real_python() -> Option<PathBuf> {
     let out = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
