@@ -17,6 +17,12 @@ use crate::config::{self, git::Checkouts, remote::RemoteAddress, ConfigError, Pr
 const PROJECT_HELP: &str = "Exact project locator: a directory whose direct child is .dbprint.yaml, that .dbprint.yaml file itself, or a git address (a GitHub, GitLab or Bitbucket URL, an SSH remote, or <git-url>#<ref>:<subpath>; cloned into printdex's cache). No upward walk, no downward scan. Omit it to walk up from the working directory instead";
 const INDEX_DIR_HELP: &str = "Directory of the index (default: a per-project directory in printdex's cache, $XDG_CACHE_HOME/printdex)";
 
+const SERVE_ENVIRONMENT: &str = "Environment:
+  PRINTDEX_REFERENCE_DIR     the dbprint package directory, when --reference-dir is not given
+  PRINTDEX_GIT_REFRESH_SECS  seconds between refreshes of a git --project's checkout (default 900)
+  PRINTDEX_LOG               log filter on stderr (error by default; info, debug)
+  XDG_CACHE_HOME             where printdex's cache is (indexes, git checkouts): $XDG_CACHE_HOME/printdex";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "printdex",
@@ -40,6 +46,7 @@ pub enum Transport {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the project's prints over MCP, read-only (a drop-in for `dbprint serve`).
+    #[command(after_help = SERVE_ENVIRONMENT)]
     Serve(ServeArgs),
     /// pz (PipelineZ): serve its MCP surface, keep its docs offline.
     Pz {

@@ -99,7 +99,15 @@ impl Checkouts {
         let dir = entry.lock.parent().unwrap_or(&self.root).to_path_buf();
         std::fs::create_dir_all(&dir)
             .map_err(|e| config_error(format!("cannot create {}: {e}", dir.display())))?;
-        let _lock = LockFile::acquire(&entry.lock);
+        // Held to the end of this call: closing the file releases the lock. Where the
+        // filesystem has no locks, none.
+        let _lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&entry.lock)
+            .ok()
+            .filter(|f| f.lock().is_ok());
         if entry.checkout.is_dir() && entry.attempted.is_file() {
             let age = modified_age(&entry.attempted).unwrap_or(Duration::MAX);
             if age >= self.refresh_every && !git.is_pinned(&entry.checkout, address) {
@@ -247,29 +255,6 @@ fn modified_age(path: &Path) -> Option<Duration> {
 fn touch(path: &Path) {
     if let Ok(file) = std::fs::File::create(path) {
         let _ = file.set_modified(SystemTime::now());
-    }
-}
-
-/// An exclusive lock on a file, released on drop; where locks are unsupported, none.
-struct LockFile(Option<std::fs::File>);
-
-impl LockFile {
-    fn acquire(path: &Path) -> LockFile {
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .ok();
-        LockFile(file.filter(|f| f.lock().is_ok()))
-    }
-}
-
-impl Drop for LockFile {
-    fn drop(&mut self) {
-        if let Some(f) = &self.0 {
-            let _ = f.unlock();
-        }
     }
 }
 

@@ -98,7 +98,7 @@ impl ProjectConfig {
 }
 
 /// printdex's directory in the user's cache: `$XDG_CACHE_HOME/printdex`, else
-/// `~/.cache/printdex` (on Windows `%LOCALAPPDATA%\\printdex`). Indexes, git checkouts and
+/// `~/.cache/printdex` (on Windows `%LOCALAPPDATA%\printdex`). Indexes, git checkouts and
 /// the pz docs live here; nothing printdex writes goes into a user's tree.
 pub fn cache_root() -> PathBuf {
     let from_env = |name: &str| {

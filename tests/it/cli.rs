@@ -199,3 +199,28 @@ fn a_project_beginning_with_a_dash_is_a_path_as_dbprint_reads_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_readme_states_the_minimum_rust_and_every_environment_variable_serve_reads() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let version = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .expect("the workspace declares rust-version");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("Rust toolchain ({version} or newer")),
+        "README does not state rust-version {version}"
+    );
+    let serve = help(&["serve"]);
+    let environment = serve
+        .split("Environment:\n")
+        .nth(1)
+        .expect("serve --help lists the environment");
+    for line in environment.lines().filter(|l| !l.trim().is_empty()) {
+        let var = line.split_whitespace().next().unwrap();
+        assert!(readme.contains(&format!("`{var}`")), "README lacks {var}");
+    }
+}
