@@ -3,8 +3,9 @@
 //! first use, then fetch at most once per refresh interval (15 minutes; never for a pinned
 //! commit), and when a fetch fails serve the copy already there, with a warning. A refresh
 //! resets the checkout in place, so the files of the served directory are replaced where
-//! the watcher sees them. Only the `git` executable is used, with every operand behind
-//! `--` or a flag that takes it, and never reading the server's stdin.
+//! the watcher sees them. Only the `git` executable is used, and no argument can be read
+//! as an option: a remote or ref beginning with `-` is refused before git runs (`remote`),
+//! paths follow `--` or the flag that takes them; git never reads the server's stdin.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;

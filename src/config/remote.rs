@@ -164,8 +164,12 @@ mod tests {
             ))
         );
         assert_eq!(
-            parsed("git@host:team/r.git#v1.2:a:b"),
-            Some(address("git@host:team/r.git", Some("v1.2"), Some("a:b")))
+            parsed("git@host:team/r.git#v1.2:sub:dir"),
+            Some(address(
+                "git@host:team/r.git",
+                Some("v1.2"),
+                Some("sub:dir")
+            ))
         );
         assert_eq!(
             parsed("https://h/r#abc123:"),
