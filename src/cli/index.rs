@@ -265,6 +265,7 @@ fn prune(dry_run: bool) -> anyhow::Result<ExitCode> {
     let root = config::cache_root();
     let mut freed = 0u64;
     let mut removed = 0usize;
+    let mut failed = 0usize;
     for listed in owner::list(&root).iter().filter(|l| l.project_gone()) {
         let what = format!(
             "{} ({}, project {} is gone)",
@@ -278,8 +279,12 @@ fn prune(dry_run: bool) -> anyhow::Result<ExitCode> {
         }
         if dry_run {
             println!("would remove {what}");
+        } else if let Err(e) = std::fs::remove_dir_all(&listed.dir) {
+            // Another index may still go; this one is said and left (exit 1 at the end).
+            eprintln!("error: cannot remove {what}: {e}");
+            failed += 1;
+            continue;
         } else {
-            std::fs::remove_dir_all(&listed.dir)?;
             println!("removed {what}");
         }
         freed += listed.bytes;
@@ -290,7 +295,11 @@ fn prune(dry_run: bool) -> anyhow::Result<ExitCode> {
         (n, true) => println!("would prune {n} index(es), {}", mib(freed)),
         (n, false) => println!("pruned {n} index(es), {} freed", mib(freed)),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 #[cfg(test)]
