@@ -80,6 +80,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let closing = store.clone();
     warm_in_background(store.clone());
     let summary = Summary::of(&store, &project.project_root, locator, &dir);
+    let (announced, references) = unavailable_references(store.clone());
     let transport = args.transport;
     let server = crate::mcp::dbprint::server(store.clone());
     let served = serve_blocking(async {
@@ -87,17 +88,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             (Transport::Http, Some(port)) => {
                 crate::mcp::http::serve_http(server, &host, port, |bound| {
                     summary.announce(&over_http(bound));
-                    unavailable_references(&store);
+                    let _ = announced.send(());
                 })
                 .await
             }
             _ => {
                 summary.announce("over stdio");
-                unavailable_references(&store);
+                let _ = announced.send(());
                 crate::mcp::serve_stdio(server).await
             }
         }
     })?;
+    // Its line, if any, is said before the process ends (at most the Python timeout); a
+    // startup line never said (a port not bound) is no longer waited for.
+    drop(announced);
+    let _ = references.join();
     // Leave the mirror's WAL small for the next start (the store is never dropped:
     // the watcher thread holds it to the end).
     let _ = closing.mirror().checkpoint();
@@ -184,9 +189,23 @@ fn over_http(bound: &[SocketAddr]) -> String {
     }
 }
 
-/// Said once at startup when get_reference (or some of its documents) cannot answer.
-fn unavailable_references(store: &Store) {
-    let missing = store.references().missing();
+/// Said once at startup when get_reference (or some of its documents) cannot answer:
+/// looked for off the startup path (asking a Python interpreter takes a while), and said
+/// after the startup line, once the sender says it was printed (never, if serving failed).
+fn unavailable_references(
+    store: Arc<Store>,
+) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+    let (announced, startup_said) = std::sync::mpsc::channel();
+    let looking = std::thread::spawn(move || {
+        let missing = store.references().missing();
+        if startup_said.recv().is_ok() {
+            say_unavailable(&missing);
+        }
+    });
+    (announced, looking)
+}
+
+fn say_unavailable(missing: &[crate::config::reference::Document]) {
     if missing.is_empty() {
         return;
     }

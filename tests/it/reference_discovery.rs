@@ -254,6 +254,14 @@ fn without_dbprint_anywhere_the_error_names_the_flag_and_the_variable_and_startu
         .filter(|l| l.contains("get_reference"))
         .collect();
     assert_eq!(said.len(), 1, "{}", s.stderr);
+    // Looked for off the startup path, and said after the startup line.
+    let line_of = |start: &str| s.stderr.lines().position(|l| l.starts_with(start));
+    assert!(
+        line_of("printdex: serving ") < line_of(UNAVAILABLE)
+            && line_of("printdex: serving ").is_some(),
+        "{}",
+        s.stderr
+    );
     assert!(
         said[0].starts_with(UNAVAILABLE)
             && said[0].ends_with("pass --reference-dir or set PRINTDEX_REFERENCE_DIR"),
