@@ -27,11 +27,7 @@ use crate::store::Store;
 use compat::py::json_indent2;
 use compat::value::Value;
 
-/// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
-pub enum Reply {
-    Dict(Value),
-    Text(String),
-}
+pub use crate::render::Reply;
 
 pub type Handler = fn(&Store, &Value) -> Result<Reply, QueryError>;
 pub type Tool = tool_set::Tool<Handler>;
