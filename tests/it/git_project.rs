@@ -34,12 +34,12 @@ fn git(dir: &Path, args: &[&str]) -> String {
 
 /// A bare repository holding the library fixture under `proj/`, a work tree to commit
 /// from, and a cache directory for printdex, all in one temp dir.
-struct Remote {
+pub(crate) struct Remote {
     tmp: tempfile::TempDir,
 }
 
 impl Remote {
-    fn new() -> Remote {
+    pub(crate) fn new() -> Remote {
         let tmp = tempfile::tempdir().unwrap();
         let remote = Remote { tmp };
         std::fs::create_dir_all(remote.bare()).unwrap();
@@ -61,7 +61,7 @@ impl Remote {
         self.tmp.path().join("work")
     }
 
-    fn cache(&self) -> PathBuf {
+    pub(crate) fn cache(&self) -> PathBuf {
         self.tmp.path().join("cache")
     }
 
@@ -70,7 +70,7 @@ impl Remote {
     }
 
     /// `<url>#<reference>:proj`.
-    fn address(&self, reference: &str) -> String {
+    pub(crate) fn address(&self, reference: &str) -> String {
         format!("{}#{reference}:proj", self.url())
     }
 

@@ -17,7 +17,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 struct HttpServer {
     child: Child,
     port: u16,
-    _index: tempfile::TempDir,
+    _index: Option<tempfile::TempDir>,
 }
 
 impl HttpServer {
@@ -27,11 +27,20 @@ impl HttpServer {
 
     fn start_on(project: &std::path::Path) -> HttpServer {
         let index = tempfile::tempdir().unwrap();
-        let mut child = Command::new(bin())
+        let mut command = Command::new(bin());
+        command
             .args(["serve", "--transport", "http", "--port", "0", "--project"])
             .arg(project)
             .arg("--index-dir")
-            .arg(index.path())
+            .arg(index.path());
+        let mut server = Self::spawn(command);
+        server._index = Some(index);
+        server
+    }
+
+    /// Start `command` (a `serve --transport http`) and learn its port from the startup line.
+    fn spawn(mut command: Command) -> HttpServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -46,7 +55,7 @@ impl HttpServer {
         HttpServer {
             child,
             port,
-            _index: index,
+            _index: None,
         }
     }
 
@@ -381,6 +390,55 @@ fn legacy_sse_serves_a_session() {
     let origin = format!("http://localhost:{}", server.port);
     let r = server.post(&endpoint, &[("Origin", &origin)], &list_tables(3));
     assert_eq!(r.status, 202);
+    let call = sse.next_message();
+    check_answers(&init, &tools, &call);
+}
+
+/// A client entry a dbprint user has for its HTTP server, and the command line the user
+/// starts that server with, as written for dbprint; `{ADDRESS}` (a git address) and
+/// `{PORT}` (a free port) are what the test fills in.
+const DBPRINT_SSE_MCP_JSON: &str =
+    r#"{"mcpServers": {"dbprint": {"type": "sse", "url": "http://127.0.0.1:{PORT}/sse"}}}"#;
+const DBPRINT_HTTP_COMMAND: &str =
+    "dbprint serve --project {ADDRESS} --transport http --host 127.0.0.1 --port {PORT} --read-only";
+
+#[test]
+fn a_dbprint_http_set_up_runs_unchanged_and_its_sse_url_serves() {
+    let remote = crate::git_project::Remote::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let fill = |text: &str| {
+        text.replace("{ADDRESS}", &remote.address("main"))
+            .replace("{PORT}", &port)
+    };
+    let line = fill(DBPRINT_HTTP_COMMAND);
+    let mut words = line.split(' ');
+    assert_eq!(words.next(), Some("dbprint"));
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(bin());
+    command
+        .args(words)
+        .env("XDG_CACHE_HOME", remote.cache())
+        .env("HOME", home.path())
+        .current_dir(home.path());
+    let server = HttpServer::spawn(command);
+    assert_eq!(server.port.to_string(), port);
+    let config: Value = serde_json::from_str(&fill(DBPRINT_SSE_MCP_JSON)).unwrap();
+    assert_eq!(
+        config["mcpServers"]["dbprint"]["url"],
+        json!(format!("http://{}/sse", server.host()))
+    );
+    let (mut sse, endpoint) = legacy_session(&server);
+    assert_eq!(server.post(&endpoint, &[], &initialize()).status, 202);
+    let init = sse.next_message();
+    assert_eq!(server.post(&endpoint, &[], &initialized()).status, 202);
+    assert_eq!(server.post(&endpoint, &[], &tools_list(2)).status, 202);
+    let tools = sse.next_message();
+    assert_eq!(server.post(&endpoint, &[], &list_tables(3)).status, 202);
     let call = sse.next_message();
     check_answers(&init, &tools, &call);
 }

@@ -3,6 +3,7 @@
 
 mod architecture;
 mod cli;
+mod client_config;
 mod context;
 mod daemon;
 mod get_diff;
