@@ -21,6 +21,35 @@ fn handshake_names_dbprint_with_the_reference_capabilities() {
 }
 
 #[test]
+fn conformance_md_lists_what_the_server_says_about_itself() {
+    let server = Server::start(&fixtures().join("library"), &[]);
+    let version = server.init["result"]["serverInfo"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md"),
+    )
+    .unwrap();
+    let row = |place: &str| {
+        doc.lines()
+            .find(|l| l.starts_with("| ") && l.contains(place))
+            .unwrap_or_else(|| panic!("docs/conformance.md has no row for {place}"))
+    };
+    assert!(
+        row("`serverInfo.version`").contains(&format!("printdex's version (`{version}`)")),
+        "the serverInfo.version row does not name {version}"
+    );
+    row("`instructions`");
+    let descriptions = row("each tool's `description`");
+    assert!(
+        descriptions.contains("each parameter's `description`")
+            && descriptions.contains("each resource's `description`")
+    );
+    row("get_table_context `## Terms`");
+}
+
+#[test]
 fn eof_on_stdin_exits_zero() {
     let server = Server::start(&fixtures().join("library"), &[]);
     assert!(server.close().success());
