@@ -120,7 +120,8 @@ pub enum QueryError {
         available: Vec<String>,
     },
     /// No candidate dbprint package carries a reference document: an install defect.
-    #[error("no {document} reference document available - neither the installed package nor the source tree carries it.")]
+    /// The text is dbprint's, then how to point printdex at a package.
+    #[error("no {document} reference document available - neither the installed package nor the source tree carries it. Point printdex at an installed dbprint package directory with --reference-dir or the PRINTDEX_REFERENCE_DIR environment variable.")]
     NoReferenceDocument { document: String },
     /// The mirror itself failed (SQLite, I/O); never a user's fault.
     #[error("{0}")]

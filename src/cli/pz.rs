@@ -7,9 +7,12 @@ use std::time::Duration;
 use clap::Subcommand;
 
 use crate::mcp::pz::PzTools;
-use crate::pz::docs::fetch;
 use crate::pz::docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
 use crate::pz::docs::store::{self, now_secs, Store};
+use crate::pz::docs::{fetch, DocsError};
+
+const DOCS_DIR_HELP: &str =
+    "The docs index directory (default: pz-docs in printdex's cache, $XDG_CACHE_HOME/printdex)";
 
 #[derive(Debug, Subcommand)]
 pub enum PzAction {
@@ -25,8 +28,7 @@ pub enum PzAction {
         /// Longest wait on the docs source (e.g. 15s).
         #[arg(long, default_value = "15s", value_parser = parse_duration)]
         docs_timeout: Duration,
-        /// The docs index directory (default: printdex/pz-docs in the user's cache).
-        #[arg(long)]
+        #[arg(long, help = DOCS_DIR_HELP)]
         docs_dir: Option<PathBuf>,
     },
     /// The offline copy of pz's documentation.
@@ -44,14 +46,15 @@ pub enum DocsAction {
         /// Default: PZ_DOCS_URL, else https://pipelinez.dev.
         #[arg(long)]
         from: Option<String>,
+        /// Longest wait for both files together (e.g. 15s, 2m).
         #[arg(long, default_value = "15s", value_parser = parse_duration)]
         timeout: Duration,
-        #[arg(long)]
+        #[arg(long, help = DOCS_DIR_HELP)]
         docs_dir: Option<PathBuf>,
     },
     /// Say which corpus is installed, from where and how old.
     Status {
-        #[arg(long)]
+        #[arg(long, help = DOCS_DIR_HELP)]
         docs_dir: Option<PathBuf>,
     },
 }
@@ -155,6 +158,20 @@ fn sync(
         }
         Err(e) => {
             eprintln!("error: {e}");
+            if let DocsError::Unreachable { cause, .. } = &e {
+                eprintln!("  cause: {cause}");
+            }
+            if matches!(
+                e,
+                DocsError::Unreachable { .. } | DocsError::TooLarge { .. }
+            ) {
+                eprintln!(
+                    "  hint: sync from a mirror with --from URL, or from a directory holding llms.txt and llms-full.txt with --from DIR; or set PZ_DOCS_URL (now {})",
+                    std::env::var("PZ_DOCS_URL")
+                        .map(|v| format!("{v:?}"))
+                        .unwrap_or_else(|_| "unset".into())
+                );
+            }
             Ok(ExitCode::from(1))
         }
     }

@@ -38,20 +38,60 @@ const SETTLE_COARSE_NS: i64 = 2_000_000_000;
 impl FileIdentity {
     /// The identity a `stat` taken no earlier than `before_ns` (ns since the epoch) shows.
     pub fn from_metadata(m: &std::fs::Metadata, before_ns: i64) -> FileIdentity {
-        use std::os::unix::fs::MetadataExt;
-        let mtime_ns = m.mtime() * 1_000_000_000 + m.mtime_nsec();
-        let settle = if m.mtime_nsec() % 1_000_000 == 0 {
+        let (mtime_ns, size, inode) = platform_stat(m);
+        // No sub-millisecond digits: a whole-second (or FAT two-second) timestamp.
+        let settle = if mtime_ns % 1_000_000 == 0 {
             SETTLE_COARSE_NS
         } else {
             SETTLE_FINE_NS
         };
         FileIdentity {
             mtime_ns,
-            size: m.size(),
-            inode: m.ino(),
+            size,
+            inode,
             settled: before_ns >= mtime_ns.saturating_add(settle),
         }
     }
+}
+
+/// (mtime in ns since the epoch, size, file identity number) as the platform keeps them.
+#[cfg(unix)]
+fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (
+        m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        m.size(),
+        m.ino(),
+    )
+}
+
+/// Windows: the file index (the inode's counterpart) needs an unstable API, so the
+/// creation time stands in for it. That is weaker: NTFS carries a creation time over to
+/// a file re-created under the same name within seconds (tunneling), so a replace that
+/// keeps the write time and size is caught only while its identity is unsettled (by the
+/// content hash), as an in-place rewrite is on every platform.
+#[cfg(windows)]
+fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
+    use std::os::windows::fs::MetadataExt;
+    /// 100 ns intervals from 1601-01-01 to 1970-01-01.
+    const EPOCH_OFFSET: i64 = 116_444_736_000_000_000;
+    let since_1601 = i64::try_from(m.last_write_time()).unwrap_or(i64::MAX);
+    (
+        since_1601.saturating_sub(EPOCH_OFFSET).saturating_mul(100),
+        m.file_size(),
+        m.creation_time(),
+    )
+}
+
+/// Elsewhere: the portable mtime and size; no identity number.
+#[cfg(not(any(unix, windows)))]
+fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
+    let mtime_ns = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    (mtime_ns, m.len(), 0)
 }
 
 impl PartialEq for FileIdentity {
@@ -144,6 +184,18 @@ pub fn read_text(bytes: &[u8]) -> Result<String, String> {
     } else {
         Ok(text.to_string())
     }
+}
+
+/// Kinds a print need not carry: human-written files (`description.md`, the annotation
+/// files). Every other file a print declares, or a connection looks for, is expected.
+pub fn is_optional_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "description"
+            | "statistics_annotations"
+            | "relationships_annotations"
+            | "manifest_annotations"
+    )
 }
 
 fn is_yaml_kind(kind: &str) -> bool {
@@ -389,7 +441,17 @@ pub fn scan_connection(
             }
         }
     }
-    let (artifacts, spilled_tables) = read_all(&jobs, name, known, progress, spill);
+    // Progress counts every file the connection's mirror will hold, these included.
+    let before = files.len();
+    let total = before + jobs.len();
+    progress(before, total);
+    let (artifacts, spilled_tables) = read_all(
+        &jobs,
+        name,
+        known,
+        &|done, _| progress(before + done, total),
+        spill,
+    );
     spilled += spilled_tables;
     files.extend(artifacts);
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");

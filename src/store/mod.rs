@@ -10,6 +10,7 @@ pub mod changes;
 pub mod files;
 mod lock;
 pub mod mirror;
+pub mod owner;
 pub mod references;
 pub mod search;
 pub mod snapshot;
@@ -27,6 +28,39 @@ use lock::{WriteLock, Writer};
 use mirror::{Mirror, MirrorError};
 use references::ReferenceDocs;
 pub use snapshot::Snapshot;
+
+/// What opening found of one part of the index (the mirror, the search index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Opened {
+    /// Nothing was there: made empty.
+    #[default]
+    Created,
+    /// This build's, kept.
+    Reused,
+    /// Another version's, or unreadable: discarded and made empty.
+    Replaced,
+}
+
+/// The index as a start found it, for the startup line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexState {
+    /// There was none: built from the print.
+    Built,
+    /// This build's index, kept: only files that changed were read again.
+    Warm,
+    /// One of another version (or unreadable) was discarded and built again.
+    Rebuilt,
+}
+
+impl IndexState {
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexState::Built => "built",
+            IndexState::Warm => "warm",
+            IndexState::Rebuilt => "rebuilt",
+        }
+    }
+}
 
 /// `Store::refresh_files` re-reads at most this many files one by one; more reconcile.
 const REFRESH_AT_MOST: usize = 256;
@@ -117,16 +151,19 @@ impl Store {
     /// Read the reference documents from this dbprint package directory first.
     pub fn with_reference_dir(mut self, dir: Option<PathBuf>) -> Store {
         self.references = ReferenceDocs::new(dir);
-        // Said once at startup; get_reference answers each call with the exact error.
-        for document in crate::config::reference::Document::ALL {
-            if self.references.locate(document).is_none() {
-                tracing::warn!(
-                    "no {} reference document found; get_reference cannot answer for it",
-                    document.name()
-                );
-            }
-        }
         self
+    }
+
+    /// Whether this start built, kept or rebuilt the index.
+    pub fn index_state(&self) -> IndexState {
+        let parts = [self.shared.mirror.opened(), self.index.opened()];
+        if parts.contains(&Opened::Replaced) {
+            IndexState::Rebuilt
+        } else if self.shared.mirror.opened() == Opened::Created {
+            IndexState::Built
+        } else {
+            IndexState::Warm
+        }
     }
 
     pub fn references(&self) -> &ReferenceDocs {

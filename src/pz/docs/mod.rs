@@ -38,7 +38,9 @@ pub const PZ0610_NEXT_STEP: &str = "The documentation source served a file large
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DocsError {
     /// PZ0607: the source could not be read (and no synced corpus stands in for it).
-    Unreachable { url: String },
+    /// `cause` says why in a person's words (`printdex pz docs sync` prints it); pz's
+    /// message carries only the URL.
+    Unreachable { url: String, cause: String },
     /// PZ0610: a file over the cap.
     TooLarge { url: String, limit: u64, size: u64 },
     /// PZ0608: an empty query.
@@ -63,7 +65,7 @@ impl DocsError {
     /// The envelope error, or `None` for a failure only the PZ0609 backstop may report.
     pub fn to_pz(&self) -> Option<PzError> {
         Some(match self {
-            DocsError::Unreachable { url } => PzError::new(
+            DocsError::Unreachable { url, .. } => PzError::new(
                 "PZ0607",
                 format!("could not reach the documentation at {url}"),
                 PZ0607_NEXT_STEP,

@@ -31,12 +31,7 @@ const STALE_TMP: Duration = Duration::from_secs(3600);
 
 /// `$XDG_CACHE_HOME/printdex/pz-docs`, else `~/.cache/printdex/pz-docs`.
 pub fn default_root() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    cache.join("printdex").join("pz-docs")
+    crate::config::cache_root().join("pz-docs")
 }
 
 pub fn now_secs() -> u64 {
