@@ -3,4 +3,3 @@
 //! `pz mcp` does; `cli::pz` runs `printdex pz …`.
 
 pub mod docs;
-pub mod envelope;

@@ -17,7 +17,12 @@ fn rank(stage: &str) -> Option<usize> {
 /// The stage a source file belongs to: its first component under `src/`.
 fn stage_of(src: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(src).unwrap();
-    let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
     let name = first.trim_end_matches(".rs");
     match name {
         "main" | "lib" => "cli".to_string(),

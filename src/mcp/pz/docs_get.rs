@@ -1,9 +1,9 @@
 //! `pz_docs_get`: one page's full markdown by slug.
 
 use super::{answered, page_json, str_arg, Args, PzTools, Tool};
+use crate::error::pz::DocsError;
 use crate::mcp::tool_set::{Param, ToolSpec};
-use crate::pz::docs::DocsError;
-use crate::pz::envelope::{self};
+use crate::render::pz_envelope as envelope;
 
 pub fn tool() -> Tool {
     Tool {

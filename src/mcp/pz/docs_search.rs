@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use super::{answered, int_arg, str_arg, Args, PzTools, Tool};
+use crate::error::pz::DocsError;
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::pz::docs::rank::DEFAULT_LIMIT;
-use crate::pz::docs::DocsError;
-use crate::pz::envelope;
+use crate::render::pz_envelope as envelope;
 use compat::dotnet;
 use compat::dotnet::Json;
 
