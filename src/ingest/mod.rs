@@ -189,29 +189,22 @@ pub fn refresh_file(
     known: Known,
 ) -> FileRecord {
     let now = file_identity(path);
+    let unchanged = |identity| FileRecord {
+        path: path.to_path_buf(),
+        connection: connection.to_string(),
+        fqn: fqn.map(str::to_string),
+        kind: kind.to_string(),
+        identity,
+        hash: None,
+        parsed: Parsed::Unchanged,
+    };
     if now.is_none() && known.absent(path) {
         // Still not there: nothing to read, nothing to store.
-        return FileRecord {
-            path: path.to_path_buf(),
-            connection: connection.to_string(),
-            fqn: fqn.map(str::to_string),
-            kind: kind.to_string(),
-            identity: None,
-            hash: None,
-            parsed: Parsed::Unchanged,
-        };
+        return unchanged(None);
     }
     if let (Some(now), Some(stored)) = (now, known.identity(path)) {
         if now == stored {
-            return FileRecord {
-                path: path.to_path_buf(),
-                connection: connection.to_string(),
-                fqn: fqn.map(str::to_string),
-                kind: kind.to_string(),
-                identity: Some(now),
-                hash: None,
-                parsed: Parsed::Unchanged,
-            };
+            return unchanged(Some(now));
         }
     }
     // Events and identities are hints; the content hash decides whether to re-parse.

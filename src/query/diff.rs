@@ -61,18 +61,57 @@ pub struct Request<'a> {
 }
 
 /// The diff a call shows.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum Diff {
     /// diff.yaml parses to something other than a mapping: the reply is `{}`.
     NotMapping,
-    Events {
-        /// Top-level entries other than `changes`, in file order (summary adjusted).
-        header: Vec<(Value, Value)>,
-        /// The kept events the filters match, in file order.
-        changes: Vec<Value>,
-        /// diff.yaml and every file that decided it.
-        pins: Pins,
-    },
+    Events(Events),
+}
+
+/// The kept events a call's filters match, over the prepared diff (nothing copied: a page
+/// takes only its own events).
+pub struct Events {
+    kept: Arc<Kept>,
+    matched: Arc<Vec<u32>>,
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events")
+            .field("total", &self.total())
+            .finish()
+    }
+}
+
+impl Events {
+    /// Top-level entries other than `changes`, in file order (summary adjusted).
+    pub fn header(&self) -> &[(Value, Value)] {
+        match &self.kept.prepared {
+            Prepared::Diff { header, .. } => header,
+            Prepared::NotMapping => &[],
+        }
+    }
+
+    /// How many kept events the filters match.
+    pub fn total(&self) -> usize {
+        self.matched.len()
+    }
+
+    /// The `i`-th matching event, in file order.
+    pub fn change(&self, i: usize) -> &Value {
+        match &self.kept.prepared {
+            Prepared::Diff { changes, .. } => &changes[self.matched[i] as usize],
+            Prepared::NotMapping => &Value::Null,
+        }
+    }
+
+    /// diff.yaml and every file that decided it.
+    pub fn pins(&self) -> Pins {
+        match &self.kept.prepared {
+            Prepared::Diff { pins, .. } => pins.clone(),
+            Prepared::NotMapping => Pins::of(&[]),
+        }
+    }
 }
 
 /// The diff as every call over the same files sees it.
@@ -147,23 +186,32 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Diff, QueryError> {
         return Err(QueryError::NoDiff(shown(&path)));
     }
     let kept = prepared(state, &path)?;
-    let Prepared::Diff {
-        header,
-        changes,
-        pins,
-    } = &kept.prepared
-    else {
+    let Prepared::Diff { changes, pins, .. } = &kept.prepared else {
         return Ok(Diff::NotMapping);
     };
-    Ok(Diff::Events {
-        header: header.clone(),
-        changes: changes
-            .iter()
-            .filter(|c| matches(c, req.table, req.kind))
-            .cloned()
-            .collect(),
-        pins: pins.clone(),
-    })
+    // The filters' matches, once per prepared content and filter pair.
+    let key = Key::new(
+        "diff matches",
+        [
+            pins.digest().as_bytes(),
+            path.as_os_str().as_encoded_bytes(),
+            req.table.unwrap_or("\0").as_bytes(),
+            req.kind.unwrap_or("\0").as_bytes(),
+        ],
+    );
+    let matched = state.cache().get_or_build(
+        key,
+        |m: &Vec<u32>| 4 * m.len() + 16,
+        || -> Result<Vec<u32>, QueryError> {
+            Ok(changes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| matches(c, req.table, req.kind))
+                .map(|(i, _)| i as u32)
+                .collect())
+        },
+    )?;
+    Ok(Diff::Events(Events { kept, matched }))
 }
 
 /// One event against the `kind` and `table` filters, both optional and ANDed.

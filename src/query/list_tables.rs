@@ -1,8 +1,11 @@
 //! list_tables: the walkable tables matching a glob, bare or with their manifest
 //! projection and freshness verdict, and the `failed_tables` the glob matches.
 
+use std::sync::Arc;
+
 use super::freshness;
 use super::pins::Pins;
+use super::tables::{self, Order};
 use crate::error::QueryError;
 use crate::store::Snapshot;
 use compat::py::Glob;
@@ -14,23 +17,69 @@ pub struct Request<'a> {
 }
 
 /// The matched tables, in FQN order.
-pub struct Tables {
+/// The tables a call matched, made on demand: a page builds only its own entries (and
+/// their freshness verdicts), whatever the print's size.
+pub struct Tables<'a> {
     pub connection: String,
-    /// The `failed_tables` names the glob matches, in file order.
+    /// `failed_tables` the pattern matches, in file order.
     pub failed: Vec<String>,
-    pub tables: Vec<Table>,
     pub pins: Pins,
+    state: &'a Snapshot,
+    order: Arc<Order>,
+    matched: Arc<Vec<u32>>,
+    detail: bool,
+    now: i128,
 }
 
 pub struct Table {
     pub fqn: String,
-    /// The bare name, or with `detail` the manifest projection and freshness verdict.
     pub entry: Value,
-    /// Whether a rule carrying `match.min_rows` could not apply to it (no row count).
+    /// Its threshold resolved without a `min_rows` rule that would have selected it.
     pub size_gated: bool,
 }
 
-/// The names `failed_tables` lists that are strings, in file order.
+impl Tables<'_> {
+    /// How many tables the pattern matched.
+    pub fn total(&self) -> usize {
+        self.matched.len()
+    }
+
+    /// The `i`-th matched table in FQN order: its name, or with `detail` its manifest
+    /// projection and freshness verdict.
+    pub fn table(&self, i: usize) -> Table {
+        let at = self.matched[i] as usize;
+        let fqn = self.order.fqn(at).to_string();
+        if !self.detail {
+            return Table {
+                entry: Value::Str(fqn.clone()),
+                fqn,
+                size_gated: false,
+            };
+        }
+        let entry = self
+            .state
+            .manifest_or_error()
+            .ok()
+            .flatten()
+            .map(|m| self.order.entry(m, at))
+            .unwrap_or(&Value::Null);
+        let mut pairs = vec![(Value::Str("table".into()), Value::Str(fqn.clone()))];
+        for key in ["type", "row_count", "columns", "profiled_at"] {
+            pairs.push((
+                Value::Str(key.into()),
+                entry.get(key).cloned().unwrap_or(Value::Null),
+            ));
+        }
+        let (verdict, size_gated) = freshness::verdict(&self.state.config, &fqn, entry, self.now);
+        pairs.extend(verdict);
+        Table {
+            fqn,
+            entry: Value::Map(pairs),
+            size_gated,
+        }
+    }
+}
+
 pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
     manifest
         .and_then(|m| m.get("failed_tables"))
@@ -59,59 +108,28 @@ pub fn absent_table(table: &str, connection: &str, manifest: Option<&Value>) -> 
     }
 }
 
-pub fn answer(state: &Snapshot, req: &Request) -> Result<Tables, QueryError> {
+pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Tables<'a>, QueryError> {
     let manifest = state.manifest_or_error()?;
+    let order = tables::order(state)?;
+    let pattern = req.pattern.filter(|p| *p != "*");
+    let matched = tables::matching(state, &order, pattern)?;
     let glob = Glob::new(req.pattern.unwrap_or("*"));
-    let mut matched: Vec<(String, &Value)> = manifest
-        .and_then(|m| m.get("tables"))
-        .and_then(Value::as_map)
-        .unwrap_or_default()
-        .iter()
-        .map(|(k, v)| (compat::py::str_of(k), v))
-        .filter(|(fqn, _)| glob.matches(fqn))
-        .collect();
-    matched.sort_by(|a, b| a.0.cmp(&b.0));
     let failed: Vec<String> = failed_tables(manifest)
         .into_iter()
         .filter(|f| glob.matches(f))
         .collect();
-
-    let now = freshness::now_micros();
-    let tables = matched
-        .into_iter()
-        .map(|(fqn, entry)| {
-            if !req.detail {
-                return Table {
-                    entry: Value::Str(fqn.clone()),
-                    fqn,
-                    size_gated: false,
-                };
-            }
-            let mut pairs = vec![(Value::Str("table".into()), Value::Str(fqn.clone()))];
-            for key in ["type", "row_count", "columns", "profiled_at"] {
-                pairs.push((
-                    Value::Str(key.into()),
-                    entry.get(key).cloned().unwrap_or(Value::Null),
-                ));
-            }
-            let (verdict, size_gated) = freshness::verdict(&state.config, &fqn, entry, now);
-            pairs.extend(verdict);
-            Table {
-                fqn,
-                entry: Value::Map(pairs),
-                size_gated,
-            }
-        })
-        .collect();
     Ok(Tables {
         connection: state.config.name.clone(),
         failed,
-        tables,
         pins: manifest_pins(state),
+        state,
+        order,
+        matched,
+        detail: req.detail,
+        now: freshness::now_micros(),
     })
 }
 
-/// The manifest at its content version: all list_tables and get_manifest read.
 pub fn manifest_pins(state: &Snapshot) -> Pins {
     let path = state.manifest_path();
     Pins::of(&[(path.display().to_string(), state.version_of(&path))])

@@ -3,6 +3,9 @@
 
 use super::list_tables::{failed_tables, manifest_pins};
 use super::pins::Pins;
+use super::tables::{self, Order};
+use std::sync::Arc;
+
 use crate::error::QueryError;
 use crate::store::Snapshot;
 use compat::py::Glob;
@@ -12,15 +15,29 @@ pub struct Request<'a> {
     pub pattern: Option<&'a str>,
 }
 
-pub struct Manifest {
+pub struct Manifest<'a> {
     /// Every key but `tables` in file order, then the `failed_tables` the glob matches.
     pub head: Vec<(String, Value)>,
-    /// The matched `tables` entries, by FQN in order.
-    pub tables: Vec<(String, Value)>,
     pub pins: Pins,
+    manifest: &'a Value,
+    order: Arc<Order>,
+    matched: Arc<Vec<u32>>,
 }
 
-pub fn answer(state: &Snapshot, req: &Request) -> Result<Manifest, QueryError> {
+impl Manifest<'_> {
+    /// How many `tables` entries the glob matched.
+    pub fn total(&self) -> usize {
+        self.matched.len()
+    }
+
+    /// The `i`-th matched `tables` entry in FQN order, with its FQN.
+    pub fn table(&self, i: usize) -> (&str, &Value) {
+        let at = self.matched[i] as usize;
+        (self.order.fqn(at), self.order.entry(self.manifest, at))
+    }
+}
+
+pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Manifest<'a>, QueryError> {
     let Some(manifest) = state.manifest_or_error()? else {
         return Err(QueryError::MissingFile {
             artifact: "manifest.yaml".into(),
@@ -29,16 +46,8 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Manifest, QueryError> {
     };
     let glob = req.pattern.map(Glob::new);
     let selected = |fqn: &str| glob.as_ref().is_none_or(|g| g.matches(fqn));
-    let mut tables: Vec<(String, Value)> = manifest
-        .get("tables")
-        .and_then(Value::as_map)
-        .unwrap_or_default()
-        .iter()
-        .map(|(k, v)| (compat::py::str_of(k), v))
-        .filter(|(fqn, _)| selected(fqn))
-        .map(|(fqn, v)| (fqn, v.clone()))
-        .collect();
-    tables.sort_by(|a, b| a.0.cmp(&b.0));
+    let order = tables::order(state)?;
+    let matched = tables::matching(state, &order, req.pattern)?;
     let mut head: Vec<(String, Value)> = manifest
         .as_map()
         .unwrap_or_default()
@@ -59,7 +68,9 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Manifest, QueryError> {
     }
     Ok(Manifest {
         head,
-        tables,
         pins: manifest_pins(state),
+        manifest,
+        order,
+        matched,
     })
 }

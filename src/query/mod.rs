@@ -15,5 +15,6 @@ pub mod reference;
 pub mod resolve_value;
 pub mod resources;
 pub mod search_columns;
+pub mod tables;
 pub mod value;
 pub mod value_resolution;

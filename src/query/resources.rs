@@ -17,7 +17,7 @@ use crate::ingest::{
     self, walk, ManifestRead, DIFF_FILENAME, MANIFEST_ANNOTATIONS_FILENAME, MANIFEST_FILENAME,
     READING_FILENAME,
 };
-use crate::store::cache::Cache;
+use crate::store::cache::{Cache, Key};
 use crate::store::files::{Check, FreshFile};
 use crate::store::references::ReferenceDocs;
 use crate::store::Snapshot;
@@ -41,6 +41,13 @@ const OPTIONAL_KINDS: [&str; 3] = [
     "description",
     "statistics_annotations",
     "relationships_annotations",
+];
+
+/// The files of `OPTIONAL_KINDS`: present or not, they decide what is listed.
+const OPTIONAL_FILES: [&str; 3] = [
+    "description.md",
+    "statistics.annotations.yaml",
+    "relationships.annotations.yaml",
 ];
 
 const REFERENCE_MIME: &str = "text/markdown";
@@ -310,39 +317,102 @@ impl Listed {
 }
 
 /// Every resource the served prints hold, in list order, and the manifests that decided it.
+/// resources/list's entries in order: the reference documents, then each served
+/// connection's (built once per content of what decides them).
 pub struct Listing {
-    pub listed: Vec<Listed>,
+    parts: Vec<Arc<Vec<Listed>>>,
+    len: usize,
     pub pins: Pins,
+}
+
+impl Listing {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The `i`-th entry of the list.
+    pub fn get(&self, mut i: usize) -> Option<&Listed> {
+        for part in &self.parts {
+            if i < part.len() {
+                return part.get(i);
+            }
+            i -= part.len();
+        }
+        None
+    }
 }
 
 /// `resources/list`: the reference documents, then every served connection in name order.
 pub fn list(states: &[Arc<Snapshot>]) -> Result<Listing, QueryError> {
-    let mut listed: Vec<Listed> = REFERENCE_DOCUMENTS
+    let references: Vec<Listed> = REFERENCE_DOCUMENTS
         .iter()
         .map(|doc| Listed::Reference(doc))
         .collect();
+    let mut parts = vec![Arc::new(references)];
     let mut states: Vec<&Arc<Snapshot>> = states.iter().collect();
     states.sort_by(|a, b| a.config.name.cmp(&b.config.name));
     let mut files = Vec::new();
     for state in states {
         let manifest = state.manifest_path();
         files.push((manifest.display().to_string(), state.version_of(&manifest)));
-        connection_entries(state, &mut listed)?;
+        parts.push(connection_listing(state)?);
     }
     Ok(Listing {
-        listed,
+        len: parts.iter().map(|p| p.len()).sum(),
+        parts,
         pins: Pins::of(&files),
     })
 }
 
+/// One connection's entries, derived once per content of the manifest and of the
+/// people's files whose presence lists them.
+fn connection_listing(state: &Snapshot) -> Result<Arc<Vec<Listed>>, QueryError> {
+    let root = &state.config.print_root;
+    let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
+    let notes_listed = notes.is_file() && walk::contained(root, &notes);
+    let manifest = state.version_of(&state.manifest_path());
+    let dropped = match &state.manifest {
+        ManifestRead::Ok { dropped, .. } => dropped.join("\0"),
+        _ => String::new(),
+    };
+    let people: Vec<[u8; 32]> = OPTIONAL_FILES
+        .iter()
+        .map(|name| state.versions.named(name))
+        .collect();
+    let mut parts: Vec<&[u8]> = vec![
+        state.config.name.as_bytes(),
+        state.manifest.state().as_bytes(),
+        manifest.as_bytes(),
+        dropped.as_bytes(),
+        if notes_listed { b"notes" } else { b"-" },
+    ];
+    parts.extend(people.iter().map(|d| d.as_slice()));
+    state.cache().get_or_build(
+        Key::new("resource listing", parts),
+        |l: &Vec<Listed>| 64 * l.len(),
+        || {
+            let mut out = Vec::new();
+            connection_entries(state, notes_listed, &mut out)?;
+            Ok(out)
+        },
+    )
+}
+
 /// One connection's entries: its three connection-grain resources, its notes when present,
 /// then every walkable table's declared kinds (people's files only when present).
-fn connection_entries(state: &Snapshot, out: &mut Vec<Listed>) -> Result<(), QueryError> {
+fn connection_entries(
+    state: &Snapshot,
+    notes_listed: bool,
+    out: &mut Vec<Listed>,
+) -> Result<(), QueryError> {
     let connection: Arc<str> = Arc::from(state.config.name.as_str());
     let root = &state.config.print_root;
     let mut kinds = vec!["manifest", "diff", "reading"];
-    let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
-    if notes.is_file() && walk::contained(root, &notes) {
+    if notes_listed {
         kinds.push("manifest_annotations");
     }
     out.extend(kinds.into_iter().map(|kind| Listed::Connection {

@@ -9,27 +9,26 @@ use crate::query::value::put;
 use compat::value::Value;
 
 pub fn page(diff: Diff, arguments: &Value, cursor: Option<&str>) -> Result<Value, QueryError> {
-    let Diff::Events {
-        header,
-        changes,
-        pins,
-    } = diff
-    else {
+    let Diff::Events(events) = diff else {
         // The reference answers a non-mapping diff with an empty object, `total` and all.
         return Ok(Value::Map(Vec::new()));
     };
-    let total = changes.len();
-    let mut items: Vec<(UnitKey, Value)> = Vec::with_capacity(header.len() + total);
+    let total = events.total();
     // Head units are named by their index in `header`, so a key that is not a string
     // reaches the reply as the value it is.
-    let mut keys = Vec::with_capacity(header.len());
-    for (i, (key, value)) in header.into_iter().enumerate() {
-        keys.push(key);
-        items.push((UnitKey::Head(i.to_string()), value));
-    }
-    for (i, change) in changes.into_iter().enumerate() {
-        items.push((UnitKey::Item(Value::Int(i as i64)), change));
-    }
+    let keys: Vec<Value> = events.header().iter().map(|(k, _)| k.clone()).collect();
+    let head: Vec<(UnitKey, Value)> = events
+        .header()
+        .iter()
+        .enumerate()
+        .map(|(i, (_, value))| (UnitKey::Head(i.to_string()), value.clone()))
+        .collect();
+    let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
+        Ok((
+            UnitKey::Item(Value::Int(i as i64)),
+            events.change(i).clone(),
+        ))
+    };
     let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let (head, rest) = paging::split_head(run);
         let mut reply: Vec<(Value, Value)> = head
@@ -56,7 +55,6 @@ pub fn page(diff: Diff, arguments: &Value, cursor: Option<&str>) -> Result<Value
         }
         Value::Map(reply)
     };
-    let call = Call::pinned("get_diff", arguments, &pins);
-    let units = paging::units(&call, items, &shape);
-    paging::page(&call, &units, &shape, cursor)
+    let call = Call::pinned("get_diff", arguments, &events.pins());
+    paging::lazy_page(&call, head, total, &mut item, &shape, cursor)
 }

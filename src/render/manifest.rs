@@ -12,16 +12,16 @@ pub fn page(
     arguments: &Value,
     cursor: Option<&str>,
 ) -> Result<Value, QueryError> {
-    let head = manifest
+    let head: Vec<(UnitKey, Value)> = manifest
         .head
         .iter()
-        .map(|(k, v)| (UnitKey::Head(k.clone()), v.clone()));
-    let tables = manifest
-        .tables
-        .iter()
-        .map(|(fqn, v)| (UnitKey::Item(Value::Str(fqn.clone())), v.clone()));
-    let items: Vec<(UnitKey, Value)> = head.chain(tables).collect();
-    let total = manifest.tables.len();
+        .map(|(k, v)| (UnitKey::Head(k.clone()), v.clone()))
+        .collect();
+    let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
+        let (fqn, entry) = manifest.table(i);
+        Ok((UnitKey::Item(Value::Str(fqn.to_string())), entry.clone()))
+    };
+    let total = manifest.total();
     let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let (head, rest) = paging::split_head(run);
         let mut reply: Vec<(Value, Value)> =
@@ -37,6 +37,5 @@ pub fn page(
         paging::with_total(reply, total, next)
     };
     let call = Call::pinned("get_manifest", arguments, &manifest.pins);
-    let units = paging::units(&call, items, &shape);
-    paging::page(&call, &units, &shape, cursor)
+    paging::lazy_page(&call, head, total, &mut item, &shape, cursor)
 }

@@ -165,10 +165,20 @@ pub fn guided_page(
     cut(call, &units, shape, cursor, Some(&sizes))
 }
 
-/// [`page`] over head units and `count` items that `item` makes on demand, making items
-/// only as far as the page reaches. A cut inside the prefix made so far is the cut the
-/// whole list gives, since a page only grows with its units; a page reaching the prefix's
-/// end makes more and cuts again.
+/// Positions of a [`lazy_page`] cursor: `entry * PARTS_PER_ENTRY + part`, where entries
+/// are the head units' values then the items, so a page resumes at its own entry without
+/// making any before it.
+const PARTS_PER_ENTRY: usize = 10_000;
+
+/// The entry a [`lazy_page`] with `cursor` starts at (0 without one).
+pub fn lazy_start(call: &Call, cursor: Option<&str>) -> Result<usize, QueryError> {
+    Ok(call.position(cursor)? / PARTS_PER_ENTRY)
+}
+
+/// [`page`] over head entries and `count` items that `item` makes on demand: a page makes
+/// the entries from its own start and only as far as it reaches, so page N costs what
+/// page 1 does. A cut inside the run made so far is the cut the whole list gives, since a
+/// page only grows with its units; a run too short to decide is made longer first.
 pub fn lazy_page(
     call: &Call,
     head: Vec<(UnitKey, Value)>,
@@ -177,30 +187,55 @@ pub fn lazy_page(
     shape: &impl Shape,
     cursor: Option<&str>,
 ) -> Result<Value, QueryError> {
-    let start = call.position(cursor)?;
-    let mut units: Vec<Unit> = self::units(call, head, shape);
-    let mut made = 0usize;
-    let mut wanted = count.min(start.saturating_add(64));
+    let first = cursor.is_none();
+    let position = call.position(cursor)?;
+    let (start_entry, start_part) = (position / PARTS_PER_ENTRY, position % PARTS_PER_ENTRY);
+    let heads = head.len();
+    let entries = heads + count;
+    if start_entry > entries || (!first && start_entry >= entries) {
+        return Err(QueryError::ForeignCursor(call.tool.clone()));
+    }
+    let mut head = head.into_iter().map(Some).collect::<Vec<_>>();
+    let mut make = |e: usize| -> Result<(UnitKey, Value), QueryError> {
+        match head.get_mut(e) {
+            Some(h) => h
+                .take()
+                .ok_or_else(|| QueryError::Internal("a head entry made twice".into())),
+            None => item(e - heads),
+        }
+    };
+    // The units from the resume point on, and the (entry, part) each one is.
+    let mut units: Vec<Unit> = Vec::new();
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    let mut next = start_entry;
+    let placeholder = call.cursor(0);
+    let mut wanted = 64usize;
     loop {
-        if wanted > made {
-            let mut batch = Vec::with_capacity(wanted - made);
-            for i in made..wanted {
-                batch.push(item(i)?);
+        while next < entries && units.len() < wanted {
+            let made = self::units(call, vec![make(next)?], shape);
+            let skip = if next == start_entry { start_part } else { 0 };
+            for (part, unit) in made.into_iter().enumerate().skip(skip) {
+                units.push(unit);
+                at.push((next, part));
             }
-            units.extend(self::units(call, batch, shape));
-            made = wanted;
+            next += 1;
         }
-        let complete = made == count;
-        let reached_end = start >= units.len();
-        if !complete && reached_end {
-            wanted = count.min(made.saturating_mul(2).max(64));
-            continue;
+        let complete = next == entries;
+        let fits = |n: usize| run_fits(&units[..n], first, shape, &placeholder);
+        let run = longest_run(units.len(), &fits);
+        if complete && run == units.len() {
+            return Ok(shape(&units, first, None));
         }
-        let page = page(call, &units, shape, cursor)?;
-        if complete || page.get("next_cursor").is_some() {
-            return Ok(page);
+        if run < units.len() {
+            let run = if run == 0 && !first { 1 } else { run };
+            let (entry, part) = at[run];
+            return Ok(shape(
+                &units[..run],
+                first,
+                Some(&call.cursor(entry * PARTS_PER_ENTRY + part)),
+            ));
         }
-        wanted = count.min(made.saturating_mul(2).max(64));
+        wanted = wanted.saturating_mul(2);
     }
 }
 

@@ -120,11 +120,6 @@ pub struct ListPage {
     pub next_cursor: Option<String>,
 }
 
-/// How many entries past a page's start are spelled out to cut it: every entry renders to
-/// more than 100 characters, so no 20,000-character page holds this many, and the cut is
-/// the one the whole list would give.
-const LIST_WINDOW: usize = 1_000;
-
 fn entry_value(entry: &Entry) -> Value {
     dict([
         ("uri", Value::Str(entry.uri.clone())),
@@ -137,23 +132,17 @@ fn entry_value(entry: &Entry) -> Value {
 /// `resources/list`'s page `cursor` points at, paged past 20,000 characters; the cursor
 /// pins every served manifest.
 pub fn list_page(listing: &Listing, cursor: Option<&str>) -> Result<ListPage, QueryError> {
-    let listed = &listing.listed;
     let call = Call::pinned("resources/list", &Value::Map(Vec::new()), &listing.pins);
-    let start = call.position(cursor)?;
-    // Entries outside the window are never measured: they stand in as nulls.
-    let window = start..start.saturating_add(LIST_WINDOW);
-    let units: Vec<Unit> = listed
-        .iter()
-        .enumerate()
-        .map(|(i, l)| Unit::Whole {
-            key: UnitKey::Item(Value::Int(i as i64)),
-            value: if window.contains(&i) {
-                entry_value(&l.entry())
-            } else {
-                Value::Null
-            },
-        })
-        .collect();
+    let start = paging::lazy_start(&call, cursor)?;
+    let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
+        let listed = listing
+            .get(i)
+            .ok_or_else(|| QueryError::Internal("resources/list: an entry past the end".into()))?;
+        Ok((
+            UnitKey::Item(Value::Int(i as i64)),
+            entry_value(&listed.entry()),
+        ))
+    };
     let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let mut reply = vec![(
             Value::Str("resources".into()),
@@ -164,18 +153,15 @@ pub fn list_page(listing: &Listing, cursor: Option<&str>) -> Result<ListPage, Qu
         }
         Value::Map(reply)
     };
-    let page = paging::page(&call, &units, &shape, cursor)?;
+    let page = paging::lazy_page(&call, Vec::new(), listing.len(), &mut item, &shape, cursor)?;
     let shown = page
         .get("resources")
         .and_then(Value::as_seq)
         .map(<[Value]>::len)
         .unwrap_or(0);
     Ok(ListPage {
-        entries: listed
-            .iter()
-            .skip(start)
-            .take(shown)
-            .map(|l| l.entry())
+        entries: (start..start + shown)
+            .filter_map(|i| listing.get(i).map(|l| l.entry()))
             .collect(),
         next_cursor: page
             .get("nextCursor")

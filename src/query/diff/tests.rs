@@ -126,13 +126,15 @@ fn ask(store: &Store, arguments: Value) -> Result<Diff, QueryError> {
     )
 }
 
-fn parts(diff: &Diff) -> (&[(Value, Value)], &[Value], &Pins) {
+fn parts(diff: &Diff) -> (Vec<(Value, Value)>, Vec<Value>, Pins) {
     match diff {
-        Diff::Events {
-            header,
-            changes,
-            pins,
-        } => (header, changes, pins),
+        Diff::Events(events) => (
+            events.header().to_vec(),
+            (0..events.total())
+                .map(|i| events.change(i).clone())
+                .collect(),
+            events.pins(),
+        ),
         Diff::NotMapping => panic!("not a mapping"),
     }
 }
@@ -177,11 +179,8 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
     );
     assert_eq!(relationships_changed(&reply), Value::Int(1));
     assert_eq!(total(&reply), 2);
-    let keys: Vec<&str> = parts(&reply)
-        .0
-        .iter()
-        .map(|(k, _)| k.as_str().unwrap())
-        .collect();
+    let header = parts(&reply).0;
+    let keys: Vec<&str> = header.iter().map(|(k, _)| k.as_str().unwrap()).collect();
     assert_eq!(keys, ["format_version", "summary"]);
 
     // The verdict withdrawn on disk: the next call sees the event again.
@@ -260,7 +259,9 @@ fn missing_unparseable_and_non_mapping_diffs() {
 
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
-        ask(&store, Value::Map(vec![])).map_err(|e| e.to_string()),
+        ask(&store, Value::Map(vec![]))
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         Err(format!(
             "no diff available at {shown}. Run `dbprint diff` or `dbprint generate` first."
         ))

@@ -389,12 +389,14 @@ fn boolean_notes(stats: &Value, redaction: Option<&str>) -> R<Vec<Rendered>> {
     ])
 }
 
-fn categorical_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    scope: Option<&ScanScope>,
-    total: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn categorical_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        ..
+    } = *column;
     let entries = value_entries(stats)?;
     let distribution = distribution_suffix(stats, total, redaction)?;
     let mut out: Vec<Rendered> = redaction.map(redacted_label).into_iter().collect();
@@ -412,13 +414,14 @@ fn categorical_notes(
     Ok(out)
 }
 
-fn temporal_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    scope: Option<&ScanScope>,
-    total: Option<i64>,
-    rows: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn temporal_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        rows,
+    } = *column;
     let percentiles = cv(stats, "percentiles");
     let rng = cv(stats, "range");
     let get = |block: Option<&Value>, key: &str| block.and_then(|b| cv(b, key)).cloned();
@@ -486,12 +489,14 @@ fn temporal_notes(
     Ok(facts)
 }
 
-fn numeric_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    total: Option<i64>,
-    rows: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn numeric_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        total,
+        rows,
+        ..
+    } = *column;
     let rng = cv(stats, "range");
     let get = |block: Option<&Value>, key: &str| block.and_then(|b| cv(b, key)).cloned();
     let (mn, mx) = (get(rng, "min"), get(rng, "max"));
@@ -540,13 +545,14 @@ fn numeric_notes(
     Ok(facts)
 }
 
-fn text_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    scope: Option<&ScanScope>,
-    total: Option<i64>,
-    rows: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn text_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        rows,
+    } = *column;
     let entries = value_entries(stats)?;
     let distribution = distribution_suffix(stats, total, redaction)?;
     let census = census(
@@ -708,6 +714,19 @@ fn non_null(stats: &Value, row_count: Option<i64>, scope: Option<&ScanScope>) ->
     Ok(non_null_rows(stats, row_count, scope))
 }
 
+/// What a classification's notes read of one column.
+#[derive(Clone, Copy)]
+struct Column<'a> {
+    stats: &'a Value,
+    redaction: Option<&'a str>,
+    scope: Option<&'a ScanScope>,
+    /// The rows a share is taken against (`non_null`).
+    total: Option<i64>,
+    /// The non-null rows read (`non_null_rows`): a part's occurrences, the rows scanned,
+    /// else the row count, less nulls.
+    rows: Option<i64>,
+}
+
 fn base_template(
     classification: &str,
     stats: &Value,
@@ -716,9 +735,16 @@ fn base_template(
     total: Option<i64>,
     rows: Option<i64>,
 ) -> R<Vec<Rendered>> {
+    let column = Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        rows,
+    };
     match classification {
         "boolean" => boolean_notes(stats, redaction),
-        "categorical" => categorical_notes(stats, redaction, scope, total),
+        "categorical" => categorical_notes(&column),
         "foreign_key_candidate" => {
             let entries = value_entries(stats)?;
             let mut out: Vec<Rendered> = redaction.map(redacted_label).into_iter().collect();
@@ -731,9 +757,9 @@ fn base_template(
             out.extend(length_suffix(stats)?);
             Ok(out)
         }
-        "temporal" => temporal_notes(stats, redaction, scope, total, rows),
-        "numeric" => numeric_notes(stats, redaction, total, rows),
-        "text" => text_notes(stats, redaction, scope, total, rows),
+        "temporal" => temporal_notes(&column),
+        "numeric" => numeric_notes(&column),
+        "text" => text_notes(&column),
         "json" => {
             let mut out = vec![fact("json", ["classification:json"])];
             out.extend(types_suffix(stats)?);

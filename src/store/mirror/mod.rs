@@ -264,10 +264,6 @@ impl Mirror {
         let mut mismatched = Vec::new();
         {
             let mut keep: Vec<String> = Vec::with_capacity(scan.files.len());
-            let mut upsert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?;
             let mut touch = tx.prepare_cached(
                 "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
             )?;
@@ -296,30 +292,7 @@ impl Mirror {
                     }
                     continue;
                 }
-                let (status, error, parsed) = match &f.parsed {
-                    Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
-                    Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
-                    Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
-                    Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
-                        ("absent", None, None)
-                    }
-                };
-                let id = f.identity;
-                upsert.execute(params![
-                    path,
-                    connection,
-                    f.fqn,
-                    f.kind,
-                    id.map(|i| i.mtime_ns),
-                    id.map(|i| i.size as i64),
-                    id.map(|i| i.inode as i64),
-                    f.hash,
-                    status,
-                    error,
-                    parsed,
-                    id.map(|i| i.settled)
-                ])?;
+                Self::upsert_on(&tx, f)?;
             }
             // Rows for files the print no longer implies.
             tx.execute(
@@ -476,10 +449,11 @@ impl Mirror {
             Parsed::Absent => ("absent", None, None),
         };
         let id = f.identity;
-        db.execute(
+        db.prepare_cached(
             "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
+        )?
+        .execute(params![
                 f.path.to_string_lossy(),
                 f.connection,
                 f.fqn,
@@ -492,8 +466,7 @@ impl Mirror {
                 error,
                 parsed,
                 id.map(|i| i.settled)
-            ],
-        )?;
+            ])?;
         Ok(true)
     }
 
