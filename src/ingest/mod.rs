@@ -373,6 +373,9 @@ pub fn scan_connection(
     ] {
         files.push(refresh_file(&root.join(file), name, None, kind, known));
     }
+    // diff.yaml can be the largest file of a print: stored at once, it is not held
+    // parsed while the tables are read.
+    let mut spilled = spill_into(&mut files[1..], spill);
     let mut tables = Vec::new();
     let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
     if let ManifestRead::Ok { doc, .. } = &manifest {
@@ -387,7 +390,8 @@ pub fn scan_connection(
             }
         }
     }
-    let (artifacts, spilled) = read_all(&jobs, name, known, progress, spill);
+    let (artifacts, spilled_tables) = read_all(&jobs, name, known, progress, spill);
+    spilled += spilled_tables;
     files.extend(artifacts);
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
     ConnectionScan {
@@ -442,15 +446,8 @@ fn read_all(
                     record
                 })
                 .collect();
-            let fresh = |r: &FileRecord| !matches!(r.parsed, Parsed::Unchanged | Parsed::Touched);
-            if let Some(spill) = spill.filter(|_| records.iter().any(fresh)) {
-                if spill(&records) {
-                    for r in records.iter_mut().filter(|r| fresh(r)) {
-                        r.parsed = Parsed::Stored;
-                        spilled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            }
+            let n = spill_into(&mut records, spill);
+            spilled.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
             out.extend(records);
         }
         out
@@ -470,6 +467,24 @@ fn read_all(
         })
     };
     (records, spilled.into_inner())
+}
+
+/// Hand `records` to `spill` when one holds a fresh parse; when it stores them, drop
+/// their parses (`Parsed::Stored`). Returns how many were dropped.
+fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
+    let fresh = |r: &FileRecord| !matches!(r.parsed, Parsed::Unchanged | Parsed::Touched);
+    let Some(spill) = spill.filter(|_| records.iter().any(fresh)) else {
+        return 0;
+    };
+    if !spill(records) {
+        return 0;
+    }
+    let mut dropped = 0;
+    for r in records.iter_mut().filter(|r| fresh(r)) {
+        r.parsed = Parsed::Stored;
+        dropped += 1;
+    }
+    dropped
 }
 
 fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {

@@ -80,18 +80,6 @@ impl Store {
             .map(|c| c.print_root.clone())
             .collect();
         let changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>> = Arc::default();
-        {
-            let changes = changes.clone();
-            std::thread::Builder::new()
-                .name("printdex-changes".into())
-                .spawn(move || {
-                    let _ = changes.set(changes::ChangeFeed::watch(&roots));
-                })
-                .map_err(|source| MirrorError::Io {
-                    path: index_dir.to_path_buf(),
-                    source,
-                })?;
-        }
         tracing::debug!(?opened, "store opening");
         let store = Store {
             served,
@@ -108,6 +96,22 @@ impl Store {
         for conn in store.served.connections.clone() {
             let name = conn.name.clone();
             store.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
+        }
+        // After the first scan, not beside it: on a small machine the feed's walk would
+        // take cores from the scan. Until the feed is up no state is verified by it, so a
+        // search in between sweeps.
+        {
+            let changes = store.changes.clone();
+            let private = index_dir.to_path_buf();
+            std::thread::Builder::new()
+                .name("printdex-changes".into())
+                .spawn(move || {
+                    let _ = changes.set(changes::ChangeFeed::watch(&roots, &private));
+                })
+                .map_err(|source| MirrorError::Io {
+                    path: index_dir.to_path_buf(),
+                    source,
+                })?;
         }
         Ok(store)
     }
@@ -446,33 +450,45 @@ impl Store {
     }
 
     /// [`Store::connection`] for a call that reads every walkable table's statistics
-    /// files (search_columns): when the change feed saw nothing since the state was last
-    /// known to match the disk, no file is checked; otherwise every searched file is
+    /// files (search_columns). When the change feed vouches for the state (it was last
+    /// verified at an epoch the feed remembers), only the files the feed names since are
+    /// read again, and only those the connection tracks; otherwise every searched file is
     /// `stat`ed, and the connection re-ingested first when one moved.
     pub fn connection_for_search(
         &self,
         requested: Option<&str>,
     ) -> Result<Arc<Snapshot>, QueryError> {
         let state = self.connection(requested)?;
-        let epoch = self
-            .change_feed()
-            .filter(|c| c.complete())
-            .map(changes::ChangeFeed::poll);
-        if epoch.is_some() && epoch == state.search.verified() {
-            return Ok(state);
-        }
-        // One sweep finds what moved; a sweep that could not finish reconciles everything.
-        let result = match state.search.moved_paths() {
-            Some(moved) if moved.is_empty() => {
-                if let Some(e) = epoch {
-                    state.search.verify(e);
-                }
-                return Ok(state);
-            }
-            Some(moved) => self.refresh_files(&state.config.name, &moved),
-            None => self.reconcile(&state.config),
+        let feed = self.change_feed().filter(|c| c.complete());
+        let epoch = feed.map(changes::ChangeFeed::poll);
+        let named = match (feed, state.search.verified()) {
+            (Some(feed), Some(verified)) => feed.since(verified),
+            _ => changes::Since::Unknown,
         };
-        result.map_err(|e| QueryError::Internal(e.to_string()))
+        let moved = match named {
+            changes::Since::Nothing => Some(Vec::new()),
+            changes::Since::Files(paths) => Some(
+                paths
+                    .into_iter()
+                    .filter(|p| state.tracks(p))
+                    .collect::<Vec<_>>(),
+            ),
+            // One sweep finds what moved; a sweep that could not finish reconciles.
+            changes::Since::Unknown => state.search.moved_paths(),
+        };
+        let fresh = match moved {
+            Some(moved) if moved.is_empty() => state,
+            Some(moved) => self
+                .refresh_files(&state.config.name, &moved)
+                .map_err(|e| QueryError::Internal(e.to_string()))?,
+            None => self
+                .reconcile(&state.config)
+                .map_err(|e| QueryError::Internal(e.to_string()))?,
+        };
+        if let Some(e) = epoch {
+            fresh.search.verify(e);
+        }
+        Ok(fresh)
     }
 
     /// [`Store::connection`], also fresh against the files `moved` names as changed on
