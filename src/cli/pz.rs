@@ -6,10 +6,11 @@ use std::time::Duration;
 
 use clap::Subcommand;
 
+use crate::error::pz::DocsError;
 use crate::mcp::pz::PzTools;
-use crate::pz::docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
-use crate::pz::docs::store::{self, now_secs, Store};
-use crate::pz::docs::{fetch, DocsError};
+use crate::store::pz_docs::disk::{self, now_secs, Store};
+use crate::store::pz_docs::fetch;
+use crate::store::pz_docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
 
 const DOCS_DIR_HELP: &str =
     "The docs index directory (default: pz-docs in printdex's cache, $XDG_CACHE_HOME/printdex)";
@@ -137,7 +138,7 @@ fn sync(
             .map(|s| s.trim_end_matches('/').to_string())
             .unwrap_or_else(|_| fetch::DEFAULT_BASE.to_string()),
     };
-    let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
+    let store = Store::at(docs_dir.unwrap_or_else(disk::default_root));
     let started = std::time::Instant::now();
     match service::sync(&store, &base, timeout) {
         Ok(done) => {
@@ -178,7 +179,7 @@ fn sync(
 }
 
 fn status(docs_dir: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
+    let store = Store::at(docs_dir.unwrap_or_else(disk::default_root));
     let Some(p) = store.pointer() else {
         println!(
             "no pz docs synced in {} (run: printdex pz docs sync)",

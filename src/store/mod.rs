@@ -3,7 +3,8 @@
 //! a connection with the disk and re-reads single files (the one writer, `lock`), follows
 //! the disk through the inotify change feed (`changes`) and the watcher's daemon loop
 //! (`watch`), and hands readers an immutable [`Snapshot`] of each served connection. It
-//! owns the one cache of derived values (`cache`). Knows nothing of the questions asked.
+//! owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
+//! index (`pz_docs`). Knows nothing of the questions asked.
 
 pub mod cache;
 pub mod changes;
@@ -11,6 +12,7 @@ pub mod files;
 mod lock;
 pub mod mirror;
 pub mod owner;
+pub mod pz_docs;
 pub mod references;
 pub mod search;
 pub mod snapshot;

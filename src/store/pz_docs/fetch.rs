@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::DocsError;
+use crate::error::pz::DocsError;
 
 pub const DEFAULT_BASE: &str = "https://pipelinez.dev";
 /// `DocsCatalog.DefaultMaxResponseBytes`.

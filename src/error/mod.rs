@@ -1,6 +1,9 @@
 //! Every failure a request can meet, worded exactly as dbprint 0.15.0 words it.
 //! The engine raises these; `mcp::errors` maps each to its wire form (a JSON-RPC
-//! code for resources, `isError` text for tools) in one table.
+//! code for resources, `isError` text for tools) in one table. pz's errors, worded as pz
+//! words them, are in `pz`.
+
+pub mod pz;
 
 use compat::py::repr_str;
 
