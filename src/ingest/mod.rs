@@ -1,6 +1,7 @@
 //! Ingest: read a connection's print from disk into records the mirror stores.
 //! This is the only stage that parses YAML or walks a print directory.
 
+pub mod pz;
 pub mod reading;
 pub mod walk;
 

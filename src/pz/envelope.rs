@@ -17,6 +17,11 @@ pub enum Json {
     Utf16(Vec<u16>),
     Arr(Vec<Json>),
     Obj(Vec<(&'static str, Json)>),
+    /// An object whose keys are data (option names, status counts), in insertion order.
+    Map(Vec<(String, Json)>),
+    /// A double, written as `Utf8JsonWriter.WriteNumberValue(double)` writes it: the shortest
+    /// round-trip digits, in exponent form (`1E+15`, `1E-05`) outside 1e-5 <= |x| < 1e15.
+    Double(f64),
 }
 
 impl Json {
@@ -43,18 +48,9 @@ impl Json {
                 }
                 out.push(']');
             }
-            Json::Obj(fields) => {
-                out.push('{');
-                for (i, (k, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_str(out, k.encode_utf16());
-                    out.push(':');
-                    v.write(out);
-                }
-                out.push('}');
-            }
+            Json::Obj(fields) => write_obj(out, fields.iter().map(|(k, v)| (*k, v))),
+            Json::Map(fields) => write_obj(out, fields.iter().map(|(k, v)| (k.as_str(), v))),
+            Json::Double(d) => out.push_str(&dotnet_double(*d)),
         }
     }
 
@@ -63,6 +59,60 @@ impl Json {
         self.write(&mut out);
         out
     }
+}
+
+fn write_obj<'a>(out: &mut String, fields: impl Iterator<Item = (&'a str, &'a Json)>) {
+    out.push('{');
+    for (i, (k, v)) in fields.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_str(out, k.encode_utf16());
+        out.push(':');
+        v.write(out);
+    }
+    out.push('}');
+}
+
+/// A finite double as .NET Core 3.0+ formats it by default (`double.ToString()`, and
+/// `Utf8JsonWriter`): the shortest digits that round-trip, fixed notation for decimal
+/// exponents -5..=14, otherwise `d.dddE+XX` with at least two exponent digits.
+pub fn dotnet_double(d: f64) -> String {
+    if d == 0.0 {
+        return if d.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let sci = format!("{:e}", d.abs());
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if d < 0.0 { "-" } else { "" };
+    if (-5..15).contains(&exp) {
+        let point = exp + 1;
+        let text = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point as usize >= digits.len() {
+            format!("{digits}{}", "0".repeat(point as usize - digits.len()))
+        } else {
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
+        };
+        return format!("{sign}{text}");
+    }
+    let (head, tail) = digits.split_at(1);
+    let frac = if tail.is_empty() {
+        String::new()
+    } else {
+        format!(".{tail}")
+    };
+    let esign = if exp < 0 { '-' } else { '+' };
+    format!("{sign}{head}{frac}E{esign}{:02}", exp.abs())
 }
 
 /// ASCII that the default writer passes through unescaped.
@@ -207,5 +257,25 @@ mod tests {
             r#""a\u0022b\\c\n\u003C\u0026\u003E\u0027\u002B\u0060\u007F\u00E9\u2014\uD801\uDC00""#
         );
         assert_eq!(Json::Utf16(vec![0x61, 0xD801]).to_text(), r#""a\uD801""#);
+    }
+
+    #[test]
+    fn doubles_format_as_dotnet() {
+        for (d, text) in [
+            (1.5, "1.5"),
+            (1.0, "1"),
+            (100.0, "100"),
+            (0.0001, "0.0001"),
+            (0.00001, "1E-05"),
+            (123456789012345.0, "123456789012345"),
+            (1e15, "1E+15"),
+            (1.25e20, "1.25E+20"),
+            (-2.5e-7, "-2.5E-07"),
+            (0.1, "0.1"),
+        ] {
+            assert_eq!(dotnet_double(d), text, "{d}");
+        }
+        let map = Json::Map(vec![("k\u{e9}".into(), Json::Double(2.0))]);
+        assert_eq!(map.to_text(), r#"{"k\u00E9":2}"#);
     }
 }
