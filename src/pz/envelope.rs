@@ -167,7 +167,8 @@ impl PzError {
         }
     }
 
-    fn json(&self) -> Json {
+    /// This error as an `errors[]` entry.
+    pub fn json(&self) -> Json {
         let mut fields = vec![
             ("code", Json::str(self.code)),
             ("message", Json::str(&self.message)),

@@ -8,6 +8,7 @@ pub mod edges;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
+pub mod pz;
 pub mod reference;
 pub mod resolve_value;
 pub mod resources;

@@ -1,0 +1,165 @@
+//! pz_project_overview (`IntrospectTools.Overview`): name, flows, connections (names,
+//! connectors, entities; never config values), pipelines with their refs/sources/sinks,
+//! and the DAG's nodes. A compile failure over a loadable project is `ok: true` with the
+//! errors and a best-effort result (no flows, no DAG, YAML-only connections); a load
+//! failure is a plain error envelope.
+
+use crate::ingest::pz::text::ordinal_cmp;
+use crate::ingest::pz::ParsedProject;
+use crate::pz::envelope::{self, Json, PzError};
+use crate::query::pz::compile::ids::IdSource;
+use crate::query::pz::compile::{flow_labels, CompileFailure, Dag, NodeKind};
+use crate::query::pz::model::Project;
+use crate::query::pz::{Env, PzAnswer};
+
+use super::{compile_loaded, dag_reasons, errors_json, gap_error, load, nodes_json, strings_json};
+
+pub fn project_overview(parsed: &ParsedProject, env: &Env) -> PzAnswer {
+    let phase = load(parsed, env);
+    let project = match phase.project {
+        Ok(p) => p,
+        Err(errors) => return PzAnswer::new(envelope::failure(None, &errors), phase.reasons),
+    };
+    match compile_loaded(parsed, &project, env, &phase.inexact_checks) {
+        Ok(compiled) => {
+            let notice = match &compiled.ids {
+                IdSource::Approximate { notice, .. } => Some(notice.clone()),
+                _ => None,
+            };
+            let result = overview_json(&project, Some(&compiled.dag), notice);
+            let reasons = dag_reasons(&compiled, phase.reasons);
+            PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
+        }
+        Err(CompileFailure::Errors(errors)) => {
+            PzAnswer::new(with_errors(&project, &errors), phase.reasons)
+        }
+        Err(CompileFailure::Gap(reason)) => {
+            let envelope = with_errors(&project, &[gap_error(&reason)]);
+            PzAnswer::needs_pz(envelope, reason)
+        }
+    }
+}
+
+/// `ok: true`, the compile errors, then the result from the loaded project alone.
+fn with_errors(project: &Project, errors: &[PzError]) -> String {
+    Json::Obj(vec![
+        ("ok", Json::Bool(true)),
+        ("errors", errors_json(errors)),
+        ("result", overview_json(project, None, None)),
+    ])
+    .to_text()
+}
+
+fn overview_json(project: &Project, dag: Option<&Dag>, notice: Option<String>) -> Json {
+    let flows = dag.map(|d| flow_labels(&d.nodes)).unwrap_or_default();
+    let mut fields = vec![
+        ("name", Json::str(&project.name)),
+        ("flows", strings_json(&flows)),
+        ("connections", connections_json(project, dag)),
+        ("pipelines", pipelines_json(project, dag)),
+        (
+            "dag",
+            Json::Obj(vec![(
+                "nodes",
+                dag.map(nodes_json).unwrap_or_else(|| Json::Arr(Vec::new())),
+            )]),
+        ),
+    ];
+    // Not a pz field: present only when some ids are printdex's approximation.
+    if let Some(n) = notice {
+        fields.push(("notices", strings_json(&[n])));
+    }
+    Json::Obj(fields)
+}
+
+fn connections_json(project: &Project, dag: Option<&Dag>) -> Json {
+    let entries: Vec<(String, String, Vec<String>, Vec<String>)> = match dag {
+        Some(d) => d
+            .connections
+            .iter()
+            .map(|c| {
+                let reads = c.datasets.iter().map(|d| d.name.clone()).collect();
+                let writes = c
+                    .outputs
+                    .iter()
+                    .map(|(o, _)| o.clone())
+                    .chain(c.entity_writes.iter().cloned())
+                    .collect();
+                (c.name.clone(), c.connector.clone(), reads, writes)
+            })
+            .collect(),
+        None => project
+            .connections
+            .iter()
+            .map(|c| {
+                let reads = c.datasets.iter().map(|d| d.name.clone()).collect();
+                let writes = c.entity_writes.iter().map(|(e, _)| e.clone()).collect();
+                (c.name.clone(), c.connector.clone(), reads, writes)
+            })
+            .collect(),
+    };
+    Json::Arr(
+        entries
+            .into_iter()
+            .map(|(name, connector, reads, writes)| {
+                let mut names: Vec<&String> = reads.iter().chain(writes.iter()).collect();
+                names.sort_by(|a, b| ordinal_cmp(a, b));
+                names.dedup();
+                let entities = names
+                    .into_iter()
+                    .map(|e| {
+                        Json::Obj(vec![
+                            ("name", Json::str(e)),
+                            ("has_read", Json::Bool(reads.contains(e))),
+                            ("has_write", Json::Bool(writes.contains(e))),
+                        ])
+                    })
+                    .collect();
+                Json::Obj(vec![
+                    ("name", Json::str(name)),
+                    ("connector", Json::str(connector)),
+                    ("entities", Json::Arr(entities)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+fn pipelines_json(project: &Project, dag: Option<&Dag>) -> Json {
+    Json::Arr(
+        project
+            .pipelines
+            .iter()
+            .map(|p| {
+                let (mut refs, mut sources, mut sinks) = (Vec::new(), Vec::new(), Vec::new());
+                if let Some(d) = dag {
+                    let at = d
+                        .nodes
+                        .iter()
+                        .position(|n| n.kind == NodeKind::Pipeline && n.name == p.name);
+                    if let Some(at) = at {
+                        for &parent in &d.nodes[at].depends_on {
+                            let node = &d.nodes[parent];
+                            match node.kind {
+                                NodeKind::Pipeline => refs.push(node.name.clone()),
+                                NodeKind::SourceLoad => sources.extend(node.dataset_ref()),
+                                _ => {}
+                            }
+                        }
+                        for node in &d.nodes {
+                            if node.kind == NodeKind::SinkWrite && node.depends_on.contains(&at) {
+                                sinks.extend(node.dataset_ref());
+                            }
+                        }
+                    }
+                }
+                Json::Obj(vec![
+                    ("name", Json::str(&p.name)),
+                    ("refs", strings_json(&refs)),
+                    ("sources", strings_json(&sources)),
+                    ("sinks", strings_json(&sinks)),
+                ])
+            })
+            .collect(),
+    )
+}
