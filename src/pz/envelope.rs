@@ -20,7 +20,7 @@ pub enum Json {
     /// An object whose keys are data (option names, status counts), in insertion order.
     Map(Vec<(String, Json)>),
     /// A double, written as `Utf8JsonWriter.WriteNumberValue(double)` writes it: the shortest
-    /// round-trip digits, in exponent form (`1E+15`, `1E-05`) outside 1e-5 <= |x| < 1e15.
+    /// round-trip digits, in exponent form (`1E+15`, `1E-05`) outside 1e-4 <= |x| < 1e15.
     Double(f64),
 }
 
@@ -76,7 +76,7 @@ fn write_obj<'a>(out: &mut String, fields: impl Iterator<Item = (&'a str, &'a Js
 
 /// A finite double as .NET Core 3.0+ formats it by default (`double.ToString()`, and
 /// `Utf8JsonWriter`): the shortest digits that round-trip, fixed notation for decimal
-/// exponents -5..=14, otherwise `d.dddE+XX` with at least two exponent digits.
+/// exponents -4..=14, otherwise `d.dddE+XX` with at least two exponent digits.
 pub fn dotnet_double(d: f64) -> String {
     if d == 0.0 {
         return if d.is_sign_negative() {
@@ -90,7 +90,7 @@ pub fn dotnet_double(d: f64) -> String {
     let exp: i32 = exp.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
     let sign = if d < 0.0 { "-" } else { "" };
-    if (-5..15).contains(&exp) {
+    if (-4..15).contains(&exp) {
         let point = exp + 1;
         let text = if point <= 0 {
             format!("0.{}{digits}", "0".repeat((-point) as usize))
