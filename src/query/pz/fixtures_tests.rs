@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use crate::ingest::pz::walk::read_project_dir;
 use crate::ingest::pz::{parse_project, ParsedProject};
 
-use super::{compile_answer, entity_schema, project_overview, run_results, state, Env, Fidelity, PzAnswer};
+use super::{
+    compile_answer, entity_schema, project_overview, run_results, state, Env, Fidelity, PzAnswer,
+};
 
 const DEFAULT_MTIME_NS: i64 = 1_700_000_000_000_000_000;
 
@@ -19,7 +21,10 @@ fn cases_dir() -> PathBuf {
 /// The case's project (`project`, default `project/`), with `files` overlaid (relative path
 /// -> a file of the case) and `remove` dropped.
 fn load_case(dir: &Path, case: &serde_json::Value) -> ParsedProject {
-    let project = case.get("project").and_then(|p| p.as_str()).unwrap_or("project");
+    let project = case
+        .get("project")
+        .and_then(|p| p.as_str())
+        .unwrap_or("project");
     let root = dir.join(project);
     let mut files = read_project_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
     if let Some(overlay) = case.get("files").and_then(|f| f.as_object()) {
@@ -31,7 +36,9 @@ fn load_case(dir: &Path, case: &serde_json::Value) -> ParsedProject {
     }
     if let Some(remove) = case.get("remove").and_then(|r| r.as_array()) {
         for rel in remove {
-            files.files.remove(rel.as_str().expect("removed paths are strings"));
+            files
+                .files
+                .remove(rel.as_str().expect("removed paths are strings"));
         }
     }
     let mtimes = case.get("mtimes").and_then(|m| m.as_object());
@@ -83,7 +90,8 @@ fn every_fixture_answers_as_expected() {
         let name = dir.file_name().unwrap().to_string_lossy().to_string();
         let text = std::fs::read_to_string(dir.join("case.json"))
             .unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
-        let case: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
+        let case: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/case.json: {e}"));
         let env: Env = case
             .get("env")
             .and_then(|e| e.as_object())
@@ -94,11 +102,15 @@ fn every_fixture_answers_as_expected() {
             })
             .unwrap_or_default();
         let parsed = load_case(dir, &case);
-        let list = case["calls"].as_array().unwrap_or_else(|| panic!("{name}: calls[]"));
+        let list = case["calls"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name}: calls[]"));
         assert!(!list.is_empty(), "{name}: no calls");
         for c in list {
             calls += 1;
-            let expect = c["expect"].as_str().unwrap_or_else(|| panic!("{name}: expect"));
+            let expect = c["expect"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name}: expect"));
             let want = std::fs::read_to_string(dir.join("expected").join(expect))
                 .unwrap_or_else(|e| panic!("{name}/expected/{expect}: {e}"));
             let answer = call(&parsed, &env, c);
@@ -118,7 +130,16 @@ fn every_fixture_answers_as_expected() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} mismatches:\n{}", failures.len(), failures.join("\n"));
-    assert!(dirs.len() >= 15, "expected the fixture set, found {} cases", dirs.len());
+    assert!(
+        failures.is_empty(),
+        "{} mismatches:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        dirs.len() >= 15,
+        "expected the fixture set, found {} cases",
+        dirs.len()
+    );
     assert!(calls >= 40, "expected the fixture calls, found {calls}");
 }

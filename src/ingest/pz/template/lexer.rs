@@ -61,18 +61,7 @@ pub(super) fn split_blocks(text: &str) -> Result<Vec<Block>, TemplateGap> {
         line += count_lines(&text[pos..start]);
         match rel.1 {
             Open::Code => {
-                let mut i = start + 2;
-                match text[i..].chars().next() {
-                    Some('-') => {
-                        trim_end(&mut pending, Trim::Greedy);
-                        i += 1;
-                    }
-                    Some('~') => {
-                        trim_end(&mut pending, Trim::ToNewline);
-                        i += 1;
-                    }
-                    _ => {}
-                }
+                let i = left_control(text, start + 2, &mut pending);
                 flush(&mut blocks, &mut pending);
                 let block_line = line;
                 let (tokens, end, right) = lex_code(text, i, &mut line)?;
@@ -84,18 +73,7 @@ pub(super) fn split_blocks(text: &str) -> Result<Vec<Block>, TemplateGap> {
                 pos = end;
             }
             Open::Escape(percents) => {
-                let mut i = start + 2 + percents;
-                match text[i..].chars().next() {
-                    Some('-') => {
-                        trim_end(&mut pending, Trim::Greedy);
-                        i += 1;
-                    }
-                    Some('~') => {
-                        trim_end(&mut pending, Trim::ToNewline);
-                        i += 1;
-                    }
-                    _ => {}
-                }
+                let i = left_control(text, start + 2 + percents, &mut pending);
                 let close = format!("}}{}}}", "%".repeat(percents));
                 let Some(end_rel) = text[i..].find(&close) else {
                     return Err(gap("an escape block that is never closed", line));
@@ -148,6 +126,18 @@ fn find_open(s: &str) -> Option<(usize, Open)> {
         i += 1;
     }
     None
+}
+
+/// A `-` or `~` right after a block's opening trims the text before it; returns the offset
+/// after the marker.
+fn left_control(text: &str, at: usize, pending: &mut String) -> usize {
+    let trim = match text[at..].chars().next() {
+        Some('-') => Trim::Greedy,
+        Some('~') => Trim::ToNewline,
+        _ => return at,
+    };
+    trim_end(pending, trim);
+    at + 1
 }
 
 fn count_lines(s: &str) -> u32 {

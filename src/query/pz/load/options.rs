@@ -210,13 +210,8 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
             ));
         }
     }
-    let mut delay = |key: &str| -> Option<i128> {
-        let raw = retry.get(key).filter(|v| !matches!(v, PzValue::Null))?;
-        let parsed = raw
-            .to_dotnet_string()
-            .and_then(|t| parse_duration_ms(&t))
-            .filter(|ms| *ms > 0);
-        if parsed.is_none() {
+    let mut delay = |key: &str| {
+        positive_delay(retry, key, |raw| {
             errors.push(file_error(
                 RETRY_CONFIG_INVALID,
                 format!(
@@ -225,9 +220,8 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
                 ),
                 rel,
                 HINT,
-            ));
-        }
-        parsed
+            ))
+        })
     };
     let base = delay("base_delay");
     let max = delay("max_delay");
@@ -241,6 +235,19 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
             ));
         }
     }
+}
+
+/// A retry delay: absent or null is none; anything but a positive duration is reported.
+pub fn positive_delay(block: &PzMap, key: &str, report: impl FnOnce(&PzValue)) -> Option<i128> {
+    let raw = block.get(key).filter(|v| !matches!(v, PzValue::Null))?;
+    let parsed = raw
+        .to_dotnet_string()
+        .and_then(|t| parse_duration_ms(&t))
+        .filter(|ms| *ms > 0);
+    if parsed.is_none() {
+        report(raw);
+    }
+    parsed
 }
 
 /// `ProjectLoader.ParseRateLimit`.

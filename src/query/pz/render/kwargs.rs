@@ -5,7 +5,7 @@
 use crate::ingest::pz::template::{Lit, NamedArg};
 use crate::ingest::pz::value::{PzMap, PzValue};
 use crate::pz::envelope::PzError;
-use crate::query::pz::load::options::{parse_duration_ms, parse_retry, parse_sync_mode, sort_map};
+use crate::query::pz::load::options::{parse_retry, parse_sync_mode, positive_delay, sort_map};
 use crate::query::pz::model::{SyncMode, WriteOptions};
 
 /// `ScriptKwargs.Convert`: Scriban literals in the loader's shapes.
@@ -104,6 +104,26 @@ impl CallErrors<'_> {
     }
 }
 
+/// `RefuseMovedKwargs`: names pz owns elsewhere, each refused with its code and hint;
+/// `message` holds `{}` for the name.
+fn refuse(
+    kwargs: &mut Kwargs,
+    table: &[(&str, &'static str, &str)],
+    message: &str,
+    out: &mut CallErrors,
+) {
+    for (name, code, hint) in table {
+        if let Some((_, l)) = kwargs.take(name) {
+            out.add(
+                code,
+                l,
+                message.replacen("{}", name, 1),
+                Some(hint.to_string()),
+            );
+        }
+    }
+}
+
 pub const SOURCE_HINT: &str =
     "source('<connection>', '<entity>', partitions: 8, sync: { mode: 'incremental', cursor: '<column>' })";
 pub const SINK_HINT: &str =
@@ -135,7 +155,9 @@ pub fn source_kwargs(
         );
     });
     let declared = !kwargs.items.is_empty();
-    for (name, code, hint) in [
+    refuse(
+        &mut kwargs,
+        &[
         (
             "rate_limit",
             "PZ0318",
@@ -161,16 +183,10 @@ pub fn source_kwargs(
             "PZ0332",
             "sync: { mode: 'incremental', cursor: '<column>' }",
         ),
-    ] {
-        if let Some((_, l)) = kwargs.take(name) {
-            out.add(
-                code,
-                l,
-                format!("{call}: '{name}' is not a source() keyword argument"),
-                Some(hint.into()),
-            );
-        }
-    }
+        ],
+        &format!("{call}: '{{}}' is not a source() keyword argument"),
+        out,
+    );
     let plain = kwargs.as_map();
     let mut sub = Vec::new();
     let sync = parse_sync_mode(&plain, entity, out.file, &mut sub);
@@ -241,7 +257,9 @@ pub fn sink_kwargs(
         );
     });
     let declared = !kwargs.items.is_empty();
-    for (name, code, hint) in [
+    refuse(
+        &mut kwargs,
+        &[
         ("mode", "PZ0333", "strategy: 'merge'"),
         ("accept_duplicates", "PZ0333", "duplicates: 'accept'"),
         (
@@ -274,16 +292,10 @@ pub fn sink_kwargs(
             "PZ0348",
             "the entity name carries the schema: sink('<connection>', 'schema.table')",
         ),
-    ] {
-        if let Some((_, l)) = kwargs.take(name) {
-            out.add(
-                code,
-                l,
-                format!("{call}: '{name}' is not a sink() keyword argument"),
-                Some(hint.into()),
-            );
-        }
-    }
+        ],
+        &format!("{call}: '{{}}' is not a sink() keyword argument"),
+        out,
+    );
     let mut write = WriteOptions::default_append();
     if let Some((v, l)) = kwargs.take("strategy") {
         match v.as_str() {
@@ -417,13 +429,8 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
             );
         }
     }
-    let mut delay = |key: &str| -> Option<i128> {
-        let raw = retry.get(key).filter(|v| !matches!(v, PzValue::Null))?;
-        let parsed = raw
-            .to_dotnet_string()
-            .and_then(|t| parse_duration_ms(&t))
-            .filter(|ms| *ms > 0);
-        if parsed.is_none() {
+    let mut delay = |key: &str| {
+        positive_delay(retry, key, |raw| {
             out.add(
                 "PZ0121",
                 line,
@@ -432,9 +439,8 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
                     show(raw)
                 ),
                 hint(),
-            );
-        }
-        parsed
+            )
+        })
     };
     let base = delay("base_delay");
     let max = delay("max_delay");

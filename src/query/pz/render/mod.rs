@@ -248,6 +248,52 @@ fn runtime_error(code: &'static str, message: String, file: &str, line: u32) -> 
     }
 }
 
+/// The checks `SourceFunction`/`SinkFunction.Invoke` share: two string arguments (else
+/// `code`), a well-formed entity name (PZ0344), no extra positional arguments (`code`).
+fn call_target<'a>(
+    function: &str,
+    code: &'static str,
+    args: &'a [Lit],
+    line: u32,
+    errs: &mut CallErrors,
+) -> Option<(&'a str, &'a str)> {
+    let (Lit::Str(conn), Lit::Str(entity)) = (&args[0], &args[1]) else {
+        errs.add(
+            code,
+            line,
+            format!("{function}() expects (connection, entity) as two string arguments"),
+            None,
+        );
+        return None;
+    };
+    let call = format!("{function}('{conn}', '{entity}')");
+    if let Some(problem) = entity_name_problem(entity) {
+        errs.add(
+            "PZ0344",
+            line,
+            format!("{call}: entity name {problem}"),
+            Some(format!("{function}('<connection>', 'schema.table')")),
+        );
+    }
+    if args.len() > 2 {
+        let kind = if function == "source" {
+            "read"
+        } else {
+            "write"
+        };
+        errs.add(
+            code,
+            line,
+            format!(
+                "{call} was passed {} extra positional argument(s) \u{2014} {kind} options are keyword arguments",
+                args.len() - 2
+            ),
+            None,
+        );
+    }
+    Some((conn, entity))
+}
+
 /// `SourceFunction.Invoke`.
 fn source_call(
     args: &[Lit],
@@ -256,38 +302,13 @@ fn source_call(
     errs: &mut CallErrors,
     out: &mut Rendered,
 ) -> String {
-    let (Lit::Str(conn), Lit::Str(entity)) = (&args[0], &args[1]) else {
-        errs.add(
-            "PZ0201",
-            line,
-            "source() expects (connection, entity) as two string arguments".into(),
-            None,
-        );
+    let Some((conn, entity)) = call_target("source", "PZ0201", args, line, errs) else {
         return String::new();
     };
-    if let Some(problem) = entity_name_problem(entity) {
-        errs.add(
-            "PZ0344",
-            line,
-            format!("source('{conn}', '{entity}'): entity name {problem}"),
-            Some("source('<connection>', 'schema.table')".into()),
-        );
-    }
-    if args.len() > 2 {
-        errs.add(
-            "PZ0201",
-            line,
-            format!(
-                "source('{conn}', '{entity}') was passed {} extra positional argument(s) \u{2014} read options are keyword arguments",
-                args.len() - 2
-            ),
-            None,
-        );
-    }
     let (read, declared) = source_kwargs(named, conn, entity, line, errs);
     let dep = Dep::Source(SourceDep {
-        conn: conn.clone(),
-        entity: entity.clone(),
+        conn: conn.to_string(),
+        entity: entity.to_string(),
         read,
         declared,
     });
@@ -306,38 +327,13 @@ fn sink_call(
     errs: &mut CallErrors,
     out: &mut Rendered,
 ) -> String {
-    let (Lit::Str(sink), Lit::Str(output)) = (&args[0], &args[1]) else {
-        errs.add(
-            "PZ0208",
-            line,
-            "sink() expects (connection, entity) as two string arguments".into(),
-            None,
-        );
+    let Some((sink, output)) = call_target("sink", "PZ0208", args, line, errs) else {
         return String::new();
     };
-    if let Some(problem) = entity_name_problem(output) {
-        errs.add(
-            "PZ0344",
-            line,
-            format!("sink('{sink}', '{output}'): entity name {problem}"),
-            Some("sink('<connection>', 'schema.table')".into()),
-        );
-    }
-    if args.len() > 2 {
-        errs.add(
-            "PZ0208",
-            line,
-            format!(
-                "sink('{sink}', '{output}') was passed {} extra positional argument(s) \u{2014} write options are keyword arguments",
-                args.len() - 2
-            ),
-            None,
-        );
-    }
     let (write, declared) = sink_kwargs(named, sink, output, errs);
     out.bindings.push(Binding {
-        sink: sink.clone(),
-        output: output.clone(),
+        sink: sink.to_string(),
+        output: output.to_string(),
         write,
         declared,
     });

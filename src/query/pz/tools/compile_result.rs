@@ -12,14 +12,13 @@ use super::{
 };
 
 pub fn compile_answer(parsed: &ParsedProject, env: &Env) -> PzAnswer {
-    let phase = load(parsed, env);
-    let project = match phase.project {
-        Ok(p) => p,
-        Err(errors) => return PzAnswer::new(envelope::failure(None, &errors), phase.reasons),
+    let (project, reasons, inexact_checks) = match load(parsed, env).split() {
+        Ok(loaded) => loaded,
+        Err(answer) => return answer,
     };
-    match compile_loaded(parsed, &project, env, &phase.inexact_checks) {
+    match compile_loaded(parsed, &project, env, &inexact_checks) {
         Err(CompileFailure::Errors(errors)) => {
-            PzAnswer::new(envelope::failure(None, &errors), phase.reasons)
+            PzAnswer::new(envelope::failure(None, &errors), reasons)
         }
         Err(CompileFailure::Gap(reason)) => {
             PzAnswer::needs_pz(envelope::failure(None, &[gap_error(&reason)]), reason)
@@ -34,7 +33,7 @@ pub fn compile_answer(parsed: &ParsedProject, env: &Env) -> PzAnswer {
                 ("notices", strings_json(&notices)),
                 ("warnings", warnings_json(&compiled.dag.warnings)),
             ]);
-            let reasons = dag_reasons(&compiled, phase.reasons);
+            let reasons = dag_reasons(&compiled, reasons);
             PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
         }
     }

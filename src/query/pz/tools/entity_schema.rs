@@ -18,15 +18,14 @@ pub fn entity_schema(
     connection: &str,
     entity: &str,
 ) -> PzAnswer {
-    let phase = load(parsed, env);
-    let project = match phase.project {
-        Ok(p) => p,
-        Err(errors) => return PzAnswer::new(envelope::failure(None, &errors), phase.reasons),
+    let (project, mut reasons, inexact_checks) = match load(parsed, env).split() {
+        Ok(loaded) => loaded,
+        Err(answer) => return answer,
     };
-    let compiled = match compile_loaded(parsed, &project, env, &phase.inexact_checks) {
+    let compiled = match compile_loaded(parsed, &project, env, &inexact_checks) {
         Ok(c) => c,
         Err(CompileFailure::Errors(errors)) => {
-            return PzAnswer::new(envelope::failure(None, &errors), phase.reasons)
+            return PzAnswer::new(envelope::failure(None, &errors), reasons)
         }
         Err(CompileFailure::Gap(reason)) => {
             return PzAnswer::needs_pz(envelope::failure(None, &[gap_error(&reason)]), reason)
@@ -45,7 +44,7 @@ pub fn entity_schema(
             line: None,
             next_step: Some("check pz_project_overview for the declared connection names".into()),
         };
-        return PzAnswer::new(envelope::failure(None, &[error]), phase.reasons);
+        return PzAnswer::new(envelope::failure(None, &[error]), reasons);
     };
     let contract = conn
         .datasets
@@ -84,7 +83,6 @@ pub fn entity_schema(
         ("source", Json::str("declared_contract")),
         ("differs_from_contract", Json::Bool(false)),
     ]);
-    let mut reasons = phase.reasons;
     reasons.push(format!(
         "pz probes '{connection}' live before answering: an unreachable connection is an error there, and extra live columns set differs_from_contract"
     ));

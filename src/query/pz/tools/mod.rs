@@ -8,19 +8,32 @@ pub mod run_results;
 pub mod state;
 
 use crate::ingest::pz::ParsedProject;
-use crate::pz::envelope::{Json, PzError};
+use crate::pz::envelope::{self, Json, PzError};
 
 use super::compile::ids::{settle_ids, IdSource};
 use super::compile::{compile, CompileFailure, Dag, Node};
 use super::load::load_project;
 use super::model::{Project, PzWarning};
-use super::Env;
+use super::{Env, PzAnswer};
 
 /// A loaded project, or the errors that stopped the load; with the reasons it may not be pz's.
 pub(super) struct LoadPhase {
     pub project: Result<Project, Vec<PzError>>,
     pub reasons: Vec<String>,
     pub inexact_checks: Vec<String>,
+}
+
+impl LoadPhase {
+    /// The project with the reasons and inexact checks, or the load errors' answer.
+    pub fn split(self) -> Result<(Project, Vec<String>, Vec<String>), PzAnswer> {
+        match self.project {
+            Ok(p) => Ok((p, self.reasons, self.inexact_checks)),
+            Err(errors) => Err(PzAnswer::new(
+                envelope::failure(None, &errors),
+                self.reasons,
+            )),
+        }
+    }
 }
 
 pub(super) fn load(parsed: &ParsedProject, env: &Env) -> LoadPhase {

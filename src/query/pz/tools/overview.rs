@@ -15,23 +15,22 @@ use crate::query::pz::{Env, PzAnswer};
 use super::{compile_loaded, dag_reasons, errors_json, gap_error, load, nodes_json, strings_json};
 
 pub fn project_overview(parsed: &ParsedProject, env: &Env) -> PzAnswer {
-    let phase = load(parsed, env);
-    let project = match phase.project {
-        Ok(p) => p,
-        Err(errors) => return PzAnswer::new(envelope::failure(None, &errors), phase.reasons),
+    let (project, reasons, inexact_checks) = match load(parsed, env).split() {
+        Ok(loaded) => loaded,
+        Err(answer) => return answer,
     };
-    match compile_loaded(parsed, &project, env, &phase.inexact_checks) {
+    match compile_loaded(parsed, &project, env, &inexact_checks) {
         Ok(compiled) => {
             let notice = match &compiled.ids {
                 IdSource::Approximate { notice, .. } => Some(notice.clone()),
                 _ => None,
             };
             let result = overview_json(&project, Some(&compiled.dag), notice);
-            let reasons = dag_reasons(&compiled, phase.reasons);
+            let reasons = dag_reasons(&compiled, reasons);
             PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
         }
         Err(CompileFailure::Errors(errors)) => {
-            PzAnswer::new(with_errors(&project, &errors), phase.reasons)
+            PzAnswer::new(with_errors(&project, &errors), reasons)
         }
         Err(CompileFailure::Gap(reason)) => {
             let envelope = with_errors(&project, &[gap_error(&reason)]);

@@ -9,10 +9,9 @@ use crate::query::pz::{Env, PzAnswer};
 use super::load;
 
 pub fn run_results(parsed: &ParsedProject, env: &Env, run_id: Option<&str>) -> PzAnswer {
-    let phase = load(parsed, env);
-    let project = match phase.project {
-        Ok(p) => p,
-        Err(errors) => return PzAnswer::new(envelope::failure(None, &errors), phase.reasons),
+    let (project, reasons, _) = match load(parsed, env).split() {
+        Ok(loaded) => loaded,
+        Err(answer) => return answer,
     };
     if !project.state.local_artifacts() {
         let reason =
@@ -45,10 +44,10 @@ pub fn run_results(parsed: &ParsedProject, env: &Env, run_id: Option<&str>) -> P
             line: None,
             next_step: Some("call pz_run first, or omit run_id to read the latest run".into()),
         };
-        return PzAnswer::new(envelope::failure(None, &[error]), phase.reasons);
+        return PzAnswer::new(envelope::failure(None, &[error]), reasons);
     };
     let result = Json::Obj(run_fields(run));
-    PzAnswer::new(envelope::ok(None, vec![("result", result)]), phase.reasons)
+    PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
 }
 
 /// `ExecutionTools.WriteRun`.

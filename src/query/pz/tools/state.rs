@@ -12,10 +12,9 @@ use crate::query::pz::{Env, PzAnswer};
 use super::load;
 
 pub fn state(parsed: &ParsedProject, env: &Env) -> PzAnswer {
-    let phase = load(parsed, env);
-    let project = match phase.project {
-        Ok(p) => p,
-        Err(errors) => return PzAnswer::new(envelope::failure(None, &errors), phase.reasons),
+    let (project, mut reasons, _) = match load(parsed, env).split() {
+        Ok(loaded) => loaded,
+        Err(answer) => return answer,
     };
     if !project.state.is_local() {
         let backend = &project.state.backend;
@@ -63,7 +62,7 @@ pub fn state(parsed: &ParsedProject, env: &Env) -> PzAnswer {
             ("columns", Json::Arr(columns)),
         ])
     });
-    let mut reasons = phase.reasons;
+
     let latest = parsed.runs.iter().find_map(|r| r.run.as_ref());
     let latest_run = match latest {
         None => Json::Null,
