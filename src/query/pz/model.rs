@@ -143,6 +143,8 @@ impl StateConfig {
 /// A project that loaded.
 #[derive(Debug, Clone)]
 pub struct Project {
+    /// Pipeline name -> position in `pipelines`.
+    pub pipeline_index: std::collections::HashMap<String, usize>,
     pub name: String,
     pub version: String,
     pub vars: PzMap,
@@ -159,6 +161,10 @@ impl Project {
     }
 
     pub fn pipeline(&self, name: &str) -> Option<&Pipeline> {
-        self.pipelines.iter().find(|p| p.name == name)
+        self.pipeline_index.get(name).map(|i| &self.pipelines[*i])
+    }
+
+    pub fn pipeline_position(&self, name: &str) -> Option<usize> {
+        self.pipeline_index.get(name).copied()
     }
 }

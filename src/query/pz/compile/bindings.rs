@@ -2,6 +2,8 @@
 //! outputs and call-site datasets synthesized per connection (1c/1d, PZ0341), and each
 //! output's one claimant (5: PZ0201 unknown sink, PZ0206, near-miss kwarg warnings).
 
+use std::collections::{HashMap, HashSet};
+
 use crate::ingest::pz::text::ordinal_cmp;
 use crate::pz::envelope::PzError;
 use crate::query::pz::load::options::near_miss;
@@ -99,6 +101,7 @@ pub fn synthesize_connections(work: &mut Work) -> Result<(), Vec<PzError>> {
     by_name.sort_by(|a, b| ordinal_cmp(&project.pipelines[*a].name, &project.pipelines[*b].name));
     let mut errors = Vec::new();
     let mut outputs: Vec<(String, String, WriteOptions)> = Vec::new();
+    let mut bound: HashSet<(String, String)> = HashSet::new();
     for &i in by_name
         .iter()
         .filter(|i| !project.pipelines[**i].is_ephemeral())
@@ -121,16 +124,14 @@ pub fn synthesize_connections(work: &mut Work) -> Result<(), Vec<PzError>> {
                 ));
                 continue;
             }
-            if !outputs
-                .iter()
-                .any(|(s, o, _)| *s == b.sink && *o == b.output)
-            {
+            if bound.insert((b.sink.clone(), b.output.clone())) {
                 let write = yaml.cloned().unwrap_or_else(|| b.write.clone());
                 outputs.push((b.sink.clone(), b.output.clone(), write));
             }
         }
     }
     let mut reads: Vec<(String, Dataset)> = Vec::new();
+    let mut read_keys: HashSet<(String, String)> = HashSet::new();
     for &i in &by_name {
         let pipeline = &project.pipelines[i];
         let mut deps: Vec<_> = work.rendered[i]
@@ -159,11 +160,7 @@ pub fn synthesize_connections(work: &mut Work) -> Result<(), Vec<PzError>> {
                 ));
                 continue;
             }
-            if in_yaml
-                || reads
-                    .iter()
-                    .any(|(c, d)| *c == dep.conn && d.name == dep.entity)
-            {
+            if in_yaml || !read_keys.insert((dep.conn.clone(), dep.entity.clone())) {
                 continue;
             }
             reads.push((
@@ -223,7 +220,7 @@ pub fn resolve_sinks(work: &mut Work) -> Result<Vec<Claim>, Vec<PzError>> {
     ];
     let project = work.project;
     let mut errors = Vec::new();
-    let mut claims: Vec<((String, String), Vec<String>, String)> = Vec::new();
+    let mut claims: HashMap<(String, String), (Vec<String>, String)> = HashMap::new();
     for (i, pipeline) in project.pipelines.iter().enumerate() {
         if pipeline.is_ephemeral() {
             continue;
@@ -264,9 +261,11 @@ pub fn resolve_sinks(work: &mut Work) -> Result<Vec<Claim>, Vec<PzError>> {
                 continue;
             }
             let key = (b.sink.clone(), b.output.clone());
-            match claims.iter_mut().find(|(k, _, _)| *k == key) {
-                Some((_, names, _)) => names.push(pipeline.name.clone()),
-                None => claims.push((key, vec![pipeline.name.clone()], pipeline.file.clone())),
+            match claims.get_mut(&key) {
+                Some((names, _)) => names.push(pipeline.name.clone()),
+                None => {
+                    claims.insert(key, (vec![pipeline.name.clone()], pipeline.file.clone()));
+                }
             }
         }
     }
@@ -274,7 +273,7 @@ pub fn resolve_sinks(work: &mut Work) -> Result<Vec<Claim>, Vec<PzError>> {
     for conn in &work.connections {
         for (output, _) in &conn.outputs {
             let key = (conn.name.clone(), output.clone());
-            let Some((_, names, file)) = claims.iter().find(|(k, _, _)| *k == key) else {
+            let Some((names, file)) = claims.get(&key) else {
                 continue;
             };
             let mut names = names.clone();

@@ -2,6 +2,8 @@
 //! collisions are PZ0110), a Pipeline per table pipeline, a Check per sidecar check (name
 //! collisions take `_2`, `_3`...), a SinkWrite per bound output.
 
+use std::collections::{HashMap, HashSet};
+
 use crate::ingest::pz::text::ordinal_cmp;
 use crate::pz::envelope::PzError;
 use crate::query::pz::model::{SyncMode, WriteOptions};
@@ -15,6 +17,8 @@ use super::{is_incremental, Claim, Node, NodeKind, Work};
 pub struct Built {
     /// In build order; each `depends_on` sorted by id.
     pub nodes: Vec<Node>,
+    /// Pipeline name -> its node.
+    pipeline_nodes: HashMap<String, usize>,
     /// Datasets whose read is an explicit `sync: {mode: auto}`.
     pub auto_sources: Vec<(String, String)>,
     incremental: Vec<usize>,
@@ -22,6 +26,10 @@ pub struct Built {
 }
 
 impl Built {
+    pub fn pipeline_node(&self, name: &str) -> Option<usize> {
+        self.pipeline_nodes.get(name).copied()
+    }
+
     pub fn is_incremental_source(&self, i: usize) -> bool {
         self.incremental.contains(&i)
     }
@@ -52,7 +60,11 @@ pub fn build(
     inexact_checks: &[String],
 ) -> Result<Built, Vec<PzError>> {
     let project = work.project;
+    let readers: HashMap<&(String, String), &String> =
+        readers.iter().map(|(k, v)| (k, v)).collect();
+    let claims: HashMap<&(String, String), &String> = claims.iter().map(|(k, v)| (k, v)).collect();
     let mut nodes: Vec<Node> = Vec::new();
+    let mut source_nodes: HashMap<(String, String), usize> = HashMap::new();
     let mut built_auto = Vec::new();
     let mut incremental = Vec::new();
     let mut cdc = Vec::new();
@@ -61,7 +73,7 @@ pub fn build(
         let mut staged: Vec<(String, String)> = Vec::new();
         for d in &conn.datasets {
             let key = (conn.name.clone(), d.name.clone());
-            let Some((_, reader)) = readers.iter().find(|(k, _)| *k == key) else {
+            let Some(reader) = readers.get(&key).copied() else {
                 continue;
             };
             let staging = staging_name(&conn.name, &d.name);
@@ -96,6 +108,7 @@ pub fn build(
                 Some(SyncMode::Auto) if !synthesized => built_auto.push(key.clone()),
                 _ => {}
             }
+            source_nodes.insert(key.clone(), nodes.len());
             let hints_empty = matches!(d.sync, Some(SyncMode::Cdc))
                 || reader_pushes_nothing(work, reader, &key, &staging);
             nodes.push(Node {
@@ -111,8 +124,7 @@ pub fn build(
     if !collisions.is_empty() {
         return Err(collisions);
     }
-    let source_count = nodes.len();
-    let mut pipeline_at: Vec<(String, usize)> = Vec::new();
+    let mut pipeline_at: HashMap<String, usize> = HashMap::new();
     for (i, pipeline) in project.pipelines.iter().enumerate() {
         if pipeline.is_ephemeral() {
             continue;
@@ -122,7 +134,7 @@ pub fn build(
             "pipeline\n{}\n{}\n{sql}",
             pipeline.name, pipeline.materialization
         );
-        pipeline_at.push((pipeline.name.clone(), nodes.len()));
+        pipeline_at.insert(pipeline.name.clone(), nodes.len());
         nodes.push(Node {
             id: node_id(&canonical),
             id_known: exact,
@@ -132,8 +144,7 @@ pub fn build(
             dataset: None,
         });
     }
-    let index_of_pipeline =
-        |name: &str| pipeline_at.iter().find(|(n, _)| n == name).map(|(_, i)| *i);
+    let index_of_pipeline = |name: &str| pipeline_at.get(name).copied();
     for (i, pipeline) in project.pipelines.iter().enumerate() {
         let Some(at) = index_of_pipeline(&pipeline.name).filter(|_| !pipeline.is_ephemeral())
         else {
@@ -143,15 +154,15 @@ pub fn build(
         for dep in effective_deps(work, i) {
             let target = match dep {
                 Dep::Pipeline(n) => index_of_pipeline(n),
-                Dep::Source(s) => nodes[..source_count].iter().position(|node| {
-                    node.dataset.as_ref() == Some(&(s.conn.clone(), s.entity.clone()))
-                }),
+                Dep::Source(s) => source_nodes
+                    .get(&(s.conn.clone(), s.entity.clone()))
+                    .copied(),
             };
             deps.extend(target);
         }
         nodes[at].depends_on = deps;
     }
-    let mut check_names: Vec<String> = Vec::new();
+    let mut check_names: HashSet<String> = HashSet::new();
     for pipeline in project.pipelines.iter().filter(|p| !p.is_ephemeral()) {
         let at = index_of_pipeline(&pipeline.name).expect("every table pipeline has a node");
         for check in &pipeline.checks {
@@ -178,7 +189,7 @@ pub fn build(
                 name = format!("{conventional}_{n}");
                 n += 1;
             }
-            check_names.push(name.clone());
+            check_names.insert(name.clone());
             let canonical = format!("check\n{}\n{}", pipeline.name, check_identity(check));
             nodes.push(Node {
                 id: node_id(&canonical),
@@ -193,7 +204,7 @@ pub fn build(
     for conn in &work.connections {
         for (output, write) in &conn.outputs {
             let key = (conn.name.clone(), output.clone());
-            let Some((_, claimant)) = claims.iter().find(|(k, _)| *k == key) else {
+            let Some(claimant) = claims.get(&key).copied() else {
                 continue;
             };
             let at = index_of_pipeline(claimant).expect("a claimant is a table pipeline");
@@ -217,6 +228,7 @@ pub fn build(
     super::sort_dependencies(&mut nodes);
     Ok(Built {
         nodes,
+        pipeline_nodes: pipeline_at,
         auto_sources: built_auto,
         incremental,
         cdc,
@@ -246,7 +258,7 @@ fn assembled_sql(work: &Work, index: usize) -> (String, bool) {
         let ctes: Vec<(String, String)> = ephemerals
             .iter()
             .map(|name| {
-                let at = work.project.pipelines.iter().position(|p| p.name == *name);
+                let at = work.project.pipeline_position(name);
                 let body = at
                     .map(|a| normalize_sql(&work.rendered[a].sql))
                     .unwrap_or_default();
@@ -262,7 +274,7 @@ fn assembled_sql(work: &Work, index: usize) -> (String, bool) {
 /// its one reader takes it only through an ephemeral (the outer FROM never names it), or
 /// reads it as `select * from <staging>` with no WHERE.
 fn reader_pushes_nothing(work: &Work, reader: &str, key: &(String, String), staging: &str) -> bool {
-    let Some(index) = work.project.pipelines.iter().position(|p| p.name == reader) else {
+    let Some(index) = work.project.pipeline_position(reader) else {
         return false;
     };
     let rendered = &work.rendered[index];

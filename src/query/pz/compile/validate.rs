@@ -33,8 +33,7 @@ pub fn effective_deps<'w>(work: &'w Work, index: usize) -> Vec<&'w Dep> {
     for dep in &work.rendered[index].deps {
         match dep {
             Dep::Pipeline(name) if work.is_ephemeral(name) => {
-                let at = work.project.pipelines.iter().position(|p| &p.name == name);
-                if let Some(at) = at {
+                if let Some(at) = work.project.pipeline_position(name) {
                     out.extend(work.rendered[at].deps.iter());
                 }
             }
@@ -274,6 +273,8 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
 pub fn single_readers(work: &Work) -> Result<Vec<Claim>, Vec<PzError>> {
     let project = work.project;
     let mut readers: Vec<((String, String), Vec<String>)> = Vec::new();
+    let mut at: std::collections::HashMap<(String, String), usize> =
+        std::collections::HashMap::new();
     for (i, pipeline) in project.pipelines.iter().enumerate() {
         if pipeline.is_ephemeral() {
             continue;
@@ -281,10 +282,13 @@ pub fn single_readers(work: &Work) -> Result<Vec<Claim>, Vec<PzError>> {
         for dep in effective_deps(work, i) {
             let Dep::Source(s) = dep else { continue };
             let key = (s.conn.clone(), s.entity.clone());
-            match readers.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, names)) if names.contains(&pipeline.name) => {}
-                Some((_, names)) => names.push(pipeline.name.clone()),
-                None => readers.push((key, vec![pipeline.name.clone()])),
+            match at.get(&key) {
+                Some(&i) if readers[i].1.contains(&pipeline.name) => {}
+                Some(&i) => readers[i].1.push(pipeline.name.clone()),
+                None => {
+                    at.insert(key.clone(), readers.len());
+                    readers.push((key, vec![pipeline.name.clone()]));
+                }
             }
         }
     }
@@ -333,9 +337,8 @@ pub fn watermark_inference(work: &mut Work) -> Vec<(String, String)> {
             if let Dep::Pipeline(n) = dep {
                 if let Some(at) = work
                     .project
-                    .pipelines
-                    .iter()
-                    .position(|p| &p.name == n && p.is_ephemeral())
+                    .pipeline_position(n)
+                    .filter(|_| work.is_ephemeral(n))
                 {
                     refs.extend(work.rendered[at].watermarks.iter().cloned());
                 }
@@ -488,11 +491,10 @@ pub fn dead_leaves(work: &mut Work, built: &Built) {
         c
     };
     for pipeline in work.project.pipelines.iter().filter(|p| !p.is_ephemeral()) {
-        let at = built
-            .nodes
-            .iter()
-            .position(|n| n.kind == NodeKind::Pipeline && n.name == pipeline.name);
-        if at.is_some_and(|i| !consumed[i]) {
+        if built
+            .pipeline_node(&pipeline.name)
+            .is_some_and(|i| !consumed[i])
+        {
             work.warnings.push(PzWarning {
                 code: "PZ0223",
                 message: format!(

@@ -76,7 +76,13 @@ pub fn load_project(parsed: &ParsedProject, env: &Env) -> Loaded {
             issue,
         };
     }
+    let pipeline_index = pipelines
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.name.clone(), i))
+        .collect();
     let project = Project {
+        pipeline_index,
         name: file.name,
         version: file.version,
         vars: file.vars,

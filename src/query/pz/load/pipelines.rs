@@ -17,6 +17,7 @@ pub fn load_pipelines(
     issues: &mut LoadIssue,
 ) -> Vec<Pipeline> {
     let mut pipelines: Vec<Pipeline> = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for source in sources {
         if source.rel.split('/').any(|segment| segment == "configs") {
             continue;
@@ -26,7 +27,7 @@ pub fn load_pipelines(
             .strip_suffix(".sql")
             .unwrap_or(file_name)
             .to_string();
-        if let Some(first) = pipelines.iter().find(|p| p.name == name) {
+        if let Some(first) = seen.get(&name).map(|i| &pipelines[*i]) {
             issues.errors.push(file_error(
                 "PZ0110",
                 format!(
@@ -38,6 +39,7 @@ pub fn load_pipelines(
             ));
             continue;
         }
+        seen.insert(name.clone(), pipelines.len());
         pipelines.push(Pipeline {
             name,
             file: source.rel.clone(),

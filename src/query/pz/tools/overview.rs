@@ -4,6 +4,8 @@
 //! errors and a best-effort result (no flows, no DAG, YAML-only connections); a load
 //! failure is a plain error envelope.
 
+use std::collections::HashMap;
+
 use crate::ingest::pz::text::ordinal_cmp;
 use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json, PzError};
@@ -125,32 +127,44 @@ fn connections_json(project: &Project, dag: Option<&Dag>) -> Json {
 }
 
 fn pipelines_json(project: &Project, dag: Option<&Dag>) -> Json {
+    // Each pipeline node's position and the SinkWrites that load it, in node order.
+    let mut node_of: HashMap<&str, usize> = HashMap::new();
+    let mut sinks_of: HashMap<usize, Vec<String>> = HashMap::new();
+    if let Some(d) = dag {
+        for (i, node) in d.nodes.iter().enumerate() {
+            match node.kind {
+                NodeKind::Pipeline => {
+                    node_of.insert(node.name.as_str(), i);
+                }
+                NodeKind::SinkWrite => {
+                    for &parent in &node.depends_on {
+                        sinks_of
+                            .entry(parent)
+                            .or_default()
+                            .extend(node.dataset_ref());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
     Json::Arr(
         project
             .pipelines
             .iter()
             .map(|p| {
-                let (mut refs, mut sources, mut sinks) = (Vec::new(), Vec::new(), Vec::new());
-                if let Some(d) = dag {
-                    let at = d
-                        .nodes
-                        .iter()
-                        .position(|n| n.kind == NodeKind::Pipeline && n.name == p.name);
-                    if let Some(at) = at {
-                        for &parent in &d.nodes[at].depends_on {
-                            let node = &d.nodes[parent];
-                            match node.kind {
-                                NodeKind::Pipeline => refs.push(node.name.clone()),
-                                NodeKind::SourceLoad => sources.extend(node.dataset_ref()),
-                                _ => {}
-                            }
-                        }
-                        for node in &d.nodes {
-                            if node.kind == NodeKind::SinkWrite && node.depends_on.contains(&at) {
-                                sinks.extend(node.dataset_ref());
-                            }
+                let (mut refs, mut sources) = (Vec::new(), Vec::new());
+                let mut sinks = Vec::new();
+                if let (Some(d), Some(&at)) = (dag, node_of.get(p.name.as_str())) {
+                    for &parent in &d.nodes[at].depends_on {
+                        let node = &d.nodes[parent];
+                        match node.kind {
+                            NodeKind::Pipeline => refs.push(node.name.clone()),
+                            NodeKind::SourceLoad => sources.extend(node.dataset_ref()),
+                            _ => {}
                         }
                     }
+                    sinks = sinks_of.get(&at).cloned().unwrap_or_default();
                 }
                 Json::Obj(vec![
                     ("name", Json::str(&p.name)),
