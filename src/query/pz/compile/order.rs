@@ -176,3 +176,90 @@ fn label(nodes: &[Node], members: &[usize]) -> String {
     names.sort_by(|a, b| ordinal_cmp(a, b));
     names.join(" + ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Node, NodeKind};
+    use super::*;
+
+    fn node(name: &str, kind: NodeKind, deps: &[usize]) -> Node {
+        Node {
+            id: format!("{name}-id"),
+            id_known: true,
+            kind,
+            name: name.into(),
+            depends_on: deps.to_vec(),
+            dataset: None,
+        }
+    }
+
+    #[test]
+    fn kahn_orders_by_kind_then_name() {
+        use NodeKind::*;
+        let nodes = vec![
+            node("z", Pipeline, &[2]),
+            node("lake.z", SinkWrite, &[0]),
+            node("src_b", SourceLoad, &[]),
+            node("a", Pipeline, &[]),
+            node("check_z", Check, &[0]),
+        ];
+        let order = topological(&nodes).unwrap();
+        let names: Vec<&str> = order.iter().map(|i| nodes[*i].name.as_str()).collect();
+        assert_eq!(names, ["src_b", "a", "z", "check_z", "lake.z"]);
+        let ordered: Vec<Node> = order.iter().map(|i| nodes[*i].clone()).collect();
+        let remap: Vec<usize> = {
+            let mut r = vec![0; nodes.len()];
+            for (new, old) in order.iter().enumerate() {
+                r[*old] = new;
+            }
+            r
+        };
+        let ordered: Vec<Node> = ordered
+            .into_iter()
+            .map(|mut n| {
+                n.depends_on = n.depends_on.iter().map(|d| remap[*d]).collect();
+                n
+            })
+            .collect();
+        // The check does not label the flow; the sink does. `a` stands alone.
+        assert_eq!(flow_labels(&ordered), ["lake.z", "a"]);
+    }
+
+    #[test]
+    fn cycles_name_only_the_loop() {
+        use NodeKind::Pipeline;
+        // "0x" sorts first and only feeds into the a <-> b loop.
+        let nodes = vec![
+            node("0x", Pipeline, &[1]),
+            node("a", Pipeline, &[2]),
+            node("b", Pipeline, &[1]),
+        ];
+        let e = topological(&nodes).unwrap_err();
+        assert_eq!(e.message, "dependency cycle: a -> b -> a");
+        let own = vec![node("self", Pipeline, &[0])];
+        assert_eq!(
+            topological(&own).unwrap_err().message,
+            "dependency cycle: self -> self"
+        );
+    }
+
+    #[test]
+    fn errors_order_by_file_then_line() {
+        let e = |file: Option<&str>, line: Option<u32>, m: &str| PzError {
+            code: "PZ0000",
+            message: m.into(),
+            file: file.map(str::to_string),
+            line,
+            next_step: None,
+        };
+        let sorted = order_errors(vec![
+            e(Some("b"), Some(2), "1"),
+            e(Some("a"), None, "2"),
+            e(None, Some(9), "3"),
+            e(Some("b"), Some(1), "4"),
+            e(Some("a"), None, "5"),
+        ]);
+        let messages: Vec<&str> = sorted.iter().map(|x| x.message.as_str()).collect();
+        assert_eq!(messages, ["3", "2", "5", "4", "1"]);
+    }
+}
