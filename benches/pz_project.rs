@@ -4,6 +4,11 @@
 //!
 //!   cargo bench --bench pz_project
 //!
+//! `overview`/`compile`/`state` are one call from parsed files (load, compile, envelope, as
+//! pz does per call); `prepared_*` are the same answers from a `PreparedProject` (loaded and
+//! compiled once per content version), i.e. the envelope alone; `prepare` is that once-per-
+//! change load.
+//!
 //! The project (in a temp dir): 10 source connections, 250 staging pipelines (half read a
 //! YAML entity with a contract, half declare theirs at the call site), 125 marts joining
 //! two of them into a sink with checks, 125 reports over the marts; .pz/state with 200
@@ -15,7 +20,9 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::ingest::pz::walk::read_project_dir;
 use printdex::ingest::pz::{parse_project, ParsedProject};
-use printdex::query::pz::{compile_answer, project_overview, state, Env, Fidelity};
+use printdex::query::pz::{
+    compile_answer, project_overview, state, Env, Fidelity, PreparedProject,
+};
 
 const STAGING: usize = 250;
 const MARTS: usize = 125;
@@ -164,9 +171,20 @@ fn bench(c: &mut Criterion) {
     );
     let mut group = c.benchmark_group("pz_project");
     group.bench_function("ingest_parse", |b| b.iter(|| parsed(dir.path())));
+    // Per call from parsed files: load + compile + envelope, as pz does on every call.
     group.bench_function("overview", |b| b.iter(|| project_overview(&project, &env)));
     group.bench_function("compile", |b| b.iter(|| compile_answer(&project, &env)));
     group.bench_function("state", |b| b.iter(|| state(&project, &env)));
+    // Per call from a PreparedProject a store keeps per content version: the envelope only.
+    let shared = std::sync::Arc::new(project.clone());
+    let prepared = PreparedProject::new(shared.clone(), env.clone());
+    assert_eq!(prepared.overview().envelope, overview.envelope);
+    group.bench_function("prepared_overview", |b| b.iter(|| prepared.overview()));
+    group.bench_function("prepared_compile", |b| b.iter(|| prepared.compile()));
+    group.bench_function("prepared_state", |b| b.iter(|| prepared.state()));
+    group.bench_function("prepare", |b| {
+        b.iter(|| PreparedProject::new(shared.clone(), env.clone()))
+    });
     group.finish();
 }
 

@@ -9,7 +9,8 @@ use crate::ingest::pz::walk::read_project_dir;
 use crate::ingest::pz::{parse_project, ParsedProject};
 
 use super::{
-    compile_answer, entity_schema, project_overview, run_results, state, Env, Fidelity, PzAnswer,
+    compile_answer, entity_schema, project_overview, run_results, state, Env, Fidelity,
+    PreparedProject, PzAnswer,
 };
 
 const DEFAULT_MTIME_NS: i64 = 1_700_000_000_000_000_000;
@@ -68,6 +69,22 @@ fn call(parsed: &ParsedProject, env: &Env, c: &serde_json::Value) -> PzAnswer {
     }
 }
 
+/// The same call through a [`PreparedProject`] (load once, compile on first need).
+fn prepared_call(p: &PreparedProject, c: &serde_json::Value) -> PzAnswer {
+    let arg = |k: &str| c.get(k).and_then(serde_json::Value::as_str);
+    match arg("tool").expect("every call names its tool") {
+        "pz_project_overview" => p.overview(),
+        "pz_compile" => p.compile(),
+        "pz_state" => p.state(),
+        "pz_entity_schema" => p.entity_schema(
+            arg("connection").expect("connection"),
+            arg("entity").expect("entity"),
+        ),
+        "pz_run_results" => p.run_results(arg("run_id")),
+        other => panic!("unknown tool {other}"),
+    }
+}
+
 fn fidelity_name(f: &Fidelity) -> &'static str {
     match f {
         Fidelity::Exact => "exact",
@@ -102,6 +119,7 @@ fn every_fixture_answers_as_expected() {
             })
             .unwrap_or_default();
         let parsed = load_case(dir, &case);
+        let prepared = PreparedProject::new(std::sync::Arc::new(parsed.clone()), env.clone());
         let list = case["calls"]
             .as_array()
             .unwrap_or_else(|| panic!("{name}: calls[]"));
@@ -114,6 +132,11 @@ fn every_fixture_answers_as_expected() {
             let want = std::fs::read_to_string(dir.join("expected").join(expect))
                 .unwrap_or_else(|e| panic!("{name}/expected/{expect}: {e}"));
             let answer = call(&parsed, &env, c);
+            if prepared_call(&prepared, c) != answer {
+                failures.push(format!(
+                    "{name}/{expect}: the prepared project answers differently"
+                ));
+            }
             let want_fidelity = c["fidelity"].as_str().unwrap_or("exact");
             if answer.envelope != want.trim_end_matches('\n') {
                 failures.push(format!(

@@ -18,15 +18,115 @@ mod tools;
 mod fixtures_tests;
 
 use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
 
-pub use tools::compile_result::compile_answer;
-pub use tools::entity_schema::entity_schema;
-pub use tools::overview::project_overview;
-pub use tools::run_results::run_results;
-pub use tools::state::state;
+use crate::ingest::pz::ParsedProject;
+
+use tools::{Compiled, Ctx, LoadPhase};
 
 /// The process environment as pz snapshots it per call (`${VAR}`, `env()`, `PZ_STATE_*`).
 pub type Env = HashMap<String, String>;
+
+/// A parsed project made ready to answer: loaded once (as `pz mcp` loads it per call) and
+/// compiled on first need, for one environment. Answers are pure functions of the files
+/// and the environment, so a store can keep one of these per (content, environment) and
+/// answer each call by rendering an envelope.
+pub struct PreparedProject {
+    parsed: Arc<ParsedProject>,
+    env: Env,
+    load: LoadPhase,
+    compiled: OnceLock<Result<Compiled, compile::CompileFailure>>,
+}
+
+impl PreparedProject {
+    pub fn new(parsed: Arc<ParsedProject>, env: Env) -> PreparedProject {
+        let load = tools::load(&parsed, &env);
+        PreparedProject {
+            parsed,
+            env,
+            load,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            parsed: &self.parsed,
+            env: &self.env,
+            load: &self.load,
+            compiled: &self.compiled,
+        }
+    }
+
+    /// pz_project_overview.
+    pub fn overview(&self) -> PzAnswer {
+        tools::overview::answer(&self.ctx())
+    }
+
+    /// pz_compile.
+    pub fn compile(&self) -> PzAnswer {
+        tools::compile_result::answer(&self.ctx())
+    }
+
+    /// pz_state.
+    pub fn state(&self) -> PzAnswer {
+        tools::state::answer(&self.ctx())
+    }
+
+    /// pz_entity_schema(connection, entity).
+    pub fn entity_schema(&self, connection: &str, entity: &str) -> PzAnswer {
+        tools::entity_schema::answer(&self.ctx(), connection, entity)
+    }
+
+    /// pz_run_results(run_id?).
+    pub fn run_results(&self, run_id: Option<&str>) -> PzAnswer {
+        tools::run_results::answer(&self.ctx(), run_id)
+    }
+}
+
+/// One call answered from parsed files, loading (and compiling) as pz does per call.
+fn once<T>(parsed: &ParsedProject, env: &Env, f: impl FnOnce(&Ctx) -> T) -> T {
+    let load = tools::load(parsed, env);
+    let compiled = OnceLock::new();
+    f(&Ctx {
+        parsed,
+        env,
+        load: &load,
+        compiled: &compiled,
+    })
+}
+
+/// pz_project_overview over parsed files.
+pub fn project_overview(parsed: &ParsedProject, env: &Env) -> PzAnswer {
+    once(parsed, env, tools::overview::answer)
+}
+
+/// pz_compile over parsed files.
+pub fn compile_answer(parsed: &ParsedProject, env: &Env) -> PzAnswer {
+    once(parsed, env, tools::compile_result::answer)
+}
+
+/// pz_state over parsed files.
+pub fn state(parsed: &ParsedProject, env: &Env) -> PzAnswer {
+    once(parsed, env, tools::state::answer)
+}
+
+/// pz_entity_schema over parsed files.
+pub fn entity_schema(
+    parsed: &ParsedProject,
+    env: &Env,
+    connection: &str,
+    entity: &str,
+) -> PzAnswer {
+    once(parsed, env, |ctx| {
+        tools::entity_schema::answer(ctx, connection, entity)
+    })
+}
+
+/// pz_run_results over parsed files.
+pub fn run_results(parsed: &ParsedProject, env: &Env, run_id: Option<&str>) -> PzAnswer {
+    once(parsed, env, |ctx| tools::run_results::answer(ctx, run_id))
+}
 
 /// How far an answer is pz's own.
 #[derive(Debug, Clone, PartialEq)]

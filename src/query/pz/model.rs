@@ -2,7 +2,7 @@
 //! `ConnectionDef`, `DatasetDef`, `PipelineDef`, `CheckDef`, `StateConfig`), plus the
 //! warning shape every answer carries.
 
-use crate::ingest::pz::template::{SqlTemplate, TemplateGap};
+use crate::ingest::pz::template::SharedTemplate;
 use crate::ingest::pz::value::PzMap;
 use crate::pz::envelope::PzError;
 
@@ -111,7 +111,7 @@ pub struct Check {
 pub struct Pipeline {
     pub name: String,
     pub file: String,
-    pub template: Result<SqlTemplate, TemplateGap>,
+    pub template: SharedTemplate,
     pub materialization: String,
     pub tags: Vec<String>,
     pub checks: Vec<Check>,

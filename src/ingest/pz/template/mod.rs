@@ -70,18 +70,21 @@ pub struct TemplateGap {
     pub line: u32,
 }
 
-/// A pipeline file: its raw text (pz hashes and reports against it) and its template.
+/// A parsed template, shared by every answer computed from it.
+pub type SharedTemplate = std::sync::Arc<Result<SqlTemplate, TemplateGap>>;
+
+/// A pipeline file: its path and its template.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PipelineSource {
     pub rel: String,
-    pub template: Result<SqlTemplate, TemplateGap>,
+    pub template: SharedTemplate,
 }
 
 pub fn parse_pipeline(rel: &str, bytes: &[u8]) -> PipelineSource {
     let text = decode_text(bytes);
     PipelineSource {
         rel: rel.to_string(),
-        template: parse_template(&text),
+        template: std::sync::Arc::new(parse_template(&text)),
     }
 }
 

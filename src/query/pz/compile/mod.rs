@@ -190,7 +190,8 @@ fn reorder(nodes: Vec<Node>, order: &[usize]) -> Vec<Node> {
     for (new, old) in order.iter().enumerate() {
         position[*old] = new;
     }
-    let mut out: Vec<Node> = order.iter().map(|i| nodes[*i].clone()).collect();
+    let mut slots: Vec<Option<Node>> = nodes.into_iter().map(Some).collect();
+    let mut out: Vec<Node> = order.iter().filter_map(|i| slots[*i].take()).collect();
     for node in &mut out {
         node.depends_on = node.depends_on.iter().map(|d| position[*d]).collect();
     }

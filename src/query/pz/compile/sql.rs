@@ -71,7 +71,13 @@ fn keyword(s: &str, i: usize, word: &str) -> Option<usize> {
 
 /// `DagCompiler.NormalizeSql`: LF line ends, trailing white space trimmed, one trailing `;` dropped.
 pub fn normalize_sql(sql: &str) -> String {
-    let normalized = sql.replace("\r\n", "\n").replace('\r', "\n");
+    let owned;
+    let normalized = if sql.contains('\r') {
+        owned = sql.replace("\r\n", "\n").replace('\r', "\n");
+        owned.as_str()
+    } else {
+        sql
+    };
     let trimmed = normalized.trim_end();
     match trimmed.strip_suffix(';') {
         Some(rest) => rest.trim_end().to_string(),
@@ -99,57 +105,58 @@ pub fn splice_ctes(sql: &str, ctes: &[(String, String)]) -> String {
 /// `sql`: the statement opens `select * from staging.<table>` (an unqualified star makes the
 /// column list "all") and has no WHERE anywhere (no predicate to push).
 pub fn pushes_nothing(sql: &str, staging_table: &str) -> bool {
-    let tokens = sql_words(sql);
-    let lower = |n: usize| tokens.get(n).map(|t| t.to_ascii_lowercase());
-    let opens = lower(0).as_deref() == Some("select")
-        && tokens.get(1).map(String::as_str) == Some("*")
-        && lower(2).as_deref() == Some("from")
-        && lower(3).as_deref() == Some("staging")
-        && tokens.get(4).map(String::as_str) == Some(".")
-        && tokens.get(5).map(String::as_str) == Some(staging_table);
-    opens && !tokens.iter().any(|t| t.eq_ignore_ascii_case("where"))
+    let mut words = SqlWords { sql, at: 0 };
+    let opening = ["select", "*", "from", "staging", ".", staging_table];
+    let opens = opening
+        .iter()
+        .all(|want| words.next().is_some_and(|w| w.eq_ignore_ascii_case(want)));
+    opens && !words.any(|w| w.eq_ignore_ascii_case("where"))
 }
 
-/// Words and punctuation of SQL text, without comments, string literals or quoted names.
-fn sql_words(sql: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = sql.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-        } else if c == '-' && chars.get(i + 1) == Some(&'-') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
+/// Words and punctuation of SQL text, without comments; a string literal or quoted name is
+/// one opaque token.
+struct SqlWords<'a> {
+    sql: &'a str,
+    at: usize,
+}
+
+impl<'a> Iterator for SqlWords<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let b = self.sql.as_bytes();
+        let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$' || c >= 0x80;
+        loop {
+            let i = self.at;
+            let c = *b.get(i)?;
+            if c.is_ascii_whitespace() {
+                self.at += 1;
+            } else if b[i..].starts_with(b"--") {
+                self.at = self.sql[i..].find('\n').map_or(b.len(), |n| i + n);
+            } else if b[i..].starts_with(b"/*") {
+                self.at = self.sql[i + 2..]
+                    .find("*/")
+                    .map_or(b.len(), |n| i + 2 + n + 2);
+            } else if c == b'\'' || c == b'"' {
+                let end = b[i + 1..]
+                    .iter()
+                    .position(|x| *x == c)
+                    .map_or(b.len(), |n| i + 1 + n + 1);
+                self.at = end;
+                return Some(&self.sql[i..end]);
+            } else if word(c) {
+                let end = b[i..]
+                    .iter()
+                    .position(|x| !word(*x))
+                    .map_or(b.len(), |n| i + n);
+                self.at = end;
+                return Some(&self.sql[i..end]);
+            } else {
+                self.at = i + 1;
+                return Some(&self.sql[i..i + 1]);
             }
-        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
-                i += 1;
-            }
-            i += 2;
-        } else if c == '\'' || c == '"' {
-            i += 1;
-            while i < chars.len() && chars[i] != c {
-                i += 1;
-            }
-            i += 1;
-            out.push(format!("{c}{c}"));
-        } else if c.is_alphanumeric() || c == '_' {
-            let start = i;
-            while i < chars.len()
-                && (chars[i].is_alphanumeric() || chars[i] == '_' || chars[i] == '$')
-            {
-                i += 1;
-            }
-            out.push(chars[start..i].iter().collect());
-        } else {
-            out.push(c.to_string());
-            i += 1;
         }
     }
-    out
 }
 
 #[cfg(test)]

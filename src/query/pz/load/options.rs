@@ -516,6 +516,9 @@ pub fn near_miss<'a>(known: &[&'a str], option: &str) -> Option<&'a str> {
 }
 
 fn within_one_edit(a: &str, b: &str) -> bool {
+    if a.len().abs_diff(b.len()) > 1 && a.is_ascii() && b.is_ascii() {
+        return false;
+    }
     let a: Vec<u16> = a.encode_utf16().collect();
     let b: Vec<u16> = b.encode_utf16().collect();
     if a.len().abs_diff(b.len()) > 1 {

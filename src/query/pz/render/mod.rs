@@ -84,7 +84,7 @@ pub fn render(
     project: &Project,
     env: &Env,
 ) -> Result<Rendered, RenderFailure> {
-    let template = match &pipeline.template {
+    let template = match &*pipeline.template {
         Ok(t) => t,
         Err(gap) => {
             return Err(RenderFailure::Gap(format!(

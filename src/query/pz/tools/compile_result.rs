@@ -1,28 +1,26 @@
 //! pz_compile (`VerifyTools.CompileAsync`): `{nodes[], notices[], warnings[]}`, or the
 //! load/compile errors.
 
-use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json};
 use crate::query::pz::compile::ids::IdSource;
 use crate::query::pz::compile::CompileFailure;
-use crate::query::pz::{Env, PzAnswer};
+use crate::query::pz::PzAnswer;
 
-use super::{
-    compile_loaded, dag_reasons, gap_error, load, nodes_json, strings_json, warnings_json,
-};
+use super::{dag_reasons, gap_error, nodes_json, strings_json, warnings_json, Ctx};
 
-pub fn compile_answer(parsed: &ParsedProject, env: &Env) -> PzAnswer {
-    let (project, reasons, inexact_checks) = match load(parsed, env).split() {
+pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
+    let (project, reasons) = match ctx.project() {
         Ok(loaded) => loaded,
         Err(answer) => return answer,
     };
-    match compile_loaded(parsed, &project, env, &inexact_checks) {
+    match ctx.compiled(project) {
         Err(CompileFailure::Errors(errors)) => {
-            PzAnswer::new(envelope::failure(None, &errors), reasons)
+            PzAnswer::new(envelope::failure(None, errors), reasons)
         }
-        Err(CompileFailure::Gap(reason)) => {
-            PzAnswer::needs_pz(envelope::failure(None, &[gap_error(&reason)]), reason)
-        }
+        Err(CompileFailure::Gap(reason)) => PzAnswer::needs_pz(
+            envelope::failure(None, &[gap_error(reason)]),
+            reason.clone(),
+        ),
         Ok(compiled) => {
             let mut notices = compiled.dag.notices.clone();
             if let IdSource::Approximate { notice, .. } = &compiled.ids {
@@ -33,7 +31,7 @@ pub fn compile_answer(parsed: &ParsedProject, env: &Env) -> PzAnswer {
                 ("notices", strings_json(&notices)),
                 ("warnings", warnings_json(&compiled.dag.warnings)),
             ]);
-            let reasons = dag_reasons(&compiled, reasons);
+            let reasons = dag_reasons(compiled, reasons);
             PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
         }
     }

@@ -5,30 +5,27 @@
 //! without a contract can only be fetched live: that answer needs pz.
 
 use crate::ingest::pz::text::ordinal_cmp;
-use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json, PzError};
 use crate::query::pz::compile::CompileFailure;
-use crate::query::pz::{Env, PzAnswer};
+use crate::query::pz::PzAnswer;
 
-use super::{compile_loaded, gap_error, load};
+use super::{gap_error, Ctx};
 
-pub fn entity_schema(
-    parsed: &ParsedProject,
-    env: &Env,
-    connection: &str,
-    entity: &str,
-) -> PzAnswer {
-    let (project, mut reasons, inexact_checks) = match load(parsed, env).split() {
+pub(in crate::query::pz) fn answer(ctx: &Ctx, connection: &str, entity: &str) -> PzAnswer {
+    let (project, mut reasons) = match ctx.project() {
         Ok(loaded) => loaded,
         Err(answer) => return answer,
     };
-    let compiled = match compile_loaded(parsed, &project, env, &inexact_checks) {
+    let compiled = match ctx.compiled(project) {
         Ok(c) => c,
         Err(CompileFailure::Errors(errors)) => {
-            return PzAnswer::new(envelope::failure(None, &errors), reasons)
+            return PzAnswer::new(envelope::failure(None, errors), reasons)
         }
         Err(CompileFailure::Gap(reason)) => {
-            return PzAnswer::needs_pz(envelope::failure(None, &[gap_error(&reason)]), reason)
+            return PzAnswer::needs_pz(
+                envelope::failure(None, &[gap_error(reason)]),
+                reason.clone(),
+            )
         }
     };
     let Some(conn) = compiled

@@ -7,6 +7,8 @@ pub mod overview;
 pub mod run_results;
 pub mod state;
 
+use std::sync::OnceLock;
+
 use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json, PzError};
 
@@ -17,23 +19,10 @@ use super::model::{Project, PzWarning};
 use super::{Env, PzAnswer};
 
 /// A loaded project, or the errors that stopped the load; with the reasons it may not be pz's.
-pub(super) struct LoadPhase {
+pub struct LoadPhase {
     pub project: Result<Project, Vec<PzError>>,
     pub reasons: Vec<String>,
     pub inexact_checks: Vec<String>,
-}
-
-impl LoadPhase {
-    /// The project with the reasons and inexact checks, or the load errors' answer.
-    pub fn split(self) -> Result<(Project, Vec<String>, Vec<String>), PzAnswer> {
-        match self.project {
-            Ok(p) => Ok((p, self.reasons, self.inexact_checks)),
-            Err(errors) => Err(PzAnswer::new(
-                envelope::failure(None, &errors),
-                self.reasons,
-            )),
-        }
-    }
 }
 
 pub(super) fn load(parsed: &ParsedProject, env: &Env) -> LoadPhase {
@@ -46,24 +35,44 @@ pub(super) fn load(parsed: &ParsedProject, env: &Env) -> LoadPhase {
 }
 
 /// A compiled DAG with settled ids.
-pub(super) struct Compiled {
+pub struct Compiled {
     pub dag: Dag,
     pub ids: IdSource,
 }
 
-pub(super) fn compile_loaded(
-    parsed: &ParsedProject,
-    project: &Project,
-    env: &Env,
-    inexact_checks: &[String],
-) -> Result<Compiled, CompileFailure> {
-    let mut dag = compile(project, env, inexact_checks)?;
-    let ids = settle_ids(
-        &mut dag,
-        parsed.manifest.as_ref(),
-        parsed.newest_input_mtime_ns,
-    );
-    Ok(Compiled { dag, ids })
+/// What every tool reads: the parsed files, the environment, the load (done once) and the
+/// compile (done on first need).
+pub(super) struct Ctx<'a> {
+    pub parsed: &'a ParsedProject,
+    pub env: &'a Env,
+    pub load: &'a LoadPhase,
+    pub compiled: &'a OnceLock<Result<Compiled, CompileFailure>>,
+}
+
+impl<'a> Ctx<'a> {
+    /// The loaded project and the reasons so far, or the load errors' answer.
+    pub fn project(&self) -> Result<(&'a Project, Vec<String>), PzAnswer> {
+        match &self.load.project {
+            Ok(p) => Ok((p, self.load.reasons.clone())),
+            Err(errors) => Err(PzAnswer::new(
+                envelope::failure(None, errors),
+                self.load.reasons.clone(),
+            )),
+        }
+    }
+
+    /// `ProjectPhases.LoadAndCompile`'s compile, over the loaded project.
+    pub fn compiled(&self, project: &Project) -> &'a Result<Compiled, CompileFailure> {
+        self.compiled.get_or_init(|| {
+            let mut dag = compile(project, self.env, &self.load.inexact_checks)?;
+            let ids = settle_ids(
+                &mut dag,
+                self.parsed.manifest.as_ref(),
+                self.parsed.newest_input_mtime_ns,
+            );
+            Ok(Compiled { dag, ids })
+        })
+    }
 }
 
 /// Reasons an answer over this DAG may differ from pz's.

@@ -7,36 +7,33 @@
 use std::collections::HashMap;
 
 use crate::ingest::pz::text::ordinal_cmp;
-use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json, PzError};
 use crate::query::pz::compile::ids::IdSource;
 use crate::query::pz::compile::{flow_labels, CompileFailure, Dag, NodeKind};
 use crate::query::pz::model::Project;
-use crate::query::pz::{Env, PzAnswer};
+use crate::query::pz::PzAnswer;
 
-use super::{compile_loaded, dag_reasons, errors_json, gap_error, load, nodes_json, strings_json};
+use super::{dag_reasons, errors_json, gap_error, nodes_json, strings_json, Ctx};
 
-pub fn project_overview(parsed: &ParsedProject, env: &Env) -> PzAnswer {
-    let (project, reasons, inexact_checks) = match load(parsed, env).split() {
+pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
+    let (project, reasons) = match ctx.project() {
         Ok(loaded) => loaded,
         Err(answer) => return answer,
     };
-    match compile_loaded(parsed, &project, env, &inexact_checks) {
+    match ctx.compiled(project) {
         Ok(compiled) => {
             let notice = match &compiled.ids {
                 IdSource::Approximate { notice, .. } => Some(notice.clone()),
                 _ => None,
             };
-            let result = overview_json(&project, Some(&compiled.dag), notice);
-            let reasons = dag_reasons(&compiled, reasons);
+            let result = overview_json(project, Some(&compiled.dag), notice);
+            let reasons = dag_reasons(compiled, reasons);
             PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
         }
-        Err(CompileFailure::Errors(errors)) => {
-            PzAnswer::new(with_errors(&project, &errors), reasons)
-        }
+        Err(CompileFailure::Errors(errors)) => PzAnswer::new(with_errors(project, errors), reasons),
         Err(CompileFailure::Gap(reason)) => {
-            let envelope = with_errors(&project, &[gap_error(&reason)]);
-            PzAnswer::needs_pz(envelope, reason)
+            let envelope = with_errors(project, &[gap_error(reason)]);
+            PzAnswer::needs_pz(envelope, reason.clone())
         }
     }
 }

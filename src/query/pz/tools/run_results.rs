@@ -2,14 +2,14 @@
 //! the given id, from `.pz/runs`; PZ0502 when there is none.
 
 use crate::ingest::pz::runs::RunRecord;
-use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json, PzError};
-use crate::query::pz::{Env, PzAnswer};
+use crate::query::pz::PzAnswer;
 
-use super::load;
+use super::Ctx;
 
-pub fn run_results(parsed: &ParsedProject, env: &Env, run_id: Option<&str>) -> PzAnswer {
-    let (project, reasons, _) = match load(parsed, env).split() {
+pub(in crate::query::pz) fn answer(ctx: &Ctx, run_id: Option<&str>) -> PzAnswer {
+    let parsed = ctx.parsed;
+    let (project, reasons) = match ctx.project() {
         Ok(loaded) => loaded,
         Err(answer) => return answer,
     };

@@ -5,14 +5,14 @@
 use crate::ingest::pz::runs::RunRecord;
 use crate::ingest::pz::state::StateRead;
 use crate::ingest::pz::text::ordinal_cmp;
-use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::{self, Json, PzError};
-use crate::query::pz::{Env, PzAnswer};
+use crate::query::pz::PzAnswer;
 
-use super::load;
+use super::Ctx;
 
-pub fn state(parsed: &ParsedProject, env: &Env) -> PzAnswer {
-    let (project, mut reasons, _) = match load(parsed, env).split() {
+pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
+    let parsed = ctx.parsed;
+    let (project, mut reasons) = match ctx.project() {
         Ok(loaded) => loaded,
         Err(answer) => return answer,
     };
