@@ -36,7 +36,7 @@ impl Json {
             Json::Int(i) => {
                 let _ = write!(out, "{i}");
             }
-            Json::Str(s) => write_str(out, s.encode_utf16()),
+            Json::Str(s) => write_text(out, s),
             Json::Utf16(u) => write_str(out, u.iter().copied()),
             Json::Arr(items) => {
                 out.push('[');
@@ -67,7 +67,7 @@ fn write_obj<'a>(out: &mut String, fields: impl Iterator<Item = (&'a str, &'a Js
         if i > 0 {
             out.push(',');
         }
-        write_str(out, k.encode_utf16());
+        write_text(out, k);
         out.push(':');
         v.write(out);
     }
@@ -122,6 +122,18 @@ fn passes(u: u16) -> bool {
             u as u8,
             b'"' | b'&' | b'\'' | b'+' | b'<' | b'>' | b'\\' | b'`'
         )
+}
+
+/// A string, copied whole when nothing in it needs escaping (the common case).
+fn write_text(out: &mut String, s: &str) {
+    if s.bytes().all(|b| passes(u16::from(b))) {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        write_str(out, s.encode_utf16());
+    }
 }
 
 fn write_str(out: &mut String, units: impl Iterator<Item = u16>) {
