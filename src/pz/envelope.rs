@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::ingest::pz::text::dotnet_double;
+
 /// A JSON value with the few shapes pz writes, in insertion order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
@@ -72,47 +74,6 @@ fn write_obj<'a>(out: &mut String, fields: impl Iterator<Item = (&'a str, &'a Js
         v.write(out);
     }
     out.push('}');
-}
-
-/// A finite double as .NET Core 3.0+ formats it by default (`double.ToString()`, and
-/// `Utf8JsonWriter`): the shortest digits that round-trip, fixed notation for decimal
-/// exponents -4..=14, otherwise `d.dddE+XX` with at least two exponent digits.
-pub fn dotnet_double(d: f64) -> String {
-    if d == 0.0 {
-        return if d.is_sign_negative() {
-            "-0".into()
-        } else {
-            "0".into()
-        };
-    }
-    let sci = format!("{:e}", d.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if d < 0.0 { "-" } else { "" };
-    if (-4..15).contains(&exp) {
-        let point = exp + 1;
-        let text = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat((-point) as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}", "0".repeat(point as usize - digits.len()))
-        } else {
-            format!(
-                "{}.{}",
-                &digits[..point as usize],
-                &digits[point as usize..]
-            )
-        };
-        return format!("{sign}{text}");
-    }
-    let (head, tail) = digits.split_at(1);
-    let frac = if tail.is_empty() {
-        String::new()
-    } else {
-        format!(".{tail}")
-    };
-    let esign = if exp < 0 { '-' } else { '+' };
-    format!("{sign}{head}{frac}E{esign}{:02}", exp.abs())
 }
 
 /// ASCII that the default writer passes through unescaped.

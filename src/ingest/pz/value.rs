@@ -14,10 +14,9 @@
 //! YamlDotNet also refuses a mapping with a duplicate key (PZ0101 "Duplicate key") where
 //! PyYAML keeps the last value; that difference is not detectable after loading.
 
-use crate::pz::envelope::dotnet_double;
 use crate::yaml::Value;
 
-use super::text::{parse_double, parse_long};
+use super::text::{dotnet_double, parse_double, parse_long};
 
 /// One value of pz's dynamic YAML tree (or of a Scriban call-site literal, which pz
 /// converts to the same shapes).
