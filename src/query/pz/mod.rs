@@ -36,6 +36,10 @@ pub struct PreparedProject {
     env: Env,
     load: LoadPhase,
     compiled: OnceLock<Result<Compiled, compile::CompileFailure>>,
+    /// The argument-less answers, rendered once.
+    overview: OnceLock<PzAnswer>,
+    compile: OnceLock<PzAnswer>,
+    state: OnceLock<PzAnswer>,
 }
 
 impl PreparedProject {
@@ -46,6 +50,17 @@ impl PreparedProject {
             env,
             load,
             compiled: OnceLock::new(),
+            overview: OnceLock::new(),
+            compile: OnceLock::new(),
+            state: OnceLock::new(),
+        }
+    }
+
+    /// Compiles now (a store calls this at ingest so no request compiles).
+    pub fn warm(&self) {
+        let ctx = self.ctx();
+        if let Ok((project, _)) = ctx.project() {
+            ctx.compiled(project);
         }
     }
 
@@ -58,19 +73,25 @@ impl PreparedProject {
         }
     }
 
-    /// pz_project_overview.
+    /// pz_project_overview (rendered on the first call, then shared).
     pub fn overview(&self) -> PzAnswer {
-        tools::overview::answer(&self.ctx())
+        self.overview
+            .get_or_init(|| tools::overview::answer(&self.ctx()))
+            .clone()
     }
 
-    /// pz_compile.
+    /// pz_compile (rendered on the first call, then shared).
     pub fn compile(&self) -> PzAnswer {
-        tools::compile_result::answer(&self.ctx())
+        self.compile
+            .get_or_init(|| tools::compile_result::answer(&self.ctx()))
+            .clone()
     }
 
-    /// pz_state.
+    /// pz_state (rendered on the first call, then shared).
     pub fn state(&self) -> PzAnswer {
-        tools::state::answer(&self.ctx())
+        self.state
+            .get_or_init(|| tools::state::answer(&self.ctx()))
+            .clone()
     }
 
     /// pz_entity_schema(connection, entity).
