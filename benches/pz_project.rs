@@ -186,13 +186,13 @@ fn bench(c: &mut Criterion) {
     assert_eq!(warm().overview().envelope, overview.envelope);
     let batch = criterion::BatchSize::LargeInput;
     group.bench_function("render_overview", |b| {
-        b.iter_batched(warm, |p| p.overview(), batch)
+        b.iter_batched_ref(warm, |p| p.overview(), batch)
     });
     group.bench_function("render_compile", |b| {
-        b.iter_batched(warm, |p| p.compile(), batch)
+        b.iter_batched_ref(warm, |p| p.compile(), batch)
     });
     group.bench_function("render_state", |b| {
-        b.iter_batched(warm, |p| p.state(), batch)
+        b.iter_batched_ref(warm, |p| p.state(), batch)
     });
     let prepared = warm();
     group.bench_function("cached_overview", |b| b.iter(|| prepared.overview()));
