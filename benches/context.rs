@@ -1,6 +1,6 @@
 //! get_table_context over a print: the bundled fixture by default, or a scaled print made by
 //! `benches/make_scale_print.sh` when PRINTDEX_BENCH_PROJECT names it. Each benchmark is one
-//! page of one call on a warm engine (index built, parsed files cached), the way a server
+//! page of one call on a warm store (index built, parsed files cached), the way a server
 //! answers after its first call.
 //!
 //!   cargo bench --bench context
@@ -8,11 +8,12 @@
 
 use std::path::PathBuf;
 
+use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
-use printdex::query::context::{self, Format, Options};
+use printdex::query::context;
+use printdex::render::context::{self as reply, Format, Options};
 use printdex::store::Store;
-use printdex::yaml::Value;
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -38,7 +39,7 @@ fn table(short: &str) -> String {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Store::open(served(), dir.path()).unwrap();
+    let store = Store::open(served(), dir.path()).unwrap();
     let mut group = c.benchmark_group("get_table_context");
     group.sample_size(20);
     for short in ["catalog.books", "members.patrons", "lending.v_open_loans"] {
@@ -55,29 +56,21 @@ fn bench(c: &mut Criterion) {
                     (Value::Str("purpose".into()), Value::Str(purpose.into())),
                     (Value::Str("format".into()), Value::Str(name.into())),
                 ]);
-                let request = context::Request {
-                    table: &fqn,
-                    format,
-                    options: Options {
-                        query,
-                        include_description: true,
-                        include_annotations: true,
-                        include_stats: true,
-                        include_relationships: true,
-                    },
-                    cursor: None,
-                    arguments: &args,
+                let options = Options {
+                    query,
+                    include_description: true,
+                    include_annotations: true,
+                    include_stats: true,
+                    include_relationships: true,
                 };
-                engine
-                    .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
-                    .unwrap();
-                group.bench_function(format!("{short}/{purpose}/{name}"), |b| {
-                    b.iter(|| {
-                        engine
-                            .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
-                            .unwrap()
-                    })
-                });
+                let call = || {
+                    let context = store
+                        .answer_fresh(None, |s, strict| context::answer(s, &fqn, strict))
+                        .unwrap();
+                    reply::page(&context, format, &options, &args, None).unwrap()
+                };
+                call();
+                group.bench_function(format!("{short}/{purpose}/{name}"), |b| b.iter(call));
             }
         }
     }

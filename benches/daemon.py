@@ -8,7 +8,7 @@ Measures, with the index warm:
   warm start    process start -> first list_tables answer (5 starts)
   next call     a table's statistics.yaml rewritten (atomic rename), then get_table_context
                 at once: the time of that call, and whether it answered from the new file
-  re-indexed    the same write (no call) -> the watcher's "reconciled" log line (mirror and
+  re-indexed    the same write (no call) -> the watcher's "handled" log line (mirror and
                 search index committed), by the line's own timestamp
   watcher idle  CPU time (user+sys, /proc) the serving process spends over --idle seconds
                 with no request and no change (the periodic reconcile included)
@@ -142,16 +142,16 @@ def main():
             text = reply["result"]["content"][0]["text"]
             if json.loads(text)["statistics"]["row_count"] == marker:
                 visible += 1
-            drain(lambda l: "reconciled" in l and "Changed" in l, timeout=5.0)
+            drain(lambda l: "handled" in l and "Changed" in l, timeout=5.0)
         else:
             # No call: the watcher alone brings the mirror and the index up to date.
-            done = drain(lambda l: "reconciled" in l and "Changed" in l, timeout=5.0)
+            done = drain(lambda l: "handled" in l and "Changed" in l, timeout=5.0)
             if done:
                 reindex_ms.append((done - wrote_wall) * 1000)
         # Restore, and let that change settle before the next one.
         open(tmp, "w").write(original)
         os.rename(tmp, stats)
-        drain(lambda l: "reconciled" in l and "Changed" in l, timeout=5.0)
+        drain(lambda l: "handled" in l and "Changed" in l, timeout=5.0)
         time.sleep(0.2)
         drain(timeout=0.05)
     print(f"single-table change: next call answered from the new file {visible}/{len(call_ms)}; "

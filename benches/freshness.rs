@@ -53,8 +53,8 @@ fn bench(c: &mut Criterion) {
         .map(|c| c.print_root.clone())
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let engine = Store::open(served, dir.path()).unwrap();
-    let state = engine.connection(None).unwrap();
+    let store = Store::open(served, dir.path()).unwrap();
+    let state = store.connection(None).unwrap();
     let feed = ChangeFeed::watch(&roots).expect("inotify");
     let tables = &state.search.tables;
     let table = &tables[tables.len() / 2];
@@ -75,7 +75,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             flip = !flip;
             std::fs::write(&stats, if flip { &other } else { &original }).unwrap();
-            engine
+            store
                 .refresh_files(&name, std::slice::from_ref(&stats))
                 .unwrap()
         })

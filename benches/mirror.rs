@@ -7,11 +7,12 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::list_tables;
+use printdex::render;
 use printdex::store::Store;
-use printdex::yaml::Value;
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -38,22 +39,18 @@ fn bench(c: &mut Criterion) {
     group.bench_function("open_warm", |b| {
         b.iter(|| Store::open(served(), dir.path()).unwrap())
     });
-    let engine = Arc::new(Store::open(served(), dir.path()).unwrap());
+    let store = Arc::new(Store::open(served(), dir.path()).unwrap());
     for detail in [false, true] {
         let args = Value::Map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
         group.bench_function(format!("list_tables_detail_{detail}"), |b| {
             b.iter(|| {
-                let state = engine.connection(None).unwrap();
-                list_tables::answer(
-                    &state,
-                    &list_tables::Request {
-                        pattern: None,
-                        detail,
-                        cursor: None,
-                        arguments: &args,
-                    },
-                )
-                .unwrap()
+                let state = store.connection(None).unwrap();
+                let request = list_tables::Request {
+                    pattern: None,
+                    detail,
+                };
+                let tables = list_tables::answer(&state, &request).unwrap();
+                render::list_tables::page(&tables, &args, None).unwrap()
             })
         });
     }

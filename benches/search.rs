@@ -11,12 +11,13 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::{resolve_value, search_columns};
+use printdex::render;
 use printdex::store::search::lookup::Filters;
 use printdex::store::Store;
-use printdex::yaml::Value;
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -40,7 +41,7 @@ fn args(pairs: &[(&str, &str)]) -> Value {
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let engine = Arc::new(Store::open(served(), dir.path()).unwrap());
+    let store = Arc::new(Store::open(served(), dir.path()).unwrap());
     let mut group = c.benchmark_group("search");
     group.sample_size(50);
     let searches: [(&str, Filters); 3] = [
@@ -75,40 +76,30 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("search_columns_{name}"), |b| {
             b.iter(|| {
                 // As the tool does: every table's searched files are checked against the disk.
-                let state = engine.connection_for_search(None).unwrap();
-                search_columns::answer(
-                    &state,
-                    &search_columns::Request {
-                        filters,
-                        cursor: None,
-                        arguments: &arguments,
-                    },
-                )
-                .unwrap()
+                let state = store.connection_for_search(None).unwrap();
+                let mut matches =
+                    search_columns::answer(&state, &search_columns::Request { filters }).unwrap();
+                render::search_columns::page(&mut matches, &arguments, None).unwrap()
             })
         });
     }
     // The parts of one call: the stat sweep of the searched files, and the answer alone.
     group.bench_function("freshness_sweep", |b| {
-        let state = engine.connection(None).unwrap();
+        let state = store.connection(None).unwrap();
         b.iter(|| state.search.moved_paths())
     });
     let arguments = args(&[("pattern", "*email*")]);
     group.bench_function("search_columns_pattern_answer_only", |b| {
-        let state = engine.connection(None).unwrap();
+        let state = store.connection(None).unwrap();
         b.iter(|| {
-            search_columns::answer(
-                &state,
-                &search_columns::Request {
-                    filters: Filters {
-                        pattern: Some("*email*"),
-                        ..Default::default()
-                    },
-                    cursor: None,
-                    arguments: &arguments,
+            let request = search_columns::Request {
+                filters: Filters {
+                    pattern: Some("*email*"),
+                    ..Default::default()
                 },
-            )
-            .unwrap()
+            };
+            let mut matches = search_columns::answer(&state, &request).unwrap();
+            render::search_columns::page(&mut matches, &arguments, None).unwrap()
         })
     });
     let scaled = std::env::var_os("PRINTDEX_BENCH_PROJECT").is_some();
@@ -120,7 +111,7 @@ fn bench(c: &mut Criterion) {
     let arguments = args(&[("table", table), ("column", "status"), ("text", "Active")]);
     group.bench_function("resolve_value", |b| {
         b.iter(|| {
-            let state = engine
+            let state = store
                 .connection_where(None, |s| {
                     s.search
                         .table_rank(table)
@@ -128,18 +119,17 @@ fn bench(c: &mut Criterion) {
                         .unwrap_or_default()
                 })
                 .unwrap();
-            resolve_value::answer(
+            let resolution = resolve_value::answer(
                 &state,
                 &resolve_value::Request {
                     table,
                     column: "status",
                     part: None,
                     text: "Active",
-                    cursor: None,
-                    arguments: &arguments,
                 },
             )
-            .unwrap()
+            .unwrap();
+            render::resolve_value::page(&resolution, &arguments, None).unwrap()
         })
     });
     group.finish();

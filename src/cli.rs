@@ -1,6 +1,11 @@
-//! The command line: `serve` (mirroring `dbprint serve`) and `index rebuild|status`.
+//! The command line: `serve` (mirroring `dbprint serve`), `pz …` (`pz`) and
+//! `index rebuild|status`.
 
+pub mod pz;
+
+use std::future::Future;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -51,7 +56,7 @@ pub enum Command {
     /// pz (PipelineZ): serve its MCP surface, keep its docs offline.
     Pz {
         #[command(subcommand)]
-        action: crate::pz::cli::PzAction,
+        action: pz::PzAction,
     },
     /// Manage the index.
     Index {
@@ -87,4 +92,16 @@ pub fn default_index_dir(project_root: &std::path::Path) -> PathBuf {
         .unwrap_or_else(std::env::temp_dir);
     let key = blake3::hash(project_root.to_string_lossy().as_bytes()).to_hex();
     cache.join("printdex").join(&key[..16])
+}
+
+/// Run a server to its end on a multi-threaded runtime, then shut the runtime down without
+/// waiting long: tokio's stdin reader sits in a blocking thread that a signal cannot wake,
+/// and a tool call past the drain bound is not waited for either.
+pub fn serve_blocking<F: Future>(serving: F) -> std::io::Result<F::Output> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let served = runtime.block_on(serving);
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    Ok(served)
 }

@@ -2,7 +2,7 @@
 //! The engine raises these; `mcp::errors` maps each to its wire form (a JSON-RPC
 //! code for resources, `isError` text for tools) in one table.
 
-use crate::pyfmt::repr_str;
+use compat::py::repr_str;
 
 /// `repr(list_of_str)`: `['a', 'b']`.
 pub fn repr_str_list(items: &[String]) -> String {

@@ -1,20 +1,17 @@
-//! printdex: serves dbprint prints to AI agents over MCP from a SQLite mirror.
-//!
-//! Data flow, one module per stage: `config` -> `ingest` -> `mirror` -> `query`
-//! -> `render` -> `mcp`. See ARCHITECTURE.md.
+//! printdex: serves dbprint prints (and pz projects) to AI agents over MCP from a SQLite
+//! mirror it keeps fresh. Data flows one way through one stage per module: `config` ->
+//! `ingest` -> `store` -> `query` -> `render` -> `mcp`, with `cli` at the edge. Below them
+//! all, the `compat` crate holds the value model, Python's and .NET's text rules and the
+//! YAML loader. See ARCHITECTURE.md.
+
+#![deny(unsafe_code)]
 
 pub mod cli;
 pub mod config;
 pub mod error;
-
 pub mod ingest;
 pub mod mcp;
-
-pub mod pyfmt;
 pub mod pz;
 pub mod query;
-
 pub mod render;
 pub mod store;
-
-pub mod yaml;

@@ -5,8 +5,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use printdex::cli::{default_index_dir, Cli, Command, IndexAction, Transport};
+use printdex::cli::{default_index_dir, serve_blocking, Cli, Command, IndexAction, Transport};
 use printdex::config::{self, ProjectConfig, Served};
+use printdex::mcp::ServeError;
 use printdex::store::Store;
 
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
@@ -59,7 +60,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 if !LOOPBACK_HOSTS.contains(&host.as_str()) {
                     return Ok(refuse(&format!(
                         "--host must be loopback (['127.0.0.1', '::1', 'localhost']); got {}.",
-                        printdex::pyfmt::repr_str(&host)
+                        compat::py::repr_str(&host)
                     )));
                 }
             }
@@ -72,12 +73,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Err(e) => return Ok(refuse(&e.to_string())),
             };
             let dir = index_dir.unwrap_or_else(|| default_index_dir(&project.project_root));
-            let engine = Arc::new(Store::open(served, &dir)?.with_reference_dir(reference_dir));
-            let _watcher = printdex::store::watch::spawn(engine.clone());
-            let closing = engine.clone();
+            let store = Arc::new(Store::open(served, &dir)?.with_reference_dir(reference_dir));
+            let _watcher = printdex::store::watch::spawn(store.clone());
+            let closing = store.clone();
             // Large diffs and get_table_context's overlay indexes are built off the request
             // path before their first call.
-            let warming = engine.clone();
+            let warming = store.clone();
             std::thread::spawn(move || {
                 // After the client's first requests (handshake, a first listing), which
                 // would otherwise share the cores with this.
@@ -89,34 +90,29 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     }
                 }
             });
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
-            let served = match (transport, port) {
-                (Transport::Http, Some(port)) => {
-                    runtime.block_on(printdex::mcp::http::serve_http(engine, &host, port))
+            let server = printdex::mcp::dbprint::server(store);
+            let served = serve_blocking(async {
+                match (transport, port) {
+                    (Transport::Http, Some(port)) => {
+                        printdex::mcp::http::serve_http(server, &host, port).await
+                    }
+                    _ => printdex::mcp::serve_stdio(server).await,
                 }
-                _ => runtime.block_on(printdex::mcp::serve_stdio(engine)),
-            };
-            // tokio's stdin reader sits in a blocking thread that a signal cannot wake;
-            // do not wait for it (or for a tool call past the drain bound) when shutting down.
-            runtime.shutdown_timeout(std::time::Duration::from_millis(200));
-            // Leave the mirror's WAL small for the next start (the engine is never dropped:
+            })?;
+            // Leave the mirror's WAL small for the next start (the store is never dropped:
             // the watcher thread holds it to the end).
             let _ = closing.mirror().checkpoint();
-            if let Err(e) = &served {
-                if let Some(failed) = e.downcast_ref::<printdex::mcp::http::BindFailed>() {
-                    // uvicorn's log line and startup-failure status.
-                    eprintln!("ERROR:    {failed}");
-                    let _ = std::io::stderr().flush();
-                    return Ok(ExitCode::from(3));
-                }
+            if let Err(ServeError::Bind(failed)) = &served {
+                // uvicorn's log line and startup-failure status.
+                eprintln!("ERROR:    {failed}");
+                let _ = std::io::stderr().flush();
+                return Ok(ExitCode::from(3));
             }
             served?;
             let _ = std::io::stderr().flush();
             Ok(ExitCode::SUCCESS)
         }
-        Command::Pz { action } => printdex::pz::cli::run(action),
+        Command::Pz { action } => printdex::cli::pz::run(action),
         Command::Index { action } => match action {
             IndexAction::Rebuild { project, index_dir } => {
                 index_rebuild(project.as_deref(), index_dir)
@@ -156,7 +152,7 @@ fn index_rebuild(
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
-    let engine = Store::open_with_progress(
+    let store = Store::open_with_progress(
         all_connections(&project),
         &dir,
         &|connection, done, total| {
@@ -166,9 +162,9 @@ fn index_rebuild(
         },
     )?;
     progress.finish_and_clear();
-    engine.mirror().checkpoint()?;
-    let (files, tables, bytes) = engine.mirror().counts()?;
-    let columns = engine.indexed_columns()?;
+    store.mirror().checkpoint()?;
+    let (files, tables, bytes) = store.mirror().counts()?;
+    let columns = store.indexed_columns()?;
     eprintln!(
         "indexed {} connection(s): {tables} tables, {columns} columns, {files} files, {:.1} MiB in {:.2} s -> {}",
         project.connections.len(),

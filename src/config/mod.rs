@@ -5,8 +5,9 @@ pub mod reference;
 
 use std::path::{Path, PathBuf};
 
-use crate::pyfmt::Glob;
-use crate::yaml::{self, Value};
+use compat::py::Glob;
+use compat::value::Value;
+use compat::yaml;
 
 pub const CONFIG_FILENAME: &str = ".dbprint.yaml";
 /// dbprint's built-in `profile.freshness.max_age_days`.
@@ -280,7 +281,7 @@ fn globs(v: Option<&Value>) -> Vec<Glob> {
             items
                 .iter()
                 .filter_map(Value::as_str)
-                .map(|p| Glob::new(&crate::pyfmt::lower(p)))
+                .map(|p| Glob::new(&compat::py::lower(p)))
                 .collect()
         })
         .unwrap_or_default()
@@ -333,7 +334,7 @@ impl Served {
             let Some(conn) = project.connection(name) else {
                 return Err(config_error(format!(
                     "unknown connection {}. Known: {known}.",
-                    crate::pyfmt::repr_str(name)
+                    compat::py::repr_str(name)
                 )));
             };
             return Ok(Served {

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::yaml::Value;
+use compat::value::Value;
 
 /// Each artifact kind's canonical file name, in manifest order.
 pub const ARTIFACT_FILENAMES: [(&str, &str); 6] = [
@@ -101,7 +101,7 @@ fn shaped(manifest: &Value) -> Vec<(&Value, &Value)> {
 }
 
 fn key_text(k: &Value) -> String {
-    crate::pyfmt::str_of(k)
+    compat::py::str_of(k)
 }
 
 /// True when `path`, links followed, lies inside `root` (an unresolvable path never does).

@@ -1,4 +1,4 @@
-//! The one table from engine errors to wire errors. A tool call's failure is a
+//! The one table from query errors to wire errors. A tool call's failure is a
 //! successful reply carrying `isError: true` and the text; a protocol request's
 //! failure (resources/*, list cursors) is a JSON-RPC error with the code below.
 
@@ -6,7 +6,7 @@ use rmcp::model::{ErrorCode, ErrorData};
 
 use crate::error::QueryError;
 
-/// JSON-RPC code for each engine error, when it answers a protocol request.
+/// JSON-RPC code for each query error, when it answers a protocol request.
 pub fn rpc_code(error: &QueryError) -> i32 {
     match error {
         QueryError::MissingFile { .. }

@@ -1,7 +1,7 @@
 //! The HTTP transport (spec §6.2): the legacy SSE endpoints `dbprint serve --transport http`
 //! serves (`GET /sse`, `POST /messages/`), answered as its SDK answers them, plus MCP
 //! streamable HTTP at `/mcp` (rmcp's own service). Loopback only, with the reference's
-//! DNS-rebinding checks on Host and Origin.
+//! DNS-rebinding checks on Host and Origin. Any tool set can be served; only dbprint's is.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -23,8 +23,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
-use super::{shutdown_signal, BeforeInitialize, InFlight, PrintServer};
-use crate::store::Store;
+use super::in_flight::{InFlight, InFlightGuard};
+use super::protocol::Dialect;
+use super::{shutdown_signal, ServeError, Server, ToolSet};
 
 /// The reference SDK's limit on a POSTed body (and rmcp's default for `/mcp`).
 const MAX_BODY: usize = 4 * 1024 * 1024;
@@ -33,7 +34,7 @@ const PING: Duration = Duration::from_secs(15);
 /// How long shutdown waits for requests and tool calls under way.
 const DRAIN: Duration = Duration::from_secs(10);
 
-type McpService = StreamableHttpService<PrintServer, LocalSessionManager>;
+type McpService<S> = StreamableHttpService<Server<S>, LocalSessionManager>;
 
 /// A legacy SSE session, as the POST handler sees it.
 #[derive(Clone)]
@@ -46,11 +47,11 @@ struct Session {
     initialized: Arc<AtomicBool>,
 }
 
-struct Http {
+struct Http<S: ToolSet> {
     /// `Host` values answered: every loopback name with the bound port.
     hosts: [String; 3],
-    server: PrintServer,
-    mcp: McpService,
+    server: Server<S>,
+    mcp: McpService<S>,
     /// Legacy SSE sessions by UUID.
     sessions: Mutex<HashMap<u128, Session>>,
     /// HTTP requests under way on `/mcp`, bodies included (long-lived GET streams excepted).
@@ -110,7 +111,11 @@ async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, BindFailed> {
 
 /// Serve MCP over HTTP on a loopback address until SIGTERM/SIGINT; then stop accepting,
 /// let requests and calls under way finish, close the streams and return (spec §7.3).
-pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Result<()> {
+pub async fn serve_http<S: ToolSet>(
+    server: Server<S>,
+    host: &str,
+    port: u16,
+) -> Result<(), ServeError> {
     let mut listeners = Vec::new();
     let mut port = port;
     for addr in bind_addresses(host, port).await {
@@ -126,7 +131,6 @@ pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Re
         listeners.push(listener);
     }
 
-    let server = PrintServer::new(engine);
     // Host and Origin are checked before rmcp sees a request, with the reference's
     // statuses and texts, so rmcp's own (403) checks are switched off.
     let config = StreamableHttpServerConfig::default()
@@ -151,7 +155,9 @@ pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Re
         sessions: Mutex::default(),
         requests: Arc::default(),
     });
-    let app = Router::new().fallback(dispatch).with_state(state.clone());
+    let app = Router::new()
+        .fallback(dispatch::<S>)
+        .with_state(state.clone());
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let mut serving = tokio::task::JoinSet::new();
     for listener in listeners {
@@ -170,14 +176,14 @@ pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Re
         _ = shutdown_signal() => {}
         Some(finished) = serving.join_next() => {
             finished??;
-            anyhow::bail!("the HTTP server stopped");
+            return Err(ServeError::HttpStopped);
         }
     }
     // Stop accepting; connections finish the request they are on.
     let _ = stop.send(true);
     let deadline = tokio::time::Instant::now() + DRAIN;
     let _ = tokio::time::timeout_at(deadline, state.requests.drained()).await;
-    let _ = tokio::time::timeout_at(deadline, server.in_flight.drained()).await;
+    let _ = tokio::time::timeout_at(deadline, server.in_flight().drained()).await;
     // Only now end the legacy sessions' input: rmcp then answers what it already received,
     // but waits no more than 5 s for a call still running.
     state.sessions.lock().expect("sessions lock").clear();
@@ -187,7 +193,7 @@ pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Re
         while let Some(finished) = serving.join_next().await {
             finished??;
         }
-        anyhow::Ok(())
+        Ok::<(), ServeError>(())
     });
     match closed.await {
         Ok(finished) => finished,
@@ -199,7 +205,7 @@ pub async fn serve_http(engine: Arc<Store>, host: &str, port: u16) -> anyhow::Re
 }
 
 /// Every request: routed by path as the reference's Starlette app routes it.
-async fn dispatch(State(http): State<Arc<Http>>, req: Request) -> Response {
+async fn dispatch<S: ToolSet>(State(http): State<Arc<Http<S>>>, req: Request) -> Response {
     match req.uri().path() {
         "/sse" => open_sse(&http, req.headers()),
         "/mcp" => mcp(&http, req).await,
@@ -248,7 +254,7 @@ fn plain(status: StatusCode, body: &'static str) -> Response {
     r
 }
 
-impl Http {
+impl<S: ToolSet> Http<S> {
     /// The reference SDK's DNS-rebinding check: 421 for a Host that is not a loopback name
     /// with our port, 403 for an Origin, when one is sent, that is not such a Host as `http://`.
     fn check_host_origin(&self, headers: &HeaderMap) -> Option<Response> {
@@ -274,7 +280,7 @@ impl Http {
 }
 
 /// `/mcp`: rmcp's streamable HTTP service behind the same Host/Origin and size checks.
-async fn mcp(http: &Http, req: Request) -> Response {
+async fn mcp<S: ToolSet>(http: &Http<S>, req: Request) -> Response {
     use tower_service::Service;
     if let Some(refused) = http.check_host_origin(req.headers()) {
         return refused;
@@ -312,7 +318,7 @@ fn declared_length(headers: &HeaderMap) -> Option<u64> {
 /// A response body that counts as a request under way until it is sent or dropped.
 struct Guarded<B> {
     inner: B,
-    _guard: super::InFlightGuard,
+    _guard: InFlightGuard,
 }
 
 impl<B: http_body::Body + Unpin> http_body::Body for Guarded<B> {
@@ -337,7 +343,7 @@ impl<B: http_body::Body + Unpin> http_body::Body for Guarded<B> {
 
 /// `GET /sse` (any method, as the reference's raw route): a new session whose first event
 /// names the URL to POST messages to, and whose `message` events carry the server's replies.
-fn open_sse(http: &Arc<Http>, headers: &HeaderMap) -> Response {
+fn open_sse<S: ToolSet>(http: &Arc<Http<S>>, headers: &HeaderMap) -> Response {
     if let Some(refused) = http.check_host_origin(headers) {
         return refused;
     }
@@ -392,15 +398,15 @@ fn open_sse(http: &Arc<Http>, headers: &HeaderMap) -> Response {
     r
 }
 
-struct SseStream {
+struct SseStream<S: ToolSet> {
     endpoint: Option<String>,
     from_server: mpsc::Receiver<ServerJsonRpcMessage>,
     early_replies: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
     ping: tokio::time::Interval,
-    _session: SessionGuard,
+    _session: SessionGuard<S>,
 }
 
-impl SseStream {
+impl<S: ToolSet> SseStream<S> {
     /// The next event, framed as sse-starlette frames it; `None` once the rmcp service
     /// is over.
     async fn next_chunk(&mut self) -> Option<Bytes> {
@@ -454,12 +460,12 @@ fn python_utc_now() -> String {
 
 /// Forgets a legacy session when its SSE stream goes away; dropping its sender ends the
 /// rmcp service, and later POSTs for it get 404.
-struct SessionGuard {
-    http: Arc<Http>,
+struct SessionGuard<S: ToolSet> {
+    http: Arc<Http<S>>,
     id: u128,
 }
 
-impl Drop for SessionGuard {
+impl<S: ToolSet> Drop for SessionGuard<S> {
     fn drop(&mut self) {
         if let Ok(mut sessions) = self.http.sessions.lock() {
             sessions.remove(&self.id);
@@ -469,7 +475,7 @@ impl Drop for SessionGuard {
 
 /// `POST /messages/?session_id=<uuid>`, checked in the reference SDK's order: method,
 /// body size, content type, Host/Origin, session, message.
-async fn post_message(http: &Http, req: Request) -> Response {
+async fn post_message<S: ToolSet>(http: &Http<S>, req: Request) -> Response {
     if req.method() != Method::POST {
         let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "");
         r.headers_mut()
@@ -514,7 +520,7 @@ async fn post_message(http: &Http, req: Request) -> Response {
         return plain(StatusCode::BAD_REQUEST, "Could not parse message");
     };
     if !session.initialized.load(Ordering::SeqCst) {
-        match BeforeInitialize::judge(&message) {
+        match BeforeInitialize::judge(&message, &S::DIALECT) {
             BeforeInitialize::Forward => {
                 let is_initialize = matches!(&message, ClientJsonRpcMessage::Request(r)
                     if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_)));
@@ -531,6 +537,36 @@ async fn post_message(http: &Http, req: Request) -> Response {
     }
     let _ = session.input.unbounded_send(message);
     plain(StatusCode::ACCEPTED, "Accepted")
+}
+
+/// What a legacy SSE session does with a client message that arrives before `initialize`.
+// Built once per early message and matched at once; boxing would buy nothing.
+#[allow(clippy::large_enum_variant)]
+enum BeforeInitialize {
+    /// Hand it to rmcp: the initialize request itself, or a ping.
+    Forward,
+    /// Answer it without rmcp: the reference's SDK refuses any other request with
+    /// -32602 `Invalid request parameters` and keeps the session.
+    Answer(Box<ServerJsonRpcMessage>),
+    /// Drop it, as the reference does a notification or response, rather than let
+    /// rmcp's handshake end the session over it.
+    Ignore,
+}
+
+impl BeforeInitialize {
+    fn judge(message: &ClientJsonRpcMessage, dialect: &Dialect) -> BeforeInitialize {
+        use rmcp::model::{ClientJsonRpcMessage as M, ClientRequest as R};
+        match message {
+            M::Request(r) if matches!(r.request, R::InitializeRequest(_) | R::PingRequest(_)) => {
+                BeforeInitialize::Forward
+            }
+            M::Request(r) => BeforeInitialize::Answer(Box::new(ServerJsonRpcMessage::error(
+                dialect.invalid_params(),
+                Some(r.id.clone()),
+            ))),
+            _ => BeforeInitialize::Ignore,
+        }
+    }
 }
 
 /// A query parameter as Starlette reads it: `&`-separated, `+` is a space, %-decoded,

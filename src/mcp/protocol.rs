@@ -1,5 +1,5 @@
-//! Protocol-version negotiation shared by both servers (dbprint's and pz's): the
-//! versions the reference SDK speaks, and the one an `initialize` agrees to.
+//! The protocol as the references' SDKs speak it: the versions, the one an `initialize`
+//! agrees to, and where the two SDKs (dbprint's Python, pz's C#) answer differently.
 
 use std::borrow::Cow;
 
@@ -33,4 +33,56 @@ pub fn negotiate(
         info.protocol_version = v;
     }
     info
+}
+
+/// How a reference's MCP SDK answers where the two differ.
+pub struct Dialect {
+    /// Methods the SDK knows: one whose params do not parse is -32602, any other -32601.
+    pub known_methods: &'static [&'static str],
+    /// The `data` of that -32602 (`Invalid request parameters`).
+    pub invalid_params_data: Option<&'static str>,
+    /// tools/list is paged like every list (a cursor is checked) or sent whole (ignored).
+    pub paged_tool_list: bool,
+    /// `capabilities.experimental: {}` is announced.
+    pub experimental: bool,
+}
+
+/// dbprint's SDK (Python `mcp`): every method of the protocol is known.
+pub const PYTHON_SDK: Dialect = Dialect {
+    known_methods: &[
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    ],
+    invalid_params_data: Some(""),
+    paged_tool_list: true,
+    experimental: true,
+};
+
+/// pz's SDK (C# `ModelContextProtocol`): only the methods a tools-only server registers.
+pub const CSHARP_SDK: Dialect = Dialect {
+    known_methods: &["initialize", "ping", "tools/list", "tools/call"],
+    invalid_params_data: None,
+    paged_tool_list: false,
+    experimental: false,
+};
+
+impl Dialect {
+    /// `Invalid request parameters` (-32602), as this SDK sends it.
+    pub fn invalid_params(&self) -> rmcp::model::ErrorData {
+        rmcp::model::ErrorData::new(
+            rmcp::model::ErrorCode::INVALID_PARAMS,
+            "Invalid request parameters",
+            self.invalid_params_data.map(|d| serde_json::json!(d)),
+        )
+    }
 }

@@ -1,8 +1,6 @@
-//! The read side of pz (PipelineZ): `printdex pz serve` answers as `pz mcp` does, with pz's
-//! identity, envelope and error codes. So far the documentation tools, served offline from a
-//! docs index that `printdex pz docs sync` fills (see `docs`).
+//! The read side of pz (PipelineZ) below the MCP layer: the docs corpus (`docs`, synced to
+//! disk once and answered offline) and pz's envelope writer. `mcp::pz` serves it as
+//! `pz mcp` does; `cli::pz` runs `printdex pz …`.
 
-pub mod cli;
 pub mod docs;
 pub mod envelope;
-pub mod mcp;

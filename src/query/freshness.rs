@@ -1,9 +1,9 @@
 //! Freshness verdicts for list_tables detail: each table's threshold (its recorded
 //! `max_age_days`, else the config's cascade) against its `profiled_at` age.
 
+use super::value::dict;
 use crate::config::ConnectionConfig;
-use crate::render::dict;
-use crate::yaml::{DateTime, Value};
+use compat::value::{DateTime, Value};
 
 /// Seconds since the Unix epoch, with microseconds, as Python's `datetime.now(UTC)`.
 pub fn now_micros() -> i128 {
@@ -77,7 +77,7 @@ pub fn parse_isoformat(text: &str) -> Option<DateTime> {
         return None;
     }
     let mut dt = DateTime {
-        date: crate::yaml::Date {
+        date: compat::value::Date {
             year: y as i32,
             month: m as u8,
             day: d as u8,
@@ -183,7 +183,7 @@ pub fn verdict(
     let mut size_gated = false;
     let threshold = match recorded.and_then(number) {
         Some(days) => {
-            let shown = crate::pyfmt::str_of(recorded.unwrap_or(&Value::Null));
+            let shown = compat::py::str_of(recorded.unwrap_or(&Value::Null));
             if days < 0.0 {
                 let cause = format!(
                     "{fqn}: max_age_days is {shown}, which no print can ever satisfy: every table re-extracts on every run and check reports every one of them stale. Use 0 to ask for that deliberately, or a positive number of days."
@@ -219,8 +219,8 @@ pub fn verdict(
     let age = age_days(entry.get("profiled_at"), now);
     let (verdict, age_value) = match age {
         None => ("dormant", Value::Null),
-        Some(a) if a >= threshold => ("stale", Value::Float(crate::pyfmt::py_round(a, 2))),
-        Some(a) => ("live", Value::Float(crate::pyfmt::py_round(a, 2))),
+        Some(a) if a >= threshold => ("stale", Value::Float(compat::py::py_round(a, 2))),
+        Some(a) => ("live", Value::Float(compat::py::py_round(a, 2))),
     };
     let pairs = match dict([
         ("freshness", Value::Str(verdict.into())),

@@ -1,5 +1,7 @@
-//! The engine's read side: the served connections' current state, kept fresh
-//! against the disk, and one module per question the tools ask. Knows nothing of MCP.
+//! The read side: one module per question the tools ask, each answering from a
+//! `store::Snapshot` with data (the items in order, head keys, totals, and the files it
+//! read as `Pins`), never with pages: `render` turns an answer into its reply. Knows
+//! nothing of MCP or of paging.
 
 pub mod context;
 pub mod diff;
@@ -8,9 +10,12 @@ pub mod edges;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
+pub mod pins;
 pub mod pz;
 pub mod reference;
 pub mod resolve_value;
 pub mod resources;
 pub mod search_columns;
+pub mod tables;
+pub mod value;
 pub mod value_resolution;

@@ -3,17 +3,15 @@
 //! heading text, or the table of contents. The store loads their text from the installed
 //! dbprint package (never shipped inside printdex); each is parsed once per content.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
 pub use crate::config::reference::Document;
 use crate::error::QueryError;
-use crate::render::cursor::Call;
-use crate::render::document::{self, is_line_break};
 use crate::store::cache::{Cache, Key};
 use crate::store::references::ReferenceDocs;
-use crate::yaml::Value;
 
 /// One heading outside fenced code: its level, section number when its title starts
 /// with one, title, and the line range of its subtree (`start..end`, lines as
@@ -32,14 +30,14 @@ pub struct Heading {
 pub struct ParsedDocument {
     text: String,
     /// Byte ranges of the text's lines, terminators excluded.
-    lines: Vec<(usize, usize)>,
+    lines: Vec<Range<usize>>,
     headings: Vec<Heading>,
     version: String,
 }
 
 impl ParsedDocument {
     pub fn parse(text: String) -> ParsedDocument {
-        let lines = line_ranges(&text);
+        let lines = compat::py::splitlines_ranges(&text);
         let headings = parse_headings(&text, &lines);
         let version = hex(&Sha256::digest(text.as_bytes()))[..16].to_string();
         ParsedDocument {
@@ -65,8 +63,7 @@ impl ParsedDocument {
     }
 
     fn line(&self, i: usize) -> &str {
-        let (a, b) = self.lines[i];
-        &self.text[a..b]
+        &self.text[self.lines[i].clone()]
     }
 
     /// Every heading, numbered or not, as a Markdown list indented by depth below the
@@ -133,7 +130,7 @@ impl ParsedDocument {
             .collect();
         let end = children.first().map(|c| c.start).unwrap_or(h.end);
         let joined: Vec<&str> = (h.start..end).map(|i| self.line(i)).collect();
-        let mut body = py_rstrip(&joined.join("\n")).to_string();
+        let mut body = compat::py::rstrip(&joined.join("\n")).to_string();
         body.push('\n');
         if children.is_empty() {
             return body;
@@ -193,70 +190,16 @@ pub fn text(
     })
 }
 
-pub struct Request<'a> {
-    pub document: Document,
-    pub section: Option<&'a str>,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
-}
-
-/// get_reference's page: the answer paged as one Markdown document.
-pub fn answer(docs: &ReferenceDocs, cache: &Cache, req: &Request) -> Result<String, QueryError> {
-    let text = text(docs, cache, req.document, req.section)?;
-    // The documents belong to no print, so the cursor pins the call alone.
-    let call = Call::new("get_reference", req.arguments, &[]);
-    document::text_page(&call, &[text], req.cursor, document::markdown_marker)
-}
-
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// Python's `str.isspace` for one character: Unicode White_Space plus the
-/// information separators U+001C..U+001F.
-fn py_isspace(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
-fn py_rstrip(s: &str) -> &str {
-    s.trim_end_matches(py_isspace)
-}
-
-fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
-}
-
-/// Byte ranges of `str.splitlines()`'s lines (terminators excluded; `\r\n` is one).
-fn line_ranges(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if !is_line_break(c) {
-            continue;
-        }
-        out.push((start, i));
-        start = i + c.len_utf8();
-        if c == '\r' {
-            if let Some(&(j, '\n')) = chars.peek() {
-                chars.next();
-                start = j + 1;
-            }
-        }
-    }
-    if start < text.len() {
-        out.push((start, text.len()));
-    }
-    out
-}
-
 /// Headings outside fenced code blocks: a `#` line inside an example block is not one.
-fn parse_headings(text: &str, lines: &[(usize, usize)]) -> Vec<Heading> {
+fn parse_headings(text: &str, lines: &[Range<usize>]) -> Vec<Heading> {
     let mut raw: Vec<(usize, usize, String)> = Vec::new();
     let mut in_fence = false;
-    for (i, &(a, b)) in lines.iter().enumerate() {
-        let line = &text[a..b];
+    for (i, range) in lines.iter().enumerate() {
+        let line = &text[range.clone()];
         if line.starts_with("```") {
             in_fence = !in_fence;
             continue;
@@ -293,10 +236,10 @@ fn heading_line(line: &str) -> Option<(usize, &str)> {
         return None;
     }
     let rest = &line[level..];
-    if !rest.starts_with(py_isspace) {
+    if !rest.starts_with(compat::py::is_space) {
         return None;
     }
-    let title = py_strip(rest);
+    let title = compat::py::strip(rest);
     (!title.is_empty()).then_some((level, title))
 }
 
@@ -328,7 +271,7 @@ fn leading_number(title: &str) -> Option<String> {
     }
     match chars.get(after) {
         None => Some(chars[..end].iter().collect()),
-        Some(&c) if py_isspace(c) => Some(chars[..end].iter().collect()),
+        Some(&c) if compat::py::is_space(c) => Some(chars[..end].iter().collect()),
         _ => None,
     }
 }
@@ -336,26 +279,29 @@ fn leading_number(title: &str) -> Option<String> {
 /// `re.sub(r"^(?:\S+\s+)?§\s*", "", s).strip()`: a `spec_ref` citation's document name
 /// and section sign dropped, so `ASSERTIONS.md §1.4` and `§2.2.4` read as bare numbers.
 fn strip_citation(section: &str) -> &str {
-    let word_end = section.find(py_isspace).unwrap_or(section.len());
+    let word_end = section.find(compat::py::is_space).unwrap_or(section.len());
     let stripped = if word_end > 0 && word_end < section.len() {
-        let gap = section[word_end..].trim_start_matches(py_isspace);
+        let gap = section[word_end..].trim_start_matches(compat::py::is_space);
         after_sign(gap).or_else(|| after_sign(section))
     } else {
         after_sign(section)
     };
-    py_strip(stripped.unwrap_or(section))
+    compat::py::strip(stripped.unwrap_or(section))
 }
 
 /// The text after a leading `§` and the whitespace following it.
 fn after_sign(s: &str) -> Option<&str> {
     s.strip_prefix('§')
-        .map(|r| r.trim_start_matches(py_isspace))
+        .map(|r| r.trim_start_matches(compat::py::is_space))
 }
 
 /// `" ".join(s.split()).casefold()`: how guide headings are compared.
 fn folded(s: &str) -> String {
-    let words: Vec<&str> = s.split(py_isspace).filter(|w| !w.is_empty()).collect();
-    crate::pyfmt::casefold(&words.join(" "))
+    let words: Vec<&str> = s
+        .split(compat::py::is_space)
+        .filter(|w| !w.is_empty())
+        .collect();
+    compat::py::casefold(&words.join(" "))
 }
 
 #[cfg(test)]

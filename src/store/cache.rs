@@ -191,8 +191,8 @@ impl Cache {
 }
 
 /// An estimate of a parsed value's size in memory, for entries' weights.
-pub fn value_weight(v: &crate::yaml::Value) -> usize {
-    use crate::yaml::Value;
+pub fn value_weight(v: &compat::value::Value) -> usize {
+    use compat::value::Value;
     match v {
         Value::Str(s) => 32 + s.len(),
         Value::Seq(items) => 32 + items.iter().map(value_weight).sum::<usize>(),

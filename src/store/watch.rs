@@ -1,8 +1,10 @@
-//! The watcher: notify's debounced events over every served print root, turned into
-//! a closed set of daemon events. Events are hints only: each one makes the engine
-//! reconcile the connection it touches (re-stat every file, re-hash what moved, re-parse
-//! what changed), and a periodic tick reconciles everything, since inotify can miss a
-//! file written into a directory created a moment before.
+//! The watcher: notify's debounced events over every served print root, turned into a
+//! closed set of daemon events. Events are hints only: `Changed` re-reads just the files
+//! it names (`Store::refresh_files`: re-stat, re-hash what moved, re-parse what changed),
+//! falling back to a whole-connection reconcile for what a per-file update cannot settle
+//! (the manifest, a directory, an untracked path); `Rescan` (events were lost) and the
+//! periodic `Tick` reconcile every file, since inotify can miss a file written into a
+//! directory created a moment before.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, RecvTimeoutError};
@@ -112,18 +114,18 @@ pub fn classify(roots: &[(String, PathBuf)], batch: DebounceEventResult) -> Vec<
     out
 }
 
-/// Watch every served print root and keep the engine's mirror reconciled, on a thread
+/// Watch every served print root and keep the store's mirror reconciled, on a thread
 /// of its own, for the life of the process. A root that cannot be watched (absent) is
 /// covered by the periodic tick and the per-call freshness check.
-pub fn spawn(engine: Arc<Store>) -> std::thread::JoinHandle<()> {
+pub fn spawn(store: Arc<Store>) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name("printdex-watch".into())
-        .spawn(move || run(engine))
+        .spawn(move || run(store))
         .expect("spawn the watcher thread")
 }
 
-fn run(engine: Arc<Store>) {
-    let roots: Vec<(String, PathBuf)> = engine
+fn run(store: Arc<Store>) {
+    let roots: Vec<(String, PathBuf)> = store
         .served
         .connections
         .iter()
@@ -163,48 +165,43 @@ fn run(engine: Arc<Store>) {
             }
         };
         for event in events {
-            handle(&engine, &event);
+            handle(&store, &event);
         }
     }
 }
 
-fn handle(engine: &Store, event: &DaemonEvent) {
+fn handle(store: &Store, event: &DaemonEvent) {
     let started = std::time::Instant::now();
-    let outcome = match event {
+    match event {
         // Only the files named are read again, unless they change what the manifest
-        // implies (then the engine reconciles the whole connection).
-        DaemonEvent::Changed { connection, paths } => engine
-            .refresh_files(connection, paths)
-            .map(|_| ())
-            .map_err(|e| (connection.clone(), e)),
-        DaemonEvent::Rescan { connection } => reconcile(engine, Some(connection)),
-        DaemonEvent::Tick => reconcile(engine, None).and_then(|()| {
-            engine
-                .compact_index()
-                .map_err(|e| ("search index".to_string(), e))
-        }),
-    };
-    if let Err((name, e)) = outcome {
-        tracing::warn!("reconcile of {name} failed: {e}");
+        // implies (then the store reconciles the whole connection).
+        DaemonEvent::Changed { connection, paths } => {
+            if let Err(e) = store.refresh_files(connection, paths) {
+                tracing::warn!("re-reading changed files of {connection} failed: {e}");
+            }
+        }
+        DaemonEvent::Rescan { connection } => reconcile(store, Some(connection)),
+        DaemonEvent::Tick => {
+            reconcile(store, None);
+            if let Err(e) = store.compact_index() {
+                tracing::warn!("compacting the search index failed: {e}");
+            }
+        }
     }
-    tracing::debug!(?event, elapsed = ?started.elapsed(), "reconciled");
+    tracing::debug!(?event, elapsed = ?started.elapsed(), "handled");
 }
 
 /// Reconcile one served connection, or all of them; a failure is reported and the
 /// others still reconciled.
-fn reconcile(
-    engine: &Store,
-    only: Option<&str>,
-) -> Result<(), (String, crate::store::mirror::MirrorError)> {
-    for conn in &engine.served.connections {
+fn reconcile(store: &Store, only: Option<&str>) {
+    for conn in &store.served.connections {
         if only.is_some_and(|name| name != conn.name) {
             continue;
         }
-        if let Err(e) = engine.reconcile(conn) {
+        if let Err(e) = store.reconcile(conn) {
             tracing::warn!("reconcile of {} failed: {e}", conn.name);
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

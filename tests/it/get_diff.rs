@@ -203,9 +203,9 @@ fn a_missing_diff_names_its_path_and_the_commands_that_write_one() {
 /// The library print's diff.yaml events, as the reference loads them.
 fn events_on_disk(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap();
-    let doc = printdex::yaml::load(&text).unwrap();
+    let doc = compat::yaml::load(&text).unwrap();
     let changes = doc.get("changes").unwrap();
-    serde_json::from_str(&printdex::pyfmt::json_compact(changes)).unwrap()
+    serde_json::from_str(&compat::py::json_compact(changes)).unwrap()
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `printdex pz serve` and `printdex pz docs` end to end over stdio: pz's identity and
-//! envelope, the three docs tools and their errors, syncing from HTTP, `file://` and a
+//! envelope, requests before initialize, SIGTERM, the three docs tools and their errors, syncing from HTTP, `file://` and a
 //! directory, offline answers, the size cap, unreachable and hanging sources, background
 //! refresh, and the PZ0609 backstop.
 
@@ -65,6 +65,41 @@ fn handshake_and_tool_list_carry_pzs_identity() {
     assert_eq!(tools[2]["inputSchema"]["required"], json!(["slug"]));
     assert_eq!(tools[0]["inputSchema"]["properties"], json!({}));
     assert!(c.close().success());
+}
+
+#[test]
+fn requests_before_initialize_are_answered_and_early_notifications_ignored() {
+    // As pz's SDK serves stdio: no handshake gate ends the session.
+    let cache = tmp();
+    let docs = cache.path().join("docs");
+    synced(cache.path(), &docs);
+    let mut c = PzClient::spawn(cache.path(), &["--docs-dir", docs.to_str().unwrap()], &[]);
+    c.notify("notifications/initialized");
+    let tools = c.request("tools/list", json!({}));
+    assert_eq!(
+        tools["result"]["tools"].as_array().map(Vec::len),
+        Some(3),
+        "{tools}"
+    );
+    let env = c.envelope("pz_docs_get", json!({"slug": "install"}));
+    assert_eq!(env["doc"]["slug"], json!("install"), "{env}");
+    let init = c.request(
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], json!("pz"), "{init}");
+    assert!(c.close().success());
+}
+
+#[test]
+fn sigterm_ends_the_session_with_exit_0() {
+    let cache = tmp();
+    let docs = cache.path().join("docs");
+    synced(cache.path(), &docs);
+    let mut c = serve(cache.path(), &docs, &[], &[]);
+    assert_eq!(c.envelope("pz_docs_list", json!({}))["ok"], json!(true));
+    c.signal("-TERM");
+    assert_eq!(c.wait().code(), Some(0));
 }
 
 #[test]
@@ -672,11 +707,9 @@ fn an_unclassified_failure_is_a_pz0609_envelope() {
 }
 
 #[test]
+#[ignore = "needs ../shared/pz-docs, the real pz docs corpus (not in the repository)"]
 fn the_real_pz_docs_answer_as_expected_jsonl() {
-    let Some(real) = real_docs() else {
-        eprintln!("skipped: ../shared/pz-docs is absent");
-        return;
-    };
+    let real = real_docs();
     let cache = tmp();
     let docs = cache.path().join("docs");
     let (ok, out, err) = docs_cmd(

@@ -21,9 +21,17 @@ pub fn docs_fixture() -> PathBuf {
 }
 
 /// The real pz docs corpus, when `../shared` is beside the checkout.
-pub fn real_docs() -> Option<PathBuf> {
+/// The real pz docs corpus beside the repository (the workplace's `shared/pz-docs`), for
+/// the tests that run only when asked (`cargo test -- --ignored`): asked for and absent
+/// is a failure, never a pass.
+pub fn real_docs() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/pz-docs");
-    dir.join("expected.jsonl").exists().then_some(dir)
+    assert!(
+        dir.join("expected.jsonl").exists(),
+        "{} is absent: this test needs the real pz docs corpus",
+        dir.display()
+    );
+    dir
 }
 
 /// A command with a clean docs environment: no inherited PZ_DOCS_URL, cache in `cache`.
@@ -65,6 +73,17 @@ pub struct PzClient {
 
 impl PzClient {
     pub fn start(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> PzClient {
+        let mut client = PzClient::spawn(cache, args, env);
+        client.init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
+        );
+        client.notify("notifications/initialized");
+        client
+    }
+
+    /// A running `printdex pz serve` that has been sent nothing yet.
+    pub fn spawn(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> PzClient {
         let mut child = command(cache, env)
             .arg("pz")
             .arg("serve")
@@ -76,19 +95,32 @@ impl PzClient {
             .expect("spawn printdex pz serve");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        let mut client = PzClient {
+        PzClient {
             child,
             stdin,
             stdout,
             next_id: 0,
             init: Value::Null,
-        };
-        client.init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
-        );
-        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        client
+        }
+    }
+
+    pub fn notify(&mut self, method: &str) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method}));
+    }
+
+    /// Send `signal` (`-TERM`, …) to the server process.
+    pub fn signal(&self, signal: &str) {
+        let status = Command::new("kill")
+            .arg(signal)
+            .arg(self.child.id().to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+    }
+
+    /// Wait for the exit status, stdin left open.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        self.child.wait().expect("wait")
     }
 
     fn send(&mut self, v: &Value) {

@@ -22,8 +22,8 @@ fn project(dir: &std::path::Path) {
     std::fs::write(table.join("statistics.yaml"), "row_count: 1\n").unwrap();
 }
 
-fn stored_hash(engine: &Store, suffix: &str) -> Option<String> {
-    engine
+fn stored_hash(store: &Store, suffix: &str) -> Option<String> {
+    store
         .mirror()
         .files("c")
         .unwrap()
@@ -38,10 +38,10 @@ fn an_edited_artifact_is_reingested_without_a_request() {
     let index = tempfile::tempdir().unwrap();
     project(dir.path());
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
-    let engine =
+    let store =
         Arc::new(Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap());
-    let before = stored_hash(&engine, "db/t/statistics.yaml").expect("ingested");
-    let _watcher = printdex::store::watch::spawn(engine.clone());
+    let before = stored_hash(&store, "db/t/statistics.yaml").expect("ingested");
+    let _watcher = printdex::store::watch::spawn(store.clone());
     std::thread::sleep(Duration::from_millis(300));
     // An atomic write, as generate and editors do it: a temp name renamed over the file.
     let stats = dir.path().join("prints/c/db/t/statistics.yaml");
@@ -50,7 +50,7 @@ fn an_edited_artifact_is_reingested_without_a_request() {
     std::fs::rename(&tmp, &stats).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let now = stored_hash(&engine, "db/t/statistics.yaml");
+        let now = stored_hash(&store, "db/t/statistics.yaml");
         if now.as_deref() != Some(before.as_str()) {
             assert_eq!(
                 now,
@@ -65,7 +65,7 @@ fn an_edited_artifact_is_reingested_without_a_request() {
         std::thread::sleep(Duration::from_millis(50));
     }
     // The temporary name never became a mirror row.
-    assert!(stored_hash(&engine, ".statistics.yaml.tmp42").is_none());
+    assert!(stored_hash(&store, ".statistics.yaml.tmp42").is_none());
 }
 
 #[test]
@@ -80,8 +80,8 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
     )
     .unwrap();
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
-    let engine = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
-    let before = engine.connection(None).unwrap();
+    let store = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
+    let before = store.connection(None).unwrap();
     std::fs::write(
         &stats,
         "row_count: 2\ncolumns:\n  omega:\n    sql_type: INTEGER\n",
@@ -94,7 +94,7 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
         .unwrap()
         .set_modified(std::time::SystemTime::now() - Duration::from_secs(60))
         .unwrap();
-    let after = engine
+    let after = store
         .refresh_files("c", std::slice::from_ref(&stats))
         .unwrap();
     let expected = blake3::hash(b"row_count: 2\ncolumns:\n  omega:\n    sql_type: INTEGER\n")
@@ -102,11 +102,11 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
         .to_string();
     assert_eq!(after.hashes.get(&stats), Some(&expected));
     assert_ne!(before.search.tables[0].key, after.search.tables[0].key);
-    assert_eq!(stored_hash(&engine, "db/t/statistics.yaml"), Some(expected));
+    assert_eq!(stored_hash(&store, "db/t/statistics.yaml"), Some(expected));
     // The next call answers from the refreshed state, without another read.
-    assert!(Arc::ptr_eq(&after, &engine.connection(None).unwrap()));
+    assert!(Arc::ptr_eq(&after, &store.connection(None).unwrap()));
     // Nothing moved: the same state.
-    let again = engine
+    let again = store
         .refresh_files("c", std::slice::from_ref(&stats))
         .unwrap();
     assert!(Arc::ptr_eq(&after, &again));
@@ -118,7 +118,7 @@ fn refreshing_a_path_the_print_does_not_track_reconciles_the_connection() {
     let index = tempfile::tempdir().unwrap();
     project(dir.path());
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
-    let engine = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
+    let store = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
     // A new table: its directory and files appear, then the manifest names it; the event
     // names only the new directory.
     let table = dir.path().join("prints/c/db/u");
@@ -129,12 +129,12 @@ fn refreshing_a_path_the_print_does_not_track_reconciles_the_connection() {
         "format_version: 1\ntables:\n  db.t:\n    type: table\n    path: db/t\n    artifacts:\n      statistics: statistics.yaml\n  db.u:\n    type: table\n    path: db/u\n    artifacts:\n      statistics: statistics.yaml\n",
     )
     .unwrap();
-    let state = engine
+    let state = store
         .refresh_files("c", std::slice::from_ref(&table))
         .unwrap();
     let names: Vec<&str> = state.search.tables.iter().map(|t| t.fqn.as_str()).collect();
     assert_eq!(names, ["db.t", "db.u"]);
-    assert!(stored_hash(&engine, "db/u/statistics.yaml").is_some());
+    assert!(stored_hash(&store, "db/u/statistics.yaml").is_some());
 }
 
 #[test]
@@ -162,7 +162,7 @@ fn same_bytes_as_this_process_knew_but_another_stored_since_are_read_again() {
     assert_eq!(stored_hash(&a, "db/t/statistics.yaml"), Some(v1.clone()));
     match a.mirror().parsed(&stats).unwrap() {
         Some(printdex::ingest::Parsed::Yaml(v)) => {
-            assert_eq!(v.get("row_count"), Some(&printdex::yaml::Value::Int(1)))
+            assert_eq!(v.get("row_count"), Some(&compat::value::Value::Int(1)))
         }
         other => panic!("{other:?}"),
     }

@@ -11,7 +11,6 @@ pub mod manifest;
 pub mod runs;
 pub mod state;
 pub mod template;
-pub mod text;
 pub mod value;
 pub mod walk;
 pub mod yaml_doc;
@@ -20,11 +19,11 @@ pub use files::{ProjectFile, ProjectFiles};
 
 use std::path::PathBuf;
 
+use compat::dotnet::ordinal_cmp;
 use manifest::{parse_manifest, CompiledManifest, MANIFEST_PATH};
 use runs::{parse_run_results, run_id_of, RunRecord};
 use state::{read_schemas, read_sync_state, read_watermarks, StateFiles};
 use template::{parse_pipeline, PipelineSource};
-use text::ordinal_cmp;
 use yaml_doc::{load_yaml, YamlDoc};
 
 /// A finding in pz's error shape (code, message, file?, line?, hint?). `exact` is false

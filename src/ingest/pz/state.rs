@@ -4,7 +4,7 @@
 //! sorted by key, ordinal.
 
 use super::json::{parse_json, JsonNode};
-use super::text::ordinal_cmp;
+use compat::dotnet::ordinal_cmp;
 
 /// What one state file holds.
 #[derive(Debug, Clone, PartialEq)]

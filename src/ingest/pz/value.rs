@@ -14,9 +14,9 @@
 //! YamlDotNet also refuses a mapping with a duplicate key (PZ0101 "Duplicate key") where
 //! PyYAML keeps the last value; that difference is not detectable after loading.
 
-use crate::yaml::Value;
+use compat::value::Value;
 
-use super::text::{dotnet_double, parse_double, parse_long};
+use compat::dotnet::{double_text, parse_double, parse_long};
 
 /// One value of pz's dynamic YAML tree (or of a Scriban call-site literal, which pz
 /// converts to the same shapes).
@@ -151,7 +151,7 @@ pub fn format_double(d: f64) -> String {
     } else if d.is_infinite() {
         if d > 0.0 { "Infinity" } else { "-Infinity" }.into()
     } else {
-        dotnet_double(d)
+        double_text(d)
     }
 }
 
@@ -242,7 +242,7 @@ mod tests {
     #[test]
     fn pyyaml_values_become_pz_shapes() {
         let doc =
-            crate::yaml::load("a: 1\nb: x\nc: true\nd:\ne: [1, 'y']\nf: {g: 1.5}\nh: '123'\n")
+            compat::yaml::load("a: 1\nb: x\nc: true\nd:\ne: [1, 'y']\nf: {g: 1.5}\nh: '123'\n")
                 .unwrap();
         let map = convert_map(doc.as_map().unwrap());
         assert_eq!(map.get("a"), Some(&PzValue::Long(1)));
@@ -252,9 +252,9 @@ mod tests {
         let f = map.get("f").and_then(PzValue::as_map).unwrap();
         assert!(f.exact);
         assert_eq!(f.get_string("g").as_deref(), Some("1.5"));
-        let clean = crate::yaml::load("x: csv\ny: [a, b]\n").unwrap();
+        let clean = compat::yaml::load("x: csv\ny: [a, b]\n").unwrap();
         assert!(convert_map(clean.as_map().unwrap()).exact);
-        let numeric = crate::yaml::load("v: '123'\n").unwrap();
+        let numeric = compat::yaml::load("v: '123'\n").unwrap();
         assert!(!convert_map(numeric.as_map().unwrap()).exact);
     }
 }

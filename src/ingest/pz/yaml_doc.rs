@@ -6,11 +6,12 @@
 //! the same documents but word their errors differently, so a malformed file's message
 //! (and the cases where only one of them refuses) is marked inexact.
 
-use crate::yaml::{self, LoadError, Value};
+use compat::value::Value;
+use compat::yaml::{self, LoadError};
 
-use super::text::decode_text;
 use super::value::{convert_map, PzMap};
 use super::Diag;
+use compat::dotnet::read_all_text;
 
 /// A loaded YAML file: its root mapping, or the one error loading it produced.
 pub type YamlDoc = Result<PzMap, Diag>;
@@ -18,7 +19,7 @@ pub type YamlDoc = Result<PzMap, Diag>;
 pub const YAML_SHAPE: &str = "PZ0101";
 
 pub fn load_yaml(bytes: &[u8], rel: &str) -> YamlDoc {
-    let text = decode_text(bytes);
+    let text = read_all_text(bytes);
     let root = match yaml::load(&text) {
         Ok(v) => v,
         Err(e) => return Err(malformed(&e, &text, rel)),

@@ -4,8 +4,8 @@
 //! reference's choice of the one problem to report: the first in document order, a
 //! non-string mapping key ahead of the schema's own error at its mapping.
 
-use crate::pyfmt::{date_str, datetime_str, repr, repr_str, str_of};
-use crate::yaml::Value;
+use compat::py::{date_str, datetime_str, py_eq, repr, repr_str, str_of};
+use compat::value::Value;
 
 /// The annotation kinds with a schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,7 +157,7 @@ fn position(data: &Value, pointer: &[Value]) -> usize {
     let mut index = 0;
     for segment in pointer {
         let children: Vec<(&Value, bool)> = match node {
-            Value::Map(pairs) => pairs.iter().map(|(k, v)| (v, key_eq(k, segment))).collect(),
+            Value::Map(pairs) => pairs.iter().map(|(k, v)| (v, py_eq(k, segment))).collect(),
             Value::Seq(items) => items
                 .iter()
                 .enumerate()
@@ -177,23 +177,6 @@ fn position(data: &Value, pointer: &[Value]) -> usize {
     index
 }
 
-/// Dict-key identity as Python sees it: equal and of comparable kinds (`1 == 1.0 == True`).
-fn key_eq(a: &Value, b: &Value) -> bool {
-    match (number(a), number(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => a == b,
-    }
-}
-
-fn number(v: &Value) -> Option<f64> {
-    match v {
-        Value::Bool(b) => Some(f64::from(u8::from(*b))),
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        _ => None,
-    }
-}
-
 /// `jsonschema._utils.equal`: `bool` never equals a number; containers compare deeply.
 fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -205,14 +188,11 @@ fn json_equal(a: &Value, b: &Value) -> bool {
         (Value::Map(x), Value::Map(y)) => {
             x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| y.iter().any(|(k2, v2)| key_eq(k, k2) && json_equal(v, v2)))
+                    .all(|(k, v)| y.iter().any(|(k2, v2)| py_eq(k, k2) && json_equal(v, v2)))
         }
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Bool(_), _) | (_, Value::Bool(_)) => false,
-        _ => match (number(a), number(b)) {
-            (Some(x), Some(y)) => x == y,
-            _ => a == b,
-        },
+        _ => py_eq(a, b),
     }
 }
 

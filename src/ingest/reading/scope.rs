@@ -3,8 +3,8 @@
 //! the table.
 
 use super::absence::{block_value, column_value, is_int, read_table_block, Absence};
-use crate::pyfmt::py_eq;
-use crate::yaml::Value;
+use compat::py::py_eq;
+use compat::value::Value;
 
 pub const SCANNED_CLAUSE: &str = "over the rows scanned";
 pub const WHOLE_DOMAIN_STATEMENT: &str = "the list is the whole domain";
@@ -138,7 +138,7 @@ pub fn reply_scope(scope: Option<&ScanScope>) -> Vec<(String, Value)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml;
+    use compat::yaml;
 
     fn load(text: &str) -> Value {
         yaml::load(text).unwrap()

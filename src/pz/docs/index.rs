@@ -23,7 +23,7 @@ use tantivy::{
 
 use super::parse::Page;
 use super::rank::{self, body_lines, Hit, DESCRIPTION_WEIGHT, MAX_EXCERPTS, TITLE_WEIGHT};
-use super::text::{lower, ordinal_cmp};
+use compat::dotnet::{lower, ordinal_cmp};
 
 const GRAMS: &str = "grams";
 const LINE: &str = "line";

@@ -9,8 +9,7 @@ pub mod parse;
 pub mod rank;
 pub mod service;
 pub mod store;
-pub mod text;
-mod unicode_tables;
+pub mod terms;
 
 #[cfg(test)]
 mod oracle_tests;
@@ -24,6 +23,7 @@ use parse::Page;
 use rank::Hit;
 
 use super::envelope::PzError;
+use compat::dotnet;
 
 pub const PZ0607_NEXT_STEP: &str = "The documentation tools need network access; every other pz tool works offline. Set PZ_DOCS_URL to a reachable mirror of the site if this machine cannot reach the public one.";
 pub const EMPTY_QUERY_MESSAGE: &str = "search query was empty";
@@ -167,10 +167,10 @@ impl Catalog {
 
     /// `pz_docs_search`: PZ0608 for a null or blank query; no terms is no hits.
     pub fn search(&self, query: Option<&str>, limit: i64) -> Result<Vec<Hit>, DocsError> {
-        if text::is_null_or_white_space(query) {
+        if dotnet::is_null_or_white_space(query) {
             return Err(DocsError::EmptyQuery);
         }
-        let terms = text::query_terms(query.unwrap_or_default());
+        let terms = terms::query_terms(query.unwrap_or_default());
         self.search
             .search(&self.pages, &self.full, &terms, rank::clamp_limit(limit))
             .map_err(|e| DocsError::store("IOException", e))
@@ -178,10 +178,10 @@ impl Catalog {
 
     /// The same answer by scanning every page, as pz computes it.
     pub fn search_scan(&self, query: Option<&str>, limit: i64) -> Result<Vec<Hit>, DocsError> {
-        if text::is_null_or_white_space(query) {
+        if dotnet::is_null_or_white_space(query) {
             return Err(DocsError::EmptyQuery);
         }
-        let terms = text::query_terms(query.unwrap_or_default());
+        let terms = terms::query_terms(query.unwrap_or_default());
         Ok(rank::scan(
             &self.pages,
             &self.full,
@@ -192,10 +192,10 @@ impl Catalog {
 
     /// `pz_docs_get`: the slug trimmed of whitespace, then of slashes; case-insensitive.
     pub fn get(&self, slug: &str) -> Result<&Page, DocsError> {
-        let wanted = text::trim(slug).trim_matches('/');
+        let wanted = dotnet::trim(slug).trim_matches('/');
         self.pages
             .iter()
-            .find(|p| text::eq_ignore_case(&p.slug, wanted))
+            .find(|p| dotnet::eq_ignore_case(&p.slug, wanted))
             .ok_or_else(|| DocsError::UnknownSlug {
                 slug: slug.to_string(),
             })

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::text::{self, trim, upper, WS_CLASS};
+use compat::dotnet::{self, trim, upper, WS_CLASS};
 
 /// One page of the index, joined to its body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,7 +107,7 @@ pub fn parse_full_text(text: &str) -> HashMap<String, Range<usize>> {
     for (i, (_, end, slug)) in found.iter().enumerate() {
         let stop = found.get(i + 1).map(|n| n.0).unwrap_or(text.len());
         let section = &text[*end..stop];
-        let lead = section.len() - section.trim_start_matches(text::is_ws).len();
+        let lead = section.len() - section.trim_start_matches(dotnet::is_ws).len();
         let body = trim(section);
         let start = end + lead;
         bodies.insert(upper(slug), start..start + body.len());
@@ -132,7 +132,8 @@ pub fn parse(index: &str, full: &str, base: &str) -> Vec<Page> {
 /// the URL itself; slashes trimmed. `.txt` targets and empty slugs are not pages.
 pub fn slug_for(url: &str, base: &str) -> String {
     let head: String = url.chars().take(base.chars().count()).collect();
-    let path = if url.chars().count() >= base.chars().count() && text::eq_ignore_case(&head, base) {
+    let path = if url.chars().count() >= base.chars().count() && dotnet::eq_ignore_case(&head, base)
+    {
         url[head.len()..].to_string()
     } else {
         absolute_path(url).unwrap_or_else(|| url.to_string())

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use super::rank;
-use super::text;
 use super::Catalog;
+use compat::dotnet;
 
 /// Characters that make matches likely and exercise every rule.
 const ALPHABET: &[&str] = &[
@@ -86,7 +86,7 @@ fn corpus(pages: &[PageSpec]) -> (String, String) {
     let mut full = String::from("# header\n");
     for p in pages {
         let title: String = p.title.replace([']', '\n', '\r'], "");
-        let title = if text::trim(&title).is_empty() {
+        let title = if dotnet::trim(&title).is_empty() {
             "t".to_string()
         } else {
             title

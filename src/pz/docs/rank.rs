@@ -4,7 +4,8 @@
 use std::cmp::Ordering;
 
 use super::parse::Page;
-use super::text::{self, count_non_overlapping, lower, ordinal_cmp, trim, trim_start};
+use super::terms::count_non_overlapping;
+use compat::dotnet::{self, lower, ordinal_cmp, trim, trim_start};
 
 pub const TITLE_WEIGHT: u32 = 10;
 pub const DESCRIPTION_WEIGHT: u32 = 8;
@@ -62,13 +63,13 @@ pub fn body_lines(body: &str) -> impl Iterator<Item = (&str, Option<u32>)> {
 /// A matching line as an excerpt: trimmed, and past 200 UTF-16 units cut to 197 plus `...`.
 pub fn excerpt(line: &str) -> Excerpt {
     let trimmed = trim(line);
-    if text::utf16_len(trimmed) <= EXCERPT_MAX {
+    if dotnet::utf16_len(trimmed) <= EXCERPT_MAX {
         return Excerpt {
             text: trimmed.to_string(),
             dangling: None,
         };
     }
-    let (head, dangling) = text::utf16_prefix(trimmed, EXCERPT_KEEP);
+    let (head, dangling) = dotnet::utf16_prefix(trimmed, EXCERPT_KEEP);
     Excerpt {
         text: format!("{head}{}", if dangling.is_some() { "" } else { "..." }),
         dangling,

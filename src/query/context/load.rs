@@ -8,18 +8,19 @@ use std::sync::Arc;
 
 use super::overlay::{self, load_annotations, load_mapping, Overlay, Table};
 use super::read::{count_or_zero, cv};
-use super::spell::R;
 use super::Ctx;
+use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::Kind;
 use crate::ingest::MANIFEST_ANNOTATIONS_FILENAME;
-use crate::pyfmt::py_eq;
 use crate::query::edges::{
     edge_key, incoming_key, iterate, rejected_edges, withhold_rejected, EdgeKey, IncomingKey,
     IncomingRejections, Rejections,
 };
+use crate::query::value::set;
 use crate::store::Snapshot;
-use crate::yaml::Value;
+use compat::py::py_eq;
+use compat::value::Value;
 
 /// Everything one call knows about its table.
 #[derive(Debug, Clone)]
@@ -102,7 +103,7 @@ fn live_annotations(mapping: Option<&Value>, statistics: Option<&Value>) -> Vec<
         .iter()
         .filter(|(_, e)| matches!(e, Value::Map(_)))
         .filter(|(k, _)| known.is_none_or(|cols| cols.iter().any(|(c, _)| py_eq(c, k))))
-        .map(|(k, e)| (crate::pyfmt::str_of(k), e.clone()))
+        .map(|(k, e)| (compat::py::str_of(k), e.clone()))
         .collect()
 }
 
@@ -120,7 +121,7 @@ pub fn connection_notes(cx: &Ctx) -> R<(Option<String>, Option<String>)> {
     let notes = mapping
         .get("notes")
         .and_then(Value::as_str)
-        .map(crate::pyfmt::strip_py)
+        .map(compat::py::strip)
         .filter(|n| !n.is_empty())
         .map(str::to_string);
     Ok((notes, None))
@@ -191,10 +192,6 @@ fn by_edge_key(relationships: Option<&Value>) -> R<Vec<(EdgeKey, Value)>> {
     Ok(out)
 }
 
-fn set(map: &mut Value, key: &str, value: Value) {
-    crate::render::set(map, key, value);
-}
-
 /// `_annotated`: a human edge as one side of the join sees it.
 fn annotated_edge(
     entry: &Value,
@@ -236,7 +233,7 @@ fn human_note(entry: &Value) -> Option<&str> {
     entry
         .get("note")
         .and_then(Value::as_str)
-        .filter(|n| !crate::pyfmt::strip_py(n).is_empty())
+        .filter(|n| !compat::py::strip(n).is_empty())
 }
 
 /// `with_human_edges`: the edges people added, on both tables, and their notes on emitted
@@ -372,7 +369,7 @@ fn incoming_cardinalities(
             .and_then(|c| cv(c, "cardinality"))
         {
             out.insert(
-                (referencer.to_string(), crate::pyfmt::str_of(&columns[0])),
+                (referencer.to_string(), compat::py::str_of(&columns[0])),
                 card.clone(),
             );
         }
@@ -397,7 +394,7 @@ pub fn has_meaning(entry: Option<&Value>) -> bool {
     let note = entry
         .get("note")
         .and_then(Value::as_str)
-        .is_some_and(|n| !crate::pyfmt::strip_py(n).is_empty());
+        .is_some_and(|n| !compat::py::strip(n).is_empty());
     note || !super::read::value_notes(Some(entry)).is_empty()
 }
 
@@ -432,7 +429,7 @@ fn inherited_notes(
                 .then(|| cv(col, "derived_from"))
                 .flatten()
             {
-                lineage.push((crate::pyfmt::str_of(name), d.clone()));
+                lineage.push((compat::py::str_of(name), d.clone()));
             }
         }
     }
@@ -477,7 +474,7 @@ fn inherited_notes(
                 Value::Str(format!("{table}.{column}")),
             )]);
             if let Some(note) = noted.get("note").and_then(Value::as_str) {
-                if !crate::pyfmt::strip_py(note).is_empty() {
+                if !compat::py::strip(note).is_empty() {
                     set(&mut item, "note", Value::Str(note.to_string()));
                 }
             }
@@ -488,17 +485,15 @@ fn inherited_notes(
                 .iter()
                 .filter_map(|v| {
                     let note = v.get("note").and_then(Value::as_str)?;
-                    (matches!(v, Value::Map(_)) && !crate::pyfmt::strip_py(note).is_empty()).then(
-                        || {
-                            Value::Map(vec![
-                                (
-                                    Value::Str("value".into()),
-                                    v.get("value").cloned().unwrap_or(Value::Null),
-                                ),
-                                (Value::Str("note".into()), Value::Str(note.to_string())),
-                            ])
-                        },
-                    )
+                    (matches!(v, Value::Map(_)) && !compat::py::strip(note).is_empty()).then(|| {
+                        Value::Map(vec![
+                            (
+                                Value::Str("value".into()),
+                                v.get("value").cloned().unwrap_or(Value::Null),
+                            ),
+                            (Value::Str("note".into()), Value::Str(note.to_string())),
+                        ])
+                    })
                 })
                 .collect();
             if !values.is_empty() {

@@ -33,24 +33,6 @@ fn the_table_filter_reads_all_three_table_fields_and_ands_with_kind() {
 }
 
 #[test]
-fn reply_keys_are_assigned_in_place_as_dict_keys_are() {
-    let mut reply = vec![
-        (s("total"), s("from the file")),
-        (s("summary"), Value::Null),
-    ];
-    put(&mut reply, "total", Value::Int(3));
-    put(&mut reply, "next_cursor", s("c"));
-    assert_eq!(
-        reply,
-        vec![
-            (s("total"), Value::Int(3)),
-            (s("summary"), Value::Null),
-            (s("next_cursor"), s("c")),
-        ]
-    );
-}
-
-#[test]
 fn the_kind_enum_is_the_schema_enum() {
     assert_eq!(KINDS.len(), 24);
     assert_eq!(
@@ -66,7 +48,7 @@ fn the_kind_enum_is_the_schema_enum() {
     assert_eq!(sorted.len(), 24);
 }
 
-// --- Through the engine, over a print on disk --------------------------------------------
+// --- Through the store, over a print on disk --------------------------------------------
 
 const MANIFEST: &str = "format_version: 1\ntables:\n  db.s.events:\n    type: table\n    path: db/s/events\n    artifacts:\n      relationships: relationships.yaml\n      relationships_annotations: relationships.annotations.yaml\n  db.s.customers:\n    type: table\n    path: db/s/customers\n    artifacts:\n      relationships: relationships.yaml\n";
 
@@ -125,32 +107,41 @@ impl Project {
         }
     }
 
-    fn engine(&self) -> Store {
+    fn store(&self) -> Store {
         let project = config::load_at(&self.dir.path().display().to_string()).unwrap();
         let served = Served::resolve(&project, None).unwrap();
         Store::open(served, self.index.path()).unwrap()
     }
 }
 
-fn ask(engine: &Store, arguments: Value) -> Result<Value, QueryError> {
-    let state = engine.connection(None)?;
+fn ask(store: &Store, arguments: Value) -> Result<Diff, QueryError> {
+    let state = store.connection(None)?;
     let get = |k: &str| arguments.get(k).and_then(Value::as_str);
     answer(
         &state,
         &Request {
             table: get("table"),
             kind: get("kind"),
-            cursor: get("cursor"),
-            arguments: &arguments,
         },
     )
 }
 
-fn events(reply: &Value) -> Vec<(String, String)> {
-    reply
-        .get("changes")
-        .and_then(Value::as_seq)
-        .unwrap()
+fn parts(diff: &Diff) -> (Vec<(Value, Value)>, Vec<Value>, Pins) {
+    match diff {
+        Diff::Events(events) => (
+            events.header().to_vec(),
+            (0..events.total())
+                .map(|i| events.change(i).clone())
+                .collect(),
+            events.pins(),
+        ),
+        Diff::NotMapping => panic!("not a mapping"),
+    }
+}
+
+fn events(diff: &Diff) -> Vec<(String, String)> {
+    parts(diff)
+        .1
         .iter()
         .map(|c| {
             let table = c.get("table").or_else(|| c.get("source_table")).unwrap();
@@ -162,18 +153,23 @@ fn events(reply: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn relationships_changed(reply: &Value) -> &Value {
-    reply
+fn relationships_changed(diff: &Diff) -> Value {
+    Value::Map(parts(diff).0.to_vec())
         .get("summary")
         .and_then(|s| s.get("relationships_changed"))
         .unwrap()
+        .clone()
+}
+
+fn total(diff: &Diff) -> usize {
+    parts(diff).1.len()
 }
 
 #[test]
 fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
     let project = Project::new();
-    let engine = project.engine();
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let store = project.store();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(
         events(&reply),
         [
@@ -181,24 +177,20 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
             ("statistic_changed".into(), "db.s.events".into()),
         ]
     );
-    assert_eq!(relationships_changed(&reply), &Value::Int(1));
-    assert_eq!(reply.get("total"), Some(&Value::Int(2)));
-    let keys: Vec<&str> = reply
-        .as_map()
-        .unwrap()
-        .iter()
-        .map(|(k, _)| k.as_str().unwrap())
-        .collect();
-    assert_eq!(keys, ["format_version", "summary", "changes", "total"]);
+    assert_eq!(relationships_changed(&reply), Value::Int(1));
+    assert_eq!(total(&reply), 2);
+    let header = parts(&reply).0;
+    let keys: Vec<&str> = header.iter().map(|(k, _)| k.as_str().unwrap()).collect();
+    assert_eq!(keys, ["format_version", "summary"]);
 
     // The verdict withdrawn on disk: the next call sees the event again.
     project.write(
         "db/s/events/relationships.annotations.yaml",
         "format_version: 1\nrefers_to: []\n",
     );
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
-    assert_eq!(relationships_changed(&reply), &Value::Int(2));
+    assert_eq!(relationships_changed(&reply), Value::Int(2));
 
     // A declared edge is never bound by a rejection.
     project.write("db/s/events/relationships.annotations.yaml", REJECTING);
@@ -206,15 +198,15 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
         "db/s/events/relationships.yaml",
         "refers_to:\n- column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n  detection: declared\n  note: a foreign key\n",
     );
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
 }
 
 #[test]
 fn filters_run_after_the_withholding() {
     let project = Project::new();
-    let engine = project.engine();
-    let by_table = ask(&engine, map(vec![("table", s("db.s.events"))])).unwrap();
+    let store = project.store();
+    let by_table = ask(&store, map(vec![("table", s("db.s.events"))])).unwrap();
     // The kept relationship event names db.s.events as its target; the rejected one is gone.
     assert_eq!(
         events(&by_table),
@@ -224,98 +216,87 @@ fn filters_run_after_the_withholding() {
         ]
     );
     let both = ask(
-        &engine,
+        &store,
         map(vec![
             ("table", s("db.s.events")),
             ("kind", s("statistic_changed")),
         ]),
     )
     .unwrap();
-    assert_eq!(both.get("total"), Some(&Value::Int(1)));
+    assert_eq!(total(&both), 1);
     // The summary is the whole diff's, filters or not.
-    assert_eq!(relationships_changed(&both), &Value::Int(1));
-    let none = ask(&engine, map(vec![("table", s("no.such.table"))])).unwrap();
-    assert_eq!(none.get("changes"), Some(&Value::Seq(vec![])));
-    assert_eq!(none.get("total"), Some(&Value::Int(0)));
+    assert_eq!(relationships_changed(&both), Value::Int(1));
+    let none = ask(&store, map(vec![("table", s("no.such.table"))])).unwrap();
+    assert_eq!(total(&none), 0);
 }
 
 #[test]
 fn missing_unparseable_and_non_mapping_diffs() {
     let project = Project::new();
-    let engine = project.engine();
+    let store = project.store();
     let path = project.dir.path().join("prints/demo/diff.yaml");
     let shown = crate::config::absolute_resolved(&path)
         .display()
         .to_string();
 
     project.write("diff.yaml", "- just\n- a list\n");
-    assert_eq!(ask(&engine, Value::Map(vec![])), Ok(Value::Map(vec![])));
-    // An empty file is None: not a mapping either, whatever the cursor says.
+    assert!(matches!(
+        ask(&store, Value::Map(vec![])),
+        Ok(Diff::NotMapping)
+    ));
+    // An empty file is None: not a mapping either.
     project.write("diff.yaml", "");
-    assert_eq!(
-        ask(&engine, map(vec![("cursor", s("garbage"))])),
-        Ok(Value::Map(vec![]))
-    );
+    assert!(matches!(
+        ask(&store, Value::Map(vec![])),
+        Ok(Diff::NotMapping)
+    ));
 
     project.write("diff.yaml", "summary: [unclosed\n");
-    match ask(&engine, Value::Map(vec![])) {
+    match ask(&store, Value::Map(vec![])) {
         Err(QueryError::YamlParse { path, .. }) => assert_eq!(path, shown),
         other => panic!("{other:?}"),
     }
 
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
-        ask(&engine, Value::Map(vec![])).map_err(|e| e.to_string()),
+        ask(&store, Value::Map(vec![]))
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         Err(format!(
             "no diff available at {shown}. Run `dbprint diff` or `dbprint generate` first."
         ))
     );
 
     project.write("diff.yaml", DIFF);
-    assert_eq!(
-        ask(&engine, Value::Map(vec![])).unwrap().get("total"),
-        Some(&Value::Int(2))
-    );
+    assert_eq!(total(&ask(&store, Value::Map(vec![])).unwrap()), 2);
 }
 
 #[test]
-fn a_cursor_goes_stale_when_a_deciding_file_changes() {
+fn the_pins_move_when_a_deciding_file_changes() {
     let project = Project::new();
-    let mut diff = String::from(DIFF);
-    for i in 0..400 {
-        diff.push_str(&format!(
-            "- kind: statistic_changed\n  table: db.s.customers\n  column: c{i:03}\n  stat: null_rate\n  before: 0.1\n  after: 0.2\n"
-        ));
-    }
-    project.write("diff.yaml", &diff);
-    let engine = project.engine();
-    let first = ask(&engine, Value::Map(vec![])).unwrap();
-    assert_eq!(first.get("total"), Some(&Value::Int(402)));
-    let cursor = first.get("next_cursor").and_then(Value::as_str).unwrap();
-    let second = ask(&engine, map(vec![("cursor", s(cursor))])).unwrap();
-    // Later pages carry the list, its total and no header key.
-    assert!(second.get("summary").is_none());
-    assert_eq!(second.get("total"), Some(&Value::Int(402)));
-
-    // The annotation file decides the reply, so editing it invalidates the cursor.
+    let store = project.store();
+    let before = ask(&store, Value::Map(vec![])).unwrap();
+    assert_eq!(
+        parts(&ask(&store, Value::Map(vec![])).unwrap()).2,
+        parts(&before).2
+    );
+    // The annotation file decides the diff, so editing it moves what a cursor pins.
     project.write(
         "db/s/events/relationships.annotations.yaml",
         "format_version: 1\nrefers_to: []\n",
     );
-    assert_eq!(
-        ask(&engine, map(vec![("cursor", s(cursor))])),
-        Err(QueryError::StaleCursor("get_diff".into()))
-    );
+    let after = ask(&store, Value::Map(vec![])).unwrap();
+    assert_ne!(parts(&after).2, parts(&before).2);
 }
 
 #[test]
 fn without_a_usable_manifest_nothing_is_withheld() {
     let project = Project::new();
     project.write("manifest.yaml", "tables: [unclosed\n");
-    let engine = project.engine();
-    let reply = ask(&engine, Value::Map(vec![])).unwrap();
+    let store = project.store();
+    let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
-    assert_eq!(relationships_changed(&reply), &Value::Int(2));
+    assert_eq!(relationships_changed(&reply), Value::Int(2));
 }
 
 #[test]
@@ -325,11 +306,11 @@ fn floats_survive_the_mirror_exactly() {
         "diff.yaml",
         "changes:\n- kind: statistic_changed\n  table: t\n  delta_pct: 0.13320013320013321\n  big: .inf\n  small: -.inf\n  nan: .nan\n",
     );
-    let engine = project.engine();
-    let reply = ask(&engine, Value::Map(vec![]))
+    let store = project.store();
+    let reply = ask(&store, Value::Map(vec![]))
         .map_err(|e| e.to_string())
         .unwrap();
-    let change = &reply.get("changes").and_then(Value::as_seq).unwrap()[0];
+    let change = &parts(&reply).1[0];
     assert_eq!(
         change.get("delta_pct"),
         Some(&Value::Float(0.133_200_133_200_133_21))
@@ -343,16 +324,16 @@ fn floats_survive_the_mirror_exactly() {
 fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
     let project = Project::new();
     project.settle();
-    let engine = project.engine();
-    let state = engine.connection(None).unwrap();
+    let store = project.store();
+    let state = store.connection(None).unwrap();
     let path = state.config.print_root.join(DIFF_FILENAME);
     let before = prepared(&state, &path).unwrap();
     // A periodic reconcile swaps in a new state with the same manifest.
-    let again = engine.reconcile(&state.config).unwrap();
+    let again = store.reconcile(&state.config).unwrap();
     assert!(!Arc::ptr_eq(&state, &again));
     assert!(Arc::ptr_eq(&before, &prepared(&again, &path).unwrap()));
     // A manifest that changed is a new key.
     project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
-    let changed = engine.connection(None).unwrap();
+    let changed = store.connection(None).unwrap();
     assert!(!Arc::ptr_eq(&before, &prepared(&changed, &path).unwrap()));
 }

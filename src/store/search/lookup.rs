@@ -13,7 +13,7 @@ use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, TantivyDocument, Term};
 use super::records::{ColumnRecord, TableRecord};
 use super::tokens::trigrams;
 use super::{IndexError, SearchView, LONG, RAW};
-use crate::pyfmt::{casefold, Glob};
+use compat::py::{casefold, Glob};
 
 /// search_columns' predicates, ANDed; `None` passes everything.
 #[derive(Debug, Default, Clone, Copy)]

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::ingest::reading::absence::{column_value, disabled_of, read_column_field, Absence};
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::reading::scope::{list_is_complete, rows_scanned, scope_of, ScanScope};
-use crate::pyfmt::{casefold, str_of, strip_py};
-use crate::yaml::Value;
+use compat::py::{casefold, str_of, strip};
+use compat::value::Value;
 
 /// How one of a table's two searched files reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -244,7 +244,7 @@ fn match_tail(col: &Value, note: Option<&str>) -> Vec<(String, Value)> {
         }
     }
     if let Some(note) = note {
-        if !strip_py(note).is_empty() {
+        if !strip(note).is_empty() {
             tail.push(("annotation".to_string(), Value::Str(note.to_string())));
         }
     }
@@ -481,7 +481,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml;
+    use compat::yaml;
 
     fn load(text: &str) -> Value {
         yaml::load(text).unwrap()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::lookup::Filters;
 use super::*;
-use crate::yaml;
+use compat::yaml;
 
 fn entry(fqn: &str, key: u64) -> TableEntry {
     TableEntry {

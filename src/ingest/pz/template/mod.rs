@@ -11,7 +11,7 @@
 mod lexer;
 mod parser;
 
-use super::text::decode_text;
+use compat::dotnet::read_all_text;
 
 /// A parsed pipeline template.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +81,7 @@ pub struct PipelineSource {
 }
 
 pub fn parse_pipeline(rel: &str, bytes: &[u8]) -> PipelineSource {
-    let text = decode_text(bytes);
+    let text = read_all_text(bytes);
     PipelineSource {
         rel: rel.to_string(),
         template: std::sync::Arc::new(parse_template(&text)),

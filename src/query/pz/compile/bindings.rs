@@ -4,11 +4,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::pz::envelope::PzError;
 use crate::query::pz::load::options::near_miss;
 use crate::query::pz::model::{Dataset, PzWarning, WriteOptions};
 use crate::query::pz::render::{sink_marker, Dep};
+use compat::dotnet::ordinal_cmp;
 
 use super::sql::extract_insert_prefix;
 use super::{Claim, EffectiveConnection, Work};

@@ -4,10 +4,10 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::ingest::pz::value::{PzMap, PzValue};
-use crate::pz::envelope::Json;
 use crate::query::pz::model::Check;
+use compat::dotnet::ordinal_cmp;
+use compat::dotnet::Json;
 
 pub fn json_of(value: &PzValue) -> Json {
     match value {
@@ -73,7 +73,7 @@ mod tests {
 
     #[test]
     fn canonical_json_sorts_and_escapes() {
-        let doc = crate::yaml::load("z: 1\na: [x, 2.5, true]\n\u{e9}: '<'\n").unwrap();
+        let doc = compat::yaml::load("z: 1\na: [x, 2.5, true]\n\u{e9}: '<'\n").unwrap();
         let map = crate::ingest::pz::value::convert_map(doc.as_map().unwrap());
         assert_eq!(
             options_json(&map),

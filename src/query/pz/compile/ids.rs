@@ -4,7 +4,7 @@
 //! notice says which ids it concerns and why.
 
 use crate::ingest::pz::manifest::CompiledManifest;
-use crate::ingest::pz::text::ordinal_cmp;
+use compat::dotnet::ordinal_cmp;
 
 use super::{sort_dependencies, Dag};
 

@@ -4,10 +4,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::pz::envelope::PzError;
 use crate::query::pz::model::{SyncMode, WriteOptions};
 use crate::query::pz::render::{staging_name, Dep};
+use compat::dotnet::ordinal_cmp;
 
 use super::canonical::{check_identity, columns_json, node_id, options_json};
 use super::sql::{normalize_sql, pushes_nothing, splice_ctes};

@@ -5,8 +5,8 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::pz::envelope::PzError;
+use compat::dotnet::ordinal_cmp;
 
 use super::Node;
 

@@ -5,10 +5,10 @@
 
 use std::collections::VecDeque;
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::pz::envelope::PzError;
 use crate::query::pz::model::{PzWarning, SyncMode};
 use crate::query::pz::render::Dep;
+use compat::dotnet::ordinal_cmp;
 
 use super::nodes::Built;
 use super::{Claim, Node, NodeKind, Work};

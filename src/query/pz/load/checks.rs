@@ -1,10 +1,10 @@
 //! `ProjectLoader.ValidateChecks`: every sidecar check's type and options, PZ0113.
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::ingest::pz::value::PzValue;
 use crate::pz::envelope::PzError;
 use crate::query::pz::compile::canonical::check_identity;
 use crate::query::pz::model::{file_error, Check};
+use compat::dotnet::ordinal_cmp;
 
 use super::options::parse_duration_ms;
 

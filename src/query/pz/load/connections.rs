@@ -2,12 +2,12 @@
 //! `connector`, reserved keys, flat connector config (the only place `${VAR}` is
 //! substituted), and `entities: <e>: {read, write}`.
 
-use crate::ingest::pz::text::ordinal_cmp;
 use crate::ingest::pz::value::{PzMap, PzValue};
 use crate::ingest::pz::yaml_doc::YamlDoc;
 use crate::pz::envelope::PzError;
 use crate::query::pz::model::{file_error, Connection, Dataset, PzWarning};
 use crate::query::pz::Env;
+use compat::dotnet::ordinal_cmp;
 
 use super::interpolate::{contains_reference, interpolate};
 use super::options::{

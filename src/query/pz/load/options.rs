@@ -135,7 +135,7 @@ fn refuse_sync_keys(
     errors: &mut Vec<PzError>,
 ) {
     let mut stray: Vec<&str> = sync.keys().filter(|k| !allowed.contains(k)).collect();
-    stray.sort_by(|a, b| crate::ingest::pz::text::ordinal_cmp(a, b));
+    stray.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
     for key in stray {
         let detail = if allowed.len() == 1 {
             "mode 'auto' accepts no other keys".to_string()
@@ -504,7 +504,7 @@ pub fn parse_yaml_write(
 /// Orders a mapping's keys ordinally, as pz's `OrderBy(k, Ordinal).ToDictionary` does.
 pub fn sort_map(map: &mut PzMap) {
     map.entries
-        .sort_by(|a, b| crate::ingest::pz::text::ordinal_cmp(&a.0, &b.0));
+        .sort_by(|a, b| compat::dotnet::ordinal_cmp(&a.0, &b.0));
 }
 
 /// `ScriptKwargs.NearMiss`: the known name one edit (or a case difference) away.

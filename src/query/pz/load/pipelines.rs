@@ -102,7 +102,7 @@ fn apply_sidecar(rel: &str, yaml: &PzMap, pipelines: &mut [Pipeline], issues: &m
         };
         if dict.entries.len() > 1 {
             let mut keys: Vec<&str> = dict.keys().collect();
-            keys.sort_by(|a, b| crate::ingest::pz::text::ordinal_cmp(a, b));
+            keys.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
             errors.push(file_error(
                 "PZ0113",
                 format!(

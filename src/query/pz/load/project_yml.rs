@@ -168,7 +168,7 @@ const KNOWN_KEYS: [&str; 10] = [
 
 fn refuse_unknown_keys(yaml: &PzMap, errors: &mut Vec<PzError>) {
     let mut unknown: Vec<&str> = yaml.keys().filter(|k| !KNOWN_KEYS.contains(k)).collect();
-    unknown.sort_by(|a, b| crate::ingest::pz::text::ordinal_cmp(a, b));
+    unknown.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
     for key in unknown {
         if key == "outputs" {
             errors.push(file_error(
@@ -435,7 +435,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
                 "remove the key(s), or use a backend where they apply (local, sqlserver, http)"
                     .to_string()
             };
-            stray.sort_by(|a, b| crate::ingest::pz::text::ordinal_cmp(a, b));
+            stray.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
             errors.push(file_error(
                 STATE_BACKEND,
                 format!(

@@ -458,7 +458,7 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
         .keys()
         .filter(|k| !matches!(*k, "max_attempts" | "base_delay" | "max_delay"))
         .collect();
-    unknown.sort_by(|a, b| crate::ingest::pz::text::ordinal_cmp(a, b));
+    unknown.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
     for key in unknown {
         out.add(
             "PZ0121",

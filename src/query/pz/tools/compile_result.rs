@@ -1,10 +1,11 @@
 //! pz_compile (`VerifyTools.CompileAsync`): `{nodes[], notices[], warnings[]}`, or the
 //! load/compile errors.
 
-use crate::pz::envelope::{self, Json};
+use crate::pz::envelope;
 use crate::query::pz::compile::ids::IdSource;
 use crate::query::pz::compile::CompileFailure;
 use crate::query::pz::PzAnswer;
+use compat::dotnet::Json;
 
 use super::{dag_reasons, gap_error, nodes_json, strings_json, warnings_json, Ctx};
 

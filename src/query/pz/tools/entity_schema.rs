@@ -4,10 +4,11 @@
 //! live first; offline that probe is assumed clean and finds no extra columns. An entity
 //! without a contract can only be fetched live: that answer needs pz.
 
-use crate::ingest::pz::text::ordinal_cmp;
-use crate::pz::envelope::{self, Json, PzError};
+use crate::pz::envelope::{self, PzError};
 use crate::query::pz::compile::CompileFailure;
 use crate::query::pz::PzAnswer;
+use compat::dotnet::ordinal_cmp;
+use compat::dotnet::Json;
 
 use super::{gap_error, Ctx};
 

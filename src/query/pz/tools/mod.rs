@@ -10,7 +10,8 @@ pub mod state;
 use std::sync::OnceLock;
 
 use crate::ingest::pz::ParsedProject;
-use crate::pz::envelope::{self, Json, PzError};
+use crate::pz::envelope::{self, PzError};
+use compat::dotnet::Json;
 
 use super::compile::ids::{settle_ids, IdSource};
 use super::compile::{compile, CompileFailure, Dag, Node};

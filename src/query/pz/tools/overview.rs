@@ -6,12 +6,13 @@
 
 use std::collections::HashMap;
 
-use crate::ingest::pz::text::ordinal_cmp;
-use crate::pz::envelope::{self, Json, PzError};
+use crate::pz::envelope::{self, PzError};
 use crate::query::pz::compile::ids::IdSource;
 use crate::query::pz::compile::{flow_labels, CompileFailure, Dag, NodeKind};
 use crate::query::pz::model::Project;
 use crate::query::pz::PzAnswer;
+use compat::dotnet::ordinal_cmp;
+use compat::dotnet::Json;
 
 use super::{dag_reasons, errors_json, gap_error, nodes_json, strings_json, Ctx};
 

@@ -2,8 +2,9 @@
 //! the given id, from `.pz/runs`; PZ0502 when there is none.
 
 use crate::ingest::pz::runs::RunRecord;
-use crate::pz::envelope::{self, Json, PzError};
+use crate::pz::envelope::{self, PzError};
 use crate::query::pz::PzAnswer;
+use compat::dotnet::Json;
 
 use super::Ctx;
 

@@ -4,9 +4,10 @@
 
 use crate::ingest::pz::runs::RunRecord;
 use crate::ingest::pz::state::StateRead;
-use crate::ingest::pz::text::ordinal_cmp;
-use crate::pz::envelope::{self, Json, PzError};
+use crate::pz::envelope::{self, PzError};
 use crate::query::pz::PzAnswer;
+use compat::dotnet::ordinal_cmp;
+use compat::dotnet::Json;
 
 use super::Ctx;
 

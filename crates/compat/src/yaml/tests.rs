@@ -1,0 +1,389 @@
+//! Differential tests against PyYAML: `fixtures/yaml-pyyaml/cases.jsonl` holds
+//! what `yaml.load(text, Loader=yaml.CSafeLoader)` gave for each text
+//! (written by `gen/yaml_pyyaml_expectations.py`), and every case must
+//! load to the same value or fail with the same text.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use serde_json::Value as Json;
+
+use super::{load, LoadError};
+use crate::value::Value;
+
+/// Cases known to differ from the reference, each with the reason.
+const EXPECTED_FAILURES: &[(&str, &str)] = &[];
+
+fn cases() -> Vec<Json> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/yaml-pyyaml/cases.jsonl"
+    );
+    let text = std::fs::read_to_string(path).expect("cases.jsonl is committed");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("valid JSON line"))
+        .collect()
+}
+
+fn tag_of(j: &Json) -> Option<(&str, &Json)> {
+    let obj = j.as_object()?;
+    let (k, v) = obj.iter().next()?;
+    Some((k.as_str(), v))
+}
+
+fn float_matches(repr: &str, f: f64) -> bool {
+    match repr.parse::<f64>() {
+        Ok(e) if e.is_nan() => f.is_nan(),
+        Ok(e) => e.to_bits() == f.to_bits(),
+        Err(_) => false,
+    }
+}
+
+/// A scalar's expectation against the loaded value.
+fn leaf_matches(tag: &str, e: &Json, v: &Value) -> bool {
+    match (tag, v) {
+        ("none", Value::Null) => true,
+        ("bool", Value::Bool(b)) => e.as_bool() == Some(*b),
+        ("int", Value::Int(i)) => e.as_str() == Some(i.to_string().as_str()),
+        ("int", Value::BigInt(s)) => e.as_str() == Some(s.as_str()),
+        ("float", Value::Float(f)) => e.as_str().is_some_and(|r| float_matches(r, *f)),
+        ("str", Value::Str(s)) => e.as_str() == Some(s.as_str()),
+        ("bytes", Value::Bytes(b)) => {
+            let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+            e.as_str() == Some(hex.as_str())
+        }
+        ("date", Value::Date(d)) => {
+            e.as_str() == Some(format!("{:04}-{:02}-{:02}", d.year, d.month, d.day).as_str())
+        }
+        ("datetime", Value::DateTime(dt)) => {
+            let off = match dt.offset_seconds {
+                Some(o) => Json::from(o),
+                None => Json::Null,
+            };
+            let got = Json::Array(vec![
+                dt.date.year.into(),
+                dt.date.month.into(),
+                dt.date.day.into(),
+                dt.hour.into(),
+                dt.minute.into(),
+                dt.second.into(),
+                dt.microsecond.into(),
+                off,
+            ]);
+            *e == got
+        }
+        _ => false,
+    }
+}
+
+fn matches(e: &Json, v: &Value) -> Result<(), String> {
+    let Some((tag, inner)) = tag_of(e) else {
+        return Err(format!("bad expectation {e}"));
+    };
+    let mismatch = || Err(format!("expected {e}, got {v:?}"));
+    match (tag, v) {
+        ("list" | "tuple", Value::Seq(items)) => {
+            let exp = inner.as_array().map(Vec::as_slice).unwrap_or_default();
+            if exp.len() != items.len() {
+                return mismatch();
+            }
+            for (a, b) in exp.iter().zip(items) {
+                matches(a, b)?;
+            }
+            Ok(())
+        }
+        ("map", Value::Map(pairs)) => {
+            let exp = inner.as_array().map(Vec::as_slice).unwrap_or_default();
+            if exp.len() != pairs.len() {
+                return mismatch();
+            }
+            for (pair, (k, val)) in exp.iter().zip(pairs) {
+                let p = pair.as_array().map(Vec::as_slice).unwrap_or_default();
+                if p.len() != 2 {
+                    return Err(format!("bad pair {pair}"));
+                }
+                matches(&p[0], k)?;
+                matches(&p[1], val)?;
+            }
+            Ok(())
+        }
+        // A set is loaded as a map of its members to None, in no fixed order.
+        ("set", Value::Map(pairs)) => {
+            let exp = inner.as_array().map(Vec::as_slice).unwrap_or_default();
+            if exp.len() != pairs.len() || pairs.iter().any(|(_, v)| *v != Value::Null) {
+                return mismatch();
+            }
+            let mut used = vec![false; pairs.len()];
+            for item in exp {
+                let found = pairs
+                    .iter()
+                    .enumerate()
+                    .position(|(i, (k, _))| !used[i] && matches(item, k).is_ok());
+                match found {
+                    Some(i) => used[i] = true,
+                    None => return mismatch(),
+                }
+            }
+            Ok(())
+        }
+        (t, v) if leaf_matches(t, inner, v) => Ok(()),
+        _ => mismatch(),
+    }
+}
+
+/// The loaded value in the generator's flat prefix form, for deep cases.
+fn flat_matches(expected: &[Json], v: &Value) -> Result<(), String> {
+    let mut stack = vec![v];
+    let mut i = 0;
+    while let Some(v) = stack.pop() {
+        let Some(e) = expected.get(i) else {
+            return Err("flat expectation too short".into());
+        };
+        i += 1;
+        let (tag, inner) = tag_of(e).ok_or("bad flat token")?;
+        match (tag, v) {
+            ("list" | "tuple", Value::Seq(items)) if inner.as_u64() == Some(items.len() as u64) => {
+                stack.extend(items.iter().rev());
+            }
+            ("map", Value::Map(pairs)) if inner.as_u64() == Some(pairs.len() as u64) => {
+                for (k, val) in pairs.iter().rev() {
+                    stack.push(val);
+                    stack.push(k);
+                }
+            }
+            (t, v) if leaf_matches(t, inner, v) => {}
+            _ => return Err(format!("flat token {i}: expected {e}, got {v:?}")),
+        }
+    }
+    if i == expected.len() {
+        Ok(())
+    } else {
+        Err("flat expectation too long".into())
+    }
+}
+
+fn check(case: &Json) -> Result<(), String> {
+    let text = case["yaml"].as_str().ok_or("no yaml")?;
+    let got = catch_unwind(AssertUnwindSafe(|| load(text))).map_err(|_| "panicked".to_string())?;
+    if let Some(err) = case.get("error") {
+        let want = err["text"].as_str().unwrap_or_default();
+        return match (err["kind"].as_str(), &got) {
+            (Some("yaml"), Err(LoadError::Yaml(t))) if t == want => Ok(()),
+            (Some("other"), Err(LoadError::Other(t))) if t == want => Ok(()),
+            _ => Err(format!(
+                "expected {} error {want:?}, got {got:?}",
+                err["kind"]
+            )),
+        };
+    }
+    if case.get("recursive").is_some() {
+        // Python builds a self-containing object; a tree cannot hold one.
+        return match got {
+            Err(LoadError::Other(t)) if t.contains("contains itself") => Ok(()),
+            other => Err(format!("expected the recursion error, got {other:?}")),
+        };
+    }
+    let value = got.map_err(|e| format!("expected a value, got error {e:?}"))?;
+    if let Some(flat) = case.get("expect_flat") {
+        return flat_matches(
+            flat.as_array().map(Vec::as_slice).unwrap_or_default(),
+            &value,
+        );
+    }
+    matches(&case["expect"], &value)
+}
+
+#[test]
+fn differential_against_pyyaml() {
+    let cases = cases();
+    assert!(
+        cases.len() > 1000,
+        "the fixture holds {} cases",
+        cases.len()
+    );
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for case in &cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        let expected_to_fail = EXPECTED_FAILURES.iter().any(|(n, _)| *n == name);
+        match (check(case), expected_to_fail) {
+            (Ok(()), false) => passed += 1,
+            (Ok(()), true) => failures.push(format!("{name}: passes but is listed as failing")),
+            (Err(_), true) => {}
+            (Err(e), false) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    eprintln!(
+        "yaml differential: {passed} passed, {} known failures, {} unexpected",
+        EXPECTED_FAILURES.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Run by hand on a larger random set: write it with
+/// `gen/yaml_pyyaml_expectations.py --extra COUNT FILE`, then
+/// `YAML_EXTRA_CASES=FILE cargo test -p compat yaml::tests::extra -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs YAML_EXTRA_CASES, a file of extra PyYAML differential cases"]
+fn extra_differential_cases() {
+    let path = std::env::var("YAML_EXTRA_CASES")
+        .expect("YAML_EXTRA_CASES names the file of extra cases this test checks");
+    let text = std::fs::read_to_string(path).expect("readable");
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let case: Json = serde_json::from_str(line).expect("valid JSON line");
+        total += 1;
+        if let Err(e) = check(&case) {
+            failures.push(format!("{}: {e}\n    yaml: {}", case["name"], case["yaml"]));
+        }
+    }
+    eprintln!("extra: {} of {total} differ", failures.len());
+    for f in failures.iter().take(30) {
+        eprintln!("{f}");
+    }
+    assert!(failures.is_empty());
+}
+
+/// xorshift64*: deterministic noise without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[test]
+fn never_panics_on_noise_and_truncations() {
+    const PIECES: &[&str] = &[
+        "-",
+        ":",
+        "?",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "#",
+        "&a",
+        "*a",
+        "!",
+        "!!",
+        "|",
+        ">",
+        "'",
+        "\"",
+        "%",
+        "@",
+        "`",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "\r\n",
+        "a",
+        "1",
+        "0x",
+        ".5",
+        "~",
+        "<<",
+        "=",
+        "é",
+        "😀",
+        "\\",
+        "\\u",
+        "---",
+        "...",
+        "\u{85}",
+        "\u{feff}",
+        "!!binary",
+        "!!omap",
+        "!!set",
+        "2024-01-01",
+        "\0",
+        "\x01",
+    ];
+    // YAML_FUZZ_ITERS raises the count for a longer run by hand.
+    let iters: usize = std::env::var("YAML_FUZZ_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4000);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..iters {
+        let mut text = String::new();
+        for _ in 0..rng.below(40) {
+            if rng.below(8) == 0 {
+                // Any code point at all.
+                text.extend(char::from_u32(rng.below(0x11_0000) as u32));
+            } else {
+                text.push_str(PIECES[rng.below(PIECES.len())]);
+            }
+        }
+        let r = catch_unwind(AssertUnwindSafe(|| load(&text)));
+        assert!(r.is_ok(), "panicked on {text:?}");
+    }
+    for case in cases().iter().step_by(3) {
+        let text = case["yaml"].as_str().unwrap_or_default();
+        let cuts: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+        for &cut in cuts.iter().step_by(cuts.len() / 8 + 1) {
+            let r = catch_unwind(AssertUnwindSafe(|| load(&text[..cut])));
+            assert!(r.is_ok(), "panicked on {:?}", &text[..cut]);
+        }
+    }
+}
+
+/// A statistics-like document of about `columns * 600` bytes.
+fn statistics_text(columns: usize) -> String {
+    let mut s = String::from(
+        "format_version: 1\ntable: dev.sales.orders\ntype: table\nprofiled_at: '2026-11-29T18:27:31Z'\nrow_count: 3400\ncolumns:\n",
+    );
+    for c in 0..columns {
+        s.push_str(&format!(
+            "  col_{c}:\n    type: VARCHAR(255)\n    nullable: true\n    null_count: {c}\n    distinct_count: {}\n    min: -{c}.25\n    max: 2099-12-31\n    mean: {}.123456\n    top:\n    - value: N\n      count: 800\n    - value: 'café'\n      count: 12\n    values: AA3r33rVyTAAD9mHo8n4ewAzjCU9nBdwADbb2DE+0FUARAQSYrOsdACCXIyHXE7dAKgzrIKM1jUA43XqoDbS8QD/6KTwPus4AQ9TkJuWHbMBOipR1N/3AgFJFgaTaUU2AVs+3JoRNnsBZEKrYEsEiAFqz7kn\n",
+            c * 7,
+            c % 1000
+        ));
+    }
+    s
+}
+
+#[test]
+fn nesting_scan_skipped_for_ordinary_documents() {
+    use super::events::may_reach_nesting_limit;
+    assert!(!may_reach_nesting_limit(statistics_text(50).as_bytes()));
+    assert!(!may_reach_nesting_limit(
+        format!("a: {}\n", "x".repeat(5000)).as_bytes()
+    ));
+    assert!(may_reach_nesting_limit("- ".repeat(999).as_bytes()));
+    assert!(may_reach_nesting_limit("[".repeat(999).as_bytes()));
+    let nel_lines: String = (0..999)
+        .map(|i| format!("{}a:\u{85}", " ".repeat(i)))
+        .collect();
+    assert!(may_reach_nesting_limit(nel_lines.as_bytes()));
+}
+
+#[test]
+fn statistics_like_document_loads() {
+    let v = load(&statistics_text(3)).expect("loads");
+    let col = v
+        .get("columns")
+        .and_then(|c| c.get("col_1"))
+        .expect("col_1");
+    assert_eq!(col.get("nullable"), Some(&Value::Bool(true)));
+    assert_eq!(col.get("min"), Some(&Value::Float(-1.25)));
+    assert!(matches!(col.get("max"), Some(Value::Date(_))));
+}

@@ -1,0 +1,192 @@
+//! `printdex pz …`: serve pz's MCP surface, and keep its docs index.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Subcommand;
+
+use crate::mcp::pz::PzTools;
+use crate::pz::docs::fetch;
+use crate::pz::docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
+use crate::pz::docs::store::{self, now_secs, Store};
+
+#[derive(Debug, Subcommand)]
+pub enum PzAction {
+    /// Serve pz's MCP surface over stdio (a stand-in for `pz mcp`).
+    Serve {
+        /// The pz project directory (the docs tools need none).
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Refresh the docs index in the background once older than this (e.g. 30m, 24h, 0 for
+        /// every call, never to turn refreshing off).
+        #[arg(long, default_value = "24h", value_parser = parse_age)]
+        docs_max_age: Age,
+        /// Longest wait on the docs source (e.g. 15s).
+        #[arg(long, default_value = "15s", value_parser = parse_duration)]
+        docs_timeout: Duration,
+        /// The docs index directory (default: printdex/pz-docs in the user's cache).
+        #[arg(long)]
+        docs_dir: Option<PathBuf>,
+    },
+    /// The offline copy of pz's documentation.
+    Docs {
+        #[command(subcommand)]
+        action: DocsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DocsAction {
+    /// Fetch llms.txt and llms-full.txt and index them.
+    Sync {
+        /// A site URL (http, https, file://) or a directory holding the two files.
+        /// Default: PZ_DOCS_URL, else https://pipelinez.dev.
+        #[arg(long)]
+        from: Option<String>,
+        #[arg(long, default_value = "15s", value_parser = parse_duration)]
+        timeout: Duration,
+        #[arg(long)]
+        docs_dir: Option<PathBuf>,
+    },
+    /// Say which corpus is installed, from where and how old.
+    Status {
+        #[arg(long)]
+        docs_dir: Option<PathBuf>,
+    },
+}
+
+/// A refresh age; `None` never refreshes.
+#[derive(Debug, Clone, Copy)]
+pub struct Age(pub Option<Duration>);
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .map(|i| s.split_at(i))
+        .unwrap_or((s, "s"));
+    let n: f64 = num.parse().map_err(|_| format!("not a duration: {s:?}"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" | "" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        "d" => n * 86400.0,
+        _ => return Err(format!("unknown unit in {s:?} (use ms, s, m, h or d)")),
+    };
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(format!("not a duration: {s:?}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn parse_age(s: &str) -> Result<Age, String> {
+    if s.eq_ignore_ascii_case("never") {
+        return Ok(Age(None));
+    }
+    parse_duration(s).map(|d| Age(Some(d)))
+}
+
+pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
+    match action {
+        PzAction::Serve {
+            project,
+            docs_max_age,
+            docs_timeout,
+            docs_dir,
+        } => {
+            let mut cfg = DocsConfig::from_env();
+            cfg.max_age = docs_max_age.0;
+            cfg.timeout = docs_timeout;
+            if let Some(d) = docs_dir {
+                cfg.root = d;
+            }
+            let tools = PzTools {
+                docs: service::DocsService::new(cfg),
+                project,
+            };
+            let docs = tools.docs.clone();
+            // Load the installed corpus (and start a refresh if it is stale) before the first call.
+            std::thread::spawn(move || docs.warm());
+            super::serve_blocking(crate::mcp::serve_stdio(crate::mcp::pz::server(tools)))??;
+            Ok(ExitCode::SUCCESS)
+        }
+        PzAction::Docs { action } => match action {
+            DocsAction::Sync {
+                from,
+                timeout,
+                docs_dir,
+            } => sync(from, timeout, docs_dir),
+            DocsAction::Status { docs_dir } => status(docs_dir),
+        },
+    }
+}
+
+fn sync(
+    from: Option<String>,
+    timeout: Duration,
+    docs_dir: Option<PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let base = match from {
+        Some(f) => fetch::base_from_arg(&f),
+        None => std::env::var("PZ_DOCS_URL")
+            .map(|s| s.trim_end_matches('/').to_string())
+            .unwrap_or_else(|_| fetch::DEFAULT_BASE.to_string()),
+    };
+    let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
+    let started = std::time::Instant::now();
+    match service::sync(&store, &base, timeout) {
+        Ok(done) => {
+            let m = &done.meta;
+            println!(
+                "{} {} pages from {} in {:.2} s ({}) -> {}",
+                if done.reused { "unchanged:" } else { "synced" },
+                m.pages,
+                m.source,
+                started.elapsed().as_secs_f64(),
+                done.pointer.version,
+                store.version_dir(&done.pointer.version).display()
+            );
+            for f in [&m.llms_txt, &m.llms_full_txt] {
+                println!("  {}  {} bytes  blake3 {}", f.url, f.bytes, f.blake3);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn status(docs_dir: Option<PathBuf>) -> anyhow::Result<ExitCode> {
+    let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
+    let Some(p) = store.pointer() else {
+        println!(
+            "no pz docs synced in {} (run: printdex pz docs sync)",
+            store.root().display()
+        );
+        return Ok(ExitCode::from(1));
+    };
+    let now = now_secs();
+    println!(
+        "version: {} ({})",
+        p.version,
+        store.version_dir(&p.version).display()
+    );
+    println!("source: {}", p.source);
+    println!(
+        "synced {} s ago, last checked {} s ago (refresh default: after {} s)",
+        now.saturating_sub(p.synced_at),
+        now.saturating_sub(p.checked_at),
+        DEFAULT_MAX_AGE.as_secs()
+    );
+    if let Some(m) = store.meta(&p.version) {
+        println!("pages: {}  lines: {}", m.pages, m.lines);
+        for f in [&m.llms_txt, &m.llms_full_txt] {
+            println!("  {}  {} bytes  blake3 {}", f.url, f.bytes, f.blake3);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,76 @@
+//! resources/*: the store's resource pages in the wire's shape.
+
+use rmcp::model::{
+    ErrorData, ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult,
+};
+use serde::de::DeserializeOwned;
+
+use super::DbprintTools;
+use crate::mcp::errors::rpc_error;
+use crate::mcp::tool_set::Resources;
+use crate::query::resources;
+use crate::render;
+
+fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
+    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+impl Resources for DbprintTools {
+    fn list(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+        let states = self.store.snapshots().map_err(|e| rpc_error(&e))?;
+        let listing = resources::list(&states).map_err(|e| rpc_error(&e))?;
+        let page = render::resource::list_page(&listing, cursor).map_err(|e| rpc_error(&e))?;
+        let entries: Vec<serde_json::Value> = page
+            .entries
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "uri": e.uri,
+                    "name": e.name,
+                    "description": e.description,
+                    "mimeType": e.mime_type,
+                })
+            })
+            .collect();
+        let mut result = serde_json::json!({ "resources": entries });
+        if let Some(n) = page.next_cursor {
+            result["nextCursor"] = serde_json::json!(n);
+        }
+        wire(result)
+    }
+
+    /// Any cursor is ignored, as the reference does.
+    fn templates(&self) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let templates: Vec<serde_json::Value> = resources::templates()
+            .into_iter()
+            .map(|t| {
+                serde_json::json!({
+                    "uriTemplate": t.uri_template,
+                    "name": t.name,
+                    "mimeType": t.mime_type,
+                })
+            })
+            .collect();
+        wire(serde_json::json!({ "resourceTemplates": templates }))
+    }
+
+    fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        let connection = |name: &str| self.store.connection(Some(name));
+        let sources = resources::Sources {
+            references: self.store.references(),
+            cache: self.store.cache(),
+            connection: &connection,
+        };
+        let resource = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
+        let page = render::resource::page(uri, &resource, self.store.cache())
+            .map_err(|e| rpc_error(&e))?;
+        wire(serde_json::json!({
+            "contents": [{
+                "uri": uri,
+                "mimeType": page.mime_type,
+                "text": page.text,
+                "_meta": {"page": page.page, "pages": page.pages, "version": page.version},
+            }]
+        }))
+    }
+}

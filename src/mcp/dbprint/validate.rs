@@ -1,0 +1,96 @@
+//! Argument pre-validation, as the reference runs it: `format`/`purpose` fold case,
+//! then the arguments are checked against the tool's own schema and the first
+//! violation (root faults first, then by key name) is reported in its exact words.
+
+use crate::error::repr_str_list;
+use crate::mcp::tool_set::{JsonType, ToolSpec};
+use compat::py::{lower, repr};
+use compat::value::Value;
+
+const CASE_FOLDED: [&str; 2] = ["format", "purpose"];
+
+/// The validated (folded) arguments, or the first violation's text.
+pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, String> {
+    let pairs: Vec<(Value, Value)> = arguments
+        .as_map()
+        .unwrap_or_default()
+        .iter()
+        .map(|(k, v)| match (k.as_str(), v) {
+            (Some(key), Value::Str(s)) if CASE_FOLDED.contains(&key) => {
+                (k.clone(), Value::Str(lower(s)))
+            }
+            _ => (k.clone(), v.clone()),
+        })
+        .collect();
+    let keys: Vec<String> = pairs
+        .iter()
+        .filter_map(|(k, _)| k.as_str().map(str::to_string))
+        .collect();
+
+    // Root faults, in schema keyword order: additionalProperties, then required.
+    let mut unknown: Vec<&String> = keys.iter().filter(|k| spec.param(k).is_none()).collect();
+    if !unknown.is_empty() {
+        unknown.sort();
+        let mut accepted: Vec<String> = spec.params.iter().map(|p| p.name.to_string()).collect();
+        accepted.sort();
+        return Err(format!(
+            "{} takes no argument {}. Accepted: {}.",
+            spec.name,
+            compat::py::repr_str(unknown[0]),
+            repr_str_list(&accepted)
+        ));
+    }
+    if let Some(missing) = spec
+        .required()
+        .iter()
+        .find(|r| !keys.iter().any(|k| k == *r))
+    {
+        return Err(format!(
+            "{} requires {}.",
+            spec.name,
+            compat::py::repr_str(missing)
+        ));
+    }
+    // Then per property, by key name; within one, type before enum and minLength.
+    let mut sorted: Vec<&(Value, Value)> = pairs.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_str().cmp(&b.0.as_str()));
+    for (k, v) in sorted {
+        let Some(key) = k.as_str() else { continue };
+        let Some(param) = spec.param(key) else {
+            continue;
+        };
+        let type_ok = match param.ty {
+            JsonType::String => matches!(v, Value::Str(_)),
+            JsonType::Boolean => matches!(v, Value::Bool(_)),
+            // JSON Schema's integer: a number with no fraction (a bool is not one).
+            JsonType::Integer => match v {
+                Value::Int(_) | Value::BigInt(_) => true,
+                Value::Float(f) => f.fract() == 0.0,
+                _ => false,
+            },
+        };
+        if !type_ok {
+            return Err(format!(
+                "{key} {} must be of type {}.",
+                repr(v),
+                param.ty.name()
+            ));
+        }
+        if let (Some(allowed), Value::Str(s)) = (param.choices, v) {
+            if !allowed.contains(&s.as_str()) {
+                let allowed: Vec<String> = allowed.iter().map(|a| a.to_string()).collect();
+                return Err(format!(
+                    "{key} {} must be one of {}.",
+                    repr(v),
+                    repr_str_list(&allowed)
+                ));
+            }
+        }
+        if let (true, Value::Str(s)) = (param.non_empty, v) {
+            if s.is_empty() {
+                return Err(format!("{key} {} must be a non-empty string.", repr(v)));
+            }
+        }
+    }
+    Ok(Value::Map(pairs))
+}
