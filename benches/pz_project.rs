@@ -23,6 +23,7 @@ use printdex::ingest::pz::{parse_project, ParsedProject};
 use printdex::query::pz::{
     compile_answer, project_overview, state, Env, Fidelity, PreparedProject,
 };
+use printdex::render::pz_project::envelope;
 
 const STAGING: usize = 250;
 const MARTS: usize = 125;
@@ -164,17 +165,22 @@ fn bench(c: &mut Criterion) {
         "the generated project compiles offline: {:?}",
         overview.fidelity
     );
+    let text = envelope(&overview);
     assert!(
-        overview.envelope.starts_with(r#"{"ok":true,"result""#),
+        text.starts_with(r#"{"ok":true,"result""#),
         "{}",
-        &overview.envelope[..200]
+        &text[..200]
     );
     let mut group = c.benchmark_group("pz_project");
     group.bench_function("ingest_parse", |b| b.iter(|| parsed(dir.path())));
     // Per call from parsed files: load + compile + envelope, as pz does on every call.
-    group.bench_function("overview", |b| b.iter(|| project_overview(&project, &env)));
-    group.bench_function("compile", |b| b.iter(|| compile_answer(&project, &env)));
-    group.bench_function("state", |b| b.iter(|| state(&project, &env)));
+    group.bench_function("overview", |b| {
+        b.iter(|| envelope(&project_overview(&project, &env)))
+    });
+    group.bench_function("compile", |b| {
+        b.iter(|| envelope(&compile_answer(&project, &env)))
+    });
+    group.bench_function("state", |b| b.iter(|| envelope(&state(&project, &env))));
     // From a PreparedProject a store keeps per content version (warmed at ingest): the first
     // answer renders the envelope, later ones share it.
     let shared = std::sync::Arc::new(project.clone());
@@ -183,20 +189,22 @@ fn bench(c: &mut Criterion) {
         p.warm();
         p
     };
-    assert_eq!(warm().overview().envelope, overview.envelope);
+    assert_eq!(envelope(warm().overview()), text);
     let batch = criterion::BatchSize::LargeInput;
     group.bench_function("render_overview", |b| {
-        b.iter_batched_ref(warm, |p| p.overview(), batch)
+        b.iter_batched_ref(warm, |p| envelope(p.overview()), batch)
     });
     group.bench_function("render_compile", |b| {
-        b.iter_batched_ref(warm, |p| p.compile(), batch)
+        b.iter_batched_ref(warm, |p| envelope(p.compile()), batch)
     });
     group.bench_function("render_state", |b| {
-        b.iter_batched_ref(warm, |p| p.state(), batch)
+        b.iter_batched_ref(warm, |p| envelope(p.state()), batch)
     });
     let prepared = warm();
-    group.bench_function("cached_overview", |b| b.iter(|| prepared.overview()));
-    group.bench_function("cached_state", |b| b.iter(|| prepared.state()));
+    group.bench_function("cached_overview", |b| {
+        b.iter(|| envelope(prepared.overview()))
+    });
+    group.bench_function("cached_state", |b| b.iter(|| envelope(prepared.state())));
     // Once per change: load and compile.
     group.bench_function("prepare_and_compile", |b| b.iter(warm));
     group.finish();

@@ -14,13 +14,12 @@ pub mod model;
 pub mod render;
 mod tools;
 
-#[cfg(test)]
-mod fixtures_tests;
-
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use crate::ingest::pz::ParsedProject;
+use crate::pz::envelope::PzError;
+use compat::dotnet::Json;
 
 use tools::{Compiled, Ctx, LoadPhase};
 
@@ -36,7 +35,7 @@ pub struct PreparedProject {
     env: Env,
     load: LoadPhase,
     compiled: OnceLock<Result<Compiled, compile::CompileFailure>>,
-    /// The argument-less answers, rendered once.
+    /// The argument-less answers, computed once.
     overview: OnceLock<PzAnswer>,
     compile: OnceLock<PzAnswer>,
     state: OnceLock<PzAnswer>,
@@ -73,25 +72,22 @@ impl PreparedProject {
         }
     }
 
-    /// pz_project_overview (rendered on the first call, then shared).
-    pub fn overview(&self) -> PzAnswer {
+    /// pz_project_overview (computed on the first call, then shared).
+    pub fn overview(&self) -> &PzAnswer {
         self.overview
             .get_or_init(|| tools::overview::answer(&self.ctx()))
-            .clone()
     }
 
-    /// pz_compile (rendered on the first call, then shared).
-    pub fn compile(&self) -> PzAnswer {
+    /// pz_compile (computed on the first call, then shared).
+    pub fn compile(&self) -> &PzAnswer {
         self.compile
             .get_or_init(|| tools::compile_result::answer(&self.ctx()))
-            .clone()
     }
 
-    /// pz_state (rendered on the first call, then shared).
-    pub fn state(&self) -> PzAnswer {
+    /// pz_state (computed on the first call, then shared).
+    pub fn state(&self) -> &PzAnswer {
         self.state
             .get_or_init(|| tools::state::answer(&self.ctx()))
-            .clone()
     }
 
     /// pz_entity_schema(connection, entity).
@@ -161,27 +157,60 @@ pub enum Fidelity {
     NeedsPz(String),
 }
 
-/// One tool's answer: the envelope text (compact JSON, pz's key order and escaping).
+/// One tool's answer, as the envelope will carry it (`render::pz_project` writes it): the
+/// tool succeeded when there is a `result` (pz_project_overview's compile failure carries
+/// `errors` beside it); otherwise `errors` is the whole answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PzAnswer {
-    pub envelope: String,
+    pub errors: Vec<PzError>,
+    /// The `result` object, in pz's key order.
+    pub result: Option<Json>,
     pub fidelity: Fidelity,
 }
 
+fn fidelity_of(reasons: Vec<String>) -> Fidelity {
+    if reasons.is_empty() {
+        Fidelity::Exact
+    } else {
+        Fidelity::Approximate(reasons)
+    }
+}
+
 impl PzAnswer {
-    fn new(envelope: String, reasons: Vec<String>) -> PzAnswer {
-        let fidelity = if reasons.is_empty() {
-            Fidelity::Exact
-        } else {
-            Fidelity::Approximate(reasons)
-        };
-        PzAnswer { envelope, fidelity }
+    /// `ok: true` with this result.
+    fn result(result: Json, reasons: Vec<String>) -> PzAnswer {
+        PzAnswer::beside(Vec::new(), result, reasons)
     }
 
-    fn needs_pz(envelope: String, reason: String) -> PzAnswer {
+    /// `ok: true`, `errors`, then the result.
+    fn beside(errors: Vec<PzError>, result: Json, reasons: Vec<String>) -> PzAnswer {
         PzAnswer {
-            envelope,
+            errors,
+            result: Some(result),
+            fidelity: fidelity_of(reasons),
+        }
+    }
+
+    /// `ok: false` with these errors.
+    fn failed(errors: Vec<PzError>, reasons: Vec<String>) -> PzAnswer {
+        PzAnswer {
+            errors,
+            result: None,
+            fidelity: fidelity_of(reasons),
+        }
+    }
+
+    /// The errors to answer when pz is not there to answer instead.
+    fn needs_pz(errors: Vec<PzError>, reason: String) -> PzAnswer {
+        PzAnswer {
+            errors,
+            result: None,
             fidelity: Fidelity::NeedsPz(reason),
         }
+    }
+
+    /// Whether the tool call succeeded (`ok`).
+    pub fn ok(&self) -> bool {
+        self.result.is_some()
     }
 }

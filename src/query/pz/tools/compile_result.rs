@@ -1,7 +1,6 @@
 //! pz_compile (`VerifyTools.CompileAsync`): `{nodes[], notices[], warnings[]}`, or the
 //! load/compile errors.
 
-use crate::pz::envelope;
 use crate::query::pz::compile::ids::IdSource;
 use crate::query::pz::compile::CompileFailure;
 use crate::query::pz::PzAnswer;
@@ -15,13 +14,10 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
         Err(answer) => return answer,
     };
     match ctx.compiled(project) {
-        Err(CompileFailure::Errors(errors)) => {
-            PzAnswer::new(envelope::failure(None, errors), reasons)
+        Err(CompileFailure::Errors(errors)) => PzAnswer::failed(errors.clone(), reasons),
+        Err(CompileFailure::Gap(reason)) => {
+            PzAnswer::needs_pz(vec![gap_error(reason)], reason.clone())
         }
-        Err(CompileFailure::Gap(reason)) => PzAnswer::needs_pz(
-            envelope::failure(None, &[gap_error(reason)]),
-            reason.clone(),
-        ),
         Ok(compiled) => {
             let mut notices = compiled.dag.notices.clone();
             if let IdSource::Approximate { notice, .. } = &compiled.ids {
@@ -33,7 +29,7 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
                 ("warnings", warnings_json(&compiled.dag.warnings)),
             ]);
             let reasons = dag_reasons(compiled, reasons);
-            PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
+            PzAnswer::result(result, reasons)
         }
     }
 }

@@ -4,7 +4,7 @@
 //! live first; offline that probe is assumed clean and finds no extra columns. An entity
 //! without a contract can only be fetched live: that answer needs pz.
 
-use crate::pz::envelope::{self, PzError};
+use crate::pz::envelope::PzError;
 use crate::query::pz::compile::CompileFailure;
 use crate::query::pz::PzAnswer;
 use compat::dotnet::ordinal_cmp;
@@ -19,14 +19,9 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx, connection: &str, entity: &str) ->
     };
     let compiled = match ctx.compiled(project) {
         Ok(c) => c,
-        Err(CompileFailure::Errors(errors)) => {
-            return PzAnswer::new(envelope::failure(None, errors), reasons)
-        }
+        Err(CompileFailure::Errors(errors)) => return PzAnswer::failed(errors.clone(), reasons),
         Err(CompileFailure::Gap(reason)) => {
-            return PzAnswer::needs_pz(
-                envelope::failure(None, &[gap_error(reason)]),
-                reason.clone(),
-            )
+            return PzAnswer::needs_pz(vec![gap_error(reason)], reason.clone())
         }
     };
     let Some(conn) = compiled
@@ -42,7 +37,7 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx, connection: &str, entity: &str) ->
             line: None,
             next_step: Some("check pz_project_overview for the declared connection names".into()),
         };
-        return PzAnswer::new(envelope::failure(None, &[error]), reasons);
+        return PzAnswer::failed(vec![error], reasons);
     };
     let contract = conn
         .datasets
@@ -64,7 +59,7 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx, connection: &str, entity: &str) ->
         };
         let reason =
             format!("'{connection}.{entity}' has no declared contract; pz fetches its schema live");
-        return PzAnswer::needs_pz(envelope::failure(None, &[error]), reason);
+        return PzAnswer::needs_pz(vec![error], reason);
     };
     let mut columns = contract.clone();
     columns.sort_by(|a, b| ordinal_cmp(&a.0, &b.0));
@@ -84,5 +79,5 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx, connection: &str, entity: &str) ->
     reasons.push(format!(
         "pz probes '{connection}' live before answering: an unreachable connection is an error there, and extra live columns set differs_from_contract"
     ));
-    PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
+    PzAnswer::result(result, reasons)
 }

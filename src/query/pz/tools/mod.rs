@@ -10,7 +10,7 @@ pub mod state;
 use std::sync::OnceLock;
 
 use crate::ingest::pz::ParsedProject;
-use crate::pz::envelope::{self, PzError};
+use crate::pz::envelope::PzError;
 use compat::dotnet::Json;
 
 use super::compile::ids::{settle_ids, IdSource};
@@ -55,10 +55,7 @@ impl<'a> Ctx<'a> {
     pub fn project(&self) -> Result<(&'a Project, Vec<String>), PzAnswer> {
         match &self.load.project {
             Ok(p) => Ok((p, self.load.reasons.clone())),
-            Err(errors) => Err(PzAnswer::new(
-                envelope::failure(None, errors),
-                self.load.reasons.clone(),
-            )),
+            Err(errors) => Err(PzAnswer::failed(errors.clone(), self.load.reasons.clone())),
         }
     }
 
@@ -148,8 +145,4 @@ pub(super) fn warnings_json(warnings: &[PzWarning]) -> Json {
 
 pub(super) fn strings_json(items: &[String]) -> Json {
     Json::Arr(items.iter().map(Json::str).collect())
-}
-
-pub(super) fn errors_json(errors: &[PzError]) -> Json {
-    Json::Arr(errors.iter().map(PzError::json).collect())
 }

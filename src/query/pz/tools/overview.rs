@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-use crate::pz::envelope::{self, PzError};
 use crate::query::pz::compile::ids::IdSource;
 use crate::query::pz::compile::{flow_labels, CompileFailure, Dag, NodeKind};
 use crate::query::pz::model::Project;
@@ -14,7 +13,7 @@ use crate::query::pz::PzAnswer;
 use compat::dotnet::ordinal_cmp;
 use compat::dotnet::Json;
 
-use super::{dag_reasons, errors_json, gap_error, nodes_json, strings_json, Ctx};
+use super::{dag_reasons, gap_error, nodes_json, strings_json, Ctx};
 
 pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
     let (project, reasons) = match ctx.project() {
@@ -29,24 +28,17 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
             };
             let result = overview_json(project, Some(&compiled.dag), notice);
             let reasons = dag_reasons(compiled, reasons);
-            PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
+            PzAnswer::result(result, reasons)
         }
-        Err(CompileFailure::Errors(errors)) => PzAnswer::new(with_errors(project, errors), reasons),
+        Err(CompileFailure::Errors(errors)) => {
+            PzAnswer::beside(errors.clone(), overview_json(project, None, None), reasons)
+        }
         Err(CompileFailure::Gap(reason)) => {
-            let envelope = with_errors(project, &[gap_error(reason)]);
-            PzAnswer::needs_pz(envelope, reason.clone())
+            let mut answer = PzAnswer::needs_pz(vec![gap_error(reason)], reason.clone());
+            answer.result = Some(overview_json(project, None, None));
+            answer
         }
     }
-}
-
-/// `ok: true`, the compile errors, then the result from the loaded project alone.
-fn with_errors(project: &Project, errors: &[PzError]) -> String {
-    Json::Obj(vec![
-        ("ok", Json::Bool(true)),
-        ("errors", errors_json(errors)),
-        ("result", overview_json(project, None, None)),
-    ])
-    .to_text()
 }
 
 fn overview_json(project: &Project, dag: Option<&Dag>, notice: Option<String>) -> Json {

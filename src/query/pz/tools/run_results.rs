@@ -2,7 +2,7 @@
 //! the given id, from `.pz/runs`; PZ0502 when there is none.
 
 use crate::ingest::pz::runs::RunRecord;
-use crate::pz::envelope::{self, PzError};
+use crate::pz::envelope::PzError;
 use crate::query::pz::PzAnswer;
 use compat::dotnet::Json;
 
@@ -27,7 +27,7 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx, run_id: Option<&str>) -> PzAnswer 
                 "make pz available to printdex (--pz, PZ_BIN or PATH), or set state.artifacts: false to keep run artifacts under .pz/runs".into(),
             ),
         };
-        return PzAnswer::needs_pz(envelope::failure(None, &[error]), reason);
+        return PzAnswer::needs_pz(vec![error], reason);
     }
     let mut parsed_runs = parsed.runs.iter().filter_map(|r| r.run.as_ref());
     let run = match run_id {
@@ -45,10 +45,10 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx, run_id: Option<&str>) -> PzAnswer 
             line: None,
             next_step: Some("call pz_run first, or omit run_id to read the latest run".into()),
         };
-        return PzAnswer::new(envelope::failure(None, &[error]), reasons);
+        return PzAnswer::failed(vec![error], reasons);
     };
     let result = Json::Obj(run_fields(run));
-    PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
+    PzAnswer::result(result, reasons)
 }
 
 /// `ExecutionTools.WriteRun`.

@@ -4,7 +4,7 @@
 
 use crate::ingest::pz::runs::RunRecord;
 use crate::ingest::pz::state::StateRead;
-use crate::pz::envelope::{self, PzError};
+use crate::pz::envelope::PzError;
 use crate::query::pz::PzAnswer;
 use compat::dotnet::ordinal_cmp;
 use compat::dotnet::Json;
@@ -31,7 +31,7 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
                 "make pz available to printdex (--pz, PZ_BIN or PATH) so pz_state is answered by pz, or use `state: {backend: local}`".into(),
             ),
         };
-        return PzAnswer::needs_pz(envelope::failure(None, &[error]), reason);
+        return PzAnswer::needs_pz(vec![error], reason);
     }
     let s = &parsed.state;
     let watermarks = section(&s.watermarks, |(key, w)| {
@@ -75,7 +75,7 @@ pub(in crate::query::pz) fn answer(ctx: &Ctx) -> PzAnswer {
         ("schema_baselines", schemas),
         ("latest_run", latest_run),
     ]);
-    PzAnswer::new(envelope::ok(None, vec![("result", result)]), reasons)
+    PzAnswer::result(result, reasons)
 }
 
 fn section<T>(read: &StateRead<T>, entry: impl Fn(&(String, T)) -> Json) -> Json {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::ingest::pz::walk::read_project_dir;
 use crate::ingest::pz::{parse_project, ParsedProject};
 
-use super::{
+use crate::query::pz::{
     compile_answer, entity_schema, project_overview, run_results, state, Env, Fidelity,
     PreparedProject, PzAnswer,
 };
@@ -73,9 +73,9 @@ fn call(parsed: &ParsedProject, env: &Env, c: &serde_json::Value) -> PzAnswer {
 fn prepared_call(p: &PreparedProject, c: &serde_json::Value) -> PzAnswer {
     let arg = |k: &str| c.get(k).and_then(serde_json::Value::as_str);
     match arg("tool").expect("every call names its tool") {
-        "pz_project_overview" => p.overview(),
-        "pz_compile" => p.compile(),
-        "pz_state" => p.state(),
+        "pz_project_overview" => p.overview().clone(),
+        "pz_compile" => p.compile().clone(),
+        "pz_state" => p.state().clone(),
         "pz_entity_schema" => p.entity_schema(
             arg("connection").expect("connection"),
             arg("entity").expect("entity"),
@@ -138,11 +138,12 @@ fn every_fixture_answers_as_expected() {
                 ));
             }
             let want_fidelity = c["fidelity"].as_str().unwrap_or("exact");
-            if answer.envelope != want.trim_end_matches('\n') {
+            let envelope = super::envelope(&answer);
+            if envelope != want.trim_end_matches('\n') {
                 failures.push(format!(
                     "{name}/{expect}:\n  want {}\n  got  {}",
                     want.trim_end(),
-                    answer.envelope
+                    envelope
                 ));
             }
             if fidelity_name(&answer.fidelity) != want_fidelity {
