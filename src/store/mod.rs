@@ -10,6 +10,7 @@ pub mod changes;
 pub mod files;
 mod lock;
 pub mod mirror;
+pub mod pz_project;
 pub mod references;
 pub mod search;
 pub mod snapshot;

@@ -9,6 +9,7 @@ pub mod files;
 pub mod json;
 pub mod manifest;
 pub mod runs;
+pub mod scan;
 pub mod state;
 pub mod template;
 pub mod value;

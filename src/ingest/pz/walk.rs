@@ -8,14 +8,10 @@ use std::path::Path;
 
 use super::files::{is_project_path, ProjectFiles};
 
-/// Every file of the project at `root` that pz reads (see [`is_project_path`]). A missing
-/// directory is simply absent; an unreadable file is an error.
-pub fn read_project_dir(root: &Path) -> io::Result<ProjectFiles> {
-    let mut out = ProjectFiles::new(root);
-    let mut rels = Vec::new();
-    for name in ["project.yml", "connections.yml"] {
-        rels.push(name.to_string());
-    }
+/// The project-relative paths of the files pz reads at `root` that exist as regular files
+/// now (see [`is_project_path`]), in ordinal order. A missing directory is simply absent.
+pub fn project_paths(root: &Path) -> io::Result<Vec<String>> {
+    let mut rels = vec!["project.yml".to_string(), "connections.yml".to_string()];
     collect(root, "pipelines", true, &mut rels)?;
     for dir in ["sources", "sinks"] {
         collect(root, dir, false, &mut rels)?;
@@ -31,10 +27,17 @@ pub fn read_project_dir(root: &Path) -> io::Result<ProjectFiles> {
             }
         }
     }
-    for rel in rels {
-        if !is_project_path(&rel) {
-            continue;
-        }
+    rels.retain(|rel| is_project_path(rel));
+    rels.sort();
+    rels.dedup();
+    Ok(rels)
+}
+
+/// Every file of the project at `root` that pz reads, read once. An unreadable file is an
+/// error; one that vanishes while the walk runs is absent.
+pub fn read_project_dir(root: &Path) -> io::Result<ProjectFiles> {
+    let mut out = ProjectFiles::new(root);
+    for rel in project_paths(root)? {
         let path = root.join(&rel);
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
@@ -42,7 +45,11 @@ pub fn read_project_dir(root: &Path) -> io::Result<ProjectFiles> {
         if !meta.is_file() {
             continue;
         }
-        let bytes = std::fs::read(&path)?;
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
         let mtime_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
         out.insert(rel, bytes, mtime_ns);
     }

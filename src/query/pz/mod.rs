@@ -86,8 +86,7 @@ impl PreparedProject {
 
     /// pz_state (computed on the first call, then shared).
     pub fn state(&self) -> &PzAnswer {
-        self.state
-            .get_or_init(|| tools::state::answer(&self.ctx()))
+        self.state.get_or_init(|| tools::state::answer(&self.ctx()))
     }
 
     /// pz_entity_schema(connection, entity).
