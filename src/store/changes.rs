@@ -32,6 +32,9 @@ fn mask() -> WatchMask {
 struct Inner {
     inotify: Inotify,
     dirs: HashMap<WatchDescriptor, PathBuf>,
+    /// Directories watched without their whole tree: the names of the subdirectories
+    /// that are watched (as trees) when they appear.
+    shallow: HashMap<PathBuf, Vec<&'static str>>,
     buffer: Vec<u8>,
 }
 
@@ -47,16 +50,7 @@ impl ChangeFeed {
     /// Watch every directory below `roots` (symbolic links to directories followed);
     /// `None` when inotify is unavailable.
     pub fn watch(roots: &[PathBuf]) -> Option<ChangeFeed> {
-        let inotify = Inotify::init().ok()?;
-        let feed = ChangeFeed {
-            inner: Mutex::new(Inner {
-                inotify,
-                dirs: HashMap::new(),
-                buffer: vec![0; 64 * 1024],
-            }),
-            epoch: AtomicU64::new(0),
-            complete: AtomicBool::new(true),
-        };
+        let feed = ChangeFeed::new()?;
         {
             let mut inner = feed.lock();
             for root in roots {
@@ -64,6 +58,44 @@ impl ChangeFeed {
             }
         }
         Some(feed)
+    }
+
+    /// Watch `root` itself and, of what lies below it, only the trees of the subdirectories
+    /// named in `trees` (as they are now, or once they appear): a pz project, whose data
+    /// directories may be large and change on every run, is read only from a few.
+    pub fn watch_shallow(root: &Path, trees: &[&'static str]) -> Option<ChangeFeed> {
+        let feed = ChangeFeed::new()?;
+        {
+            let mut inner = feed.lock();
+            match inner.inotify.watches().add(root, mask()) {
+                Ok(wd) => {
+                    inner.dirs.insert(wd, root.to_path_buf());
+                    inner.shallow.insert(root.to_path_buf(), trees.to_vec());
+                }
+                Err(_) => feed.complete.store(false, Ordering::Relaxed),
+            }
+            for tree in trees {
+                let dir = root.join(tree);
+                if dir.is_dir() {
+                    feed.add_tree(&mut inner, &dir);
+                }
+            }
+        }
+        Some(feed)
+    }
+
+    fn new() -> Option<ChangeFeed> {
+        let inotify = Inotify::init().ok()?;
+        Some(ChangeFeed {
+            inner: Mutex::new(Inner {
+                inotify,
+                dirs: HashMap::new(),
+                shallow: HashMap::new(),
+                buffer: vec![0; 64 * 1024],
+            }),
+            epoch: AtomicU64::new(0),
+            complete: AtomicBool::new(true),
+        })
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -133,7 +165,13 @@ impl ChangeFeed {
                             if let (Some(parent), Some(name)) =
                                 (inner.dirs.get(&event.wd), event.name)
                             {
-                                created.push(parent.join(name));
+                                let wanted = match inner.shallow.get(parent) {
+                                    Some(trees) => trees.iter().any(|t| name == *t),
+                                    None => true,
+                                };
+                                if wanted {
+                                    created.push(parent.join(name));
+                                }
                             }
                         }
                     }
@@ -180,6 +218,35 @@ mod tests {
         assert!(seen > after);
         std::fs::write(late.join("g.yaml"), "y").unwrap();
         assert!(feed.poll() > seen);
+    }
+
+    #[test]
+    fn a_shallow_watch_sees_the_root_and_its_named_trees_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("data/big")).unwrap();
+        let feed = ChangeFeed::watch_shallow(root, &["pipelines", ".pz"]).unwrap();
+        assert!(
+            feed.complete(),
+            "a named tree not there yet is watched once it appears"
+        );
+        let quiet = feed.poll();
+        std::fs::write(root.join("data/big/x.csv"), "1").unwrap();
+        assert_eq!(feed.poll(), quiet, "data/ is not watched");
+        std::fs::write(root.join("project.yml"), "name: a").unwrap();
+        let seen = feed.poll();
+        assert!(seen > quiet);
+        std::fs::create_dir_all(root.join("pipelines")).unwrap();
+        let made = feed.poll();
+        assert!(made > seen);
+        std::fs::create_dir(root.join("pipelines/sub")).unwrap();
+        let sub = feed.poll();
+        std::fs::write(root.join("pipelines/sub/a.sql"), "select 1").unwrap();
+        assert!(feed.poll() > sub);
+        std::fs::create_dir(root.join("out")).unwrap();
+        let out = feed.poll();
+        std::fs::write(root.join("out/a.csv"), "1").unwrap();
+        assert_eq!(feed.poll(), out, "a new data directory is not watched");
     }
 
     #[test]

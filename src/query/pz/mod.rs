@@ -19,6 +19,8 @@ use std::sync::{Arc, OnceLock};
 
 use crate::ingest::pz::ParsedProject;
 use crate::pz::envelope::PzError;
+use crate::store::cache::Key;
+use crate::store::pz_project::{ProjectSnapshot, ProjectStore};
 use compat::dotnet::Json;
 
 use tools::{Compiled, Ctx, LoadPhase};
@@ -55,12 +57,16 @@ impl PreparedProject {
         }
     }
 
-    /// Compiles now (a store calls this at ingest so no request compiles).
+    /// Compiles now and computes the argument-less answers (run when the store publishes
+    /// new content, so no request compiles).
     pub fn warm(&self) {
         let ctx = self.ctx();
         if let Ok((project, _)) = ctx.project() {
             ctx.compiled(project);
         }
+        self.overview();
+        self.compile();
+        self.state();
     }
 
     fn ctx(&self) -> Ctx<'_> {
@@ -97,6 +103,31 @@ impl PreparedProject {
     /// pz_run_results(run_id?).
     pub fn run_results(&self, run_id: Option<&str>) -> PzAnswer {
         tools::run_results::answer(&self.ctx(), run_id)
+    }
+}
+
+/// The prepared project of `snapshot` under `env`, from the store's cache: built on first
+/// need and shared by every call over the same content and environment.
+pub fn prepared(
+    store: &ProjectStore,
+    snapshot: &ProjectSnapshot,
+    env: &Env,
+) -> Arc<PreparedProject> {
+    let mut vars: Vec<(&String, &String)> = env.iter().collect();
+    vars.sort();
+    let parts = std::iter::once(&snapshot.version[..]).chain(
+        vars.into_iter()
+            .flat_map(|(k, v)| [k.as_bytes(), v.as_bytes()]),
+    );
+    let key = Key::new("pz_prepared", parts);
+    // The parse is shared; the load and the DAG are about as large again as the files.
+    let weight = |_: &PreparedProject| 4 * snapshot.bytes() + 4096;
+    let built: Result<_, std::convert::Infallible> =
+        store.cache().get_or_build(key, weight, || {
+            Ok(PreparedProject::new(snapshot.parsed.clone(), env.clone()))
+        });
+    match built {
+        Ok(prepared) => prepared,
     }
 }
 

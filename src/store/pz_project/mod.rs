@@ -20,6 +20,9 @@ use super::mirror::{Mirror, MirrorError};
 use crate::ingest::pz::scan::{scan_project, KnownFile, ProjectScan};
 use crate::ingest::pz::{parse_project, ParsedProject};
 
+/// The directories below the project whose trees hold files pz reads.
+const WATCHED_TREES: [&str; 4] = ["pipelines", "sources", "sinks", ".pz"];
+
 /// No change-feed epoch: a snapshot never verified against the feed.
 const UNVERIFIED: u64 = u64::MAX;
 
@@ -107,7 +110,7 @@ impl ProjectStore {
             std::thread::Builder::new()
                 .name("printdex-pz-changes".into())
                 .spawn(move || {
-                    let _ = changes.set(ChangeFeed::watch(&[watched]));
+                    let _ = changes.set(ChangeFeed::watch_shallow(&watched, &WATCHED_TREES));
                 })
                 .map_err(|source| MirrorError::Io {
                     path: root.clone(),
