@@ -9,6 +9,7 @@ mod get_reference;
 mod http;
 mod paging;
 mod pz_docs;
+mod pz_project;
 mod pz_util;
 mod reference;
 mod resources;
