@@ -167,6 +167,12 @@ impl ProjectStore {
             .clone()
     }
 
+    /// Whether the change feed watches the whole project, so a call that finds nothing
+    /// changed reads no file (until then every call sweeps).
+    pub fn watching(&self) -> bool {
+        self.feed().is_some_and(ChangeFeed::complete)
+    }
+
     fn feed(&self) -> Option<&ChangeFeed> {
         self.changes.get().and_then(Option::as_ref)
     }
