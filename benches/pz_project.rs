@@ -178,7 +178,10 @@ fn bench(c: &mut Criterion) {
     let store = ProjectStore::open(dir.path(), index.path()).expect("store");
     let started = std::time::Instant::now();
     while !store.watching() {
-        assert!(started.elapsed().as_secs() < 30, "the change feed never came up");
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the change feed never came up"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let serve = |answer: &dyn Fn(&pz::PreparedProject) -> String| {
@@ -192,7 +195,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("serve_compile", |b| {
         b.iter(|| serve(&|p| envelope(p.compile())))
     });
-    group.bench_function("serve_state", |b| b.iter(|| serve(&|p| envelope(p.state()))));
+    group.bench_function("serve_state", |b| {
+        b.iter(|| serve(&|p| envelope(p.state())))
+    });
 
     // What pz does on every call: load, compile, envelope.
     group.bench_function("per_call_overview", |b| {
@@ -201,7 +206,9 @@ fn bench(c: &mut Criterion) {
     group.bench_function("per_call_compile", |b| {
         b.iter(|| envelope(&compile_answer(&project, &env)))
     });
-    group.bench_function("per_call_state", |b| b.iter(|| envelope(&state(&project, &env))));
+    group.bench_function("per_call_state", |b| {
+        b.iter(|| envelope(&state(&project, &env)))
+    });
 
     // One pipeline edited, and the store brought up to date with its answers warmed.
     let edited = dir.path().join("pipelines/reports/report_0.sql");

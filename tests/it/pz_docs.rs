@@ -58,7 +58,10 @@ fn handshake_and_tool_list_carry_pzs_identity() {
     let tools = tools["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     // The project's read side first (tests/it/pz_project.rs), then the docs tools.
-    assert_eq!(names[4..], ["pz_docs_list", "pz_docs_search", "pz_docs_get"]);
+    assert_eq!(
+        names[4..],
+        ["pz_docs_list", "pz_docs_search", "pz_docs_get"]
+    );
     let search = &tools[5]["inputSchema"];
     assert_eq!(search["required"], json!(["query"]));
     assert_eq!(search["properties"]["limit"]["type"], json!("integer"));

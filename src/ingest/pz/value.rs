@@ -51,6 +51,11 @@ impl PzMap {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
+    /// The value of a key that is present and not null (pz's `TryGetValue(..) && v is not null`).
+    pub fn given(&self, key: &str) -> Option<&PzValue> {
+        self.get(key).filter(|v| !matches!(v, PzValue::Null))
+    }
+
     pub fn contains(&self, key: &str) -> bool {
         self.get(key).is_some()
     }

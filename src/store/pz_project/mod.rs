@@ -257,14 +257,23 @@ mod tests {
         std::fs::write(path, text).unwrap();
     }
 
+    /// A project of `files` in a temp dir, its store, and the mirror's directory.
+    fn opened(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, ProjectStore) {
+        let (project, index) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        for (rel, text) in files {
+            write(project.path(), rel, text);
+        }
+        let store = ProjectStore::open(project.path(), index.path()).unwrap();
+        (project, index, store)
+    }
+
     #[test]
     fn an_edit_is_seen_by_the_next_snapshot_and_a_restart_reads_the_mirror() {
-        let project = tempfile::tempdir().unwrap();
-        let index = tempfile::tempdir().unwrap();
+        let (project, index, store) = opened(&[
+            ("project.yml", "name: a\nversion: '1'\n"),
+            ("pipelines/a.sql", "select 1"),
+        ]);
         let root = project.path();
-        write(root, "project.yml", "name: a\nversion: '1'\n");
-        write(root, "pipelines/a.sql", "select 1");
-        let store = ProjectStore::open(root, index.path()).unwrap();
         let first = store.snapshot().unwrap();
         assert_eq!(first.file_count(), 2);
         assert_eq!(first.parsed.pipelines.len(), 1);
@@ -294,11 +303,8 @@ mod tests {
 
     #[test]
     fn a_hook_sees_each_new_content_once() {
-        let project = tempfile::tempdir().unwrap();
-        let index = tempfile::tempdir().unwrap();
+        let (project, _index, store) = opened(&[("project.yml", "name: a\n")]);
         let root = project.path();
-        write(root, "project.yml", "name: a\n");
-        let store = ProjectStore::open(root, index.path()).unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
         store.on_publish(Box::new(move |s| log.lock().unwrap().push(s.version)));

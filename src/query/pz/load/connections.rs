@@ -283,10 +283,7 @@ fn read_dataset(
             }
         }
     }
-    if let Some(old) = read
-        .get("incremental")
-        .filter(|v| !matches!(v, PzValue::Null))
-    {
+    if let Some(old) = read.given("incremental") {
         let cursor = old
             .as_map()
             .and_then(|m| m.get_string("cursor"))

@@ -194,10 +194,7 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
         ));
         return;
     };
-    if let Some(raw) = retry
-        .get("max_attempts")
-        .filter(|v| !matches!(v, PzValue::Null))
-    {
+    if let Some(raw) = retry.given("max_attempts") {
         if retry.get_int("max_attempts").is_none_or(|n| n < 1) {
             errors.push(file_error(
                 RETRY_CONFIG_INVALID,
@@ -239,7 +236,7 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
 
 /// A retry delay: absent or null is none; anything but a positive duration is reported.
 pub fn positive_delay(block: &PzMap, key: &str, report: impl FnOnce(&PzValue)) -> Option<i128> {
-    let raw = block.get(key).filter(|v| !matches!(v, PzValue::Null))?;
+    let raw = block.given(key)?;
     let parsed = raw
         .to_dotnet_string()
         .and_then(|t| parse_duration_ms(&t))
@@ -254,10 +251,7 @@ pub fn positive_delay(block: &PzMap, key: &str, report: impl FnOnce(&PzValue)) -
 pub fn parse_rate_limit(block: &PzMap, rel: &str, errors: &mut Vec<PzError>) {
     const CODE: &str = "PZ0318";
     const HINT: &str = "rate_limit:\n  requests_per_minute: 60\n  burst: 10";
-    let Some(value) = block
-        .get("rate_limit")
-        .filter(|v| !matches!(v, PzValue::Null))
-    else {
+    let Some(value) = block.given("rate_limit") else {
         return;
     };
     let Some(limit) = value.as_map() else {
@@ -274,7 +268,7 @@ pub fn parse_rate_limit(block: &PzMap, rel: &str, errors: &mut Vec<PzError>) {
             .get_int(key)
             .is_some_and(|n| (1..=1_000_000).contains(&n))
     };
-    match limit.get("requests_per_minute").filter(|v| !matches!(v, PzValue::Null)) {
+    match limit.given("requests_per_minute") {
         Some(raw) if !in_range("requests_per_minute") => errors.push(file_error(
             CODE,
             format!(
@@ -292,7 +286,7 @@ pub fn parse_rate_limit(block: &PzMap, rel: &str, errors: &mut Vec<PzError>) {
             HINT,
         )),
     }
-    if let Some(raw) = limit.get("burst").filter(|v| !matches!(v, PzValue::Null)) {
+    if let Some(raw) = limit.given("burst") {
         if !in_range("burst") {
             errors.push(file_error(
                 CODE,
@@ -309,10 +303,7 @@ pub fn parse_rate_limit(block: &PzMap, rel: &str, errors: &mut Vec<PzError>) {
 
 /// `ProjectLoader.ParseMaxConcurrency`.
 pub fn parse_max_concurrency(block: &PzMap, rel: &str, errors: &mut Vec<PzError>) {
-    let Some(raw) = block
-        .get("max_concurrency")
-        .filter(|v| !matches!(v, PzValue::Null))
-    else {
+    let Some(raw) = block.given("max_concurrency") else {
         return;
     };
     if block.get_int("max_concurrency").is_none_or(|n| n < 1) {
@@ -377,7 +368,7 @@ pub fn parse_yaml_write(
             hint,
         ));
     };
-    let present = |key: &str| write.get(key).filter(|v| !matches!(v, PzValue::Null));
+    let present = |key: &str| write.given(key);
     let mut mode = "append".to_string();
     if let Some(v) = present("strategy") {
         match v.as_str() {

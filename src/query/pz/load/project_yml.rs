@@ -278,10 +278,7 @@ fn parse_engine(engine: &PzMap, errors: &mut Vec<PzError>) -> bool {
 
 fn parse_breaker(engine: &PzMap, errors: &mut Vec<PzError>) {
     const HINT: &str = "breaker:\n  failure_threshold: 5\n  cool_down: 2m";
-    let Some(value) = engine
-        .get("breaker")
-        .filter(|v| !matches!(v, PzValue::Null))
-    else {
+    let Some(value) = engine.given("breaker") else {
         return;
     };
     let Some(breaker) = value.as_map() else {
@@ -389,7 +386,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
     let fallback = (default_state(), None, None, None);
     let mut state = PzMap::new();
     let mut declared = false;
-    if let Some(value) = yaml.get("state").filter(|v| !matches!(v, PzValue::Null)) {
+    if let Some(value) = yaml.given("state") {
         let Some(map) = value.as_map() else {
             errors.push(file_error(
                 STATE_BACKEND,
@@ -454,7 +451,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
     let connection_string = resolve(None, Some("PZ_STATE_CONNECTION_STRING"));
     let url = resolve(Some("url"), Some("PZ_STATE_URL"));
     let mut bool_of = |key: &str, var: &str| -> Option<bool> {
-        if let Some(raw) = state.get(key).filter(|v| !matches!(v, PzValue::Null)) {
+        if let Some(raw) = state.given(key) {
             if let PzValue::Bool(b) = raw {
                 return Some(*b);
             }

@@ -413,10 +413,7 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
         );
         return;
     };
-    if let Some(raw) = retry
-        .get("max_attempts")
-        .filter(|v| !matches!(v, PzValue::Null))
-    {
+    if let Some(raw) = retry.given("max_attempts") {
         if retry.get_int("max_attempts").is_none_or(|n| n < 1) {
             out.add(
                 "PZ0121",
