@@ -19,9 +19,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::ingest::pz::walk::read_project_dir;
-use printdex::ingest::pz::{parse_project, ParsedProject};
-use printdex::query::pz::{self, compile_answer, project_overview, state, Env, Fidelity};
+use printdex::ingest::pz_project::walk::read_project_dir;
+use printdex::ingest::pz_project::{parse_project, ParsedProject};
+use printdex::query::pz_project::{self, compile_answer, project_overview, state, Env, Fidelity};
 use printdex::render::pz_project::envelope;
 use printdex::store::pz_project::ProjectStore;
 
@@ -184,9 +184,9 @@ fn bench(c: &mut Criterion) {
         );
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    let serve = |answer: &dyn Fn(&pz::PreparedProject) -> String| {
+    let serve = |answer: &dyn Fn(&pz_project::PreparedProject) -> String| {
         let snapshot = store.snapshot().expect("snapshot");
-        answer(&pz::prepared(&store, &snapshot, &env))
+        answer(&pz_project::prepared(&store, &snapshot, &env))
     };
     assert_eq!(serve(&|p| envelope(p.overview())), text);
     group.bench_function("serve_overview", |b| {
@@ -220,7 +220,7 @@ fn bench(c: &mut Criterion) {
             edits += 1;
             std::fs::write(&edited, format!("-- edit {edits}\n{original}")).expect("edit");
             let snapshot = store.refresh().expect("refresh");
-            pz::prepared(&store, &snapshot, &env).warm();
+            pz_project::prepared(&store, &snapshot, &env).warm();
         })
     });
     group.finish();

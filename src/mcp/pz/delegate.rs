@@ -11,9 +11,10 @@ use rmcp::model::{ErrorCode, ErrorData};
 use serde_json::{json, Value};
 
 use super::Args;
+use crate::error::pz::PzError;
 use crate::mcp::child::{ChildError, ChildServer};
 use crate::mcp::tool_set::CallResult;
-use crate::pz::envelope::{self, PzError};
+use crate::render::pz_envelope as envelope;
 
 /// The tools that write (the author group) or run (the execute group): a call of one is
 /// never sent twice, even when pz dies while answering it.

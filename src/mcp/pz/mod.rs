@@ -30,12 +30,13 @@ use serde_json::{Map, Value};
 use super::protocol::{Dialect, CSHARP_SDK};
 use super::tool_set::{self, CallResult, Refusal, ToolSet, ToolSpec, Unclassified};
 use super::Server;
-use crate::pz::docs::parse::Page;
-use crate::pz::docs::service::DocsService;
-use crate::pz::docs::DocsError;
-use crate::pz::envelope::{self, PzError};
-use crate::query::pz::{self as query_pz, Env, Fidelity, PreparedProject, PzAnswer};
+use crate::error::pz::DocsError;
+use crate::error::pz::PzError;
+use crate::ingest::pz_docs::parse::Page;
+use crate::query::pz_project::{self as query_pz, Env, Fidelity, PreparedProject, PzAnswer};
 use crate::render;
+use crate::render::pz_envelope as envelope;
+use crate::store::pz_docs::service::DocsService;
 use crate::store::pz_project::ProjectStore;
 use compat::dotnet::Json;
 
@@ -272,7 +273,7 @@ pub fn backstop(tool: &str, failure: &Unclassified) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pz::docs::service::DocsConfig;
+    use crate::store::pz_docs::service::DocsConfig;
 
     fn panics(_: &PzTools, _: &Args) -> Result<CallResult, Unclassified> {
         panic!("index out of range");

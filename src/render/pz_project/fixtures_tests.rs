@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::ingest::pz::walk::read_project_dir;
-use crate::ingest::pz::{parse_project, ParsedProject};
+use crate::ingest::pz_project::walk::read_project_dir;
+use crate::ingest::pz_project::{parse_project, ParsedProject};
 
-use crate::query::pz::{
+use crate::query::pz_project::{
     compile_answer, entity_schema, project_overview, run_results, state, Env, Fidelity,
     PreparedProject, PzAnswer,
 };

@@ -1,11 +1,11 @@
-//! A pz read-side answer (`query::pz::PzAnswer`) as `pz mcp`'s envelope: `ok`, `errors`
+//! A pz read-side answer (`query::pz_project::PzAnswer`) as `pz mcp`'s envelope: `ok`, `errors`
 //! (omitted when empty), then `result`, compact, in .NET's escaping.
 
 #[cfg(test)]
 mod fixtures_tests;
 
-use crate::pz::envelope;
-use crate::query::pz::PzAnswer;
+use crate::query::pz_project::PzAnswer;
+use crate::render::pz_envelope as envelope;
 
 /// The envelope text of `answer`.
 pub fn envelope(answer: &PzAnswer) -> String {
@@ -17,7 +17,7 @@ pub fn envelope(answer: &PzAnswer) -> String {
     out.push_str("{\"ok\":true");
     if !answer.errors.is_empty() {
         out.push_str(",\"errors\":");
-        compat::dotnet::Json::Arr(answer.errors.iter().map(envelope::PzError::json).collect())
+        compat::dotnet::Json::Arr(answer.errors.iter().map(envelope::error_json).collect())
             .write(&mut out);
     }
     out.push_str(",\"result\":");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rusqlite::params;
 
 use super::{Mirror, MirrorError};
-use crate::ingest::pz::scan::{KnownFile, ScannedFile};
+use crate::ingest::pz_project::scan::{KnownFile, ScannedFile};
 use crate::ingest::FileIdentity;
 
 impl Mirror {

@@ -1,11 +1,13 @@
-//! A served pz project in the mirror: the files pz reads, ingested (`ingest::pz::scan`,
-//! stored in the mirror's `pz_files`, parsed by `ingest::pz::parse_project`) and handed to
+//! A served pz project in the mirror: the files pz reads, ingested (`ingest::pz_project::scan`,
+//! stored in the mirror's `pz_files`, parsed by `ingest::pz_project::parse_project`) and handed to
 //! readers as an immutable [`ProjectSnapshot`]. The watcher (`watch`) refreshes it when
-//! the disk moves; a call is fresh by itself too: the inotify change feed over the project
-//! directory says whether anything moved since the snapshot was last known to match the
-//! disk, and only then are the files `stat`ed again (and what moved re-read and the
-//! project re-parsed) before the call is answered. Where the feed is missing every call
-//! sweeps. Requests never parse: parsing happens only here, under the one writer.
+//! the disk moves; a call is fresh by itself too: the change feed over the project
+//! directory names what changed since the snapshot was last known to match the disk, and
+//! only when that touches a file pz reads (or the feed cannot say) are the files `stat`ed
+//! again, what moved re-read and the project re-parsed, before the call is answered. A
+//! run writing its data and staging files costs a call nothing. Where the feed is missing
+//! every call sweeps. Requests never parse: parsing happens only here, under the one
+//! writer.
 
 pub mod watch;
 
@@ -15,13 +17,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use super::cache::Cache;
-use super::changes::ChangeFeed;
+use super::changes::{ChangeFeed, Since};
 use super::mirror::{Mirror, MirrorError};
-use crate::ingest::pz::scan::{scan_project, KnownFile, ProjectScan};
-use crate::ingest::pz::{parse_project, ParsedProject};
-
-/// The directories below the project whose trees hold files pz reads.
-const WATCHED_TREES: [&str; 4] = ["pipelines", "sources", "sinks", ".pz"];
+use crate::ingest::pz_project::scan::{scan_project, KnownFile, ProjectScan};
+use crate::ingest::pz_project::{parse_project, ParsedProject};
 
 /// No change-feed epoch: a snapshot never verified against the feed.
 const UNVERIFIED: u64 = u64::MAX;
@@ -92,6 +91,7 @@ impl ProjectStore {
     /// Open the mirror in `index_dir` and ingest the project at `root`: files whose
     /// identity the mirror holds are not read again.
     pub fn open(root: &Path, index_dir: &Path) -> Result<ProjectStore, MirrorError> {
+        let private = index_dir.to_path_buf();
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let mirror = Mirror::open(index_dir)?;
         let stored: HashMap<String, KnownFile> = mirror.pz_files(&root)?.into_iter().collect();
@@ -110,7 +110,7 @@ impl ProjectStore {
             std::thread::Builder::new()
                 .name("printdex-pz-changes".into())
                 .spawn(move || {
-                    let _ = changes.set(ChangeFeed::watch_shallow(&watched, &WATCHED_TREES));
+                    let _ = changes.set(ChangeFeed::watch(&[watched], &private));
                 })
                 .map_err(|source| MirrorError::Io {
                     path: root.clone(),
@@ -183,7 +183,21 @@ impl ProjectStore {
         let current = self.current();
         if !self.stale.load(Ordering::SeqCst) {
             if let Some(feed) = self.feed().filter(|f| f.complete()) {
-                if feed.poll() == current.verified.load(Ordering::SeqCst) {
+                let epoch = feed.poll();
+                let verified = current.verified.load(Ordering::SeqCst);
+                if epoch == verified {
+                    return Ok(current);
+                }
+                let untouched = verified != UNVERIFIED
+                    && match feed.since(verified) {
+                        Since::Nothing => true,
+                        Since::Files(files) => {
+                            !files.iter().any(|p| watch::concerns(&self.root, p))
+                        }
+                        Since::Unknown => false,
+                    };
+                if untouched {
+                    current.verified.store(epoch, Ordering::SeqCst);
                     return Ok(current);
                 }
             }

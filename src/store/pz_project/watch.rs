@@ -12,7 +12,7 @@ use notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 
 use super::ProjectStore;
-use crate::ingest::pz::files::is_project_path;
+use crate::ingest::pz_project::files::is_project_path;
 use crate::store::watch::is_temporary;
 
 const DEBOUNCE: Duration = Duration::from_millis(20);
@@ -21,7 +21,7 @@ const REFRESH_EVERY: Duration = Duration::from_secs(60);
 
 /// Whether an event at `path` may change what pz reads: a project file, or a directory
 /// that holds some (a rename of `pipelines/sub/` moves its files without an event each).
-fn concerns(root: &Path, path: &Path) -> bool {
+pub fn concerns(root: &Path, path: &Path) -> bool {
     if is_temporary(path) {
         return false;
     }
