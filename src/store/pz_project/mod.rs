@@ -330,4 +330,27 @@ mod tests {
         assert_eq!(seen.len(), 2, "the current snapshot, then the edit");
         assert_eq!(seen[1], after.version);
     }
+
+    #[test]
+    fn a_change_to_what_pz_does_not_read_costs_no_scan() {
+        let (project, _index, store) =
+            opened(&[("project.yml", "name: a\n"), ("data/orders.csv", "id\n1\n")]);
+        let root = project.path();
+        let started = std::time::Instant::now();
+        while !store.watching() {
+            assert!(started.elapsed().as_secs() < 20, "no change feed");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let verified = store.refresh().unwrap();
+        write(root, "data/orders.csv", "id\n1\n2\n");
+        write(root, "pipelines_notes.txt", "x");
+        let after = store.snapshot().unwrap();
+        assert!(
+            Arc::ptr_eq(&verified, &after),
+            "the same snapshot, not a re-scan"
+        );
+        write(root, "project.yml", "name: b\n");
+        let edited = store.snapshot().unwrap();
+        assert_ne!(edited.version, verified.version);
+    }
 }
