@@ -158,10 +158,13 @@ pub fn render(
                             },
                             errors: &mut call_errors,
                         };
-                        let text = if name == "source" {
-                            source_call(args, named, line, &mut errs, &mut out)
-                        } else {
-                            sink_call(args, named, line, &mut errs, &mut out)
+                        let code = if name == "source" { "PZ0201" } else { "PZ0208" };
+                        let text = match call_target(name, code, args, line, &mut errs) {
+                            None => String::new(),
+                            Some(target) if name == "source" => {
+                                source_call(target, named, line, &mut errs, &mut out)
+                            }
+                            Some(target) => sink_call(target, named, &mut errs, &mut out),
                         };
                         out.sql.push_str(&text);
                     }
@@ -294,17 +297,14 @@ fn call_target<'a>(
     Some((conn, entity))
 }
 
-/// `SourceFunction.Invoke`.
+/// `SourceFunction.Invoke`, once `call_target` has passed its arguments.
 fn source_call(
-    args: &[Lit],
+    (conn, entity): (&str, &str),
     named: &[crate::ingest::pz_project::template::NamedArg],
     line: u32,
     errs: &mut CallErrors,
     out: &mut Rendered,
 ) -> String {
-    let Some((conn, entity)) = call_target("source", "PZ0201", args, line, errs) else {
-        return String::new();
-    };
     let (read, declared) = source_kwargs(named, conn, entity, line, errs);
     let dep = Dep::Source(SourceDep {
         conn: conn.to_string(),
@@ -319,17 +319,13 @@ fn source_call(
     format!("staging.{}", staging_name(conn, entity))
 }
 
-/// `SinkFunction.Invoke`.
+/// `SinkFunction.Invoke`, once `call_target` has passed its arguments.
 fn sink_call(
-    args: &[Lit],
+    (sink, output): (&str, &str),
     named: &[crate::ingest::pz_project::template::NamedArg],
-    line: u32,
     errs: &mut CallErrors,
     out: &mut Rendered,
 ) -> String {
-    let Some((sink, output)) = call_target("sink", "PZ0208", args, line, errs) else {
-        return String::new();
-    };
     let (write, declared) = sink_kwargs(named, sink, output, errs);
     out.bindings.push(Binding {
         sink: sink.to_string(),
