@@ -11,6 +11,7 @@ use crate::error::pz::DocsError;
 use crate::mcp::pz::delegate::Delegate;
 use crate::mcp::pz::{warm_on_publish, PzTools};
 use crate::query::pz_project::Env;
+use crate::store::owner;
 use crate::store::pz_docs::disk::{self, now_secs, Store};
 use crate::store::pz_docs::fetch;
 use crate::store::pz_docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
@@ -126,6 +127,11 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             let root = std::path::absolute(project.unwrap_or_else(|| PathBuf::from(".")))?;
             let dir = index_dir.unwrap_or_else(|| crate::config::default_index_dir(&root));
             let store = Arc::new(ProjectStore::open(&root, &dir)?);
+            // `index list` names it, and `index prune` drops it once project.yml is gone.
+            let owner = owner::Owner::now(&root.join("project.yml"), None);
+            if let Err(e) = owner::record(&dir, &owner) {
+                tracing::warn!("cannot record the project of {}: {e}", dir.display());
+            }
             let env: Env = std::env::vars().collect();
             warm_on_publish(&store, &env);
             let _watcher = pz_project::watch::spawn(store.clone());

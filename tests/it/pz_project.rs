@@ -352,6 +352,16 @@ fn a_restart_answers_from_the_mirror_and_sees_what_moved_meanwhile() {
     let mut c = serve(&cache, &project, &[], &no_pz_env());
     let first = c.call("pz_compile", json!({})).0;
     assert!(c.close().success());
+    // The mirror sits in printdex's cache, owned by the project (for index list / prune).
+    let indexes: Vec<PathBuf> = std::fs::read_dir(cache.join("printdex"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|d| d.join("mirror.sqlite").is_file())
+        .collect();
+    assert_eq!(indexes.len(), 1, "{indexes:?}");
+    let owner: Value =
+        serde_json::from_slice(&std::fs::read(indexes[0].join("project.json")).unwrap()).unwrap();
+    assert_eq!(owner["config"], json!(project.join("project.yml")));
     std::fs::write(project.join("pipelines/zz_new.sql"), "select 1\n").unwrap();
     let mut again = serve(&cache, &project, &[], &no_pz_env());
     let second = again.call("pz_compile", json!({})).0;
