@@ -70,6 +70,38 @@ pub struct ParsedProject {
 
 /// Parses every file of the view.
 pub fn parse_project(files: &ProjectFiles) -> ParsedProject {
+    parse_with(files, None)
+}
+
+/// Parses the view, taking the pipelines, sidecars and runs `unchanged` names (same
+/// path, same bytes) from `previous` instead of parsing them again: an edit of one
+/// pipeline parses one pipeline.
+pub fn parse_project_reusing(
+    files: &ProjectFiles,
+    previous: &ParsedProject,
+    unchanged: &dyn Fn(&str) -> bool,
+) -> ParsedProject {
+    parse_with(files, Some((previous, unchanged)))
+}
+
+/// An earlier parse, and which paths hold the bytes it parsed.
+type Reuse<'a> = (&'a ParsedProject, &'a dyn Fn(&str) -> bool);
+
+fn parse_with(files: &ProjectFiles, reuse: Option<Reuse<'_>>) -> ParsedProject {
+    let old = |rel: &str| {
+        reuse
+            .filter(|(_, unchanged)| unchanged(rel))
+            .map(|(p, _)| p)
+    };
+    let old_pipelines: std::collections::HashMap<&str, &PipelineSource> = reuse
+        .map(|(p, _)| p.pipelines.iter().map(|s| (s.rel.as_str(), s)).collect())
+        .unwrap_or_default();
+    let old_sidecars: std::collections::HashMap<&str, &YamlDoc> = reuse
+        .map(|(p, _)| p.sidecars.iter().map(|(r, d)| (r.as_str(), d)).collect())
+        .unwrap_or_default();
+    let old_runs: std::collections::HashMap<&str, &RunDir> = reuse
+        .map(|(p, _)| p.runs.iter().map(|r| (r.run_id.as_str(), r)).collect())
+        .unwrap_or_default();
     let yaml = |rel: &str| files.get(rel).map(|f| load_yaml(&f.bytes, rel));
     let mut pipelines = Vec::new();
     let mut sidecars = Vec::new();
@@ -82,21 +114,31 @@ pub fn parse_project(files: &ProjectFiles) -> ParsedProject {
         }
         if let Some(rest) = rel.strip_prefix("pipelines/") {
             if rest.ends_with(".sql") {
-                pipelines.push(parse_pipeline(rel, &file.bytes));
+                pipelines.push(match old(rel).and(old_pipelines.get(rel.as_str())) {
+                    Some(kept) => (*kept).clone(),
+                    None => parse_pipeline(rel, &file.bytes),
+                });
             } else if rest
                 .strip_prefix("configs/")
                 .is_some_and(|name| name.ends_with(".yml") && !name.contains('/'))
             {
-                sidecars.push((rel.clone(), load_yaml(&file.bytes, rel)));
+                let doc = match old(rel).and(old_sidecars.get(rel.as_str())) {
+                    Some(kept) => (*kept).clone(),
+                    None => load_yaml(&file.bytes, rel),
+                };
+                sidecars.push((rel.clone(), doc));
             }
         } else if (rel.starts_with("sources/") || rel.starts_with("sinks/"))
             && rel.ends_with(".yml")
         {
             retired.push((rel.clone(), load_yaml(&file.bytes, rel)));
         } else if let Some(id) = run_id_of(rel) {
-            runs.push(RunDir {
-                run_id: id.to_string(),
-                run: parse_run_results(id, &file.bytes),
+            runs.push(match old(rel).and(old_runs.get(id)) {
+                Some(kept) => (*kept).clone(),
+                None => RunDir {
+                    run_id: id.to_string(),
+                    run: parse_run_results(id, &file.bytes),
+                },
             });
         }
     }

@@ -20,7 +20,7 @@ use super::cache::Cache;
 use super::changes::{ChangeFeed, Since};
 use super::mirror::{Mirror, MirrorError};
 use crate::ingest::pz_project::scan::{scan_project, KnownFile, ProjectScan};
-use crate::ingest::pz_project::{parse_project, ParsedProject};
+use crate::ingest::pz_project::{parse_project, parse_project_reusing, ParsedProject};
 
 /// No change-feed epoch: a snapshot never verified against the feed.
 const UNVERIFIED: u64 = u64::MAX;
@@ -36,7 +36,14 @@ pub struct ProjectSnapshot {
 }
 
 impl ProjectSnapshot {
-    fn of(root: &Path, scan: &ProjectScan, parsed: Option<Arc<ParsedProject>>) -> ProjectSnapshot {
+    /// The snapshot of `scan`: its parse is `parsed` when given (same content), else
+    /// made anew, reusing what `previous` parsed of the files that did not change.
+    fn of(
+        root: &Path,
+        scan: &ProjectScan,
+        parsed: Option<Arc<ParsedProject>>,
+        previous: Option<&ParsedProject>,
+    ) -> ProjectSnapshot {
         let mut h = blake3::Hasher::new();
         for f in &scan.files {
             h.update(f.rel.as_bytes());
@@ -44,7 +51,21 @@ impl ProjectSnapshot {
             h.update(f.file.hash.as_bytes());
             h.update(b"\0");
         }
-        let parsed = parsed.unwrap_or_else(|| Arc::new(parse_project(&scan.view(root))));
+        let parsed = parsed.unwrap_or_else(|| {
+            let view = scan.view(root);
+            Arc::new(match previous {
+                Some(previous) => {
+                    let unchanged: std::collections::HashSet<&str> = scan
+                        .files
+                        .iter()
+                        .filter(|f| !f.changed)
+                        .map(|f| f.rel.as_str())
+                        .collect();
+                    parse_project_reusing(&view, previous, &|rel| unchanged.contains(rel))
+                }
+                None => parse_project(&view),
+            })
+        });
         ProjectSnapshot {
             parsed,
             version: *h.finalize().as_bytes(),
@@ -102,7 +123,7 @@ impl ProjectStore {
             }
         })?;
         store_scan(&mirror, &root, &scan, &stored)?;
-        let snapshot = ProjectSnapshot::of(&root, &scan, None);
+        let snapshot = ProjectSnapshot::of(&root, &scan, None, None);
         let changes: Arc<OnceLock<Option<ChangeFeed>>> = Arc::default();
         {
             let changes = changes.clone();
@@ -228,7 +249,12 @@ impl ProjectStore {
         }
         // Same content with new identities keeps the parse; new content is parsed again.
         let parsed = (!changed).then(|| current.parsed.clone());
-        let snapshot = Arc::new(ProjectSnapshot::of(&self.root, &scan, parsed));
+        let snapshot = Arc::new(ProjectSnapshot::of(
+            &self.root,
+            &scan,
+            parsed,
+            Some(&current.parsed),
+        ));
         snapshot.verified.store(epoch, Ordering::SeqCst);
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = snapshot.clone();
         if changed {
@@ -299,6 +325,21 @@ mod tests {
         let edited = store.snapshot().unwrap();
         assert_ne!(edited.version, first.version);
         assert_eq!(edited.parsed.pipelines.len(), 2);
+        // Only the new file was parsed: a.sql's parse is the one from before.
+        assert!(Arc::ptr_eq(
+            &edited.parsed.pipelines[0].template,
+            &first.parsed.pipelines[0].template
+        ));
+        write(root, "pipelines/a.sql", "select 10");
+        let rewritten = store.snapshot().unwrap();
+        assert!(!Arc::ptr_eq(
+            &rewritten.parsed.pipelines[0].template,
+            &first.parsed.pipelines[0].template
+        ));
+        assert!(Arc::ptr_eq(
+            &rewritten.parsed.pipelines[1].template,
+            &edited.parsed.pipelines[1].template
+        ));
 
         std::fs::remove_file(root.join("pipelines/a.sql")).unwrap();
         let removed = store.snapshot().unwrap();
