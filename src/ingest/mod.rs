@@ -1,5 +1,7 @@
 //! Ingest: read a connection's print from disk into records the mirror stores.
-//! This is the only stage that parses YAML or walks a print directory.
+//! This is the only stage that parses a print's YAML or walks a print to find its files
+//! (the store's change feed and watcher list directories only to watch them; a resource
+//! read in `query` copies a file's bytes it already knows, and parses nothing).
 
 pub mod pz_docs;
 pub mod pz_project;
