@@ -44,3 +44,19 @@ CREATE TABLE IF NOT EXISTS tables (
     entry      TEXT NOT NULL,           -- the manifest entry (tagged JSON)
     PRIMARY KEY (connection, fqn)
 );
+
+-- One row per file of a served pz project that pz reads (project.yml, connections.yml,
+-- pipelines/**/*.sql and their sidecars, .pz/state, .pz/runs/*/run_results.json,
+-- .pz/target/manifest.json): its identity and its bytes, so a restart re-reads only what
+-- moved. The parse is rebuilt from the bytes at ingest (it is cheap beside reading).
+CREATE TABLE IF NOT EXISTS pz_files (
+    project  TEXT NOT NULL,             -- the project directory, absolute
+    rel      TEXT NOT NULL,             -- project-relative path, forward slashes
+    mtime_ns INTEGER NOT NULL,
+    size     INTEGER NOT NULL,
+    inode    INTEGER NOT NULL,
+    settled  INTEGER NOT NULL,          -- as files.settled
+    hash     TEXT NOT NULL,             -- blake3 of bytes, hex
+    bytes    BLOB NOT NULL,
+    PRIMARY KEY (project, rel)
+);

@@ -2,15 +2,20 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Subcommand;
 
 use crate::error::pz::DocsError;
-use crate::mcp::pz::PzTools;
+use crate::mcp::pz::delegate::Delegate;
+use crate::mcp::pz::{warm_on_publish, PzTools};
+use crate::query::pz_project::Env;
+use crate::store::owner;
 use crate::store::pz_docs::disk::{self, now_secs, Store};
 use crate::store::pz_docs::fetch;
 use crate::store::pz_docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
+use crate::store::pz_project::{self, ProjectStore};
 
 const DOCS_DIR_HELP: &str =
     "The docs index directory (default: pz-docs in printdex's cache, $XDG_CACHE_HOME/printdex)";
@@ -19,9 +24,19 @@ const DOCS_DIR_HELP: &str =
 pub enum PzAction {
     /// Serve pz's MCP surface over stdio (a stand-in for `pz mcp`).
     Serve {
-        /// The pz project directory (the docs tools need none).
+        /// The pz project directory (default: the current directory).
         #[arg(long)]
         project: Option<PathBuf>,
+        /// List the execute tools (pz_run, pz_retry, pz_run_results), as `pz mcp --allow-run`.
+        #[arg(long)]
+        allow_run: bool,
+        /// The pz executable to pass the tools printdex cannot answer to (default: PZ_BIN,
+        /// else `pz` on PATH; without one those tools are not listed).
+        #[arg(long)]
+        pz: Option<PathBuf>,
+        /// The mirror directory (default: a per-project directory in the user's cache).
+        #[arg(long)]
+        index_dir: Option<PathBuf>,
         /// Refresh the docs index in the background once older than this (e.g. 30m, 24h, 0 for
         /// every call, never to turn refreshing off).
         #[arg(long, default_value = "24h", value_parser = parse_age)]
@@ -96,6 +111,9 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
     match action {
         PzAction::Serve {
             project,
+            allow_run,
+            pz,
+            index_dir,
             docs_max_age,
             docs_timeout,
             docs_dir,
@@ -106,9 +124,30 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             if let Some(d) = docs_dir {
                 cfg.root = d;
             }
+            let root = std::path::absolute(project.unwrap_or_else(|| PathBuf::from(".")))?;
+            let dir = index_dir.unwrap_or_else(|| crate::config::default_index_dir(&root));
+            let store = Arc::new(ProjectStore::open(&root, &dir)?);
+            // `index list` names it, and `index prune` drops it once project.yml is gone.
+            let owner = owner::Owner::now(&root.join("project.yml"), None);
+            if let Err(e) = owner::record(&dir, &owner) {
+                tracing::warn!("cannot record the project of {}: {e}", dir.display());
+            }
+            let env: Env = std::env::vars().collect();
+            warm_on_publish(&store, &env);
+            let _watcher = pz_project::watch::spawn(store.clone());
+            let delegate = find_pz(pz).map(|program| {
+                tracing::info!(
+                    "passing what printdex cannot answer to {}",
+                    program.display()
+                );
+                Delegate::new(program, &root, allow_run)
+            });
             let tools = PzTools {
                 docs: service::DocsService::new(cfg),
-                project,
+                project: Some(store),
+                env,
+                allow_run,
+                delegate,
             };
             let docs = tools.docs.clone();
             // Load the installed corpus (and start a refresh if it is stale) before the first call.
@@ -125,6 +164,25 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             DocsAction::Status { docs_dir } => status(docs_dir),
         },
     }
+}
+
+/// The pz executable: `--pz`, else `PZ_BIN`, else `pz` on PATH; `None` when there is none.
+fn find_pz(flag: Option<PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = flag {
+        return Some(p);
+    }
+    if let Some(p) = std::env::var_os("PZ_BIN").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("pz"))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn sync(

@@ -4,6 +4,7 @@
 //! read in `query` copies a file's bytes it already knows, and parses nothing).
 
 pub mod pz_docs;
+pub mod pz_project;
 pub mod reading;
 pub mod walk;
 

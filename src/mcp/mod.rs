@@ -4,6 +4,7 @@
 //! tools and resources over the store) and `pz/` (pz's docs tools). No I/O of its own
 //! beyond the transports.
 
+pub mod child;
 pub mod dbprint;
 pub mod errors;
 pub mod http;

@@ -81,6 +81,9 @@ impl<S: ToolSet> Server<S> {
     pub fn call(&self, name: &str, arguments: Map<String, Json>) -> Result<CallResult, ErrorData> {
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             let Some(tool) = self.tools.iter().find(|t| t.spec.name == name) else {
+                if let Some(forwarded) = self.set.forward(name, &arguments) {
+                    return forwarded;
+                }
                 return S::refused(Refusal::UnknownTool {
                     name,
                     available: self.tools.iter().map(|t| t.spec.name).collect(),
@@ -100,8 +103,11 @@ impl<S: ToolSet> Server<S> {
         })
     }
 
-    /// Every tools/list entry, in order.
+    /// Every tools/list entry, in order (the fronted server's, when the set fronts one).
     pub fn listing(&self) -> Vec<Json> {
+        if let Some(listed) = self.set.listed() {
+            return listed;
+        }
         self.tools.iter().map(|t| S::listing(&t.spec)).collect()
     }
 
@@ -219,13 +225,21 @@ impl<S: ToolSet> ServerHandler for Server<S> {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (tools, next) = if S::DIALECT.paged_tool_list {
-            let cursor = request.and_then(|r| r.cursor);
-            self.tools_page(cursor.as_deref())
-                .map_err(|e| rpc_error(&e))?
-        } else {
-            (self.listing(), None)
-        };
+        let server = self.clone();
+        let cursor = request.and_then(|r| r.cursor);
+        // A fronted server's list may need its process started first.
+        let listed = tokio::task::spawn_blocking(move || {
+            if S::DIALECT.paged_tool_list {
+                server
+                    .tools_page(cursor.as_deref())
+                    .map_err(|e| rpc_error(&e))
+            } else {
+                Ok((server.listing(), None))
+            }
+        })
+        .await
+        .map_err(internal)?;
+        let (tools, next) = listed?;
         let mut result = serde_json::json!({ "tools": tools });
         if let Some(n) = next {
             result["nextCursor"] = serde_json::json!(n);

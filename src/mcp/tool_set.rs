@@ -214,4 +214,20 @@ pub trait ToolSet: Send + Sync + Sized + 'static {
     fn resources(&self) -> Option<&dyn Resources> {
         None
     }
+
+    /// tools/list as another server lists it, for a set that fronts one (pz's, when a
+    /// `pz` child answers what printdex cannot); `None`: the set's own tools.
+    fn listed(&self) -> Option<Vec<Json>> {
+        None
+    }
+
+    /// A call of a tool the set does not have, passed on to the server it fronts;
+    /// `None`: refused as unknown.
+    fn forward(
+        &self,
+        _name: &str,
+        _arguments: &Map<String, Json>,
+    ) -> Option<Result<CallResult, ErrorData>> {
+        None
+    }
 }

@@ -12,6 +12,7 @@ pub mod list_tables;
 pub mod manifest;
 pub mod pins;
 pub mod pz_docs;
+pub mod pz_project;
 pub mod reference;
 pub mod resolve_value;
 pub mod resources;

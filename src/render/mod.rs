@@ -12,6 +12,7 @@ pub mod list_tables;
 pub mod manifest;
 pub mod paging;
 pub mod pz_envelope;
+pub mod pz_project;
 pub mod resolve_value;
 pub mod resource;
 pub mod search_columns;

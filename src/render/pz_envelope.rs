@@ -8,7 +8,7 @@ use crate::error::pz::PzError;
 use compat::dotnet::Json;
 
 /// An error object, keys in pz's order.
-fn error_json(e: &PzError) -> Json {
+pub fn error_json(e: &PzError) -> Json {
     let mut fields = vec![
         ("code", Json::str(e.code)),
         ("message", Json::str(&e.message)),

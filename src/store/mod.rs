@@ -13,6 +13,7 @@ mod lock;
 pub mod mirror;
 pub mod owner;
 pub mod pz_docs;
+pub mod pz_project;
 pub mod references;
 pub mod search;
 pub mod snapshot;

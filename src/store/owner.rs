@@ -17,7 +17,8 @@ const WRITER_LOCK: &str = "writer.lock";
 /// The project an index was opened for.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Owner {
-    /// The `.dbprint.yaml` the index was built from.
+    /// The configuration the index was built from: a `.dbprint.yaml`, or a pz project's
+    /// `project.yml`.
     pub config: PathBuf,
     /// The project as `--project` named it when it was a git address.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,6 +13,7 @@ mod housekeeping;
 mod http;
 mod paging;
 mod pz_docs;
+mod pz_project;
 mod pz_util;
 mod reference;
 mod reference_discovery;

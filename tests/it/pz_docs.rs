@@ -57,13 +57,17 @@ fn handshake_and_tool_list_carry_pzs_identity() {
     let tools = c.request("tools/list", json!({}));
     let tools = tools["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["pz_docs_list", "pz_docs_search", "pz_docs_get"]);
-    let search = &tools[1]["inputSchema"];
+    // The project's read side first (tests/it/pz_project.rs), then the docs tools.
+    assert_eq!(
+        names[4..],
+        ["pz_docs_list", "pz_docs_search", "pz_docs_get"]
+    );
+    let search = &tools[5]["inputSchema"];
     assert_eq!(search["required"], json!(["query"]));
     assert_eq!(search["properties"]["limit"]["type"], json!("integer"));
     assert_eq!(search["properties"]["limit"]["default"], json!(10));
-    assert_eq!(tools[2]["inputSchema"]["required"], json!(["slug"]));
-    assert_eq!(tools[0]["inputSchema"]["properties"], json!({}));
+    assert_eq!(tools[6]["inputSchema"]["required"], json!(["slug"]));
+    assert_eq!(tools[4]["inputSchema"]["properties"], json!({}));
     assert!(c.close().success());
 }
 
@@ -78,7 +82,7 @@ fn requests_before_initialize_are_answered_and_early_notifications_ignored() {
     let tools = c.request("tools/list", json!({}));
     assert_eq!(
         tools["result"]["tools"].as_array().map(Vec::len),
-        Some(3),
+        Some(7),
         "{tools}"
     );
     let env = c.envelope("pz_docs_get", json!({"slug": "install"}));

@@ -3,14 +3,25 @@
 //! pz's envelope as one text block; a failure no handler classified (an unexpected error or
 //! a panic) becomes a PZ0609 envelope naming its type and message (`isError: true`), never
 //! the SDK's generic text.
+//!
+//! printdex answers the docs tools and the project's read side itself (the latter from
+//! the mirror's snapshot of the project, `store::pz_project`). When a `pz` executable is
+//! found, a `pz mcp` child (`delegate`) lists the tools and answers every other one, and
+//! the read-side calls printdex can only approximate.
 
+pub mod compile;
+pub mod delegate;
 pub mod docs_get;
 pub mod docs_list;
 pub mod docs_search;
+pub mod entity_schema;
+pub mod project_overview;
+pub mod run_results;
 pub mod schema;
+pub mod state;
 pub mod validate;
 
-use std::path::PathBuf;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{ErrorCode, ErrorData};
@@ -22,26 +33,93 @@ use super::Server;
 use crate::error::pz::DocsError;
 use crate::error::pz::PzError;
 use crate::ingest::pz_docs::parse::Page;
+use crate::query::pz_project::{self as query_pz, Env, Fidelity, PreparedProject, PzAnswer};
+use crate::render;
 use crate::render::pz_envelope as envelope;
 use crate::store::pz_docs::service::DocsService;
+use crate::store::pz_project::ProjectStore;
 use compat::dotnet::Json;
 
 /// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
 pub const PZ0609_NEXT_STEP: &str = "This is a defect in the server (printdex's pz surface), not a bad argument: report it with this message. Retrying the same call will fail the same way.";
 
 pub type Args = Map<String, Value>;
-pub type Handler = fn(&PzTools, &Args) -> Result<String, Unclassified>;
+pub type Handler = fn(&PzTools, &Args) -> Result<CallResult, Unclassified>;
 pub type Tool = tool_set::Tool<Handler>;
 
 /// pz's tools and what they read. The docs tools need no project.
 pub struct PzTools {
     pub docs: Arc<DocsService>,
-    pub project: Option<PathBuf>,
+    /// The project the read-side tools answer for (`None`: only the docs tools work).
+    pub project: Option<Arc<ProjectStore>>,
+    /// The environment pz would see (`${VAR}`, `env()`, `PZ_STATE_*`), read at startup.
+    pub env: Env,
+    /// `--allow-run`: the execute tools are listed.
+    pub allow_run: bool,
+    /// The `pz mcp` child, when a `pz` executable was found.
+    pub delegate: Option<delegate::Delegate>,
 }
 
-/// The server `printdex pz serve` runs.
+/// The server `printdex pz serve` runs: pz_run_results only with `--allow-run`, as pz
+/// lists it.
 pub fn server(tools: PzTools) -> Server<PzTools> {
-    Server::new(tools)
+    let own = PzTools::tools()
+        .into_iter()
+        .filter(|t| tools.allow_run || !GATED.contains(&t.spec.name))
+        .collect();
+    Server::with_tools(tools, own)
+}
+
+/// Tools pz lists only under `--allow-run`.
+pub const GATED: [&str; 3] = ["pz_run", "pz_retry", "pz_run_results"];
+
+/// Warm each new snapshot's answers as the store publishes it, so no call compiles.
+pub fn warm_on_publish(store: &Arc<ProjectStore>, env: &Env) {
+    let weak = Arc::downgrade(store);
+    let env = env.clone();
+    store.on_publish(Box::new(move |snapshot| {
+        if let Some(store) = weak.upgrade() {
+            query_pz::prepared(&store, snapshot, &env).warm();
+        }
+    }));
+}
+
+impl PzTools {
+    /// A read-side tool's answer: from the project's current snapshot, or from pz when
+    /// printdex's answer is not pz's own and a pz child is there to ask.
+    pub fn project_answer(
+        &self,
+        tool: &str,
+        args: &Args,
+        ask: impl FnOnce(&PreparedProject) -> Cow<'_, PzAnswer>,
+    ) -> Result<CallResult, Unclassified> {
+        let Some(store) = &self.project else {
+            return Err(Unclassified {
+                type_name: "NoProject".into(),
+                message: "printdex pz serve was started without a project".into(),
+            });
+        };
+        let snapshot = store.snapshot().map_err(|e| Unclassified {
+            type_name: "MirrorError".into(),
+            message: e.to_string(),
+        })?;
+        let prepared = query_pz::prepared(store, &snapshot, &self.env);
+        let answer = ask(&prepared);
+        if let (Some(pz), false) = (&self.delegate, answer.fidelity == Fidelity::Exact) {
+            match pz.call(tool, args) {
+                Ok(Ok(result)) => return Ok(result),
+                Ok(Err(rpc)) => {
+                    tracing::warn!("pz refused {tool}: {}", rpc.message);
+                }
+                // Only pz can answer: its failure is the answer.
+                Err(e) if matches!(answer.fidelity, Fidelity::NeedsPz(_)) => {
+                    return Ok(delegate::failure(tool, &e));
+                }
+                Err(e) => tracing::warn!("{e}; answering {tool} from printdex's reading"),
+            }
+        }
+        Ok(CallResult::ok(render::pz_project::envelope(&answer)))
+    }
 }
 
 impl ToolSet for PzTools {
@@ -51,9 +129,18 @@ impl ToolSet for PzTools {
     const NAME: &'static str = "pz";
     const DIALECT: Dialect = CSHARP_SDK;
 
-    /// Every tool, in the order tools/list shows them.
+    /// Every tool printdex answers itself, in the order pz lists them.
     fn tools() -> Vec<Tool> {
-        vec![docs_list::tool(), docs_search::tool(), docs_get::tool()]
+        vec![
+            project_overview::tool(),
+            state::tool(),
+            entity_schema::tool(),
+            compile::tool(),
+            docs_list::tool(),
+            docs_search::tool(),
+            docs_get::tool(),
+            run_results::tool(),
+        ]
     }
 
     fn listing(spec: &ToolSpec) -> Value {
@@ -78,9 +165,41 @@ impl ToolSet for PzTools {
 
     fn run(&self, tool: &Tool, args: &Args) -> CallResult {
         match (tool.handler)(self, args) {
-            Ok(text) => CallResult::ok(text),
+            Ok(result) => result,
             Err(failure) => Self::crashed(tool.spec.name, &failure),
         }
+    }
+
+    /// pz's own list when a pz child answers it; printdex's when there is none (or it
+    /// cannot be started).
+    fn listed(&self) -> Option<Vec<Value>> {
+        let pz = self.delegate.as_ref()?;
+        match pz.tools() {
+            Ok(tools) => Some(tools),
+            Err(e) => {
+                tracing::warn!("{e}; listing printdex's own pz tools");
+                None
+            }
+        }
+    }
+
+    fn forward(&self, name: &str, arguments: &Args) -> Option<Result<CallResult, ErrorData>> {
+        let pz = self.delegate.as_ref()?;
+        if !pz.lists(name) {
+            return None;
+        }
+        let answered = match pz.call(name, arguments) {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(rpc)) => Err(rpc),
+            Err(e) => Ok(delegate::failure(name, &e)),
+        };
+        if !delegate::repeatable(name) {
+            // pz wrote to the project: the next read sweeps even if inotify lagged.
+            if let Some(store) = &self.project {
+                store.invalidate();
+            }
+        }
+        Some(answered)
     }
 
     fn crashed(tool: &str, failure: &Unclassified) -> CallResult {
@@ -117,8 +236,8 @@ pub fn page_json(p: &Page, markdown: Option<&str>) -> Json {
 }
 
 /// A docs handler's answer: its envelope, or its error's (`docs_failure`).
-pub fn answered(answer: Result<String, DocsError>) -> Result<String, Unclassified> {
-    answer.or_else(|e| docs_failure(&e))
+pub fn answered(answer: Result<String, DocsError>) -> Result<CallResult, Unclassified> {
+    answer.or_else(|e| docs_failure(&e)).map(CallResult::ok)
 }
 
 /// A docs error as its envelope; a local store fault goes to the backstop.
@@ -156,7 +275,7 @@ mod tests {
     use super::*;
     use crate::store::pz_docs::service::DocsConfig;
 
-    fn panics(_: &PzTools, _: &Args) -> Result<String, Unclassified> {
+    fn panics(_: &PzTools, _: &Args) -> Result<CallResult, Unclassified> {
         panic!("index out of range");
     }
 
@@ -171,6 +290,9 @@ mod tests {
                 max_age: None,
             }),
             project: None,
+            env: Env::new(),
+            allow_run: false,
+            delegate: None,
         };
         let tool = Tool {
             spec: ToolSpec {

@@ -11,9 +11,11 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
 use compat::value::Value;
 
+mod pz;
+
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "3";
+pub const SCHEMA_VERSION: &str = "4";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {

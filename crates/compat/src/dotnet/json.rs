@@ -5,6 +5,8 @@
 
 use std::fmt::Write as _;
 
+use super::number::double_text;
+
 /// A JSON value with the few shapes pz writes, in insertion order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Json {
@@ -22,6 +24,10 @@ pub enum Json {
     Arr(Vec<Json>),
     /// An object, members in the order written.
     Obj(Vec<(&'static str, Json)>),
+    /// An object whose keys are data (option names, status counts), in insertion order.
+    Map(Vec<(String, Json)>),
+    /// A double, as `Utf8JsonWriter.WriteNumberValue(double)` writes it ([`double_text`]).
+    Double(f64),
 }
 
 impl Json {
@@ -38,7 +44,7 @@ impl Json {
             Json::Int(i) => {
                 let _ = write!(out, "{i}");
             }
-            Json::Str(s) => write_str(out, s.encode_utf16()),
+            Json::Str(s) => write_text(out, s),
             Json::Utf16(u) => write_str(out, u.iter().copied()),
             Json::Arr(items) => {
                 out.push('[');
@@ -50,18 +56,9 @@ impl Json {
                 }
                 out.push(']');
             }
-            Json::Obj(fields) => {
-                out.push('{');
-                for (i, (k, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_str(out, k.encode_utf16());
-                    out.push(':');
-                    v.write(out);
-                }
-                out.push('}');
-            }
+            Json::Obj(fields) => write_obj(out, fields.iter().map(|(k, v)| (*k, v))),
+            Json::Map(fields) => write_obj(out, fields.iter().map(|(k, v)| (k.as_str(), v))),
+            Json::Double(d) => out.push_str(&double_text(*d)),
         }
     }
 
@@ -73,6 +70,19 @@ impl Json {
     }
 }
 
+fn write_obj<'a>(out: &mut String, fields: impl Iterator<Item = (&'a str, &'a Json)>) {
+    out.push('{');
+    for (i, (k, v)) in fields.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_text(out, k);
+        out.push(':');
+        v.write(out);
+    }
+    out.push('}');
+}
+
 /// ASCII that the default writer passes through unescaped.
 fn passes(u: u16) -> bool {
     (0x20..0x7f).contains(&u)
@@ -80,6 +90,18 @@ fn passes(u: u16) -> bool {
             u as u8,
             b'"' | b'&' | b'\'' | b'+' | b'<' | b'>' | b'\\' | b'`'
         )
+}
+
+/// A string, copied whole when nothing in it needs escaping (the common case).
+fn write_text(out: &mut String, s: &str) {
+    if s.bytes().all(|b| passes(u16::from(b))) {
+        out.reserve(s.len() + 2);
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        write_str(out, s.encode_utf16());
+    }
 }
 
 fn write_str(out: &mut String, units: impl Iterator<Item = u16>) {
@@ -116,5 +138,12 @@ mod tests {
             r#""a\u0022b\\c\n\u003C\u0026\u003E\u0027\u002B\u0060\u007F\u00E9\u2014\uD801\uDC00""#
         );
         assert_eq!(Json::Utf16(vec![0x61, 0xD801]).to_text(), r#""a\uD801""#);
+    }
+
+    #[test]
+    fn maps_and_doubles() {
+        let map = Json::Map(vec![("k\u{e9}".into(), Json::Double(2.0))]);
+        assert_eq!(map.to_text(), r#"{"k\u00E9":2}"#);
+        assert_eq!(Json::Double(1e-5).to_text(), "1E-05");
     }
 }

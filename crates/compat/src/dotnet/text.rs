@@ -137,6 +137,14 @@ pub fn utf16_prefix(s: &str, units: usize) -> (&str, Option<u16>) {
     (s, None)
 }
 
+/// `File.ReadAllText`/`StreamReader`: a UTF-8 byte-order mark is dropped and invalid bytes
+/// become U+FFFD. (A UTF-16/32 byte-order mark would switch .NET's decoder; such files are
+/// read as UTF-8 here, a difference far from real projects.)
+pub fn read_all_text(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Ordinal string order as .NET compares strings: by UTF-16 code unit.
 pub fn ordinal_cmp(a: &str, b: &str) -> Ordering {
     if a.is_ascii() && b.is_ascii() {
@@ -163,5 +171,11 @@ mod tests {
         assert_eq!(utf16_prefix("a\u{10400}b", 2), ("a", Some(0xD801)));
         assert_eq!(utf16_prefix("a\u{10400}b", 3), ("a\u{10400}", None));
         assert_eq!(ordinal_cmp("\u{ff61}", "\u{10400}"), Ordering::Greater);
+    }
+
+    #[test]
+    fn files_decode_as_read_all_text() {
+        assert_eq!(read_all_text(b"\xEF\xBB\xBFx\xFF"), "x\u{FFFD}");
+        assert_eq!(read_all_text(b"a\xEF\xBB\xBF"), "a\u{FEFF}");
     }
 }

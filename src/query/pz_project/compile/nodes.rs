@@ -1,0 +1,295 @@
+//! Stages 7-10: the DAG's nodes and their ids. A SourceLoad per read dataset (staging-name
+//! collisions are PZ0110), a Pipeline per table pipeline, a Check per sidecar check (name
+//! collisions take `_2`, `_3`...), a SinkWrite per bound output.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::pz::PzError;
+use crate::query::pz_project::model::{SyncMode, WriteOptions};
+use crate::query::pz_project::render::{staging_name, Dep};
+use compat::dotnet::ordinal_cmp;
+
+use super::canonical::{check_identity, columns_json, node_id, options_json};
+use super::sql::{normalize_sql, pushes_nothing, splice_ctes};
+use super::validate::effective_deps;
+use super::{is_incremental, Claim, Node, NodeKind, Work};
+
+pub struct Built {
+    /// In build order; each `depends_on` sorted by id.
+    pub nodes: Vec<Node>,
+    /// Pipeline name -> its node.
+    pipeline_nodes: HashMap<String, usize>,
+    /// Datasets whose read is an explicit `sync: {mode: auto}`.
+    pub auto_sources: Vec<(String, String)>,
+    incremental: Vec<usize>,
+    cdc: Vec<usize>,
+}
+
+impl Built {
+    pub fn pipeline_node(&self, name: &str) -> Option<usize> {
+        self.pipeline_nodes.get(name).copied()
+    }
+
+    pub fn is_incremental_source(&self, i: usize) -> bool {
+        self.incremental.contains(&i)
+    }
+
+    pub fn is_cdc_source(&self, i: usize) -> bool {
+        self.cdc.contains(&i)
+    }
+
+    pub fn sink_of<'w>(
+        &self,
+        work: &'w Work,
+        i: usize,
+    ) -> Option<(&'w str, &'w str, &'w WriteOptions)> {
+        let (c, o) = self.nodes[i].dataset.as_ref()?;
+        let conn = work.connection(c)?;
+        let (name, write) = conn.outputs.iter().find(|(n, _)| n == o)?;
+        Some((conn.name.as_str(), name.as_str(), write))
+    }
+}
+
+type Claims = [Claim];
+
+pub fn build(
+    work: &Work,
+    claims: &Claims,
+    readers: &Claims,
+    watermarked: &[(String, String)],
+    inexact_checks: &[String],
+) -> Result<Built, Vec<PzError>> {
+    let project = work.project;
+    let readers: HashMap<&(String, String), &String> =
+        readers.iter().map(|(k, v)| (k, v)).collect();
+    let claims: HashMap<&(String, String), &String> = claims.iter().map(|(k, v)| (k, v)).collect();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut source_nodes: HashMap<(String, String), usize> = HashMap::new();
+    let mut built_auto = Vec::new();
+    let mut incremental = Vec::new();
+    let mut cdc = Vec::new();
+    let mut collisions = Vec::new();
+    for conn in &work.connections {
+        let mut staged: Vec<(String, String)> = Vec::new();
+        for d in &conn.datasets {
+            let key = (conn.name.clone(), d.name.clone());
+            let Some(reader) = readers.get(&key).copied() else {
+                continue;
+            };
+            let staging = staging_name(&conn.name, &d.name);
+            match staged.iter().find(|(s, _)| *s == staging) {
+                Some((_, first)) => collisions.push(PzError {
+                    code: "PZ0110",
+                    message: format!(
+                        "source '{}': datasets '{first}' and '{}' cannot be told apart in staging.",
+                        conn.name, d.name
+                    ),
+                    file: Some("connections.yml".into()),
+                    line: None,
+                    next_step: Some(
+                        "rename one of them -- pz folds every character outside [A-Za-z0-9_] to '_' when it stages a read, so these two names collide".into(),
+                    ),
+                }),
+                None => staged.push((staging.clone(), d.name.clone())),
+            }
+            let canonical = format!(
+                "source-load\n{}\n{}\n{}\n{}",
+                conn.name,
+                d.name,
+                options_json(&d.options),
+                columns_json(d.columns.as_deref())
+            );
+            let synthesized = watermarked.contains(&key);
+            if synthesized || is_incremental(&d.sync) {
+                incremental.push(nodes.len());
+            }
+            match &d.sync {
+                Some(SyncMode::Cdc) => cdc.push(nodes.len()),
+                Some(SyncMode::Auto) if !synthesized => built_auto.push(key.clone()),
+                _ => {}
+            }
+            source_nodes.insert(key.clone(), nodes.len());
+            let hints_empty = matches!(d.sync, Some(SyncMode::Cdc))
+                || reader_pushes_nothing(work, reader, &key, &staging);
+            nodes.push(Node {
+                id: node_id(&canonical),
+                id_known: d.exact && hints_empty,
+                kind: NodeKind::SourceLoad,
+                name: staging,
+                depends_on: Vec::new(),
+                dataset: Some(key),
+            });
+        }
+    }
+    if !collisions.is_empty() {
+        return Err(collisions);
+    }
+    let mut pipeline_at: HashMap<String, usize> = HashMap::new();
+    for (i, pipeline) in project.pipelines.iter().enumerate() {
+        if pipeline.is_ephemeral() {
+            continue;
+        }
+        let (sql, exact) = assembled_sql(work, i);
+        let canonical = format!(
+            "pipeline\n{}\n{}\n{sql}",
+            pipeline.name, pipeline.materialization
+        );
+        pipeline_at.insert(pipeline.name.clone(), nodes.len());
+        nodes.push(Node {
+            id: node_id(&canonical),
+            id_known: exact,
+            kind: NodeKind::Pipeline,
+            name: pipeline.name.clone(),
+            depends_on: Vec::new(),
+            dataset: None,
+        });
+    }
+    let index_of_pipeline = |name: &str| pipeline_at.get(name).copied();
+    for (i, pipeline) in project.pipelines.iter().enumerate() {
+        let Some(at) = index_of_pipeline(&pipeline.name).filter(|_| !pipeline.is_ephemeral())
+        else {
+            continue;
+        };
+        let mut deps = Vec::new();
+        for dep in effective_deps(work, i) {
+            let target = match dep {
+                Dep::Pipeline(n) => index_of_pipeline(n),
+                Dep::Source(s) => source_nodes
+                    .get(&(s.conn.clone(), s.entity.clone()))
+                    .copied(),
+            };
+            deps.extend(target);
+        }
+        nodes[at].depends_on = deps;
+    }
+    let mut check_names: HashSet<String> = HashSet::new();
+    for pipeline in project.pipelines.iter().filter(|p| !p.is_ephemeral()) {
+        let at = index_of_pipeline(&pipeline.name).expect("every table pipeline has a node");
+        for check in &pipeline.checks {
+            let conventional = if check.check_type == "custom_sql" {
+                let n = check
+                    .options
+                    .get("name")
+                    .map(|v| v.interpolated())
+                    .unwrap_or_default();
+                format!("check_{}_{n}", pipeline.name)
+            } else if check.columns.is_empty() {
+                format!("check_{}_{}", pipeline.name, check.check_type)
+            } else {
+                format!(
+                    "check_{}_{}_{}",
+                    pipeline.name,
+                    check.check_type,
+                    check.columns.join("_")
+                )
+            };
+            let mut name = conventional.clone();
+            let mut n = 2;
+            while check_names.contains(&name) {
+                name = format!("{conventional}_{n}");
+                n += 1;
+            }
+            check_names.insert(name.clone());
+            let canonical = format!("check\n{}\n{}", pipeline.name, check_identity(check));
+            nodes.push(Node {
+                id: node_id(&canonical),
+                id_known: !inexact_checks.contains(&pipeline.name),
+                kind: NodeKind::Check,
+                name,
+                depends_on: vec![at],
+                dataset: None,
+            });
+        }
+    }
+    for conn in &work.connections {
+        for (output, write) in &conn.outputs {
+            let key = (conn.name.clone(), output.clone());
+            let Some(claimant) = claims.get(&key).copied() else {
+                continue;
+            };
+            let at = index_of_pipeline(claimant).expect("a claimant is a table pipeline");
+            let canonical = format!(
+                "sink-write\n{}\n{output}\n{claimant}\n{}\n{}\n{}",
+                conn.name,
+                write.mode,
+                write.schema_policy,
+                options_json(&write.options)
+            );
+            nodes.push(Node {
+                id: node_id(&canonical),
+                id_known: write.options.exact,
+                kind: NodeKind::SinkWrite,
+                name: format!("{}.{output}", conn.name),
+                depends_on: vec![at],
+                dataset: Some(key),
+            });
+        }
+    }
+    super::sort_dependencies(&mut nodes);
+    Ok(Built {
+        nodes,
+        pipeline_nodes: pipeline_at,
+        auto_sources: built_auto,
+        incremental,
+        cdc,
+    })
+}
+
+/// A table pipeline's executed SQL as pz hashes it, and whether this text is pz's: an
+/// ephemeral consumer's is re-serialized by DuckDB, a `watermark()` pipeline's rewritten,
+/// and a `run_id`/`run_started_at` one differs on every call.
+fn assembled_sql(work: &Work, index: usize) -> (String, bool) {
+    let rendered = &work.rendered[index];
+    let mut ephemerals: Vec<&str> = rendered
+        .deps
+        .iter()
+        .filter_map(|d| match d {
+            Dep::Pipeline(n) if work.is_ephemeral(n) => Some(n.as_str()),
+            _ => None,
+        })
+        .collect();
+    ephemerals.sort_by(|a, b| ordinal_cmp(a, b));
+    ephemerals.dedup();
+    let mut exact = rendered.watermarks.is_empty() && !rendered.per_call;
+    let sql = if ephemerals.is_empty() {
+        rendered.sql.clone()
+    } else {
+        exact = false;
+        let ctes: Vec<(String, String)> = ephemerals
+            .iter()
+            .map(|name| {
+                let at = work.project.pipeline_position(name);
+                let body = at
+                    .map(|a| normalize_sql(&work.rendered[a].sql))
+                    .unwrap_or_default();
+                (format!("__pz_cte__{name}"), body)
+            })
+            .collect();
+        splice_ctes(&rendered.sql, &ctes)
+    };
+    (normalize_sql(&sql), exact)
+}
+
+/// Whether DuckDB's read-hint extraction provably finds nothing to push for this dataset:
+/// its one reader takes it only through an ephemeral (the outer FROM never names it), or
+/// reads it as `select * from <staging>` with no WHERE.
+fn reader_pushes_nothing(work: &Work, reader: &str, key: &(String, String), staging: &str) -> bool {
+    let Some(index) = work.project.pipeline_position(reader) else {
+        return false;
+    };
+    let rendered = &work.rendered[index];
+    let direct = rendered
+        .deps
+        .iter()
+        .any(|d| matches!(d, Dep::Source(s) if s.conn == key.0 && s.entity == key.1));
+    let consumes_ephemeral = rendered
+        .deps
+        .iter()
+        .any(|d| matches!(d, Dep::Pipeline(n) if work.is_ephemeral(n)));
+    if !direct {
+        return !rendered.sql.contains(staging);
+    }
+    !consumes_ephemeral
+        && rendered.watermarks.is_empty()
+        && pushes_nothing(&normalize_sql(&rendered.sql), staging)
+}
