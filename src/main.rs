@@ -76,8 +76,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let store = Arc::new(Store::open(served, &dir)?.with_reference_dir(reference_dir));
             let _watcher = printdex::store::watch::spawn(store.clone());
             let closing = store.clone();
-            // Large diffs and get_table_context's overlay indexes are built off the request
-            // path before their first call.
+            // Large diffs, get_table_context's overlay indexes and validate_sql's catalog
+            // are built off the request path before their first call.
             let warming = store.clone();
             std::thread::spawn(move || {
                 // After the client's first requests (handshake, a first listing), which
@@ -87,6 +87,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     if let Ok(state) = warming.connection(Some(&name)) {
                         printdex::query::diff::warm(&state);
                         printdex::query::context::warm(&state);
+                        printdex::query::validate_sql::warm(&state);
                     }
                 }
             });

@@ -15,4 +15,5 @@ pub mod reference;
 pub mod resolve_value;
 pub mod resources;
 pub mod search_columns;
+pub mod validate_sql;
 pub mod value_resolution;

@@ -5,6 +5,7 @@ pub mod cursor;
 pub mod document;
 pub mod paging;
 pub mod resource;
+pub mod validate_sql;
 
 use compat::value::Value;
 

@@ -13,6 +13,7 @@ pub mod resources;
 pub mod schema;
 pub mod search_columns;
 pub mod validate;
+pub mod validate_sql;
 
 use std::sync::Arc;
 
@@ -73,6 +74,8 @@ impl ToolSet for DbprintTools {
             get_manifest::tool(),
             get_diff::tool(),
             get_reference::tool(),
+            // printdex's own, after the reference's seven.
+            validate_sql::tool(),
         ]
     }
 

@@ -1,0 +1,35 @@
+//! validate_sql: an agent's SQL checked against the print before it runs (printdex's own
+//! tool, beyond dbprint's seven).
+
+use super::schema::connection;
+use super::{arg_str, Reply, Tool};
+use crate::mcp::tool_set::{Param, ToolSpec};
+use crate::query::validate_sql;
+use crate::render::validate_sql as render;
+
+pub fn tool() -> Tool {
+    Tool {
+        spec: ToolSpec {
+            name: "validate_sql",
+            description: "Checks SQL against the print before you run it, in the dialect of the connection's adapter. Each finding has `kind` (`unknown_table`, `unknown_column`, `ambiguous_column`, `unknown_join`, `unknown_value`, `type_mismatch` or `parse_error`), `line`, `column`, `text`, `message` and `suggestions` (replacements for `text`). `ok: true`: nothing found.",
+            params: vec![
+                Param::string("sql", "The SQL: one statement, or several separated by `;`.").non_empty().required(),
+                connection(),
+                Param::string("format", "md (default): a numbered list. json or yaml: an object.")
+                    .choices(&["md", "json", "yaml"])
+                    .default(serde_json::json!("md")),
+            ],
+        },
+        instruction: Some("- validate_sql: before running SQL you wrote, to catch tables, columns, joins and filter values the print does not support."),
+        handler: |store, args| {
+            // Every table's statistics may be read, so every one must be current.
+            let state = store.connection_for_search(arg_str(args, "connection"))?;
+            let report = validate_sql::answer(&state, arg_str(args, "sql").unwrap_or_default())?;
+            Ok(match arg_str(args, "format") {
+                Some("json") => Reply::Dict(render::dict(&report)),
+                Some("yaml") => Reply::Text(render::yaml(&report)),
+                _ => Reply::Text(render::markdown(&report)),
+            })
+        },
+    }
+}
