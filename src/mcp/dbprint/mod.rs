@@ -28,6 +28,9 @@ use crate::store::Store;
 use compat::py::json_indent2;
 use compat::value::Value;
 
+/// Tools printdex serves beyond the reference's seven.
+pub const OWN_TOOLS: [&str; 1] = ["validate_sql"];
+
 /// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
 pub enum Reply {
     Dict(Value),
@@ -88,10 +91,16 @@ impl ToolSet for DbprintTools {
     }
 
     /// Every refusal is the call's `isError` text, as the reference's tool wrapper raises it.
+    /// An unknown tool's error lists the reference's tools, as the reference words it:
+    /// printdex's own are in tools/list.
     fn refused(refusal: Refusal<'_>) -> Result<CallResult, ErrorData> {
         let text = match refusal {
             Refusal::UnknownTool { name, available } => {
-                let mut available: Vec<String> = available.iter().map(|n| n.to_string()).collect();
+                let mut available: Vec<String> = available
+                    .iter()
+                    .filter(|n| !OWN_TOOLS.contains(n))
+                    .map(|n| n.to_string())
+                    .collect();
                 available.sort();
                 QueryError::UnknownTool {
                     name: name.to_string(),

@@ -19,21 +19,27 @@ use crate::store::Snapshot;
 use compat::value::Value;
 
 /// One column of a table of the print.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Column {
     /// The print's key (lowercase).
     pub name: String,
     /// The spelling the adapter compares (the catalog's, where recorded).
     pub stored: String,
     pub sql_type: Option<String>,
-    pub class: TypeClass,
     /// The column's every value, when the print lists them all.
     pub domain: Option<Domain>,
 }
 
+impl Column {
+    /// Its storage family.
+    pub fn class(&self) -> TypeClass {
+        TypeClass::of_sql_type(self.sql_type.as_deref())
+    }
+}
+
 /// A value list known to be every value the column holds: complete, over the whole table
 /// (no scope), not redacted.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Domain {
     /// The list's mapping entries (`value`, `count`...), in file order.
     pub listed: Vec<Value>,
@@ -91,6 +97,8 @@ pub struct Catalog {
     pub edges: Vec<Edge>,
     /// (lower, higher) table position -> edges between the two.
     by_pair: HashMap<(usize, usize), Vec<usize>>,
+    /// Table position -> the edges it refers by.
+    by_from: HashMap<usize, Vec<usize>>,
     /// Edges a person rejected (`detection: rejected`), by table pair as `by_pair`.
     rejected: HashMap<(usize, usize), Vec<Edge>>,
 }
@@ -118,6 +126,15 @@ impl Catalog {
             .get(&(a.min(b), a.max(b)))
             .into_iter()
             .flatten()
+    }
+
+    /// The edges table `t` refers by.
+    pub fn edges_from(&self, t: usize) -> impl Iterator<Item = &Edge> {
+        self.by_from
+            .get(&t)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.edges[i])
     }
 
     /// The edges between tables `a` and `b`, either way round.
@@ -182,7 +199,9 @@ impl Catalog {
             _ => None,
         };
         let mut by_pair: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        let mut by_from: HashMap<usize, Vec<usize>> = HashMap::new();
         for (i, e) in edges.iter().enumerate() {
+            by_from.entry(e.from).or_default().push(i);
             by_pair
                 .entry((e.from.min(e.to), e.from.max(e.to)))
                 .or_default()
@@ -196,6 +215,7 @@ impl Catalog {
             only_database,
             edges,
             by_pair,
+            by_from,
             rejected,
         }
     }
@@ -301,7 +321,6 @@ fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
                     });
                 Column {
                     stored: adapter.stored_column(&c.column, c.physical_name.as_deref()),
-                    class: TypeClass::of_sql_type(c.sql_type.as_deref()),
                     sql_type: c.sql_type,
                     name: c.column,
                     domain,
@@ -315,46 +334,13 @@ fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
         let Some(&at) = position.get(&fqn) else {
             continue;
         };
-        for e in rejected.iter().filter(|e| matches!(e, Value::Map(_))) {
-            let target = e.get("target_table").and_then(Value::as_str);
-            if let Some(&to) = target.and_then(|t| position.get(t)) {
-                edges.push_rejected(
-                    at,
-                    names(e.get("column")),
-                    to,
-                    names(e.get("target_column")),
-                    e,
-                );
-            }
-        }
+        edges.read(at, rejected.iter(), &OWN_REJECTION, &position);
         let Some(joins) = shown else {
             continue;
         };
         tables[at].joins_known = true;
-        for e in rows(&joins, "refers_to") {
-            let target = e.get("target_table").and_then(Value::as_str);
-            if let Some(&to) = target.and_then(|t| position.get(t)) {
-                edges.push(
-                    at,
-                    names(e.get("column")),
-                    to,
-                    names(e.get("target_column")),
-                    e,
-                );
-            }
-        }
-        for e in rows(&joins, "referenced_by") {
-            let referencer = e.get("referencer_table").and_then(Value::as_str);
-            if let Some(&from) = referencer.and_then(|t| position.get(t)) {
-                edges.push(
-                    from,
-                    names(e.get("referencer_column")),
-                    at,
-                    names(e.get("column")),
-                    e,
-                );
-            }
-        }
+        edges.read(at, rows(&joins, "refers_to"), &REFERS_TO, &position);
+        edges.read(at, rows(&joins, "referenced_by"), &REFERENCED_BY, &position);
     }
     Ok(Catalog::new(adapter, tables, edges.list))
 }
@@ -392,32 +378,64 @@ struct Edges {
     seen: std::collections::HashSet<EdgeKey>,
 }
 
-impl Edges {
-    fn push(
-        &mut self,
-        from: usize,
-        from_columns: Vec<String>,
-        to: usize,
-        to_columns: Vec<String>,
-        entry: &Value,
-    ) {
-        let detection = match entry.get("detection").and_then(Value::as_str) {
-            Some(d) if !d.is_empty() => d,
-            _ => "inferred",
-        };
-        self.add(from, from_columns, to, to_columns, detection, entry);
-    }
+/// How a list of edge entries names an edge's two ends.
+struct Reading {
+    /// The key naming the other table.
+    other_table: &'static str,
+    /// The keys naming this table's columns and the other's.
+    here: &'static str,
+    there: &'static str,
+    /// The entry refers from this table (else from the other).
+    outgoing: bool,
+    /// The entries are a person's rejections.
+    rejection: bool,
+}
 
-    /// An edge a person rejected (the entry is their verdict).
-    fn push_rejected(
+const REFERS_TO: Reading = Reading {
+    other_table: "target_table",
+    here: "column",
+    there: "target_column",
+    outgoing: true,
+    rejection: false,
+};
+const REFERENCED_BY: Reading = Reading {
+    other_table: "referencer_table",
+    here: "column",
+    there: "referencer_column",
+    outgoing: false,
+    rejection: false,
+};
+const OWN_REJECTION: Reading = Reading {
+    rejection: true,
+    ..REFERS_TO
+};
+
+impl Edges {
+    /// The edges among `entries` (of table `at`) whose other end is a table of the print.
+    fn read<'v>(
         &mut self,
-        from: usize,
-        from_columns: Vec<String>,
-        to: usize,
-        to_columns: Vec<String>,
-        entry: &Value,
+        at: usize,
+        entries: impl Iterator<Item = &'v Value>,
+        how: &Reading,
+        position: &HashMap<String, usize>,
     ) {
-        self.add(from, from_columns, to, to_columns, "rejected", entry);
+        for e in entries.filter(|e| matches!(e, Value::Map(_))) {
+            let other = e.get(how.other_table).and_then(Value::as_str);
+            let Some(&other) = other.and_then(|t| position.get(t)) else {
+                continue;
+            };
+            let (here, there) = (names(e.get(how.here)), names(e.get(how.there)));
+            let detection = match e.get("detection").and_then(Value::as_str) {
+                _ if how.rejection => "rejected",
+                Some(d) if !d.is_empty() => d,
+                _ => "inferred",
+            };
+            if how.outgoing {
+                self.add(at, here, other, there, detection, e);
+            } else {
+                self.add(other, there, at, here, detection, e);
+            }
+        }
     }
 
     fn add(

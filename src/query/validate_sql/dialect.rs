@@ -158,10 +158,13 @@ impl Adapter {
     }
 
     /// How the database spells a column the print keys `key` (catalog spelling `physical`).
+    /// Without a `physical_name` the key addresses the column as written, unquoted (format
+    /// spec §2.2.4), so it is stored as the adapter folds it.
     pub fn stored_column(self, key: &str, physical: Option<&str>) -> String {
-        match self.case() {
-            Case::Insensitive => key.to_lowercase(),
-            _ => physical.unwrap_or(key).to_string(),
+        match (self.case(), physical) {
+            (Case::Insensitive, _) => key.to_lowercase(),
+            (_, Some(p)) => p.to_string(),
+            (_, None) => self.spell_text(key, false),
         }
     }
 
@@ -223,8 +226,11 @@ mod tests {
         assert_eq!(sf.spell(&ident("orders", false)), "ORDERS");
         assert_eq!(sf.spell(&ident("orders", true)), "orders");
         assert_eq!(sf.stored_name("orders"), "ORDERS");
+        // Without a catalog spelling the key, unquoted, reaches the column.
+        assert_eq!(sf.stored_column("note", None), "NOTE");
+        assert_eq!(sf.written("NOTE"), "note");
         // A column the catalog spells in lowercase must be quoted to be reached.
-        assert_eq!(sf.stored_column("note", None), "note");
+        assert_eq!(sf.stored_column("note", Some("note")), "note");
         assert_eq!(sf.written("note"), "\"note\"");
         assert_eq!(sf.written("ORDER_ID"), "order_id");
     }

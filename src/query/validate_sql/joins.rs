@@ -218,7 +218,8 @@ fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
             listed(pairs)
         ),
         None if edges.is_empty() => format!(
-            "joins {fa} to {fb} on {on}, but the print records no edge between the two tables"
+            "joins {fa} to {fb} on {on}, but the print records no edge between the two tables{}",
+            shared_parent(walk, ta, tb, &keys)
         ),
         None => format!(
             "joins {fa} to {fb} on {on}, which is no edge the print records; their edges: {}",
@@ -242,6 +243,27 @@ fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
     let span = group.iter().fold(first, |s, p| s.union(&p.span));
     let fallback = shown_keys.join(" AND ");
     walk.report(Kind::UnknownJoin, span, &fallback, message, suggestions);
+}
+
+/// When both sides of every key refer to one table by those columns (two children of one
+/// parent), the words saying so: such a join pairs every child row of a parent with every
+/// other child row of it.
+fn shared_parent(walk: &Walk, ta: usize, tb: usize, keys: &[(String, String)]) -> String {
+    let cat = walk.cat;
+    let columns_a: Vec<String> = keys.iter().map(|(x, _)| x.clone()).collect();
+    let columns_b: Vec<String> = keys.iter().map(|(_, y)| y.clone()).collect();
+    for ea in cat.edges_from(ta).filter(|e| e.from_columns == columns_a) {
+        let shared = cat.edges_from(tb).any(|eb| {
+            eb.from_columns == columns_b && eb.to == ea.to && eb.to_columns == ea.to_columns
+        });
+        if shared && ea.to != ta && ea.to != tb {
+            return format!(
+                "; both refer to {} by these columns, so each row meets every row sharing that parent: join each table to {} instead",
+                cat.tables[ea.to].fqn, cat.tables[ea.to].fqn
+            );
+        }
+    }
+    String::new()
 }
 
 /// An edge written as a join condition over the query's own relations, when both carry

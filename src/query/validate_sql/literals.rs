@@ -98,7 +98,7 @@ fn one(walk: &mut Walk, col: ColRef, column: &Expr, literal: &Expr, lit: &Litera
         .map(str::to_string)
         .unwrap_or_else(|| lit.text());
     let sql_type = c.sql_type.clone().unwrap_or_default();
-    let mismatch = match (c.class, lit) {
+    let mismatch = match (c.class(), lit) {
         (TypeClass::Numeric, Literal::Text(s)) if !numeric_text(s) => Some(format!(
             "{shown} is text that is not a number, but `{written}` ({fqn}.{}) is {sql_type}: the comparison fails to cast or matches nothing",
             c.name
@@ -211,7 +211,7 @@ fn unlisted(
                 return None;
             }
             // A number in quotes against a numeric list: compare the numbers.
-            if c.class == TypeClass::Numeric && numeric_text(text) {
+            if c.class() == TypeClass::Numeric && numeric_text(text) {
                 let x: f64 = text.trim().parse().ok()?;
                 let hit = listed
                     .iter()

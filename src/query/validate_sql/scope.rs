@@ -105,6 +105,26 @@ impl<'s> Scope<'s> {
     }
 }
 
+/// A FROM as it is built: its relations so far, and the names USING or NATURAL merged.
+#[derive(Default)]
+pub struct FromList {
+    pub relations: Vec<Relation>,
+    pub merged: Vec<String>,
+}
+
+impl FromList {
+    /// What is built so far as a scope inside `outer` (no output aliases): what an ON
+    /// clause, a LATERAL item or a table function's arguments see.
+    pub fn scope<'s>(&'s self, outer: &'s Scope<'s>) -> Scope<'s> {
+        Scope {
+            relations: &self.relations,
+            merged: &self.merged,
+            aliases: &[],
+            parent: Some(outer),
+        }
+    }
+}
+
 /// Where a column reference leads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {

@@ -189,19 +189,7 @@ impl Literal {
 
 /// A string constant's content, whatever quotes wrote it.
 fn text_of(v: &SqlValue) -> Option<String> {
-    match v {
-        SqlValue::SingleQuotedString(s)
-        | SqlValue::DoubleQuotedString(s)
-        | SqlValue::EscapedStringLiteral(s)
-        | SqlValue::UnicodeStringLiteral(s)
-        | SqlValue::NationalStringLiteral(s)
-        | SqlValue::TripleSingleQuotedString(s)
-        | SqlValue::TripleDoubleQuotedString(s)
-        | SqlValue::SingleQuotedRawStringLiteral(s)
-        | SqlValue::DoubleQuotedRawStringLiteral(s) => Some(s.clone()),
-        SqlValue::DollarQuotedString(d) => Some(d.value.clone()),
-        _ => None,
-    }
+    v.clone().into_string()
 }
 
 fn temporal_type(t: &DataType) -> bool {
@@ -234,21 +222,26 @@ mod tests {
 
     #[test]
     fn storage_families_by_sql_type() {
-        let of = |t: &str| TypeClass::of_sql_type(Some(t));
-        assert_eq!(of("INTEGER"), TypeClass::Numeric);
-        assert_eq!(of("DECIMAL(8,2)"), TypeClass::Numeric);
-        assert_eq!(of("NUMBER(38,0)"), TypeClass::Numeric);
-        assert_eq!(of("double precision"), TypeClass::Numeric);
-        assert_eq!(of("UInt64"), TypeClass::Numeric);
-        assert_eq!(of("TIMESTAMP WITH TIME ZONE"), TypeClass::Temporal);
-        assert_eq!(of("DATE"), TypeClass::Temporal);
-        assert_eq!(of("character varying(20)"), TypeClass::Text);
-        assert_eq!(of("VARCHAR"), TypeClass::Text);
-        assert_eq!(of("BOOLEAN"), TypeClass::Boolean);
-        assert_eq!(of("INTEGER[]"), TypeClass::Other);
-        assert_eq!(of("JSON"), TypeClass::Other);
-        assert_eq!(of("UUID"), TypeClass::Other);
-        assert_eq!(TypeClass::of_sql_type(None), TypeClass::Other);
+        use TypeClass::*;
+        let cases = [
+            ("INTEGER", Numeric),
+            ("DECIMAL(8,2)", Numeric),
+            ("NUMBER(38,0)", Numeric),
+            ("double precision", Numeric),
+            ("UInt64", Numeric),
+            ("TIMESTAMP WITH TIME ZONE", Temporal),
+            ("DATE", Temporal),
+            ("character varying(20)", Text),
+            ("VARCHAR", Text),
+            ("BOOLEAN", Boolean),
+            ("INTEGER[]", Other),
+            ("JSON", Other),
+            ("UUID", Other),
+        ];
+        for (sql_type, class) in cases {
+            assert_eq!(TypeClass::of_sql_type(Some(sql_type)), class, "{sql_type}");
+        }
+        assert_eq!(TypeClass::of_sql_type(None), Other);
     }
 
     #[test]

@@ -7,16 +7,17 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use sqlparser::ast::{
-    Expr, Ident, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, Query, Select,
-    SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned, Statement, TableAlias,
-    TableFactor, TableObject, TableWithJoins, WildcardAdditionalOptions,
+    AssignmentTarget, Expr, FromTable, Ident, JoinConstraint, JoinOperator, ObjectName,
+    ObjectNamePart, Query, Select, SelectItem, SelectItemQualifiedWildcardKind, SetExpr, Spanned,
+    Statement, TableAlias, TableFactor, TableObject, TableWithJoins, UpdateTableFromKind,
+    WildcardAdditionalOptions,
 };
 use sqlparser::tokenizer::Span;
 
 use super::catalog::Catalog;
 use super::exprs;
 use super::joins::{self, JoinSide};
-use super::scope::{self, Columns, Lookup, OutCol, Relation, Scope, Source as RelSource};
+use super::scope::{self, Columns, FromList, Lookup, OutCol, Relation, Scope, Source as RelSource};
 use super::source::Source;
 use super::tables::{self, TableMatch};
 use super::{Finding, Kind};
@@ -122,9 +123,64 @@ impl<'a> Walk<'a> {
                     self.query(source, &top, None);
                 }
             }
+            Statement::CreateView(view) => {
+                self.query(&view.query, &top, None);
+            }
+            Statement::CreateTable(create) => {
+                if let Some(q) = &create.query {
+                    self.query(q, &top, None);
+                }
+            }
+            Statement::Update(update) => {
+                let mut items = vec![&update.table];
+                if let Some(
+                    UpdateTableFromKind::BeforeSet(from) | UpdateTableFromKind::AfterSet(from),
+                ) = &update.from
+                {
+                    items.extend(from);
+                }
+                let from = self.dml_scope(&items);
+                let scope = from.scope(&top);
+                for a in &update.assignments {
+                    let targets: Vec<&ObjectName> = match &a.target {
+                        AssignmentTarget::ColumnName(n) => vec![n],
+                        AssignmentTarget::Tuple(ns) => ns.iter().collect(),
+                    };
+                    for n in targets {
+                        let parts: Vec<Ident> =
+                            n.0.iter().filter_map(|p| p.as_ident().cloned()).collect();
+                        exprs::reference(self, &parts, n.span(), &scope, false);
+                    }
+                    exprs::check(self, &a.value, &scope, None);
+                }
+                if let Some(selection) = &update.selection {
+                    exprs::check(self, selection, &scope, None);
+                }
+            }
+            Statement::Delete(delete) => {
+                let (FromTable::WithFromKeyword(from) | FromTable::WithoutKeyword(from)) =
+                    &delete.from;
+                let mut items: Vec<&TableWithJoins> = from.iter().collect();
+                items.extend(delete.using.iter().flatten());
+                let from = self.dml_scope(&items);
+                let scope = from.scope(&top);
+                if let Some(selection) = &delete.selection {
+                    exprs::check(self, selection, &scope, None);
+                }
+            }
             // Other statements are read (their syntax checked) but not held against the print.
             _ => {}
         }
+    }
+
+    /// The relations an UPDATE or DELETE reads, joins checked as a SELECT's are.
+    fn dml_scope(&mut self, items: &[&TableWithJoins]) -> FromList {
+        let top = Scope::empty();
+        let mut from = FromList::default();
+        for twj in items {
+            self.join_chain(twj, &mut from, &top, None);
+        }
+        from
     }
 
     /// A query's CTEs then its body; the columns it yields.
@@ -221,13 +277,12 @@ impl<'a> Walk<'a> {
         ctes: Option<&Ctes>,
         query: Option<&Query>,
     ) -> Rc<Columns> {
-        let mut rels: Vec<Relation> = Vec::new();
-        let mut merged: Vec<String> = Vec::new();
+        let mut from = FromList::default();
         // Which FROM item each relation came from: WHERE joins only between items.
         let mut item_of: Vec<usize> = Vec::new();
         for (item, twj) in s.from.iter().enumerate() {
-            self.join_chain(twj, &mut rels, &mut merged, outer, ctes);
-            item_of.resize(rels.len(), item);
+            self.join_chain(twj, &mut from, outer, ctes);
+            item_of.resize(from.relations.len(), item);
         }
         let aliases: Vec<String> = s
             .projection
@@ -243,10 +298,8 @@ impl<'a> Walk<'a> {
             &[]
         };
         let scope = Scope {
-            relations: &rels,
-            merged: &merged,
             aliases: lateral,
-            parent: Some(outer),
+            ..from.scope(outer)
         };
         let with_aliases = Scope {
             aliases: &aliases,
@@ -416,61 +469,32 @@ impl<'a> Walk<'a> {
     fn join_chain(
         &mut self,
         twj: &TableWithJoins,
-        rels: &mut Vec<Relation>,
-        merged: &mut Vec<String>,
+        from: &mut FromList,
         outer: &Scope,
         ctes: Option<&Ctes>,
     ) {
-        self.factor(&twj.relation, rels, merged, outer, ctes);
+        self.factor(&twj.relation, from, outer, ctes);
         for join in &twj.joins {
-            let first_new = rels.len();
-            self.factor(&join.relation, rels, merged, outer, ctes);
-            let constraint = match &join.join_operator {
-                JoinOperator::Join(c)
-                | JoinOperator::Inner(c)
-                | JoinOperator::Left(c)
-                | JoinOperator::LeftOuter(c)
-                | JoinOperator::Right(c)
-                | JoinOperator::RightOuter(c)
-                | JoinOperator::FullOuter(c)
-                | JoinOperator::CrossJoin(c)
-                | JoinOperator::Semi(c)
-                | JoinOperator::LeftSemi(c)
-                | JoinOperator::RightSemi(c)
-                | JoinOperator::Anti(c)
-                | JoinOperator::LeftAnti(c)
-                | JoinOperator::RightAnti(c)
-                | JoinOperator::StraightJoin(c) => Some(c),
-                JoinOperator::AsOf {
-                    match_condition,
-                    constraint,
-                } => {
-                    let scope = Scope {
-                        relations: rels,
-                        merged,
-                        aliases: &[],
-                        parent: Some(outer),
-                    };
-                    exprs::check(self, match_condition, &scope, ctes);
-                    Some(constraint)
-                }
-                _ => None,
-            };
+            let first_new = from.relations.len();
+            self.factor(&join.relation, from, outer, ctes);
+            if let JoinOperator::AsOf {
+                match_condition, ..
+            } = &join.join_operator
+            {
+                exprs::check(self, match_condition, &from.scope(outer), ctes);
+            }
+            let constraint = constraint_of(&join.join_operator);
             match constraint {
                 Some(JoinConstraint::On(on)) => {
-                    let scope = Scope {
-                        relations: rels,
-                        merged,
-                        aliases: &[],
-                        parent: Some(outer),
-                    };
+                    let scope = from.scope(outer);
                     exprs::check(self, on, &scope, ctes);
                     joins::check_on(self, on, &scope);
                 }
                 Some(JoinConstraint::Using(names) | JoinConstraint::UsingAlias(names, _)) => {
-                    self.using(names, rels, first_new, merged);
+                    self.using(names, from, first_new);
                 }
                 Some(JoinConstraint::Natural) => {
+                    let rels = &from.relations;
                     let common: Vec<String> = rels[first_new..]
                         .iter()
                         .flat_map(|r| r.columns.list.iter())
@@ -481,7 +505,7 @@ impl<'a> Walk<'a> {
                         })
                         .map(|c| c.stored.clone())
                         .collect();
-                    merged.extend(common);
+                    from.merged.extend(common);
                 }
                 _ => {}
             }
@@ -489,19 +513,14 @@ impl<'a> Walk<'a> {
     }
 
     /// `USING (k, ...)`: each name must be a column on both sides; the pair is a join key.
-    fn using(
-        &mut self,
-        names: &[ObjectName],
-        rels: &[Relation],
-        first_new: usize,
-        merged: &mut Vec<String>,
-    ) {
+    fn using(&mut self, names: &[ObjectName], from: &mut FromList, first_new: usize) {
         let mut sides: Vec<(JoinSide, JoinSide, Span)> = Vec::new();
         for name in names {
             let Some(ident) = name.0.last().and_then(ObjectNamePart::as_ident) else {
                 continue;
             };
             let stored = self.spell(ident);
+            let rels = &from.relations;
             let side = |range: std::ops::Range<usize>| -> (Option<JoinSide>, bool) {
                 let mut open = false;
                 for r in range {
@@ -546,17 +565,16 @@ impl<'a> Walk<'a> {
             if let (Some(l), Some(r)) = (left, right) {
                 sides.push((l, r, ident.span));
             }
-            merged.push(stored);
+            from.merged.push(stored);
         }
-        joins::check_using(self, sides, rels);
+        joins::check_using(self, sides, &from.relations);
     }
 
-    /// One relation of a FROM, pushed onto `rels`.
+    /// One relation of a FROM, pushed onto it.
     fn factor(
         &mut self,
         factor: &TableFactor,
-        rels: &mut Vec<Relation>,
-        merged: &mut Vec<String>,
+        from: &mut FromList,
         outer: &Scope,
         ctes: Option<&Ctes>,
     ) {
@@ -566,12 +584,12 @@ impl<'a> Walk<'a> {
             } => {
                 if let Some(args) = args {
                     // A table function: its arguments are checked, its columns unknown.
-                    let scope = lateral(rels, merged, outer);
-                    exprs::visit(self, &args.args, &scope, ctes);
-                    rels.push(opaque(self, alias.as_ref(), &name.to_string()));
+                    exprs::visit(self, &args.args, &from.scope(outer), ctes);
+                    let rel = opaque(self, alias.as_ref(), &name.to_string());
+                    from.relations.push(rel);
                     return;
                 }
-                self.table(name, alias.as_ref(), rels, ctes);
+                self.table(name, alias.as_ref(), &mut from.relations, ctes);
             }
             TableFactor::Derived {
                 lateral: is_lateral,
@@ -580,8 +598,7 @@ impl<'a> Walk<'a> {
                 ..
             } => {
                 let columns = if *is_lateral {
-                    let scope = lateral(rels, merged, outer);
-                    self.query(subquery, &scope, ctes)
+                    self.query(subquery, &from.scope(outer), ctes)
                 } else {
                     self.query(subquery, outer, ctes)
                 };
@@ -589,7 +606,7 @@ impl<'a> Walk<'a> {
                     Some(a) => renamed(self, columns, a),
                     None => columns,
                 };
-                rels.push(Relation {
+                from.relations.push(Relation {
                     names: alias.iter().map(|a| self.spell(&a.name)).collect(),
                     aliased: true,
                     written: alias
@@ -602,19 +619,17 @@ impl<'a> Walk<'a> {
             }
             TableFactor::NestedJoin {
                 table_with_joins, ..
-            } => self.join_chain(table_with_joins, rels, merged, outer, ctes),
+            } => self.join_chain(table_with_joins, from, outer, ctes),
             TableFactor::Pivot { table, alias, .. }
             | TableFactor::Unpivot { table, alias, .. }
             | TableFactor::MatchRecognize { table, alias, .. } => {
                 // The inner table is checked; what the operator yields is not known here.
-                let mut inner = Vec::new();
-                let mut inner_merged = Vec::new();
-                self.factor(table, &mut inner, &mut inner_merged, outer, ctes);
-                rels.push(opaque(self, alias.as_ref(), ""));
+                self.factor(table, &mut FromList::default(), outer, ctes);
+                let rel = opaque(self, alias.as_ref(), "");
+                from.relations.push(rel);
             }
             other => {
-                let scope = lateral(rels, merged, outer);
-                exprs::visit(self, other, &scope, ctes);
+                exprs::visit(self, other, &from.scope(outer), ctes);
                 let alias = match other {
                     TableFactor::TableFunction { alias, .. }
                     | TableFactor::Function { alias, .. }
@@ -625,7 +640,8 @@ impl<'a> Walk<'a> {
                     | TableFactor::SemanticView { alias, .. } => alias.as_ref(),
                     _ => None,
                 };
-                rels.push(opaque(self, alias, ""));
+                let rel = opaque(self, alias, "");
+                from.relations.push(rel);
             }
         }
     }
@@ -746,6 +762,18 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// The constraint a join carries (`ON`, `USING`, `NATURAL`), if its kind takes one.
+fn constraint_of(op: &JoinOperator) -> Option<&JoinConstraint> {
+    use JoinOperator::*;
+    Some(match op {
+        Join(c) | Inner(c) | Left(c) | LeftOuter(c) | Right(c) | RightOuter(c) => c,
+        FullOuter(c) | CrossJoin(c) | Semi(c) | LeftSemi(c) | RightSemi(c) => c,
+        Anti(c) | LeftAnti(c) | RightAnti(c) | StraightJoin(c) => c,
+        AsOf { constraint, .. } => constraint,
+        CrossApply | OuterApply | ArrayJoin | LeftArrayJoin | InnerArrayJoin => return None,
+    })
+}
+
 /// " (default schema main)" and the like, for a missing table's message.
 fn default_note(cat: &Catalog) -> String {
     match cat.adapter.default_schema() {
@@ -769,16 +797,6 @@ pub fn describe(cat: &Catalog, rel: &Relation) -> String {
         RelSource::Subquery if rel.written.is_empty() => "a subquery".to_string(),
         RelSource::Subquery => format!("the subquery `{}`", rel.written),
         RelSource::Opaque => format!("`{}`", rel.written),
-    }
-}
-
-/// The scope a LATERAL item (or a table function's arguments) sees: what came before it.
-fn lateral<'s>(rels: &'s [Relation], merged: &'s [String], outer: &'s Scope<'s>) -> Scope<'s> {
-    Scope {
-        relations: rels,
-        merged,
-        aliases: &[],
-        parent: Some(outer),
     }
 }
 
