@@ -19,6 +19,8 @@ mod scope;
 mod source;
 mod suggest;
 mod tables;
+#[cfg(test)]
+mod tests;
 pub mod types;
 mod walk;
 
