@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
-use printdex::query::context::{self, Format, Options};
+use printdex::query::context;
+use printdex::render::context::{self as reply, Format, Options};
 use printdex::store::Store;
 
 fn project() -> PathBuf {
@@ -55,29 +56,21 @@ fn bench(c: &mut Criterion) {
                     (Value::Str("purpose".into()), Value::Str(purpose.into())),
                     (Value::Str("format".into()), Value::Str(name.into())),
                 ]);
-                let request = context::Request {
-                    table: &fqn,
-                    format,
-                    options: Options {
-                        query,
-                        include_description: true,
-                        include_annotations: true,
-                        include_stats: true,
-                        include_relationships: true,
-                    },
-                    cursor: None,
-                    arguments: &args,
+                let options = Options {
+                    query,
+                    include_description: true,
+                    include_annotations: true,
+                    include_stats: true,
+                    include_relationships: true,
                 };
-                store
-                    .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
-                    .unwrap();
-                group.bench_function(format!("{short}/{purpose}/{name}"), |b| {
-                    b.iter(|| {
-                        store
-                            .answer_fresh(None, |s, strict| context::answer(s, &request, strict))
-                            .unwrap()
-                    })
-                });
+                let call = || {
+                    let context = store
+                        .answer_fresh(None, |s, strict| context::answer(s, &fqn, strict))
+                        .unwrap();
+                    reply::page(&context, format, &options, &args, None).unwrap()
+                };
+                call();
+                group.bench_function(format!("{short}/{purpose}/{name}"), |b| b.iter(call));
             }
         }
     }

@@ -11,6 +11,7 @@ use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::list_tables;
+use printdex::render;
 use printdex::store::Store;
 
 fn project() -> PathBuf {
@@ -44,16 +45,12 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("list_tables_detail_{detail}"), |b| {
             b.iter(|| {
                 let state = store.connection(None).unwrap();
-                list_tables::answer(
-                    &state,
-                    &list_tables::Request {
-                        pattern: None,
-                        detail,
-                        cursor: None,
-                        arguments: &args,
-                    },
-                )
-                .unwrap()
+                let request = list_tables::Request {
+                    pattern: None,
+                    detail,
+                };
+                let tables = list_tables::answer(&state, &request).unwrap();
+                render::list_tables::page(&tables, &args, None).unwrap()
             })
         });
     }

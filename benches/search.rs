@@ -15,6 +15,7 @@ use compat::value::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::{resolve_value, search_columns};
+use printdex::render;
 use printdex::store::search::lookup::Filters;
 use printdex::store::Store;
 
@@ -76,15 +77,9 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 // As the tool does: every table's searched files are checked against the disk.
                 let state = store.connection_for_search(None).unwrap();
-                search_columns::answer(
-                    &state,
-                    &search_columns::Request {
-                        filters,
-                        cursor: None,
-                        arguments: &arguments,
-                    },
-                )
-                .unwrap()
+                let mut matches =
+                    search_columns::answer(&state, &search_columns::Request { filters }).unwrap();
+                render::search_columns::page(&mut matches, &arguments, None).unwrap()
             })
         });
     }
@@ -97,18 +92,14 @@ fn bench(c: &mut Criterion) {
     group.bench_function("search_columns_pattern_answer_only", |b| {
         let state = store.connection(None).unwrap();
         b.iter(|| {
-            search_columns::answer(
-                &state,
-                &search_columns::Request {
-                    filters: Filters {
-                        pattern: Some("*email*"),
-                        ..Default::default()
-                    },
-                    cursor: None,
-                    arguments: &arguments,
+            let request = search_columns::Request {
+                filters: Filters {
+                    pattern: Some("*email*"),
+                    ..Default::default()
                 },
-            )
-            .unwrap()
+            };
+            let mut matches = search_columns::answer(&state, &request).unwrap();
+            render::search_columns::page(&mut matches, &arguments, None).unwrap()
         })
     });
     let scaled = std::env::var_os("PRINTDEX_BENCH_PROJECT").is_some();
@@ -128,18 +119,17 @@ fn bench(c: &mut Criterion) {
                         .unwrap_or_default()
                 })
                 .unwrap();
-            resolve_value::answer(
+            let resolution = resolve_value::answer(
                 &state,
                 &resolve_value::Request {
                     table,
                     column: "status",
                     part: None,
                     text: "Active",
-                    cursor: None,
-                    arguments: &arguments,
                 },
             )
-            .unwrap()
+            .unwrap();
+            render::resolve_value::page(&resolution, &arguments, None).unwrap()
         })
     });
     group.finish();

@@ -113,6 +113,9 @@ pub enum Parsed {
     /// Identity moved (a touch, a rewrite of the same bytes) but the content hash did not:
     /// the stored parse stands; only the identity is updated.
     Touched,
+    /// Read by this scan and already stored by its spill (see `Spill`): the mirror's row is
+    /// this record, parse included.
+    Stored,
 }
 
 /// One file of a print as the mirror keeps it.
@@ -186,29 +189,22 @@ pub fn refresh_file(
     known: Known,
 ) -> FileRecord {
     let now = file_identity(path);
+    let unchanged = |identity| FileRecord {
+        path: path.to_path_buf(),
+        connection: connection.to_string(),
+        fqn: fqn.map(str::to_string),
+        kind: kind.to_string(),
+        identity,
+        hash: None,
+        parsed: Parsed::Unchanged,
+    };
     if now.is_none() && known.absent(path) {
         // Still not there: nothing to read, nothing to store.
-        return FileRecord {
-            path: path.to_path_buf(),
-            connection: connection.to_string(),
-            fqn: fqn.map(str::to_string),
-            kind: kind.to_string(),
-            identity: None,
-            hash: None,
-            parsed: Parsed::Unchanged,
-        };
+        return unchanged(None);
     }
     if let (Some(now), Some(stored)) = (now, known.identity(path)) {
         if now == stored {
-            return FileRecord {
-                path: path.to_path_buf(),
-                connection: connection.to_string(),
-                fqn: fqn.map(str::to_string),
-                kind: kind.to_string(),
-                identity: Some(now),
-                hash: None,
-                parsed: Parsed::Unchanged,
-            };
+            return unchanged(Some(now));
         }
     }
     // Events and identities are hints; the content hash decides whether to re-parse.
@@ -325,6 +321,8 @@ pub struct ConnectionScan {
     pub files: Vec<FileRecord>,
     /// Walkable tables: (fqn, table directory, entry).
     pub tables: Vec<(String, PathBuf, Value)>,
+    /// How many of `files` the spill stored during the scan (`Parsed::Stored`).
+    pub spilled: usize,
 }
 
 /// Scan a connection's print: the manifest, its walkability, and every file it implies.
@@ -333,6 +331,7 @@ pub fn scan_connection(
     conn: &ConnectionConfig,
     known: Known,
     progress: Progress,
+    spill: Option<Spill>,
 ) -> ConnectionScan {
     let started = std::time::Instant::now();
     let root = &conn.print_root;
@@ -340,7 +339,7 @@ pub fn scan_connection(
     let manifest_path = root.join(MANIFEST_FILENAME);
     let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known);
     let manifest_parsed = match &manifest_record.parsed {
-        Parsed::Unchanged | Parsed::Touched => {
+        Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
             known.parsed(&manifest_path).unwrap_or(Parsed::Absent)
         }
         other => other.clone(),
@@ -357,9 +356,11 @@ pub fn scan_connection(
                 Some(reason) => ManifestRead::Malformed(reason),
                 None => walkable_manifest(root, data),
             },
-            Parsed::Text | Parsed::Absent | Parsed::Unchanged | Parsed::Touched => {
-                ManifestRead::Absent
-            }
+            Parsed::Text
+            | Parsed::Absent
+            | Parsed::Unchanged
+            | Parsed::Touched
+            | Parsed::Stored => ManifestRead::Absent,
         }
     };
     let manifest_read = started.elapsed();
@@ -385,26 +386,39 @@ pub fn scan_connection(
             }
         }
     }
-    files.extend(read_all(&jobs, name, known, progress));
-    tracing::debug!(connection = name, ?manifest_read, files = files.len(), total = ?started.elapsed(), "scanned");
+    let (artifacts, spilled) = read_all(&jobs, name, known, progress, spill);
+    files.extend(artifacts);
+    tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
     ConnectionScan {
         manifest,
         files,
         tables,
+        spilled,
     }
 }
+
+/// Where a scan hands the records it has just read, a batch at a time, so that a large
+/// print is never held parsed in memory whole: the callee stores them and answers `true`
+/// (their parses are then dropped and the records marked `Parsed::Stored`), or `false`
+/// (the scan keeps them).
+pub type Spill<'a> = &'a (dyn Fn(&[FileRecord]) -> bool + Sync);
+
+/// Records a worker reads before it spills them.
+const SPILL_BATCH: usize = 128;
 
 /// Reports `(files done, files in all)` while a scan reads artifacts.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 /// Read every artifact job, in order, on as many threads as there are cores: parsing
-/// dominates a cold ingest, and files are independent.
+/// dominates a cold ingest, and files are independent. With a spill, each worker hands its
+/// records over every `SPILL_BATCH` files; the count of records it took is returned too.
 fn read_all(
     jobs: &[(PathBuf, String, String)],
     connection: &str,
     known: Known,
     progress: Progress,
-) -> Vec<FileRecord> {
+    spill: Option<Spill>,
+) -> (Vec<FileRecord>, usize) {
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1)
@@ -412,31 +426,49 @@ fn read_all(
     let done = std::sync::atomic::AtomicUsize::new(0);
     let total = jobs.len();
     let chunk = total.div_ceil(workers).max(1);
+    let spilled = std::sync::atomic::AtomicUsize::new(0);
     let read_chunk = |part: &[(PathBuf, String, String)]| -> Vec<FileRecord> {
-        part.iter()
-            .map(|(path, fqn, kind)| {
-                let record = refresh_file(path, connection, Some(fqn), kind, known);
-                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if n.is_multiple_of(64) || n == total {
-                    progress(n, total);
+        let mut out = Vec::with_capacity(part.len());
+        for batch in part.chunks(SPILL_BATCH) {
+            let mut records: Vec<FileRecord> = batch
+                .iter()
+                .map(|(path, fqn, kind)| {
+                    let record = refresh_file(path, connection, Some(fqn), kind, known);
+                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    if n.is_multiple_of(64) || n == total {
+                        progress(n, total);
+                    }
+                    record
+                })
+                .collect();
+            let fresh = |r: &FileRecord| !matches!(r.parsed, Parsed::Unchanged | Parsed::Touched);
+            if let Some(spill) = spill.filter(|_| records.iter().any(fresh)) {
+                if spill(&records) {
+                    for r in records.iter_mut().filter(|r| fresh(r)) {
+                        r.parsed = Parsed::Stored;
+                        spilled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
                 }
-                record
-            })
-            .collect()
+            }
+            out.extend(records);
+        }
+        out
     };
-    if workers == 1 || total < 64 {
-        return read_chunk(jobs);
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| read_chunk(part)))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
+    let records = if workers == 1 || total < 64 {
+        read_chunk(jobs)
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = jobs
+                .chunks(chunk)
+                .map(|part| scope.spawn(|| read_chunk(part)))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    };
+    (records, spilled.into_inner())
 }
 
 fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {

@@ -1,7 +1,6 @@
 //! get_diff: the connection's diff.yaml less its events about edges people rejected
-//! (`edges::diff_without_rejected`, the one implementation the diff resource shares),
-//! its `changes` narrowed by `table` and `kind` and paged in file order; every other
-//! key rides the first page.
+//! (`edges::diff_without_rejected`, the one implementation the diff resource shares), its
+//! `changes` narrowed by `table` and `kind`, in file order, beside every other key.
 //!
 //! The withheld document is kept in memory between calls: a diff runs to megabytes
 //! (16,000 events on a 2,000-table print), and rebuilding it per call would cost more
@@ -14,11 +13,10 @@ use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::edges::{self, Content, Files, Print};
+use super::edges::{self, Content, Files};
+use super::pins::Pins;
 use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
-use crate::render::cursor::Call;
-use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::cache::{value_weight, Key};
 use crate::store::files::Check;
 use crate::store::Snapshot;
@@ -60,9 +58,60 @@ const TABLE_FIELDS: [&str; 3] = ["table", "source_table", "target_table"];
 pub struct Request<'a> {
     pub table: Option<&'a str>,
     pub kind: Option<&'a str>,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
+}
+
+/// The diff a call shows.
+#[derive(Debug)]
+pub enum Diff {
+    /// diff.yaml parses to something other than a mapping: the reply is `{}`.
+    NotMapping,
+    Events(Events),
+}
+
+/// The kept events a call's filters match, over the prepared diff (nothing copied: a page
+/// takes only its own events).
+pub struct Events {
+    kept: Arc<Kept>,
+    matched: Arc<Vec<u32>>,
+}
+
+impl std::fmt::Debug for Events {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Events")
+            .field("total", &self.total())
+            .finish()
+    }
+}
+
+impl Events {
+    /// Top-level entries other than `changes`, in file order (summary adjusted).
+    pub fn header(&self) -> &[(Value, Value)] {
+        match &self.kept.prepared {
+            Prepared::Diff { header, .. } => header,
+            Prepared::NotMapping => &[],
+        }
+    }
+
+    /// How many kept events the filters match.
+    pub fn total(&self) -> usize {
+        self.matched.len()
+    }
+
+    /// The `i`-th matching event, in file order.
+    pub fn change(&self, i: usize) -> &Value {
+        match &self.kept.prepared {
+            Prepared::Diff { changes, .. } => &changes[self.matched[i] as usize],
+            Prepared::NotMapping => &Value::Null,
+        }
+    }
+
+    /// diff.yaml and every file that decided it.
+    pub fn pins(&self) -> Pins {
+        match &self.kept.prepared {
+            Prepared::Diff { pins, .. } => pins.clone(),
+            Prepared::NotMapping => Pins::of(&[]),
+        }
+    }
 }
 
 /// The diff as every call over the same files sees it.
@@ -75,8 +124,8 @@ enum Prepared {
         header: Vec<(Value, Value)>,
         /// The dict events kept, in file order.
         changes: Vec<Value>,
-        /// (path, content version) of diff.yaml and every file that decided it.
-        pins: Vec<(String, String)>,
+        /// diff.yaml and every file that decided it.
+        pins: Pins,
     },
 }
 
@@ -130,72 +179,39 @@ fn shown(path: &Path) -> String {
     path.components().collect::<PathBuf>().display().to_string()
 }
 
-pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Diff, QueryError> {
     let root = &state.config.print_root;
     let path = root.join(DIFF_FILENAME);
     if !path.is_file() || !walk::contained(root, &path) {
         return Err(QueryError::NoDiff(shown(&path)));
     }
     let kept = prepared(state, &path)?;
-    let Prepared::Diff {
-        header,
-        changes,
-        pins,
-    } = &kept.prepared
-    else {
-        // The reference answers a non-mapping diff with an empty object, `total` and all.
-        return Ok(Value::Map(Vec::new()));
+    let Prepared::Diff { changes, pins, .. } = &kept.prepared else {
+        return Ok(Diff::NotMapping);
     };
-    let matched: Vec<&Value> = changes
-        .iter()
-        .filter(|c| matches(c, req.table, req.kind))
-        .collect();
-    let total = matched.len();
-    let mut items: Vec<(UnitKey, Value)> = Vec::with_capacity(header.len() + total);
-    // Head units are named by their index in `header`, so a key that is not a string
-    // reaches the reply as the value it is.
-    for (i, (_, value)) in header.iter().enumerate() {
-        items.push((UnitKey::Head(i.to_string()), value.clone()));
-    }
-    for (i, change) in matched.into_iter().enumerate() {
-        items.push((UnitKey::Item(Value::Int(i as i64)), change.clone()));
-    }
-    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
-        let (head, rest) = paging::split_head(run);
-        let mut reply: Vec<(Value, Value)> = head
-            .into_iter()
-            .map(|(i, v)| {
-                let key = i
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|i| header.get(i))
-                    .map(|(k, _)| k.clone())
-                    .unwrap_or(Value::Str(i));
-                (key, v)
-            })
-            .collect();
-        reply.push((
-            Value::Str("changes".into()),
-            Value::Seq(rest.iter().map(|u| u.value()).collect()),
-        ));
-        // Assigned as the reference assigns dict keys: a diff key of the same name keeps
-        // its place and takes the value.
-        put(&mut reply, "total", Value::Int(total as i64));
-        if let Some(c) = next {
-            put(&mut reply, "next_cursor", Value::Str(c.to_string()));
-        }
-        Value::Map(reply)
-    };
-    let call = Call::new("get_diff", req.arguments, pins);
-    let units = paging::units(&call, items, &render);
-    paging::page(&call, &units, &render, req.cursor)
-}
-
-fn put(reply: &mut Vec<(Value, Value)>, key: &str, value: Value) {
-    match reply.iter_mut().find(|(k, _)| k.as_str() == Some(key)) {
-        Some(slot) => slot.1 = value,
-        None => reply.push((Value::Str(key.into()), value)),
-    }
+    // The filters' matches, once per prepared content and filter pair.
+    let key = Key::new(
+        "diff matches",
+        [
+            pins.digest().as_bytes(),
+            path.as_os_str().as_encoded_bytes(),
+            req.table.unwrap_or("\0").as_bytes(),
+            req.kind.unwrap_or("\0").as_bytes(),
+        ],
+    );
+    let matched = state.cache().get_or_build(
+        key,
+        |m: &Vec<u32>| 4 * m.len() + 16,
+        || -> Result<Vec<u32>, QueryError> {
+            Ok(changes
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| matches(c, req.table, req.kind))
+                .map(|(i, _)| i as u32)
+                .collect())
+        },
+    )?;
+    Ok(Diff::Events(Events { kept, matched }))
 }
 
 /// One event against the `kind` and `table` filters, both optional and ANDed.
@@ -241,7 +257,7 @@ fn prepared(state: &Snapshot, path: &Path) -> Result<Arc<Kept>, QueryError> {
 /// Read diff.yaml from the mirror (parsing it only when its identity moved since ingest)
 /// and withhold the events about rejected edges.
 fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
-    let files = TrackedFiles {
+    let tracked = TrackedFiles {
         state,
         seen: RefCell::new(Vec::new()),
     };
@@ -269,30 +285,15 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
             prepared: Prepared::NotMapping,
         });
     }
-    let filtered = match &state.manifest {
-        ManifestRead::Ok { doc, .. } => {
-            let tables = doc
-                .get("tables")
-                .and_then(Value::as_map)
-                .unwrap_or_default();
-            let print = Print {
-                root: &state.config.print_root,
-                tables,
-                files: &files,
-            };
-            edges::diff_without_rejected(&data, Some(&print))?
-        }
-        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
-        _ => edges::diff_without_rejected(&data, None)?,
-    };
-    let mut pins = vec![(
+    let filtered = edges::diff_without_rejected_in(state, &data, &tracked)?;
+    let mut files = vec![(
         path.display().to_string(),
         fresh.hash.clone().unwrap_or_else(|| "absent".into()),
     )];
     for consulted in &filtered.consulted {
-        let (identity, hash) = files.version(consulted)?;
+        let (identity, hash) = tracked.version(consulted)?;
         identities.push((consulted.clone(), identity));
-        pins.push((consulted.display().to_string(), hash));
+        files.push((consulted.display().to_string(), hash));
     }
     let (header, changes) = split(filtered.shown);
     Ok(Kept {
@@ -300,7 +301,7 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
         prepared: Prepared::Diff {
             header,
             changes,
-            pins,
+            pins: Pins::of(&files),
         },
     })
 }
@@ -351,16 +352,7 @@ impl TrackedFiles<'_> {
             .map(|(k, _)| *k)
             .unwrap_or("relationships");
         let fresh = self.state.current_file(path, None, kind, false)?;
-        let content = match &fresh.check {
-            Check::Yaml => match self.state.current_value(&fresh)? {
-                Some(v) => Content::Yaml(v),
-                None => Content::Absent,
-            },
-            Check::YamlError(m) => Content::YamlError(m.clone()),
-            // Not a YAML error: the reference lets it escape.
-            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
-            Check::Absent | Check::Text => Content::Absent,
-        };
+        let content = Content::of(self.state, &fresh)?;
         let mut seen = self.seen.borrow_mut();
         seen.push(Seen {
             path: path.to_path_buf(),

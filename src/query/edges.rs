@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
-use crate::ingest::walk;
+use crate::ingest::{walk, ManifestRead};
+use crate::store::files::{Check, FreshFile};
+use crate::store::Snapshot;
 use compat::value::Value;
 
 /// A YAML print file as a verdict reads it.
@@ -22,6 +24,22 @@ pub enum Content {
     Yaml(Value),
     /// `yaml.YAMLError`: the reader treats the file as unreadable.
     YamlError(String),
+}
+
+impl Content {
+    /// A file the store found current, as a verdict reads it; an error other than a YAML
+    /// one escapes, as the reference lets it.
+    pub fn of(state: &Snapshot, fresh: &FreshFile) -> Result<Content, QueryError> {
+        Ok(match &fresh.check {
+            Check::Yaml => match state.current_value(fresh)? {
+                Some(v) => Content::Yaml(v),
+                None => Content::Absent,
+            },
+            Check::YamlError(m) => Content::YamlError(m.clone()),
+            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+            Check::Absent | Check::Text => Content::Absent,
+        })
+    }
 }
 
 /// Where verdicts read files from. A read failing with another exception is `Err`
@@ -354,10 +372,10 @@ pub fn withhold_rejected(
     }
     let mut out = relationships.clone();
     if refers_to.is_some_and(|v| *v != Value::Null) {
-        crate::render::set(&mut out, "refers_to", Value::Seq(own));
+        super::value::set(&mut out, "refers_to", Value::Seq(own));
     }
     if referenced.is_some_and(|v| *v != Value::Null) {
-        crate::render::set(&mut out, "referenced_by", Value::Seq(others));
+        super::value::set(&mut out, "referenced_by", Value::Seq(others));
     }
     Ok(Some(out))
 }
@@ -393,6 +411,31 @@ pub struct FilteredDiff {
     pub dropped: usize,
     /// The annotation and relationships files read to decide.
     pub consulted: Vec<PathBuf>,
+}
+
+/// [`diff_without_rejected`] over `state`'s print, its verdict files read through `files`:
+/// without a usable manifest nothing is withheld; a manifest whose read failed otherwise
+/// fails the call.
+pub fn diff_without_rejected_in(
+    state: &Snapshot,
+    data: &Value,
+    files: &dyn Files,
+) -> Result<FilteredDiff, QueryError> {
+    match &state.manifest {
+        ManifestRead::Ok { doc, .. } => {
+            let print = Print {
+                root: &state.config.print_root,
+                tables: doc
+                    .get("tables")
+                    .and_then(Value::as_map)
+                    .unwrap_or_default(),
+                files,
+            };
+            diff_without_rejected(data, Some(&print))
+        }
+        ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
+        _ => diff_without_rejected(data, None),
+    }
 }
 
 /// `diff_without_rejected`: `print` is `None` when the connection has no readable manifest.
@@ -478,8 +521,8 @@ pub fn diff_without_rejected(
             };
             if let Some(changed) = changed {
                 let mut adjusted = summary.clone();
-                crate::render::set(&mut adjusted, "relationships_changed", changed);
-                crate::render::set(&mut shown, "summary", adjusted);
+                super::value::set(&mut adjusted, "relationships_changed", changed);
+                super::value::set(&mut shown, "summary", adjusted);
             }
         }
     }

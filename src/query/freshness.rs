@@ -1,8 +1,8 @@
 //! Freshness verdicts for list_tables detail: each table's threshold (its recorded
 //! `max_age_days`, else the config's cascade) against its `profiled_at` age.
 
+use super::value::dict;
 use crate::config::ConnectionConfig;
-use crate::render::dict;
 use compat::value::{DateTime, Value};
 
 /// Seconds since the Unix epoch, with microseconds, as Python's `datetime.now(UTC)`.

@@ -1,10 +1,12 @@
 //! list_tables: the walkable tables matching a glob, bare or with their manifest
-//! projection and freshness verdict; `failed_tables` beside them on the first page.
+//! projection and freshness verdict, and the `failed_tables` the glob matches.
+
+use std::sync::Arc;
 
 use super::freshness;
+use super::pins::Pins;
+use super::tables::{self, Order};
 use crate::error::QueryError;
-use crate::render::cursor::Call;
-use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::Snapshot;
 use compat::py::Glob;
 use compat::value::Value;
@@ -12,12 +14,72 @@ use compat::value::Value;
 pub struct Request<'a> {
     pub pattern: Option<&'a str>,
     pub detail: bool,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
 }
 
-/// The names `failed_tables` lists that are strings, in file order.
+/// The matched tables, in FQN order.
+/// The tables a call matched, made on demand: a page builds only its own entries (and
+/// their freshness verdicts), whatever the print's size.
+pub struct Tables<'a> {
+    pub connection: String,
+    /// `failed_tables` the pattern matches, in file order.
+    pub failed: Vec<String>,
+    pub pins: Pins,
+    state: &'a Snapshot,
+    order: Arc<Order>,
+    matched: Arc<Vec<u32>>,
+    detail: bool,
+    now: i128,
+}
+
+pub struct Table {
+    pub fqn: String,
+    pub entry: Value,
+    /// Its threshold resolved without a `min_rows` rule that would have selected it.
+    pub size_gated: bool,
+}
+
+impl Tables<'_> {
+    /// How many tables the pattern matched.
+    pub fn total(&self) -> usize {
+        self.matched.len()
+    }
+
+    /// The `i`-th matched table in FQN order: its name, or with `detail` its manifest
+    /// projection and freshness verdict.
+    pub fn table(&self, i: usize) -> Table {
+        let at = self.matched[i] as usize;
+        let fqn = self.order.fqn(at).to_string();
+        if !self.detail {
+            return Table {
+                entry: Value::Str(fqn.clone()),
+                fqn,
+                size_gated: false,
+            };
+        }
+        let entry = self
+            .state
+            .manifest_or_error()
+            .ok()
+            .flatten()
+            .map(|m| self.order.entry(m, at))
+            .unwrap_or(&Value::Null);
+        let mut pairs = vec![(Value::Str("table".into()), Value::Str(fqn.clone()))];
+        for key in ["type", "row_count", "columns", "profiled_at"] {
+            pairs.push((
+                Value::Str(key.into()),
+                entry.get(key).cloned().unwrap_or(Value::Null),
+            ));
+        }
+        let (verdict, size_gated) = freshness::verdict(&self.state.config, &fqn, entry, self.now);
+        pairs.extend(verdict);
+        Table {
+            fqn,
+            entry: Value::Map(pairs),
+            size_gated,
+        }
+    }
+}
+
 pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
     manifest
         .and_then(|m| m.get("failed_tables"))
@@ -31,95 +93,44 @@ pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn size_gate_warning(connection: &str, tables: &[String]) -> String {
-    format!(
-        "{connection}: no row count is available without a database, so rules carrying `match.min_rows` did not apply to {}. Their thresholds come from the rules matching by name alone, or from the connection.",
-        tables.join(", ")
-    )
+/// The error for a table a call names that the manifest does not hold: unprofiled when the
+/// last run listed it as failed, else unknown to `connection`.
+pub fn absent_table(table: &str, connection: &str, manifest: Option<&Value>) -> QueryError {
+    if failed_tables(manifest).iter().any(|f| f == table) {
+        QueryError::UnprofiledTable {
+            table: table.to_string(),
+        }
+    } else {
+        QueryError::UnknownTable {
+            table: table.to_string(),
+            connection: connection.to_string(),
+        }
+    }
 }
 
-pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
+pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Tables<'a>, QueryError> {
     let manifest = state.manifest_or_error()?;
+    let order = tables::order(state)?;
+    let pattern = req.pattern.filter(|p| *p != "*");
+    let matched = tables::matching(state, &order, pattern)?;
     let glob = Glob::new(req.pattern.unwrap_or("*"));
-    let entries: Vec<(&Value, &Value)> = manifest
-        .and_then(|m| m.get("tables"))
-        .and_then(Value::as_map)
-        .map(|m| m.iter().map(|(k, v)| (k, v)).collect())
-        .unwrap_or_default();
-    let mut matched: Vec<(String, &Value)> = entries
-        .iter()
-        .map(|(k, v)| (compat::py::str_of(k), *v))
-        .filter(|(fqn, _)| glob.matches(fqn))
-        .collect();
-    matched.sort_by(|a, b| a.0.cmp(&b.0));
     let failed: Vec<String> = failed_tables(manifest)
         .into_iter()
         .filter(|f| glob.matches(f))
         .collect();
+    Ok(Tables {
+        connection: state.config.name.clone(),
+        failed,
+        pins: manifest_pins(state),
+        state,
+        order,
+        matched,
+        detail: req.detail,
+        now: freshness::now_micros(),
+    })
+}
 
-    let now = freshness::now_micros();
-    let mut size_gated: Vec<String> = Vec::new();
-    let mut items: Vec<(UnitKey, Value)> = Vec::new();
-    if !failed.is_empty() {
-        let list = Value::Seq(failed.iter().cloned().map(Value::Str).collect());
-        items.push((UnitKey::Head("failed_tables".into()), list));
-    }
-    for (fqn, entry) in &matched {
-        let value = if req.detail {
-            let mut pairs = vec![(Value::Str("table".into()), Value::Str(fqn.clone()))];
-            for key in ["type", "row_count", "columns", "profiled_at"] {
-                pairs.push((
-                    Value::Str(key.into()),
-                    entry.get(key).cloned().unwrap_or(Value::Null),
-                ));
-            }
-            let (verdict, gated) = freshness::verdict(&state.config, fqn, entry, now);
-            if gated {
-                size_gated.push(fqn.clone());
-            }
-            pairs.extend(verdict);
-            Value::Map(pairs)
-        } else {
-            Value::Str(fqn.clone())
-        };
-        items.push((UnitKey::Item(Value::Str(fqn.clone())), value));
-    }
-
-    let total = matched.len();
-    let connection = state.config.name.clone();
-    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
-        let (head, rest) = paging::split_head(run);
-        let mut reply: Vec<(Value, Value)> =
-            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
-        reply.push((
-            Value::Str("tables".into()),
-            Value::Seq(rest.iter().map(|u| u.value()).collect()),
-        ));
-        let gated_here: Vec<String> = rest
-            .iter()
-            .filter_map(|u| match u.key() {
-                UnitKey::Item(Value::Str(fqn)) if size_gated.contains(fqn) => Some(fqn.clone()),
-                _ => None,
-            })
-            .collect();
-        if !gated_here.is_empty() {
-            let warning = size_gate_warning(&connection, &gated_here);
-            reply.push((
-                Value::Str("warnings".into()),
-                Value::Seq(vec![Value::Str(warning)]),
-            ));
-        }
-        paging::with_total(reply, total, next)
-    };
-    let manifest_path = state.manifest_path();
-    let call = Call::new(
-        "list_tables",
-        req.arguments,
-        &[(
-            manifest_path.display().to_string(),
-            state.version_of(&manifest_path),
-        )],
-    );
-    let units = paging::units(&call, items, &render);
-    paging::page(&call, &units, &render, req.cursor)
+pub fn manifest_pins(state: &Snapshot) -> Pins {
+    let path = state.manifest_path();
+    Pins::of(&[(path.display().to_string(), state.version_of(&path))])
 }

@@ -1,8 +1,7 @@
-//! Query: the questions the tools ask, one module each, answered from a
-//! `store::Snapshot` the caller hands over (a resource URI, which names its connection,
-//! gets a resolver instead). Read-only: it never writes the mirror or the index, never
-//! walks a print and never parses YAML; a file found moved since the snapshot is reported
-//! (`QueryError::Stale`) for the store to re-read. Knows nothing of MCP.
+//! The read side: one module per question the tools ask, each answering from a
+//! `store::Snapshot` with data (the items in order, head keys, totals, and the files it
+//! read as `Pins`), never with pages: `render` turns an answer into its reply. Knows
+//! nothing of MCP or of paging.
 
 pub mod context;
 pub mod diff;
@@ -11,9 +10,12 @@ pub mod edges;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
+pub mod pins;
 pub mod reference;
 pub mod resolve_value;
 pub mod resources;
 pub mod search_columns;
+pub mod tables;
 pub mod validate_sql;
+pub mod value;
 pub mod value_resolution;

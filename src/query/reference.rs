@@ -10,11 +10,8 @@ use sha2::{Digest, Sha256};
 
 pub use crate::config::reference::Document;
 use crate::error::QueryError;
-use crate::render::cursor::Call;
-use crate::render::document;
 use crate::store::cache::{Cache, Key};
 use crate::store::references::ReferenceDocs;
-use compat::value::Value;
 
 /// One heading outside fenced code: its level, section number when its title starts
 /// with one, title, and the line range of its subtree (`start..end`, lines as
@@ -191,22 +188,6 @@ pub fn text(
             available,
         }
     })
-}
-
-pub struct Request<'a> {
-    pub document: Document,
-    pub section: Option<&'a str>,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
-}
-
-/// get_reference's page: the answer paged as one Markdown document.
-pub fn answer(docs: &ReferenceDocs, cache: &Cache, req: &Request) -> Result<String, QueryError> {
-    let text = text(docs, cache, req.document, req.section)?;
-    // The documents belong to no print, so the cursor pins the call alone.
-    let call = Call::new("get_reference", req.arguments, &[]);
-    document::text_page(&call, &[text], req.cursor, document::markdown_marker)
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -3,11 +3,10 @@
 
 use std::path::Path;
 
-use super::list_tables::failed_tables;
+use super::list_tables::absent_table;
+use super::pins::Pins;
 use super::value_resolution::{resolve, value_notes};
 use crate::error::QueryError;
-use crate::render::cursor::Call;
-use crate::render::paging::{self, Unit, UnitKey};
 use crate::store::search::records::{FileState, Resolve, ValuesState};
 use crate::store::Snapshot;
 use compat::py::repr_str;
@@ -18,13 +17,14 @@ pub struct Request<'a> {
     pub column: &'a str,
     pub part: Option<&'a str>,
     pub text: &'a str,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
 }
 
-/// The keys whose lists are paged, in the order their entries are walked.
-const LISTS: [&str; 3] = ["spellings", "candidates", "domain"];
+/// The answer's fields in reply order (`table`, `column`, `part`?, `text`, then what
+/// `value_resolution::resolve` found), and the files it read.
+pub struct Resolution {
+    pub fields: Vec<(String, Value)>,
+    pub pins: Pins,
+}
 
 fn internal(e: impl std::fmt::Display) -> QueryError {
     QueryError::Internal(e.to_string())
@@ -32,20 +32,6 @@ fn internal(e: impl std::fmt::Display) -> QueryError {
 
 fn shown(path: &Path) -> String {
     path.display().to_string()
-}
-
-/// The table a call names is absent: unprofiled when the last run listed it as failed.
-pub fn absent_table(table: &str, state: &Snapshot, manifest: Option<&Value>) -> QueryError {
-    if failed_tables(manifest).iter().any(|f| f == table) {
-        QueryError::UnprofiledTable {
-            table: table.to_string(),
-        }
-    } else {
-        QueryError::UnknownTable {
-            table: table.to_string(),
-            connection: state.config.name.clone(),
-        }
-    }
 }
 
 fn unavailable_reason(column: &str, r: &Resolve, scope_read_nothing: bool) -> Option<String> {
@@ -76,12 +62,12 @@ fn unavailable_reason(column: &str, r: &Resolve, scope_read_nothing: bool) -> Op
     }
 }
 
-pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
+pub fn answer(state: &Snapshot, req: &Request) -> Result<Resolution, QueryError> {
     let manifest = state.manifest_or_error()?;
     let snap = &state.search;
     let rank = manifest
         .and_then(|_| snap.table_rank(req.table))
-        .ok_or_else(|| absent_table(req.table, state, manifest))?;
+        .ok_or_else(|| absent_table(req.table, &state.config.name, manifest))?;
     let entry = &snap.tables[rank];
     let manifest_path = state.manifest_path();
     let mut files = vec![(shown(&manifest_path), state.version_of(&manifest_path))];
@@ -104,8 +90,10 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
                 repr_str(req.table)
             )),
         ));
-        let call = Call::new("resolve_value", req.arguments, &files);
-        return paged(&call, head, req.cursor);
+        return Ok(Resolution {
+            fields: head,
+            pins: Pins::of(&files),
+        });
     };
     let table = snap
         .table_record(rank, true)
@@ -205,59 +193,8 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
     if let Some(ann_path) = &entry.annotations {
         files.push((shown(ann_path), state.version_of(ann_path)));
     }
-    let call = Call::new("resolve_value", req.arguments, &files);
-    paged(&call, head, req.cursor)
-}
-
-/// Every key but the lists rides every page; the lists' entries are the paged items,
-/// spellings or candidates before domain, and `total` counts them all.
-fn paged(
-    call: &Call,
-    reply: Vec<(String, Value)>,
-    cursor: Option<&str>,
-) -> Result<Value, QueryError> {
-    let is_list = |k: &str, v: &Value| LISTS.contains(&k) && matches!(v, Value::Seq(_));
-    let scalars: Vec<(Value, Value)> = reply
-        .iter()
-        .filter(|(k, v)| !is_list(k, v))
-        .map(|(k, v)| (Value::Str(k.clone()), v.clone()))
-        .collect();
-    let mut lists: Vec<(&str, &[Value])> = Vec::new();
-    for key in LISTS {
-        if let Some((_, Value::Seq(items))) = reply.iter().find(|(k, _)| k == key) {
-            lists.push((key, items));
-        }
-    }
-    let mut items: Vec<(UnitKey, Value)> = Vec::new();
-    for (key, entries) in &lists {
-        for (i, e) in entries.iter().enumerate() {
-            items.push((
-                UnitKey::Item(Value::Seq(vec![
-                    Value::Str(key.to_string()),
-                    Value::Int(i as i64),
-                ])),
-                e.clone(),
-            ));
-        }
-    }
-    let total = items.len();
-    let render = |run: &[Unit], first: bool, next: Option<&str>| -> Value {
-        let mut page = scalars.clone();
-        for (key, entries) in &lists {
-            let here: Vec<Value> = run
-                .iter()
-                .filter(|u| match u.key() {
-                    UnitKey::Item(Value::Seq(k)) => k.first().and_then(Value::as_str) == Some(key),
-                    _ => false,
-                })
-                .map(Unit::value)
-                .collect();
-            if !here.is_empty() || (first && entries.is_empty()) {
-                page.push((Value::Str(key.to_string()), Value::Seq(here)));
-            }
-        }
-        paging::with_total(page, total, next)
-    };
-    let units = paging::units(call, items, &render);
-    paging::page(call, &units, &render, cursor)
+    Ok(Resolution {
+        fields: head,
+        pins: Pins::of(&files),
+    })
 }

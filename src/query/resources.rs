@@ -1,23 +1,22 @@
 //! The resource half of the surface (spec §3): which resources the served prints hold, the
-//! URI templates, and reading one page of one resource. Knows nothing of MCP: it answers
-//! entries, pages and `QueryError`s.
+//! URI templates, and reading one resource's whole text with the version naming it (its
+//! pages are `render::resource`'s). Knows nothing of MCP: it answers entries, texts and
+//! `QueryError`s.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::io::Read;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::edges::{self, Content, Files, Print};
+use super::list_tables::absent_table;
+use super::pins::{self, Pins};
 use crate::error::QueryError;
 use crate::ingest::{
     self, walk, ManifestRead, DIFF_FILENAME, MANIFEST_ANNOTATIONS_FILENAME, MANIFEST_FILENAME,
     READING_FILENAME,
 };
-use crate::render::cursor::{files_digest, Call};
-use crate::render::paging::{self, Unit, UnitKey};
-use crate::render::resource::{line_pages, PAGE_CHARACTERS};
 use crate::store::cache::{Cache, Key};
 use crate::store::files::{Check, FreshFile};
 use crate::store::references::ReferenceDocs;
@@ -42,6 +41,13 @@ const OPTIONAL_KINDS: [&str; 3] = [
     "description",
     "statistics_annotations",
     "relationships_annotations",
+];
+
+/// The files of `OPTIONAL_KINDS`: present or not, they decide what is listed.
+const OPTIONAL_FILES: [&str; 3] = [
+    "description.md",
+    "statistics.annotations.yaml",
+    "relationships.annotations.yaml",
 ];
 
 const REFERENCE_MIME: &str = "text/markdown";
@@ -92,17 +98,6 @@ pub struct Entry {
     pub name: String,
     pub description: String,
     pub mime_type: &'static str,
-}
-
-impl Entry {
-    fn value(&self) -> Value {
-        crate::render::dict([
-            ("uri", Value::Str(self.uri.clone())),
-            ("name", Value::Str(self.name.clone())),
-            ("description", Value::Str(self.description.clone())),
-            ("mimeType", Value::Str(self.mime_type.into())),
-        ])
-    }
 }
 
 /// One `resources/templates/list` entry.
@@ -274,15 +269,8 @@ fn percent_decode(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-/// One page of `resources/list` and the cursor to the next.
-#[derive(Debug, Clone)]
-pub struct ListPage {
-    pub entries: Vec<Entry>,
-    pub next_cursor: Option<String>,
-}
-
 /// A `resources/list` entry before its text is spelled.
-enum Listed {
+pub enum Listed {
     Reference(&'static str),
     Connection {
         connection: Arc<str>,
@@ -296,7 +284,7 @@ enum Listed {
 }
 
 impl Listed {
-    fn entry(&self) -> Entry {
+    pub fn entry(&self) -> Entry {
         match self {
             Listed::Reference(doc) => Entry {
                 uri: format!("dbprint:///reference/{doc}"),
@@ -328,80 +316,103 @@ impl Listed {
     }
 }
 
-/// How many entries past a page's start are spelled out to cut it: every entry renders to
-/// more than 100 characters, so no 20,000-character page holds this many, and the cut is
-/// the one the whole list would give.
-const LIST_WINDOW: usize = 1_000;
+/// Every resource the served prints hold, in list order, and the manifests that decided it.
+/// resources/list's entries in order: the reference documents, then each served
+/// connection's (built once per content of what decides them).
+pub struct Listing {
+    parts: Vec<Arc<Vec<Listed>>>,
+    len: usize,
+    pub pins: Pins,
+}
+
+impl Listing {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The `i`-th entry of the list.
+    pub fn get(&self, mut i: usize) -> Option<&Listed> {
+        for part in &self.parts {
+            if i < part.len() {
+                return part.get(i);
+            }
+            i -= part.len();
+        }
+        None
+    }
+}
 
 /// `resources/list`: the reference documents, then every served connection in name order.
-/// Paged past 20,000 characters; the cursor pins every served manifest.
-pub fn list(states: &[Arc<Snapshot>], cursor: Option<&str>) -> Result<ListPage, QueryError> {
-    let mut listed: Vec<Listed> = REFERENCE_DOCUMENTS
+pub fn list(states: &[Arc<Snapshot>]) -> Result<Listing, QueryError> {
+    let references: Vec<Listed> = REFERENCE_DOCUMENTS
         .iter()
         .map(|doc| Listed::Reference(doc))
         .collect();
+    let mut parts = vec![Arc::new(references)];
     let mut states: Vec<&Arc<Snapshot>> = states.iter().collect();
     states.sort_by(|a, b| a.config.name.cmp(&b.config.name));
-    let mut pins = Vec::new();
+    let mut files = Vec::new();
     for state in states {
         let manifest = state.manifest_path();
-        pins.push((manifest.display().to_string(), state.version_of(&manifest)));
-        connection_entries(state, &mut listed)?;
+        files.push((manifest.display().to_string(), state.version_of(&manifest)));
+        parts.push(connection_listing(state)?);
     }
-    let call = Call::new("resources/list", &Value::Map(Vec::new()), &pins);
-    let start = call.position(cursor)?;
-    // Entries outside the window are never measured: they stand in as nulls.
-    let window = start..start.saturating_add(LIST_WINDOW);
-    let units: Vec<Unit> = listed
-        .iter()
-        .enumerate()
-        .map(|(i, l)| Unit::Whole {
-            key: UnitKey::Item(Value::Int(i as i64)),
-            value: if window.contains(&i) {
-                l.entry().value()
-            } else {
-                Value::Null
-            },
-        })
-        .collect();
-    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
-        let mut reply = vec![(
-            Value::Str("resources".into()),
-            Value::Seq(run.iter().map(Unit::value).collect()),
-        )];
-        if let Some(c) = next {
-            reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
-        }
-        Value::Map(reply)
-    };
-    let page = paging::page(&call, &units, &render, cursor)?;
-    let shown = page
-        .get("resources")
-        .and_then(Value::as_seq)
-        .map(<[Value]>::len)
-        .unwrap_or(0);
-    Ok(ListPage {
-        entries: listed
-            .iter()
-            .skip(start)
-            .take(shown)
-            .map(Listed::entry)
-            .collect(),
-        next_cursor: page
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+    Ok(Listing {
+        len: parts.iter().map(|p| p.len()).sum(),
+        parts,
+        pins: Pins::of(&files),
     })
+}
+
+/// One connection's entries, derived once per content of the manifest and of the
+/// people's files whose presence lists them.
+fn connection_listing(state: &Snapshot) -> Result<Arc<Vec<Listed>>, QueryError> {
+    let root = &state.config.print_root;
+    let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
+    let notes_listed = notes.is_file() && walk::contained(root, &notes);
+    let manifest = state.version_of(&state.manifest_path());
+    let dropped = match &state.manifest {
+        ManifestRead::Ok { dropped, .. } => dropped.join("\0"),
+        _ => String::new(),
+    };
+    let people: Vec<[u8; 32]> = OPTIONAL_FILES
+        .iter()
+        .map(|name| state.versions.named(name))
+        .collect();
+    let mut parts: Vec<&[u8]> = vec![
+        state.config.name.as_bytes(),
+        state.manifest.state().as_bytes(),
+        manifest.as_bytes(),
+        dropped.as_bytes(),
+        if notes_listed { b"notes" } else { b"-" },
+    ];
+    parts.extend(people.iter().map(|d| d.as_slice()));
+    state.cache().get_or_build(
+        Key::new("resource listing", parts),
+        |l: &Vec<Listed>| 64 * l.len(),
+        || {
+            let mut out = Vec::new();
+            connection_entries(state, notes_listed, &mut out)?;
+            Ok(out)
+        },
+    )
 }
 
 /// One connection's entries: its three connection-grain resources, its notes when present,
 /// then every walkable table's declared kinds (people's files only when present).
-fn connection_entries(state: &Snapshot, out: &mut Vec<Listed>) -> Result<(), QueryError> {
+fn connection_entries(
+    state: &Snapshot,
+    notes_listed: bool,
+    out: &mut Vec<Listed>,
+) -> Result<(), QueryError> {
     let connection: Arc<str> = Arc::from(state.config.name.as_str());
     let root = &state.config.print_root;
     let mut kinds = vec!["manifest", "diff", "reading"];
-    let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
-    if notes.is_file() && walk::contained(root, &notes) {
+    if notes_listed {
         kinds.push("manifest_annotations");
     }
     out.extend(kinds.into_iter().map(|kind| Listed::Connection {
@@ -446,21 +457,11 @@ fn connection_entries(state: &Snapshot, out: &mut Vec<Listed>) -> Result<(), Que
     Ok(())
 }
 
-/// One page of a resource, with where it sits among the resource's pages.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Page {
-    pub text: String,
-    pub mime_type: &'static str,
-    pub page: usize,
-    pub pages: usize,
-    pub version: String,
-}
-
 /// A resource's whole served text and the version naming it.
-struct Whole {
+pub struct Whole {
     body: Body,
-    mime_type: &'static str,
-    version: String,
+    pub mime_type: &'static str,
+    pub version: String,
 }
 
 /// Where a whole text lives.
@@ -490,7 +491,7 @@ impl Whole {
 
     /// Run `f` over the text. A buffered text is the one this thread just read: nothing
     /// reads another file through `whole` before the reply is cut.
-    fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+    pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
         match &self.body {
             Body::Owned(text) => f(text),
             Body::Buffered => READ_BUFFER.with(|buffer| {
@@ -501,67 +502,33 @@ impl Whole {
     }
 }
 
-/// `resources/read`: the page of the resource `uri` names (the bare URI is page 1). Errors
-/// come in the reference's order: the query, the URI, the connection, reading the whole
-/// resource, then the page, a missing version and a stale one.
-pub fn read(uri: &str, sources: &Sources) -> Result<Page, QueryError> {
-    let query = page_query(uri)?;
-    let whole = read_whole(sources, &query.bare)?;
-    let result = whole.with_text(|text| {
-        let ranges = page_ranges(sources.cache, text, &whole.version);
-        let page = page_number(&query.page)?
-            .filter(|n| (1..=ranges.len()).contains(n))
-            .ok_or_else(|| QueryError::PageOutOfRange {
-                uri: uri.to_string(),
-                pages: ranges.len(),
-            })?;
-        match &query.version {
-            None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
-            Some(v) if *v != whole.version => {
-                return Err(QueryError::StalePageVersion(uri.to_string()))
-            }
-            _ => {}
+impl Drop for Whole {
+    /// A buffer grown past `KEEP_BUFFER` by this text is given back once the text is done.
+    fn drop(&mut self) {
+        if let Body::Buffered = self.body {
+            READ_BUFFER.with(|buffer| {
+                let mut buffer = buffer.borrow_mut();
+                if buffer.capacity() > KEEP_BUFFER {
+                    *buffer = Vec::new();
+                }
+            });
         }
-        Ok(Page {
-            text: text[ranges[page - 1].clone()].to_string(),
-            mime_type: whole.mime_type,
-            page,
-            pages: ranges.len(),
-            version: whole.version.clone(),
-        })
-    });
-    if let Body::Buffered = whole.body {
-        READ_BUFFER.with(|buffer| {
-            let mut buffer = buffer.borrow_mut();
-            if buffer.capacity() > KEEP_BUFFER {
-                *buffer = Vec::new();
-            }
-        });
     }
-    result
 }
 
-/// Python's limit on converting a decimal string to `int`.
-const INT_MAX_STR_DIGITS: usize = 4300;
+/// A `resources/read`: the page asked for, and the whole resource it is cut from.
+pub struct Resource {
+    pub query: PageQuery,
+    pub whole: Whole,
+}
 
-/// `page.isascii() and page.isdecimal()`, as an integer (leading zeros allowed); `int()`
-/// refuses a string of more than 4,300 digits, and the reference lets that escape.
-fn page_number(page: &str) -> Result<Option<usize>, QueryError> {
-    if page.is_empty() || !page.bytes().all(|b| b.is_ascii_digit()) {
-        return Ok(None);
-    }
-    if page.len() > INT_MAX_STR_DIGITS {
-        return Err(QueryError::Other(format!(
-            "Exceeds the limit ({INT_MAX_STR_DIGITS} digits) for integer string conversion: value has {} digits; use sys.set_int_max_str_digits() to increase the limit",
-            page.len()
-        )));
-    }
-    let digits = page.trim_start_matches('0');
-    // Past any page count: the same "names no page" answer.
-    if digits.len() > 18 {
-        return Ok(Some(usize::MAX));
-    }
-    Ok(Some(digits.parse().unwrap_or(0)))
+/// `resources/read` up to its page: the query, the URI, the connection, then reading the
+/// whole resource, each failing in the reference's order (the page, a missing version and
+/// a stale one come after, as `render::resource::page` checks them).
+pub fn read(uri: &str, sources: &Sources) -> Result<Resource, QueryError> {
+    let query = page_query(uri)?;
+    let whole = read_whole(sources, &query.bare)?;
+    Ok(Resource { query, whole })
 }
 
 /// What a read may consult beyond the URI: the reference documents, the store's cache,
@@ -571,24 +538,6 @@ pub struct Sources<'a> {
     pub references: &'a ReferenceDocs,
     pub cache: &'a Cache,
     pub connection: &'a dyn Fn(&str) -> Result<Arc<Snapshot>, QueryError>,
-}
-
-/// The page cut of a text, kept per version: following pages 2..n of a large file
-/// re-reads and re-hashes it, but never re-measures it.
-fn page_ranges(cache: &Cache, text: &str, version: &str) -> Arc<Vec<Range<usize>>> {
-    let key = Key::new(
-        "resource page cut",
-        [version.as_bytes(), &(text.len() as u64).to_le_bytes()],
-    );
-    let cut = cache.get_or_build(
-        key,
-        |r: &Vec<Range<usize>>| 16 * r.len(),
-        || Ok::<_, std::convert::Infallible>(line_pages(text, PAGE_CHARACTERS)),
-    );
-    match cut {
-        Ok(ranges) => ranges,
-        Err(never) => match never {},
-    }
 }
 
 fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
@@ -672,15 +621,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
                 .iter()
                 .find(|(k, _)| k.as_str() == Some(fqn.as_str()))
             else {
-                let failed = super::list_tables::failed_tables(Some(manifest));
-                return Err(if failed.contains(&fqn) {
-                    QueryError::UnprofiledTable { table: fqn }
-                } else {
-                    QueryError::UnknownTable {
-                        table: fqn,
-                        connection,
-                    }
-                });
+                return Err(absent_table(&fqn, &connection, Some(manifest)));
             };
             let Some((_, file)) = walk::declared_artifacts(entry)
                 .into_iter()
@@ -724,6 +665,14 @@ fn shown(path: &Path) -> String {
     path.components().collect::<PathBuf>().display().to_string()
 }
 
+/// A file's parse when it is a mapping: only a mapping has anything to withhold.
+fn mapping(files: &RequestFiles, path: &Path) -> Result<Option<Value>, QueryError> {
+    Ok(match files.read(path)? {
+        Content::Yaml(v @ Value::Map(_)) => Some(v),
+        _ => None,
+    })
+}
+
 /// `relationships.yaml` less the edges people rejected, versioned over every file that
 /// decided it; the file itself, with its own version, when nothing is withheld.
 fn without_rejected_edges(
@@ -733,9 +682,8 @@ fn without_rejected_edges(
     path: &Path,
     whole: Whole,
 ) -> Result<Whole, QueryError> {
-    let raw = match files.read(path)? {
-        Content::Yaml(v @ Value::Map(_)) => v,
-        _ => return Ok(whole),
+    let Some(raw) = mapping(files, path)? else {
+        return Ok(whole);
     };
     let own_path = print.artifact(fqn, "relationships_annotations");
     let (incoming, consulted) = edges::incoming_rejections(print, fqn, &raw)?;
@@ -761,27 +709,10 @@ fn without_rejected_events(
     path: &Path,
     whole: Whole,
 ) -> Result<Whole, QueryError> {
-    let raw = match files.read(path)? {
-        Content::Yaml(v @ Value::Map(_)) => v,
-        _ => return Ok(whole),
+    let Some(raw) = mapping(files, path)? else {
+        return Ok(whole);
     };
-    let root = &state.config.print_root;
-    let filtered = match &state.manifest {
-        ManifestRead::Ok { doc, .. } => {
-            let tables = doc
-                .get("tables")
-                .and_then(Value::as_map)
-                .unwrap_or_default();
-            let print = Print {
-                root,
-                tables,
-                files,
-            };
-            edges::diff_without_rejected(&raw, Some(&print))?
-        }
-        ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
-        _ => edges::diff_without_rejected(&raw, None)?,
-    };
+    let filtered = edges::diff_without_rejected_in(state, &raw, files)?;
     if filtered.dropped == 0 {
         return Ok(whole);
     }
@@ -894,7 +825,7 @@ impl<'a> RequestFiles<'a> {
             return Ok(Whole {
                 body,
                 mime_type: mime_type(kind),
-                version: files_digest(&[(path.display().to_string(), hash)]),
+                version: pins::digest(&[(path.display().to_string(), hash)]),
             });
         }
         Err(QueryError::StalePageVersion(shown(path)))
@@ -914,15 +845,15 @@ impl<'a> RequestFiles<'a> {
 
     /// The version of a text decided by `paths`: their content hashes (or `absent`).
     fn version(&self, paths: &[PathBuf]) -> Result<String, QueryError> {
-        let mut pins = Vec::with_capacity(paths.len());
+        let mut files = Vec::with_capacity(paths.len());
         for p in paths {
             let hash = self.record(p)?.hash;
-            pins.push((
+            files.push((
                 p.display().to_string(),
                 hash.unwrap_or_else(|| "absent".into()),
             ));
         }
-        Ok(files_digest(&pins))
+        Ok(pins::digest(&files))
     }
 }
 
@@ -932,15 +863,7 @@ impl Files for RequestFiles<'_> {
             return Ok(hit.clone());
         }
         let fresh = self.record(path)?;
-        let content = match &fresh.check {
-            Check::Yaml => match self.state.current_value(&fresh)? {
-                Some(v) => Content::Yaml(v),
-                None => Content::Absent,
-            },
-            Check::YamlError(m) => Content::YamlError(m.clone()),
-            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
-            Check::Absent | Check::Text => Content::Absent,
-        };
+        let content = Content::of(self.state, &fresh)?;
         self.values
             .borrow_mut()
             .insert(path.to_path_buf(), content.clone());

@@ -1,15 +1,14 @@
 //! search_columns: columns (and parts) across the print matching a name glob, a text
 //! needle and field globs, ANDed (spec §4.3). The index finds candidates in reply order;
 //! a `text` needle is then checked exactly (casefold substring) on each stored record.
-//! Only the matches a page can reach are rendered: `total` needs the count alone.
+//! A match is read in full only when a page asks for it: `total` needs the count alone.
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
+use super::pins::Pins;
+use super::value::set;
 use crate::error::QueryError;
-use crate::render::cursor::{files_digest, Call};
-use crate::render::paging::{self, Unit, UnitKey};
-use crate::render::set;
 use crate::store::cache::Key;
 use crate::store::search::lookup::{Filters, Hit};
 use crate::store::search::records::{ColumnRecord, TableRecord};
@@ -19,9 +18,6 @@ use compat::value::Value;
 
 pub struct Request<'a> {
     pub filters: Filters<'a>,
-    pub cursor: Option<&'a str>,
-    /// The validated arguments, which the cursor pins.
-    pub arguments: &'a Value,
 }
 
 fn internal(e: impl std::fmt::Display) -> QueryError {
@@ -83,7 +79,7 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
 }
 
 /// One match as the reply shows it (`_search_match` plus its extra keys).
-fn render_match(
+fn shown_match(
     fqn: &str,
     row_count: Option<&Value>,
     table: &TableRecord,
@@ -132,13 +128,57 @@ fn render_match(
     m
 }
 
-/// A match before rendering: where it stands, and what the exact check already read.
+/// A match before it is read in full: where it stands, and what the exact check read.
 struct Found {
     hit: Hit,
     checked: Option<(ColumnRecord, Vec<Value>)>,
 }
 
-pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
+/// The matches in reply order, each read in full from the index when first asked for.
+pub struct Matches<'a> {
+    state: &'a Snapshot,
+    /// `unreadable_tables` and `switched_off_tables`, when there are any.
+    pub head: Vec<(String, Value)>,
+    found: Vec<Found>,
+    tables: HashMap<usize, TableRecord>,
+    /// The manifest and every table's two searched files.
+    pub pins: Pins,
+}
+
+impl Matches<'_> {
+    pub fn total(&self) -> usize {
+        self.found.len()
+    }
+
+    /// Match `i` as the reply shows it.
+    pub fn get(&mut self, i: usize) -> Result<Value, QueryError> {
+        let snap = &self.state.search;
+        let f = &self.found[i];
+        let (record, notes) = match &f.checked {
+            Some((r, n)) => (r.clone(), n.clone()),
+            None => (snap.column(f.hit.address).map_err(internal)?, Vec::new()),
+        };
+        let rank = f.hit.table;
+        let table = match self.tables.entry(rank) {
+            Entry::Occupied(o) => o.into_mut(),
+            Entry::Vacant(v) => v.insert(
+                snap.table_record(rank, false)
+                    .map_err(internal)?
+                    .ok_or_else(|| internal("the search index lost a table"))?,
+            ),
+        };
+        let entry = &snap.tables[rank];
+        Ok(shown_match(
+            &entry.fqn,
+            entry.row_count.as_ref(),
+            table,
+            &record,
+            &notes,
+        ))
+    }
+}
+
+pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, QueryError> {
     // A manifest that cannot be read fails the call; an absent one has no tables.
     state.manifest_or_error()?;
     let snap = &state.search;
@@ -161,15 +201,15 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
                 .collect(),
         )
     };
-    let mut head: Vec<(UnitKey, Value)> = Vec::new();
+    let mut head: Vec<(String, Value)> = Vec::new();
     let unreadable = snap.flagged("unreadable").map_err(internal)?;
     if !unreadable.is_empty() {
-        head.push((UnitKey::Head("unreadable_tables".into()), fqns(unreadable)));
+        head.push(("unreadable_tables".into(), fqns(unreadable)));
     }
     if req.filters.looks_like.is_some_and(|l| !l.is_empty()) {
         let off = snap.flagged("looks_like_off").map_err(internal)?;
         if !off.is_empty() {
-            head.push((UnitKey::Head("switched_off_tables".into()), fqns(off)));
+            head.push(("switched_off_tables".into(), fqns(off)));
         }
     }
 
@@ -192,7 +232,6 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
             .map(|hit| Found { hit, checked: None })
             .collect()
     };
-    let total = found.len();
 
     // The pinned files are the same on every call against one content: digest them once.
     let key = Key::new(
@@ -202,7 +241,7 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
             &(snap.tables.len() as u64).to_le_bytes(),
         ],
     );
-    let digest = state.cache().get_or_build(key, String::len, || {
+    let pins = state.cache().get_or_build(key, Pins::weight, || {
         let manifest_path = state.manifest_path();
         let mut files = vec![(
             manifest_path.display().to_string(),
@@ -213,80 +252,15 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Value, QueryError> {
                 files.push((path.display().to_string(), state.version_of(path)));
             }
         }
-        Ok::<_, QueryError>(files_digest(&files))
+        Ok::<_, QueryError>(Pins::of(&files))
     })?;
-    let call = Call::with_files_digest("search_columns", req.arguments, (*digest).clone());
-    let mut tables: HashMap<usize, TableRecord> = HashMap::new();
-    let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
-        let f = &found[i];
-        let (record, notes) = match &f.checked {
-            Some((r, n)) => (r.clone(), n.clone()),
-            None => (snap.column(f.hit.address).map_err(internal)?, Vec::new()),
-        };
-        let rank = f.hit.table;
-        let table = match tables.entry(rank) {
-            Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => v.insert(
-                snap.table_record(rank, false)
-                    .map_err(internal)?
-                    .ok_or_else(|| internal("the search index lost a table"))?,
-            ),
-        };
-        let entry = &snap.tables[rank];
-        let value = render_match(&entry.fqn, entry.row_count.as_ref(), table, &record, &notes);
-        Ok((UnitKey::Item(Value::Int(i as i64)), value))
-    };
-
-    let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
-        let (head, rest) = paging::split_head(run);
-        let mut reply: Vec<(Value, Value)> =
-            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
-        reply.push((
-            Value::Str("matches".into()),
-            Value::Seq(rest.iter().map(|u| u.value()).collect()),
-        ));
-        paging::with_total(reply, total, next)
-    };
-    lazy_page(&call, head, total, &mut item, &render, req.cursor)
-}
-
-/// `paging::page` over head units and `count` items, rendering items only as far as the
-/// page reaches. A cut inside the rendered prefix is the cut the whole list gives, since a
-/// page only grows with its units; a page reaching the prefix's end renders more and cuts
-/// again.
-pub fn lazy_page(
-    call: &Call,
-    head: Vec<(UnitKey, Value)>,
-    count: usize,
-    item: &mut dyn FnMut(usize) -> Result<(UnitKey, Value), QueryError>,
-    render: &impl paging::Render,
-    cursor: Option<&str>,
-) -> Result<Value, QueryError> {
-    let start = call.position(cursor)?;
-    let mut units: Vec<Unit> = paging::units(call, head, render);
-    let mut made = 0usize;
-    let mut wanted = count.min(start.saturating_add(64));
-    loop {
-        if wanted > made {
-            let mut batch = Vec::with_capacity(wanted - made);
-            for i in made..wanted {
-                batch.push(item(i)?);
-            }
-            units.extend(paging::units(call, batch, render));
-            made = wanted;
-        }
-        let complete = made == count;
-        let reached_end = start >= units.len();
-        if !complete && reached_end {
-            wanted = count.min(made.saturating_mul(2).max(64));
-            continue;
-        }
-        let page = paging::page(call, &units, render, cursor)?;
-        if complete || page.get("next_cursor").is_some() {
-            return Ok(page);
-        }
-        wanted = count.min(made.saturating_mul(2).max(64));
-    }
+    Ok(Matches {
+        state,
+        head,
+        found,
+        tables: HashMap::new(),
+        pins: (*pins).clone(),
+    })
 }
 
 #[cfg(test)]

@@ -269,6 +269,16 @@ mod tests {
         reply.iter().map(|(k, _)| k.as_str()).collect()
     }
 
+    /// `resolve` against a list that is available and unscoped, neither complete.
+    fn sampled(
+        text: &str,
+        listed: &[Value],
+        notes: &HashMap<String, String>,
+        coverage: Value,
+    ) -> Vec<(String, Value)> {
+        resolve(text, listed, notes, coverage, false, None, None)
+    }
+
     const LIST: &str = "[{value: active, count: 5}, {value: Active, count: 3, spelling_of: active}, {value: closed, count: 2}, {value: 9, count: 1}]";
 
     #[test]
@@ -302,37 +312,18 @@ mod tests {
     fn definition_matches_notes_on_word_boundaries_both_ways() {
         let listed = entries(LIST);
         let notes = value_notes(&[(Value::Int(9), "  archived   for good ".to_string())]);
-        let reply = resolve(
-            "archived",
-            &listed,
-            &notes,
-            Value::Float(0.5),
-            false,
-            None,
-            None,
-        );
+        let reply = sampled("archived", &listed, &notes, Value::Float(0.5));
         assert_eq!(get(&reply, "match"), Some(&Value::Str("definition".into())));
         // The phrase holding the whole note matches too.
-        let reply = resolve(
+        let reply = sampled(
             "is it archived for good?",
             &listed,
             &notes,
             Value::Float(0.5),
-            false,
-            None,
-            None,
         );
         assert_eq!(get(&reply, "match"), Some(&Value::Str("definition".into())));
         // Not inside a word.
-        let reply = resolve(
-            "chive",
-            &listed,
-            &notes,
-            Value::Float(0.5),
-            false,
-            None,
-            None,
-        );
+        let reply = sampled("chive", &listed, &notes, Value::Float(0.5));
         assert_ne!(get(&reply, "match"), Some(&Value::Str("definition".into())));
         assert!(get(&reply, "sample_caveat").is_some());
     }
@@ -340,29 +331,13 @@ mod tests {
     #[test]
     fn nearest_ranks_by_trigram_similarity() {
         let listed = entries(LIST);
-        let reply = resolve(
-            "activ",
-            &listed,
-            &HashMap::new(),
-            Value::Null,
-            false,
-            None,
-            None,
-        );
+        let reply = sampled("activ", &listed, &HashMap::new(), Value::Null);
         assert_eq!(get(&reply, "match"), Some(&Value::Str("nearest".into())));
         let c = get(&reply, "candidates").unwrap().as_seq().unwrap();
         // 'active' and 'Active' tie; the value text breaks it ('Active' < 'active').
         assert_eq!(c[0].get("value"), Some(&Value::Str("Active".into())));
         assert_eq!(c[0].get("score"), Some(&Value::Float(0.5)));
-        let reply = resolve(
-            "zzzz",
-            &listed,
-            &HashMap::new(),
-            Value::Null,
-            false,
-            None,
-            None,
-        );
+        let reply = sampled("zzzz", &listed, &HashMap::new(), Value::Null);
         assert_eq!(get(&reply, "match"), Some(&Value::Str("none".into())));
     }
 

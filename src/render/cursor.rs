@@ -1,11 +1,12 @@
 //! Cursors: opaque tokens that resume a call, pinned to the tool, its validated
-//! arguments and the content versions (blake3) of every file its reply read.
+//! arguments and the content versions (blake3) of every file its reply read (`Pins`).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 use crate::error::QueryError;
+use crate::query::pins::Pins;
 use compat::py::json_compact;
 use compat::value::Value;
 
@@ -26,20 +27,15 @@ impl Call {
     /// `arguments` are the validated (case-folded) arguments; `cursor` is left out.
     /// `files` are (path, content version) pairs of every file the reply read.
     pub fn new(tool: &str, arguments: &Value, files: &[(String, String)]) -> Call {
-        Call {
-            tool: tool.to_string(),
-            args_digest: arguments_digest(arguments),
-            files_digest: files_digest(files),
-        }
+        Call::pinned(tool, arguments, &Pins::of(files))
     }
 
-    /// [`Call::new`] with the files' digest ([`files_digest`]) already taken, for a caller
-    /// that pins the same files on every call against one state.
-    pub fn with_files_digest(tool: &str, arguments: &Value, files_digest: String) -> Call {
+    /// [`Call::new`] over the files an answer pinned.
+    pub fn pinned(tool: &str, arguments: &Value, pins: &Pins) -> Call {
         Call {
             tool: tool.to_string(),
             args_digest: arguments_digest(arguments),
-            files_digest,
+            files_digest: pins.digest().to_string(),
         }
     }
 
@@ -104,16 +100,6 @@ fn arguments_digest(arguments: &Value) -> String {
     };
     let digest = Sha256::digest(json_compact(&sorted).as_bytes());
     hex(&digest)[..DIGEST_CHARS].to_string()
-}
-
-/// blake3 over each pinned file's path and content version, sorted component-wise
-/// as Python sorts paths.
-pub fn files_digest(files: &[(String, String)]) -> String {
-    let mut entries: Vec<&(String, String)> = files.iter().collect();
-    entries.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
-    entries.dedup_by(|a, b| a.0 == b.0);
-    let text: Vec<String> = entries.iter().map(|(p, v)| format!("{p}:{v}")).collect();
-    blake3::hash(text.join("\n").as_bytes()).to_hex()[..DIGEST_CHARS].to_string()
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,10 +1,17 @@
-//! Paging of dict replies (spec §4.8): head keys and list items become units; a page
-//! holds the longest run of units whose rendered JSON (indent 2) stays within the
-//! bound; an item too large for any page is sent as parts.
+//! The one paging engine (spec §4.8). Head keys and list items become units; a page holds
+//! the longest run of units whose reply, as the client receives it (a dict as indent-2 JSON,
+//! a text as is), stays within 20,000 characters; an item too large for any page is sent as
+//! parts. Each tool's reply shape (`Shape`) lives in its own module beside this one.
+//!
+//! The cut is the reference's: probe 1, 2, 4... units, then bisect. Whether a run fits is
+//! monotone in its length (a longer run only adds entries, and two parts of one item sharing
+//! a page stay shared), so the longest fitting run is the `c` with `fits(c)` and not
+//! `fits(c + 1)`, however it is found: [`guided_page`] estimates `c` from each unit's size
+//! alone and confirms it with a few renders, for shapes whose renders are dear (YAML).
 
 use super::cursor::Call;
-use super::dict;
 use crate::error::QueryError;
+use crate::query::value::dict;
 use compat::py::{json_compact, json_indent2};
 use compat::value::Value;
 
@@ -19,6 +26,7 @@ pub enum UnitKey {
     Item(Value),
 }
 
+/// One indivisible piece of a paged reply: a head entry or an item, whole or one part of it.
 #[derive(Debug, Clone)]
 pub enum Unit {
     Whole {
@@ -55,10 +63,12 @@ impl Unit {
     }
 }
 
-/// Renders a run of units as the reply page: `(units, first page?, next cursor)`.
-pub trait Render: Fn(&[Unit], bool, Option<&str>) -> Value {}
-impl<F: Fn(&[Unit], bool, Option<&str>) -> Value> Render for F {}
+/// A reply shape: renders a run of units as the reply page, `(units, first page?, next
+/// cursor)`. A page is a dict, or a `Value::Str` holding finished text.
+pub trait Shape: Fn(&[Unit], bool, Option<&str>) -> Value {}
+impl<F: Fn(&[Unit], bool, Option<&str>) -> Value> Shape for F {}
 
+/// The reference's `len(serialized(reply))`: a text as is, a dict as indent-2 JSON.
 fn measure(reply: &Value) -> usize {
     match reply {
         Value::Str(s) => compat::py::len(s),
@@ -66,25 +76,38 @@ fn measure(reply: &Value) -> usize {
     }
 }
 
-fn fits(reply: &Value) -> bool {
-    measure(reply) <= PAGE_CHARACTERS
+/// The size of `run` as a page (never the first), measured with a placeholder cursor.
+fn measure_alone(unit: &Unit, shape: &impl Shape, placeholder: &str) -> usize {
+    measure(&shape(std::slice::from_ref(unit), false, Some(placeholder)))
 }
 
 /// Head entries then items as units, each value too large for a page replaced by parts.
-pub fn units(call: &Call, items: Vec<(UnitKey, Value)>, render: &impl Render) -> Vec<Unit> {
+pub fn units(call: &Call, items: Vec<(UnitKey, Value)>, shape: &impl Shape) -> Vec<Unit> {
+    measured_units(call, items, shape, false).0
+}
+
+/// [`units`], and with `sizes` each unit's size alone on a page (measured as the fit check
+/// measures it, so a whole unit is rendered once).
+fn measured_units(
+    call: &Call,
+    items: Vec<(UnitKey, Value)>,
+    shape: &impl Shape,
+    sizes: bool,
+) -> (Vec<Unit>, Vec<usize>) {
     let placeholder = call.cursor(0);
     let mut out = Vec::with_capacity(items.len());
+    let mut measured = Vec::with_capacity(if sizes { items.len() } else { 0 });
     for (key, value) in items {
         let whole = Unit::Whole {
             key: key.clone(),
             value,
         };
-        if fits(&render(
-            std::slice::from_ref(&whole),
-            false,
-            Some(&placeholder),
-        )) {
+        let alone = measure_alone(&whole, shape, &placeholder);
+        if alone <= PAGE_CHARACTERS {
             out.push(whole);
+            if sizes {
+                measured.push(alone);
+            }
             continue;
         }
         let Unit::Whole { value, .. } = whole else {
@@ -96,85 +119,237 @@ pub fn units(call: &Call, items: Vec<(UnitKey, Value)>, render: &impl Render) ->
             parts: 9999,
             text: String::new(),
         };
-        let overhead = measure(&render(
-            std::slice::from_ref(&probe),
-            false,
-            Some(&placeholder),
-        ));
+        let overhead = measure_alone(&probe, shape, &placeholder);
         let chunks = chunks(
             &json_compact(&value),
             PAGE_CHARACTERS.saturating_sub(overhead),
         );
         let parts = chunks.len();
-        out.extend(chunks.into_iter().enumerate().map(|(n, text)| Unit::Part {
-            key: key.clone(),
-            part: n + 1,
-            parts,
-            text,
-        }));
+        for (n, text) in chunks.into_iter().enumerate() {
+            let part = Unit::Part {
+                key: key.clone(),
+                part: n + 1,
+                parts,
+                text,
+            };
+            if sizes {
+                measured.push(measure_alone(&part, shape, &placeholder));
+            }
+            out.push(part);
+        }
     }
-    out
+    (out, measured)
 }
 
 /// The reply page `cursor` points at (none: the first page).
 pub fn page(
     call: &Call,
     units: &[Unit],
-    render: &impl Render,
+    shape: &impl Shape,
     cursor: Option<&str>,
+) -> Result<Value, QueryError> {
+    cut(call, units, shape, cursor, None)
+}
+
+/// The page of `items` that `cursor` points at, cut exactly where [`page`] cuts it with far
+/// fewer renders: the run's length is first estimated from each unit's own size, then
+/// confirmed or moved one unit at a time by real renders; an estimate that needs more than
+/// a few moves falls back to the reference's search.
+pub fn guided_page(
+    call: &Call,
+    items: Vec<(UnitKey, Value)>,
+    shape: &impl Shape,
+    cursor: Option<&str>,
+) -> Result<Value, QueryError> {
+    let (units, sizes) = measured_units(call, items, shape, true);
+    cut(call, &units, shape, cursor, Some(&sizes))
+}
+
+/// Positions of a [`lazy_page`] cursor: `entry * PARTS_PER_ENTRY + part`, where entries
+/// are the head units' values then the items, so a page resumes at its own entry without
+/// making any before it.
+const PARTS_PER_ENTRY: usize = 10_000;
+
+/// The entry a [`lazy_page`] with `cursor` starts at (0 without one).
+pub fn lazy_start(call: &Call, cursor: Option<&str>) -> Result<usize, QueryError> {
+    Ok(call.position(cursor)? / PARTS_PER_ENTRY)
+}
+
+/// [`page`] over head entries and `count` items that `item` makes on demand: a page makes
+/// the entries from its own start and only as far as it reaches, so page N costs what
+/// page 1 does. A cut inside the run made so far is the cut the whole list gives, since a
+/// page only grows with its units; a run too short to decide is made longer first.
+pub fn lazy_page(
+    call: &Call,
+    head: Vec<(UnitKey, Value)>,
+    count: usize,
+    item: &mut dyn FnMut(usize) -> Result<(UnitKey, Value), QueryError>,
+    shape: &impl Shape,
+    cursor: Option<&str>,
+) -> Result<Value, QueryError> {
+    let first = cursor.is_none();
+    let position = call.position(cursor)?;
+    let (start_entry, start_part) = (position / PARTS_PER_ENTRY, position % PARTS_PER_ENTRY);
+    let heads = head.len();
+    let entries = heads + count;
+    if start_entry > entries || (!first && start_entry >= entries) {
+        return Err(QueryError::ForeignCursor(call.tool.clone()));
+    }
+    let mut head = head.into_iter().map(Some).collect::<Vec<_>>();
+    let mut make = |e: usize| -> Result<(UnitKey, Value), QueryError> {
+        match head.get_mut(e) {
+            Some(h) => h
+                .take()
+                .ok_or_else(|| QueryError::Internal("a head entry made twice".into())),
+            None => item(e - heads),
+        }
+    };
+    // The units from the resume point on, and the (entry, part) each one is.
+    let mut units: Vec<Unit> = Vec::new();
+    let mut at: Vec<(usize, usize)> = Vec::new();
+    let mut next = start_entry;
+    let placeholder = call.cursor(0);
+    let mut wanted = 64usize;
+    loop {
+        while next < entries && units.len() < wanted {
+            let made = self::units(call, vec![make(next)?], shape);
+            let skip = if next == start_entry { start_part } else { 0 };
+            for (part, unit) in made.into_iter().enumerate().skip(skip) {
+                units.push(unit);
+                at.push((next, part));
+            }
+            next += 1;
+        }
+        let complete = next == entries;
+        let fits = |n: usize| run_fits(&units[..n], first, shape, &placeholder);
+        let run = longest_run(units.len(), &fits);
+        if complete && run == units.len() {
+            return Ok(shape(&units, first, None));
+        }
+        if run < units.len() {
+            let run = if run == 0 && !first { 1 } else { run };
+            let (entry, part) = at[run];
+            return Ok(shape(
+                &units[..run],
+                first,
+                Some(&call.cursor(entry * PARTS_PER_ENTRY + part)),
+            ));
+        }
+        wanted = wanted.saturating_mul(2);
+    }
+}
+
+/// How many probes the guided search may spend before it falls back to the reference's.
+const GUIDE_STEPS: usize = 6;
+
+/// The longest run from the cursor's unit that fits a page, rendered. `sizes`: each unit's
+/// size alone, for the guided search.
+fn cut(
+    call: &Call,
+    units: &[Unit],
+    shape: &impl Shape,
+    cursor: Option<&str>,
+    sizes: Option<&[usize]>,
 ) -> Result<Value, QueryError> {
     let first = cursor.is_none();
     let start = call.position(cursor)?;
     if start > units.len() || (!first && start == units.len()) {
         return Err(QueryError::ForeignCursor(call.tool.clone()));
     }
-    let mut count = longest_run(units, start, first, render, &call.cursor(0));
-    if count == units.len() - start {
-        return Ok(render(&units[start..], first, None));
+    let placeholder = call.cursor(0);
+    let remaining = units.len() - start;
+    let fits = |count: usize| run_fits(&units[start..start + count], first, shape, &placeholder);
+    let count = sizes
+        .and_then(|sizes| {
+            let guess = estimate(&sizes[start..], first, shape, &placeholder);
+            settle(guess, remaining, &fits)
+        })
+        .unwrap_or_else(|| longest_run(remaining, &fits));
+    if count == remaining {
+        return Ok(shape(&units[start..], first, None));
     }
-    if count == 0 && !first {
-        count = 1;
-    }
-    Ok(render(
+    let count = if count == 0 && !first { 1 } else { count };
+    Ok(shape(
         &units[start..start + count],
         first,
         Some(&call.cursor(start + count)),
     ))
 }
 
-/// Probe 1, 2, 4, ... units until one fails, then binary-search: the reference's
-/// exact search, so page cuts land where its do.
-fn longest_run(
-    units: &[Unit],
-    start: usize,
-    first: bool,
-    render: &impl Render,
-    placeholder: &str,
-) -> usize {
-    let fits_run = |count: usize| -> bool {
-        let run = &units[start..start + count];
-        let mut part_keys: Vec<&UnitKey> = Vec::new();
-        for u in run {
-            if let Unit::Part { key, .. } = u {
-                // A mapping holds one value per key: two parts of one item never share a page.
-                if part_keys.contains(&key) {
-                    return false;
-                }
-                part_keys.push(key);
+fn run_fits(run: &[Unit], first: bool, shape: &impl Shape, placeholder: &str) -> bool {
+    let mut part_keys: Vec<&UnitKey> = Vec::new();
+    for u in run {
+        if let Unit::Part { key, .. } = u {
+            // A mapping holds one value per key: two parts of one item never share a page.
+            if part_keys.contains(&key) {
+                return false;
+            }
+            part_keys.push(key);
+        }
+    }
+    measure(&shape(run, first, Some(placeholder))) <= PAGE_CHARACTERS
+}
+
+/// The run length the empty page plus each unit's own growth of it reaches.
+fn estimate(sizes: &[usize], first: bool, shape: &impl Shape, placeholder: &str) -> usize {
+    let empty = measure(&shape(&[], false, Some(placeholder)));
+    let mut total = if first {
+        measure(&shape(&[], true, Some(placeholder)))
+    } else {
+        empty
+    };
+    let mut guess = 0;
+    while guess < sizes.len() {
+        total += sizes[guess].saturating_sub(empty);
+        if total > PAGE_CHARACTERS {
+            break;
+        }
+        guess += 1;
+    }
+    guess
+}
+
+/// From `guess`, the `c` with `fits(c)` and not `fits(c + 1)`, within `GUIDE_STEPS` renders.
+fn settle(guess: usize, remaining: usize, fits: &impl Fn(usize) -> bool) -> Option<usize> {
+    let mut c = guess.min(remaining);
+    let mut steps = 0;
+    if c > 0 && !fits(c) {
+        loop {
+            c -= 1;
+            steps += 1;
+            if c == 0 || fits(c) {
+                return Some(c);
+            }
+            if steps >= GUIDE_STEPS {
+                return None;
             }
         }
-        fits(&render(run, first, Some(placeholder)))
-    };
-    let remaining = units.len() - start;
+    }
+    while c < remaining {
+        steps += 1;
+        if !fits(c + 1) {
+            return Some(c);
+        }
+        c += 1;
+        if steps >= GUIDE_STEPS {
+            return None;
+        }
+    }
+    Some(c)
+}
+
+/// The reference's own search (`paging._longest_run`): probes 1, 2, 4... then bisection,
+/// so page cuts land where its do.
+fn longest_run(remaining: usize, fits: &impl Fn(usize) -> bool) -> usize {
     let (mut low, mut high) = (0usize, 1usize);
-    while high <= remaining && fits_run(high) {
+    while high <= remaining && fits(high) {
         low = high;
         high *= 2;
     }
     high = high.min(remaining + 1);
     while high - low > 1 {
         let middle = (low + high) / 2;
-        if fits_run(middle) {
+        if fits(middle) {
             low = middle;
         } else {
             high = middle;
@@ -225,6 +400,19 @@ pub fn split_head(units: &[Unit]) -> (Vec<(String, Value)>, Vec<&Unit>) {
     (head, rest)
 }
 
+/// A list reply's page before its counts: the head entries it carries, then `key` holding
+/// its items as a list.
+pub fn list_reply(run: &[Unit], key: &str) -> Vec<(Value, Value)> {
+    let (head, rest) = split_head(run);
+    let mut reply: Vec<(Value, Value)> =
+        head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
+    reply.push((
+        Value::Str(key.into()),
+        Value::Seq(rest.iter().map(|u| u.value()).collect()),
+    ));
+    reply
+}
+
 /// A page reply: head entries, then the caller's keys, then `total` and `next_cursor`.
 pub fn with_total(
     mut reply: Vec<(Value, Value)>,
@@ -243,14 +431,7 @@ mod tests {
     use super::*;
 
     fn list_render(run: &[Unit], _first: bool, next: Option<&str>) -> Value {
-        let (head, rest) = split_head(run);
-        let mut reply: Vec<(Value, Value)> =
-            head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
-        reply.push((
-            Value::Str("items".into()),
-            Value::Seq(rest.iter().map(|u| u.value()).collect()),
-        ));
-        with_total(reply, 0, next)
+        with_total(list_reply(run, "items"), 0, next)
     }
 
     fn call() -> Call {
@@ -379,5 +560,36 @@ mod tests {
             page(&call, &units, &list_render, Some(&past)),
             Err(QueryError::ForeignCursor("t".into()))
         );
+    }
+
+    #[test]
+    fn the_guided_cut_lands_where_the_reference_cut_does() {
+        let call = call();
+        let mut items: Vec<(UnitKey, Value)> =
+            vec![(UnitKey::Head("header".into()), Value::Str("h".repeat(300)))];
+        // Items of uneven sizes, one too large for any page.
+        for i in 0..400 {
+            let text = if i == 150 {
+                "z".repeat(45_000)
+            } else {
+                "x".repeat(20 + (i * 37) % 700)
+            };
+            items.push((UnitKey::Item(Value::Int(i as i64)), Value::Str(text)));
+        }
+        let units = units(&call, items.clone(), &list_render);
+        let mut cursor: Option<String> = None;
+        loop {
+            let reference = page(&call, &units, &list_render, cursor.as_deref()).unwrap();
+            let guided =
+                guided_page(&call, items.clone(), &list_render, cursor.as_deref()).unwrap();
+            assert_eq!(guided, reference);
+            cursor = reference
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if cursor.is_none() {
+                return;
+            }
+        }
     }
 }

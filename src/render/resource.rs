@@ -1,11 +1,20 @@
-//! Pages of a resource's text (spec §3.4): at most 20,000 characters each, measured as
-//! the text's width inside a JSON string (`json.dumps(text, ensure_ascii=False)` minus the
-//! quotes), cut at `str.splitlines` line boundaries, and a line wider than a page at a
-//! character boundary. The pages concatenate to the text exactly.
+//! Resource replies (spec §3). A `resources/read` page holds at most 20,000 characters of
+//! the resource's text, measured as the text's width inside a JSON string
+//! (`json.dumps(text, ensure_ascii=False)` minus the quotes) and cut by the document line
+//! rule (`document::line_pages`); the pages concatenate to the text exactly. A
+//! `resources/list` page is cut by the paging engine like any list.
 
 use std::ops::Range;
+use std::sync::Arc;
 
-pub use super::paging::PAGE_CHARACTERS;
+use super::cursor::Call;
+use super::document;
+use super::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
+use crate::error::QueryError;
+use crate::query::resources::{Entry, Listing, Resource};
+use crate::query::value::dict;
+use crate::store::cache::{Cache, Key};
+use compat::value::Value;
 
 /// Escaped width of an ASCII byte: `"` `\` and the short escapes take 2, other controls
 /// take 6 (`\u00XX`), everything else 1. Non-ASCII characters are sent raw: 1 each.
@@ -17,131 +26,176 @@ const fn ascii_width(b: u8) -> usize {
     }
 }
 
-/// `len(json.dumps(ch, ensure_ascii=False)) - 2`.
-pub fn char_width(c: char) -> usize {
-    if c.is_ascii() {
-        ascii_width(c as u8)
-    } else {
-        1
-    }
-}
-
-/// `len(json.dumps(text, ensure_ascii=False)) - 2`.
-pub fn escaped_width(text: &str) -> usize {
-    let mut width = 0;
-    for &b in text.as_bytes() {
-        if b < 0x80 {
-            width += ascii_width(b);
-        } else if b & 0xc0 != 0x80 {
-            // A leading byte: one code point.
-            width += 1;
-        }
-    }
-    width
-}
-
-/// Where the line starting at `start` ends (after its terminator), and its escaped width.
-/// Terminators are `splitlines`': `\n \r \r\n \v \f \x1c \x1d \x1e \x85 \u2028 \u2029`.
-fn next_line(bytes: &[u8], start: usize) -> (usize, usize) {
-    let mut i = start;
-    let mut width = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b < 0x80 {
-            width += ascii_width(b);
-            i += 1;
-            match b {
-                b'\r' => {
-                    if bytes.get(i) == Some(&b'\n') {
-                        width += 2;
-                        i += 1;
-                    }
-                    return (i, width);
-                }
-                b'\n' | 0x0b | 0x0c | 0x1c | 0x1d | 0x1e => return (i, width),
-                _ => {}
-            }
-        } else {
-            width += 1;
-            let len = utf8_len(b);
-            let seq = &bytes[i..(i + len).min(bytes.len())];
-            i += len;
-            if seq == [0xc2, 0x85] || seq == [0xe2, 0x80, 0xa8] || seq == [0xe2, 0x80, 0xa9] {
-                return (i, width);
-            }
-        }
-    }
-    (i, width)
-}
-
-fn utf8_len(lead: u8) -> usize {
-    match lead {
-        0xf0..=0xff => 4,
-        0xe0..=0xef => 3,
-        _ => 2,
-    }
-}
-
-/// The byte ranges of `text`'s pages under `bound`: greedy whole lines per page; a line
-/// wider than `bound` flushes the page, is cut into pages of its widest prefixes (at least
-/// one character each), and its rest starts the next page. An empty text is one empty page.
+/// The byte ranges of `text`'s pages under `bound`, by escaped width.
 pub fn line_pages(text: &str, bound: usize) -> Vec<Range<usize>> {
-    let bytes = text.as_bytes();
-    let mut pages = Vec::new();
-    let mut page_start = 0;
-    let mut page_width = 0;
-    let mut start = 0;
-    while start < bytes.len() {
-        let (end, mut width) = next_line(bytes, start);
-        let mut line_start = start;
-        if width > bound {
-            if line_start > page_start {
-                pages.push(page_start..line_start);
-            }
-            // Cut the widest prefix that fits until the rest of the line fits.
-            while width > bound {
-                let (cut, cut_width) = widest_prefix(&text[line_start..end], bound);
-                pages.push(line_start..line_start + cut);
-                line_start += cut;
-                width -= cut_width;
-            }
-            page_start = line_start;
-            page_width = 0;
-        }
-        if line_start > page_start && page_width + width > bound {
-            pages.push(page_start..line_start);
-            page_start = line_start;
-            page_width = 0;
-        }
-        page_width += width;
-        start = end;
-    }
-    if page_start < bytes.len() || pages.is_empty() {
-        pages.push(page_start..bytes.len());
-    }
-    pages
+    document::line_pages(text, bound, ascii_width)
 }
 
-/// Bytes and width of the longest prefix of `line` whose width stays within `bound`,
-/// never less than one character.
-fn widest_prefix(line: &str, bound: usize) -> (usize, usize) {
-    let mut total = 0;
-    for (index, c) in line.char_indices() {
-        let w = char_width(c);
-        if total + w > bound {
-            if index == 0 {
-                return (c.len_utf8(), w);
+/// One page of a resource, with where it sits among the resource's pages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    pub text: String,
+    pub mime_type: &'static str,
+    pub page: usize,
+    pub pages: usize,
+    pub version: String,
+}
+
+/// `resources/read`'s page of `resource`, read through `uri`: a page the text does not
+/// have, then a later page asked for without a version, then a stale version, fail in
+/// that order.
+pub fn page(uri: &str, resource: &Resource, cache: &Cache) -> Result<Page, QueryError> {
+    let whole = &resource.whole;
+    let query = &resource.query;
+    whole.with_text(|text| {
+        let ranges = page_ranges(cache, text, &whole.version);
+        let page = page_number(&query.page)?
+            .filter(|n| (1..=ranges.len()).contains(n))
+            .ok_or_else(|| QueryError::PageOutOfRange {
+                uri: uri.to_string(),
+                pages: ranges.len(),
+            })?;
+        match &query.version {
+            None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
+            Some(v) if *v != whole.version => {
+                return Err(QueryError::StalePageVersion(uri.to_string()))
             }
-            return (index, total);
+            _ => {}
         }
-        total += w;
+        Ok(Page {
+            text: text[ranges[page - 1].clone()].to_string(),
+            mime_type: whole.mime_type,
+            page,
+            pages: ranges.len(),
+            version: whole.version.clone(),
+        })
+    })
+}
+
+/// The page cut of a text, kept per version: following pages 2..n of a large file
+/// re-reads and re-hashes it, but never re-measures it.
+fn page_ranges(cache: &Cache, text: &str, version: &str) -> Arc<Vec<Range<usize>>> {
+    let key = Key::new(
+        "resource page cut",
+        [version.as_bytes(), &(text.len() as u64).to_le_bytes()],
+    );
+    let cut = cache.get_or_build(
+        key,
+        |r: &Vec<Range<usize>>| 16 * r.len(),
+        || Ok::<_, std::convert::Infallible>(line_pages(text, PAGE_CHARACTERS)),
+    );
+    match cut {
+        Ok(ranges) => ranges,
+        Err(never) => match never {},
     }
-    (line.len(), total)
+}
+
+/// Python's limit on converting a decimal string to `int`.
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// `page.isascii() and page.isdecimal()`, as an integer (leading zeros allowed); `int()`
+/// refuses a string of more than 4,300 digits, and the reference lets that escape.
+fn page_number(page: &str) -> Result<Option<usize>, QueryError> {
+    if page.is_empty() || !page.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(None);
+    }
+    if page.len() > INT_MAX_STR_DIGITS {
+        return Err(QueryError::Other(format!(
+            "Exceeds the limit ({INT_MAX_STR_DIGITS} digits) for integer string conversion: value has {} digits; use sys.set_int_max_str_digits() to increase the limit",
+            page.len()
+        )));
+    }
+    let digits = page.trim_start_matches('0');
+    // Past any page count: the same "names no page" answer.
+    if digits.len() > 18 {
+        return Ok(Some(usize::MAX));
+    }
+    Ok(Some(digits.parse().unwrap_or(0)))
+}
+
+/// One page of `resources/list` and the cursor to the next.
+#[derive(Debug, Clone)]
+pub struct ListPage {
+    pub entries: Vec<Entry>,
+    pub next_cursor: Option<String>,
+}
+
+fn entry_value(entry: &Entry) -> Value {
+    dict([
+        ("uri", Value::Str(entry.uri.clone())),
+        ("name", Value::Str(entry.name.clone())),
+        ("description", Value::Str(entry.description.clone())),
+        ("mimeType", Value::Str(entry.mime_type.into())),
+    ])
+}
+
+/// `resources/list`'s page `cursor` points at, paged past 20,000 characters; the cursor
+/// pins every served manifest.
+pub fn list_page(listing: &Listing, cursor: Option<&str>) -> Result<ListPage, QueryError> {
+    let call = Call::pinned("resources/list", &Value::Map(Vec::new()), &listing.pins);
+    let start = paging::lazy_start(&call, cursor)?;
+    let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
+        let listed = listing
+            .get(i)
+            .ok_or_else(|| QueryError::Internal("resources/list: an entry past the end".into()))?;
+        Ok((
+            UnitKey::Item(Value::Int(i as i64)),
+            entry_value(&listed.entry()),
+        ))
+    };
+    let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
+        let mut reply = vec![(
+            Value::Str("resources".into()),
+            Value::Seq(run.iter().map(Unit::value).collect()),
+        )];
+        if let Some(c) = next {
+            reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
+        }
+        Value::Map(reply)
+    };
+    let page = paging::lazy_page(&call, Vec::new(), listing.len(), &mut item, &shape, cursor)?;
+    let shown = page
+        .get("resources")
+        .and_then(Value::as_seq)
+        .map(<[Value]>::len)
+        .unwrap_or(0);
+    Ok(ListPage {
+        entries: (start..start + shown)
+            .filter_map(|i| listing.get(i).map(|l| l.entry()))
+            .collect(),
+        next_cursor: page
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `len(json.dumps(ch, ensure_ascii=False)) - 2`.
+    fn char_width(c: char) -> usize {
+        if c.is_ascii() {
+            ascii_width(c as u8)
+        } else {
+            1
+        }
+    }
+
+    /// `len(json.dumps(text, ensure_ascii=False)) - 2`.
+    fn escaped_width(text: &str) -> usize {
+        let mut width = 0;
+        for &b in text.as_bytes() {
+            if b < 0x80 {
+                width += ascii_width(b);
+            } else if b & 0xc0 != 0x80 {
+                // A leading byte: one code point.
+                width += 1;
+            }
+        }
+        width
+    }
 
     fn pages(text: &str, bound: usize) -> Vec<&str> {
         line_pages(text, bound)
@@ -269,5 +323,24 @@ mod tests {
                 assert_eq!(got, naive(text, bound), "{text:?} at {bound}");
             }
         }
+    }
+
+    #[test]
+    fn page_numbers_are_ascii_decimal() {
+        assert_eq!(page_number("1"), Ok(Some(1)));
+        assert_eq!(page_number("01"), Ok(Some(1)));
+        assert_eq!(page_number("0"), Ok(Some(0)));
+        assert_eq!(page_number(""), Ok(None));
+        assert_eq!(page_number("x"), Ok(None));
+        assert_eq!(page_number("-1"), Ok(None));
+        assert_eq!(page_number("+1"), Ok(None));
+        assert_eq!(page_number(" 1"), Ok(None));
+        assert_eq!(page_number("١"), Ok(None));
+        assert_eq!(page_number("99999999999999999999999"), Ok(Some(usize::MAX)));
+        let long = "1".repeat(4301);
+        assert!(
+            matches!(page_number(&long), Err(QueryError::Other(m)) if m.contains("value has 4301 digits"))
+        );
+        assert_eq!(page_number(&"0".repeat(4300)), Ok(Some(0)));
     }
 }

@@ -4,6 +4,7 @@
 //! numbered, for a reader.
 
 use crate::query::validate_sql::{Finding, Report};
+use crate::query::value;
 use compat::value::Value;
 
 fn s(text: &str) -> Value {
@@ -11,7 +12,7 @@ fn s(text: &str) -> Value {
 }
 
 fn finding(f: &Finding) -> Value {
-    super::dict([
+    value::dict([
         ("kind", s(f.kind.name())),
         ("line", Value::Int(f.at.line as i64)),
         ("column", Value::Int(f.at.column as i64)),
@@ -26,7 +27,7 @@ fn finding(f: &Finding) -> Value {
 
 /// The reply as a dict (sent as JSON, or dumped as YAML).
 pub fn dict(report: &Report) -> Value {
-    super::dict([
+    value::dict([
         ("ok", Value::Bool(report.ok())),
         ("connection", s(&report.connection)),
         ("dialect", s(report.dialect)),

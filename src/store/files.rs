@@ -41,7 +41,7 @@ fn check_of(parsed: &Parsed) -> Check {
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
         Parsed::OtherError(m) => Check::OtherError(m.clone()),
         // `read_file` never answers these two.
-        Parsed::Absent | Parsed::Unchanged | Parsed::Touched => Check::Absent,
+        Parsed::Absent | Parsed::Unchanged | Parsed::Touched | Parsed::Stored => Check::Absent,
     }
 }
 
@@ -139,7 +139,11 @@ impl Shared {
         if let Some(v) = &file.value {
             return Ok(Some(v.clone()));
         }
-        match self.mirror.parsed(&file.path).map_err(internal)? {
+        let parsed = match &file.hash {
+            Some(hash) => self.mirror.parsed_as(&file.path, hash),
+            None => self.mirror.parsed(&file.path),
+        };
+        match parsed.map_err(internal)? {
             Some(Parsed::Yaml(v)) => Ok(Some(v)),
             _ => Ok(None),
         }

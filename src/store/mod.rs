@@ -197,12 +197,7 @@ impl Store {
         // What this process last saw is what the mirror holds, unless another process
         // sharing the index wrote since; either way a file read again is only re-parsed
         // when its bytes differ from what the state knows.
-        let current = self
-            .states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&conn.name)
-            .cloned();
+        let current = self.current(&conn.name);
         let from_mirror = match &current {
             Some(_) => None,
             None => Some(self.shared.mirror.stored(&conn.name)?),
@@ -215,7 +210,8 @@ impl Store {
             },
             (None, None) => &ingest::Cold,
         };
-        let scan = ingest::scan_connection(conn, known, progress);
+        let spill = |records: &[ingest::FileRecord]| self.shared.mirror.store_read(records).is_ok();
+        let scan = ingest::scan_connection(conn, known, progress, Some(&spill));
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
             if self.shared.mirror.unchanged(&conn.name, &scan)? {
@@ -299,7 +295,7 @@ impl Store {
             .filter(|f| f.identity.is_none())
             .map(|f| f.path.clone())
             .collect();
-        let state = Arc::new(Snapshot {
+        Ok(self.publish(Snapshot {
             config: conn.clone(),
             absent,
             manifest: scan.manifest,
@@ -309,12 +305,26 @@ impl Store {
             search,
             identities,
             shared: self.shared.clone(),
-        });
+        }))
+    }
+
+    /// The snapshot requests of connection `name` read now, if one was built.
+    fn current(&self, name: &str) -> Option<Arc<Snapshot>> {
+        self.states
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    /// Make `snapshot` the one requests of its connection read from now on.
+    fn publish(&self, snapshot: Snapshot) -> Arc<Snapshot> {
+        let snapshot = Arc::new(snapshot);
         self.states
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(conn.name.clone(), state.clone());
-        Ok(state)
+            .insert(snapshot.config.name.clone(), snapshot.clone());
+        snapshot
     }
 
     /// Re-read only `paths` of connection `name` (files the watcher or a call saw move),
@@ -331,12 +341,7 @@ impl Store {
             return Err(MirrorError::Index(format!("no served connection {name}")));
         };
         let lock = self.write_lock();
-        let current = self
-            .states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned();
+        let current = self.current(name);
         // Many files at once (a generate under way) read faster as one parallel scan.
         let Some(state) =
             current.filter(|s| paths.len() <= REFRESH_AT_MOST && s.manifest_unchanged())
@@ -404,7 +409,7 @@ impl Store {
             &hashes,
         )
         .map_err(|e| MirrorError::Index(e.to_string()))?;
-        let next = Arc::new(Snapshot {
+        Ok(self.publish(Snapshot {
             config: state.config.clone(),
             absent,
             manifest: state.manifest.clone(),
@@ -414,12 +419,7 @@ impl Store {
             search,
             identities,
             shared: self.shared.clone(),
-        });
-        self.states
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(name.to_string(), next.clone());
-        Ok(next)
+        }))
     }
 
     /// Read `paths` (records among `records` the mirror refused as touched: another
@@ -527,12 +527,7 @@ impl Store {
     /// manifest's identity moved since it was read, the connection is re-ingested first.
     pub fn connection(&self, requested: Option<&str>) -> Result<Arc<Snapshot>, QueryError> {
         let conn = self.served.pick(requested)?.clone();
-        let current = self
-            .states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&conn.name)
-            .cloned();
+        let current = self.current(&conn.name);
         match current {
             Some(state) if state.manifest_unchanged() => Ok(state),
             _ => self

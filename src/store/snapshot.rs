@@ -12,7 +12,6 @@ use compat::value::Value;
 
 use super::cache::Cache;
 use super::files::FreshFile;
-use super::mirror::MirrorError;
 use super::search::SearchView;
 use super::Shared;
 
@@ -47,10 +46,19 @@ impl std::fmt::Debug for Snapshot {
 }
 
 impl Snapshot {
-    /// The parsed content the mirror holds for `path` (whatever its identity now: callers
-    /// that must be fresh ask the store for a snapshot fresh for that path first).
-    pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
-        self.shared.mirror.parsed(path)
+    /// The parsed content this snapshot knows `path` by (`None`: it knows no content for
+    /// it). The mirror's row is read only while it holds those bytes: a row rewritten
+    /// since (by another process sharing the index, or a newer snapshot) is
+    /// `QueryError::Stale`, never another version's parse.
+    pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, QueryError> {
+        let Some(hash) = self.hashes.get(path) else {
+            return Ok(None);
+        };
+        match self.shared.mirror.parsed_as(path, hash) {
+            Ok(Some(parsed)) => Ok(Some(parsed)),
+            Ok(None) => Err(QueryError::Stale(path.to_path_buf())),
+            Err(e) => Err(QueryError::Internal(e.to_string())),
+        }
     }
 
     /// `path` of this connection as it is on disk now, through the store: a file whose

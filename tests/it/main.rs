@@ -1,5 +1,7 @@
-//! The one integration-test binary: every test drives the real `printdex` binary.
+//! The one integration-test binary: the tests drive the real `printdex` binary (and one
+//! reads the sources for the stage order).
 
+mod architecture;
 mod context;
 mod daemon;
 mod get_diff;

@@ -4,6 +4,7 @@ use super::schema::{connection, cursor};
 use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::diff;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -20,16 +21,9 @@ pub fn tool() -> Tool {
         instruction: Some("- get_diff: what changed between the last two runs."),
         handler: |store, args| {
             let state = store.connection(arg_str(args, "connection"))?;
-            let reply = diff::answer(
-                &state,
-                &diff::Request {
-                    table: arg_str(args, "table"),
-                    kind: arg_str(args, "kind"),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Dict(reply))
+            let request = diff::Request { table: arg_str(args, "table"), kind: arg_str(args, "kind") };
+            let diff = diff::answer(&state, &request)?;
+            Ok(Reply::Dict(render::diff::page(diff, args, arg_str(args, "cursor"))?))
         },
     }
 }

@@ -4,6 +4,7 @@ use super::schema::{connection, cursor};
 use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::manifest;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -19,11 +20,8 @@ pub fn tool() -> Tool {
         instruction: Some("- get_manifest: the raw table index of the print."),
         handler: |store, args| {
             let state = store.connection(arg_str(args, "connection"))?;
-            let reply = manifest::answer(
-                &state,
-                &manifest::Request { pattern: arg_str(args, "pattern"), cursor: arg_str(args, "cursor"), arguments: args },
-            )?;
-            Ok(Reply::Dict(reply))
+            let manifest = manifest::answer(&state, &manifest::Request { pattern: arg_str(args, "pattern") })?;
+            Ok(Reply::Dict(render::manifest::page(&manifest, args, arg_str(args, "cursor"))?))
         },
     }
 }

@@ -6,6 +6,7 @@ use super::{arg_str, Reply, Tool};
 use crate::error::QueryError;
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::reference::{self, Document};
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -26,17 +27,8 @@ pub fn tool() -> Tool {
             let document = arg_str(args, "document")
                 .and_then(Document::from_name)
                 .ok_or_else(|| QueryError::Internal("get_reference: document missing after validation".into()))?;
-            let text = reference::answer(
-                store.references(),
-                store.cache(),
-                &reference::Request {
-                    document,
-                    section: arg_str(args, "section"),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Text(text))
+            let text = reference::text(store.references(), store.cache(), document, arg_str(args, "section"))?;
+            Ok(Reply::Text(render::document::reference_page(text, args, arg_str(args, "cursor"))?))
         },
     }
 }

@@ -2,9 +2,10 @@
 //! data, in one paged reply.
 
 use super::schema::{connection, cursor};
-use super::{arg_bool, arg_str, Reply, Tool};
+use super::{arg_bool, arg_str, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
-use crate::query::context::{self, Answer, Format, Options};
+use crate::query::context;
+use crate::render::context::{self as reply, Format, Options};
 
 fn flag(name: &'static str, description: &'static str) -> Param {
     Param::boolean(name, description).default(serde_json::json!(true))
@@ -45,26 +46,16 @@ pub fn tool() -> Tool {
                 Some("yaml") => Format::Yaml,
                 _ => Format::Md,
             };
-            let request = context::Request {
-                    table: arg_str(args, "table").unwrap_or_default(),
-                    format,
-                    options: Options {
-                        query: arg_str(args, "purpose") == Some("query"),
-                        include_description: arg_bool(args, "include_description", true),
-                        include_annotations: arg_bool(args, "include_annotations", true),
-                        include_stats: arg_bool(args, "include_stats", true),
-                        include_relationships: arg_bool(args, "include_relationships", true),
-                    },
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                };
-            let answer = store.answer_fresh(arg_str(args, "connection"), |state, strict| {
-                context::answer(state, &request, strict)
-            })?;
-            Ok(match answer {
-                Answer::Dict(v) => Reply::Dict(v),
-                Answer::Text(t) => Reply::Text(t),
-            })
+            let options = Options {
+                query: arg_str(args, "purpose") == Some("query"),
+                include_description: arg_bool(args, "include_description", true),
+                include_annotations: arg_bool(args, "include_annotations", true),
+                include_stats: arg_bool(args, "include_stats", true),
+                include_relationships: arg_bool(args, "include_relationships", true),
+            };
+            let table = arg_str(args, "table").unwrap_or_default();
+            let context = store.answer_fresh(arg_str(args, "connection"), |state, strict| context::answer(state, table, strict))?;
+            reply::page(&context, format, &options, args, arg_str(args, "cursor"))
         },
     }
 }

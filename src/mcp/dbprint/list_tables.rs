@@ -4,6 +4,7 @@ use super::schema::{connection, cursor};
 use super::{arg_bool, arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::list_tables;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -21,16 +22,9 @@ pub fn tool() -> Tool {
         instruction: Some("- list_tables: which tables exist, their row counts and whether their statistics are fresh (detail: true)."),
         handler: |store, args| {
             let state = store.connection(arg_str(args, "connection"))?;
-            let reply = list_tables::answer(
-                &state,
-                &list_tables::Request {
-                    pattern: arg_str(args, "pattern"),
-                    detail: arg_bool(args, "detail", false),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Dict(reply))
+            let request = list_tables::Request { pattern: arg_str(args, "pattern"), detail: arg_bool(args, "detail", false) };
+            let tables = list_tables::answer(&state, &request)?;
+            Ok(Reply::Dict(render::list_tables::page(&tables, args, arg_str(args, "cursor"))?))
         },
     }
 }

@@ -31,11 +31,7 @@ use compat::value::Value;
 /// Tools printdex serves beyond the reference's seven.
 pub const OWN_TOOLS: [&str; 1] = ["validate_sql"];
 
-/// A tool's reply: a dict (sent as indent-2 JSON) or a finished text.
-pub enum Reply {
-    Dict(Value),
-    Text(String),
-}
+pub use crate::render::Reply;
 
 pub type Handler = fn(&Store, &Value) -> Result<Reply, QueryError>;
 pub type Tool = tool_set::Tool<Handler>;

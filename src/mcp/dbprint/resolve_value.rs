@@ -4,6 +4,7 @@ use super::schema::{connection, cursor};
 use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::resolve_value;
+use crate::render;
 
 pub fn tool() -> Tool {
     Tool {
@@ -28,18 +29,16 @@ pub fn tool() -> Tool {
                     .map(|r| s.search.tables[r].moved_paths())
                     .unwrap_or_default()
             })?;
-            let reply = resolve_value::answer(
+            let resolution = resolve_value::answer(
                 &state,
                 &resolve_value::Request {
                     table,
                     column: arg_str(args, "column").unwrap_or_default(),
                     part: arg_str(args, "part"),
                     text: arg_str(args, "text").unwrap_or_default(),
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
                 },
             )?;
-            Ok(Reply::Dict(reply))
+            Ok(Reply::Dict(render::resolve_value::page(&resolution, args, arg_str(args, "cursor"))?))
         },
     }
 }

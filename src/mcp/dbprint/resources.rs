@@ -9,6 +9,7 @@ use super::DbprintTools;
 use crate::mcp::errors::rpc_error;
 use crate::mcp::tool_set::Resources;
 use crate::query::resources;
+use crate::render;
 
 fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
@@ -17,7 +18,8 @@ fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
 impl Resources for DbprintTools {
     fn list(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
         let states = self.store.snapshots().map_err(|e| rpc_error(&e))?;
-        let page = resources::list(&states, cursor).map_err(|e| rpc_error(&e))?;
+        let listing = resources::list(&states).map_err(|e| rpc_error(&e))?;
+        let page = render::resource::list_page(&listing, cursor).map_err(|e| rpc_error(&e))?;
         let entries: Vec<serde_json::Value> = page
             .entries
             .iter()
@@ -59,7 +61,9 @@ impl Resources for DbprintTools {
             cache: self.store.cache(),
             connection: &connection,
         };
-        let page = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
+        let resource = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
+        let page = render::resource::page(uri, &resource, self.store.cache())
+            .map_err(|e| rpc_error(&e))?;
         wire(serde_json::json!({
             "contents": [{
                 "uri": uri,

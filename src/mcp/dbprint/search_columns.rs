@@ -4,6 +4,7 @@ use super::{arg_str, Reply, Tool};
 use crate::mcp::dbprint::schema::{connection, cursor};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::search_columns;
+use crate::render;
 use crate::store::search::lookup::Filters;
 use compat::value::Value;
 
@@ -42,15 +43,8 @@ pub fn tool() -> Tool {
                 },
                 text: arg_str(args, "text"),
             };
-            let reply = search_columns::answer(
-                &state,
-                &search_columns::Request {
-                    filters,
-                    cursor: arg_str(args, "cursor"),
-                    arguments: args,
-                },
-            )?;
-            Ok(Reply::Dict(reply))
+            let mut matches = search_columns::answer(&state, &search_columns::Request { filters })?;
+            Ok(Reply::Dict(render::search_columns::page(&mut matches, args, arg_str(args, "cursor"))?))
         },
     }
 }

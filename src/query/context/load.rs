@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use super::overlay::{self, load_annotations, load_mapping, Overlay, Table};
 use super::read::{count_or_zero, cv};
-use super::spell::R;
 use super::Ctx;
+use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::Kind;
 use crate::ingest::MANIFEST_ANNOTATIONS_FILENAME;
@@ -17,6 +17,7 @@ use crate::query::edges::{
     edge_key, incoming_key, iterate, rejected_edges, withhold_rejected, EdgeKey, IncomingKey,
     IncomingRejections, Rejections,
 };
+use crate::query::value::set;
 use crate::store::Snapshot;
 use compat::py::py_eq;
 use compat::value::Value;
@@ -189,10 +190,6 @@ fn by_edge_key(relationships: Option<&Value>) -> R<Vec<(EdgeKey, Value)>> {
         }
     }
     Ok(out)
-}
-
-fn set(map: &mut Value, key: &str, value: Value) {
-    crate::render::set(map, key, value);
 }
 
 /// `_annotated`: a human edge as one side of the join sees it.

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::spell::R;
 use super::Ctx;
+use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::{walk, Parsed};
@@ -82,10 +82,6 @@ impl Overlay {
     }
 }
 
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
-}
-
 /// A print file as the mirror holds it for `state`. A non-YAML failure (bad UTF-8, an
 /// impossible date) escapes as the call's error, as it does in the reference.
 pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
@@ -100,7 +96,7 @@ pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
         [path.as_os_str().as_encoded_bytes(), hash.as_bytes()],
     );
     let parsed = cx.state.cache().get_or_build(key, loaded_weight, || {
-        Ok(match cx.state.parsed(path).map_err(internal)? {
+        Ok(match cx.state.parsed(path)? {
             Some(Parsed::Yaml(v)) => Loaded::Yaml(Arc::new(v)),
             Some(Parsed::YamlError(m)) => Loaded::YamlError(m),
             Some(Parsed::OtherError(m)) => return Err(QueryError::Other(m)),

@@ -5,14 +5,9 @@
 
 use std::collections::HashMap;
 
-use super::spell::{self, R};
+use super::R;
 use crate::error::QueryError;
 use compat::value::Value;
-
-pub use crate::ingest::reading::scope::{
-    SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
-    WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
-};
 
 /// A field by dotted path (`inferred.looks_like`, `range.min`); a stored null reads as none.
 pub fn cv<'a>(col: &'a Value, path: &str) -> Option<&'a Value> {
@@ -93,6 +88,16 @@ pub fn count_or_zero(v: Option<&Value>) -> R<i64> {
     }
 }
 
+/// A real number as Python sees one: `int` or `float`, never `bool`.
+pub fn is_number(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
+}
+
+/// `" ".join(text.split())`: a note as every reply shows it.
+pub fn collapse(text: &str) -> String {
+    compat::py::split_whitespace(text).join(" ")
+}
+
 /// `value_key`: `str(value)`, so `1` and `'1'` meet.
 pub fn value_key(v: &Value) -> String {
     compat::py::str_of(v)
@@ -133,44 +138,6 @@ pub fn rows_scanned(col: &Value, scope: Option<&ScanScope>) -> Option<i64> {
 /// `list_is_complete`: values lists every distinct value over what was read.
 pub fn list_is_complete(col: &Value) -> bool {
     crate::ingest::reading::scope::list_is_complete(col)
-}
-
-/// `qualify`: a claim one unread row could falsify carries the scanned clause.
-pub fn qualify(text: &str, scope: Option<&ScanScope>) -> String {
-    match scope {
-        None => text.to_string(),
-        Some(_) => format!("{text} {SCANNED_CLAUSE}"),
-    }
-}
-
-pub fn coverage_statement(coverage: f64, scope: Option<&ScanScope>) -> &'static str {
-    if coverage != 1.0 {
-        SAMPLED_STATEMENT
-    } else if scope.is_some() {
-        SCANNED_DOMAIN
-    } else {
-        WHOLE_DOMAIN
-    }
-}
-
-/// The `Scanned:` header line.
-pub fn scope_line(scope: &ScanScope) -> String {
-    let scanned = match (scope.rows_scanned, scope.share, scope.row_count) {
-        (None, _, _) => "part of the table".to_string(),
-        (Some(rows), Some(share), Some(total)) => {
-            format!("{rows} of {total} rows ({})", spell::percent(share))
-        }
-        (Some(rows), _, _) => format!("{rows} rows"),
-    };
-    let narrowing = if scope.sample.is_some() {
-        "; sampled".to_string()
-    } else {
-        match &scope.filter {
-            Some(f) if !compat::py::strip(f).is_empty() => format!("; filtered by `{f}`"),
-            _ => String::new(),
-        }
-    };
-    format!("Scanned: {scanned}{narrowing}")
 }
 
 /// A value list entry's `spelling_of`, when set.
@@ -219,7 +186,7 @@ pub fn value_notes(annotation: Option<&Value>) -> HashMap<String, String> {
             if matches!(e, Value::Map(_)) && !compat::py::strip(note).is_empty() {
                 out.insert(
                     value_key(e.get("value").unwrap_or(&Value::Null)),
-                    spell::collapse(note),
+                    collapse(note),
                 );
             }
         }
@@ -295,30 +262,54 @@ fn closer(c: char) -> Option<char> {
     }
 }
 
-/// `top_level_arguments`: split at commas outside groups and quotes.
-fn top_level_arguments(text: &str) -> Vec<String> {
-    let mut parts = vec![String::new()];
+/// What one character of an SQL type is to [`scan_groups`].
+#[derive(Clone, Copy, PartialEq)]
+enum Mark {
+    /// A quote, or a character a quote hides.
+    Quoted,
+    Open,
+    Close,
+    Plain,
+}
+
+/// Walk `text` as the reference's SQL type helpers do: a quote (`"` `'` `` ` ``) hides
+/// everything up to its twin; outside quotes `(` and `<` open a group that their twin
+/// closes. `each` gets every character, its mark, and the group depth after it.
+fn scan_groups(text: &str, mut each: impl FnMut(char, Mark, usize)) {
     let mut closers: Vec<char> = Vec::new();
     let mut quote: Option<char> = None;
     for c in text.chars() {
-        if let Some(q) = quote {
+        let mark = if let Some(q) = quote {
             if c == q {
                 quote = None;
             }
+            Mark::Quoted
         } else if matches!(c, '"' | '\'' | '`') {
             quote = Some(c);
+            Mark::Quoted
         } else if let Some(cl) = closer(c) {
             closers.push(cl);
+            Mark::Open
         } else if closers.last() == Some(&c) {
             closers.pop();
-        } else if c == ',' && closers.is_empty() {
+            Mark::Close
+        } else {
+            Mark::Plain
+        };
+        each(c, mark, closers.len());
+    }
+}
+
+/// `top_level_arguments`: split at commas outside groups and quotes.
+fn top_level_arguments(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    scan_groups(text, |c, mark, depth| {
+        if mark == Mark::Plain && c == ',' && depth == 0 {
             parts.push(String::new());
-            continue;
-        }
-        if let Some(last) = parts.last_mut() {
+        } else if let Some(last) = parts.last_mut() {
             last.push(c);
         }
-    }
+    });
     parts
 }
 
@@ -343,28 +334,14 @@ fn unwrapped(lowered: &str) -> Option<String> {
     None
 }
 
+/// `t` without its groups (and the brackets that make them).
 fn without_groups(t: &str) -> String {
     let mut out = String::new();
-    let mut closers: Vec<char> = Vec::new();
-    let mut quote: Option<char> = None;
-    for c in t.chars() {
-        if let Some(q) = quote {
-            if c == q {
-                quote = None;
-            }
-        } else if matches!(c, '"' | '\'' | '`') {
-            quote = Some(c);
-        } else if let Some(cl) = closer(c) {
-            closers.push(cl);
-            continue;
-        } else if closers.last() == Some(&c) {
-            closers.pop();
-            continue;
-        }
-        if closers.is_empty() {
+    scan_groups(t, |c, mark, depth| {
+        if matches!(mark, Mark::Plain | Mark::Quoted) && depth == 0 {
             out.push(c);
         }
-    }
+    });
     out
 }
 
@@ -475,8 +452,28 @@ pub fn member(name: &str) -> String {
     if plain {
         format!(".{name}")
     } else {
-        format!("[{}]", compat::py::json_str(name, false))
+        format!("[{}]", json_string_unicode(name))
     }
+}
+
+/// `json.dumps(s, ensure_ascii=False)`.
+fn json_string_unicode(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn path_error(path: &str, what: &str, offset: usize) -> QueryError {

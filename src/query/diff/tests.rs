@@ -33,24 +33,6 @@ fn the_table_filter_reads_all_three_table_fields_and_ands_with_kind() {
 }
 
 #[test]
-fn reply_keys_are_assigned_in_place_as_dict_keys_are() {
-    let mut reply = vec![
-        (s("total"), s("from the file")),
-        (s("summary"), Value::Null),
-    ];
-    put(&mut reply, "total", Value::Int(3));
-    put(&mut reply, "next_cursor", s("c"));
-    assert_eq!(
-        reply,
-        vec![
-            (s("total"), Value::Int(3)),
-            (s("summary"), Value::Null),
-            (s("next_cursor"), s("c")),
-        ]
-    );
-}
-
-#[test]
 fn the_kind_enum_is_the_schema_enum() {
     assert_eq!(KINDS.len(), 24);
     assert_eq!(
@@ -132,7 +114,7 @@ impl Project {
     }
 }
 
-fn ask(store: &Store, arguments: Value) -> Result<Value, QueryError> {
+fn ask(store: &Store, arguments: Value) -> Result<Diff, QueryError> {
     let state = store.connection(None)?;
     let get = |k: &str| arguments.get(k).and_then(Value::as_str);
     answer(
@@ -140,17 +122,26 @@ fn ask(store: &Store, arguments: Value) -> Result<Value, QueryError> {
         &Request {
             table: get("table"),
             kind: get("kind"),
-            cursor: get("cursor"),
-            arguments: &arguments,
         },
     )
 }
 
-fn events(reply: &Value) -> Vec<(String, String)> {
-    reply
-        .get("changes")
-        .and_then(Value::as_seq)
-        .unwrap()
+fn parts(diff: &Diff) -> (Vec<(Value, Value)>, Vec<Value>, Pins) {
+    match diff {
+        Diff::Events(events) => (
+            events.header().to_vec(),
+            (0..events.total())
+                .map(|i| events.change(i).clone())
+                .collect(),
+            events.pins(),
+        ),
+        Diff::NotMapping => panic!("not a mapping"),
+    }
+}
+
+fn events(diff: &Diff) -> Vec<(String, String)> {
+    parts(diff)
+        .1
         .iter()
         .map(|c| {
             let table = c.get("table").or_else(|| c.get("source_table")).unwrap();
@@ -162,11 +153,16 @@ fn events(reply: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn relationships_changed(reply: &Value) -> &Value {
-    reply
+fn relationships_changed(diff: &Diff) -> Value {
+    Value::Map(parts(diff).0.to_vec())
         .get("summary")
         .and_then(|s| s.get("relationships_changed"))
         .unwrap()
+        .clone()
+}
+
+fn total(diff: &Diff) -> usize {
+    parts(diff).1.len()
 }
 
 #[test]
@@ -181,15 +177,11 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
             ("statistic_changed".into(), "db.s.events".into()),
         ]
     );
-    assert_eq!(relationships_changed(&reply), &Value::Int(1));
-    assert_eq!(reply.get("total"), Some(&Value::Int(2)));
-    let keys: Vec<&str> = reply
-        .as_map()
-        .unwrap()
-        .iter()
-        .map(|(k, _)| k.as_str().unwrap())
-        .collect();
-    assert_eq!(keys, ["format_version", "summary", "changes", "total"]);
+    assert_eq!(relationships_changed(&reply), Value::Int(1));
+    assert_eq!(total(&reply), 2);
+    let header = parts(&reply).0;
+    let keys: Vec<&str> = header.iter().map(|(k, _)| k.as_str().unwrap()).collect();
+    assert_eq!(keys, ["format_version", "summary"]);
 
     // The verdict withdrawn on disk: the next call sees the event again.
     project.write(
@@ -198,7 +190,7 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
     );
     let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
-    assert_eq!(relationships_changed(&reply), &Value::Int(2));
+    assert_eq!(relationships_changed(&reply), Value::Int(2));
 
     // A declared edge is never bound by a rejection.
     project.write("db/s/events/relationships.annotations.yaml", REJECTING);
@@ -231,12 +223,11 @@ fn filters_run_after_the_withholding() {
         ]),
     )
     .unwrap();
-    assert_eq!(both.get("total"), Some(&Value::Int(1)));
+    assert_eq!(total(&both), 1);
     // The summary is the whole diff's, filters or not.
-    assert_eq!(relationships_changed(&both), &Value::Int(1));
+    assert_eq!(relationships_changed(&both), Value::Int(1));
     let none = ask(&store, map(vec![("table", s("no.such.table"))])).unwrap();
-    assert_eq!(none.get("changes"), Some(&Value::Seq(vec![])));
-    assert_eq!(none.get("total"), Some(&Value::Int(0)));
+    assert_eq!(total(&none), 0);
 }
 
 #[test]
@@ -249,13 +240,16 @@ fn missing_unparseable_and_non_mapping_diffs() {
         .to_string();
 
     project.write("diff.yaml", "- just\n- a list\n");
-    assert_eq!(ask(&store, Value::Map(vec![])), Ok(Value::Map(vec![])));
-    // An empty file is None: not a mapping either, whatever the cursor says.
+    assert!(matches!(
+        ask(&store, Value::Map(vec![])),
+        Ok(Diff::NotMapping)
+    ));
+    // An empty file is None: not a mapping either.
     project.write("diff.yaml", "");
-    assert_eq!(
-        ask(&store, map(vec![("cursor", s("garbage"))])),
-        Ok(Value::Map(vec![]))
-    );
+    assert!(matches!(
+        ask(&store, Value::Map(vec![])),
+        Ok(Diff::NotMapping)
+    ));
 
     project.write("diff.yaml", "summary: [unclosed\n");
     match ask(&store, Value::Map(vec![])) {
@@ -265,47 +259,34 @@ fn missing_unparseable_and_non_mapping_diffs() {
 
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
-        ask(&store, Value::Map(vec![])).map_err(|e| e.to_string()),
+        ask(&store, Value::Map(vec![]))
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
         Err(format!(
             "no diff available at {shown}. Run `dbprint diff` or `dbprint generate` first."
         ))
     );
 
     project.write("diff.yaml", DIFF);
-    assert_eq!(
-        ask(&store, Value::Map(vec![])).unwrap().get("total"),
-        Some(&Value::Int(2))
-    );
+    assert_eq!(total(&ask(&store, Value::Map(vec![])).unwrap()), 2);
 }
 
 #[test]
-fn a_cursor_goes_stale_when_a_deciding_file_changes() {
+fn the_pins_move_when_a_deciding_file_changes() {
     let project = Project::new();
-    let mut diff = String::from(DIFF);
-    for i in 0..400 {
-        diff.push_str(&format!(
-            "- kind: statistic_changed\n  table: db.s.customers\n  column: c{i:03}\n  stat: null_rate\n  before: 0.1\n  after: 0.2\n"
-        ));
-    }
-    project.write("diff.yaml", &diff);
     let store = project.store();
-    let first = ask(&store, Value::Map(vec![])).unwrap();
-    assert_eq!(first.get("total"), Some(&Value::Int(402)));
-    let cursor = first.get("next_cursor").and_then(Value::as_str).unwrap();
-    let second = ask(&store, map(vec![("cursor", s(cursor))])).unwrap();
-    // Later pages carry the list, its total and no header key.
-    assert!(second.get("summary").is_none());
-    assert_eq!(second.get("total"), Some(&Value::Int(402)));
-
-    // The annotation file decides the reply, so editing it invalidates the cursor.
+    let before = ask(&store, Value::Map(vec![])).unwrap();
+    assert_eq!(
+        parts(&ask(&store, Value::Map(vec![])).unwrap()).2,
+        parts(&before).2
+    );
+    // The annotation file decides the diff, so editing it moves what a cursor pins.
     project.write(
         "db/s/events/relationships.annotations.yaml",
         "format_version: 1\nrefers_to: []\n",
     );
-    assert_eq!(
-        ask(&store, map(vec![("cursor", s(cursor))])),
-        Err(QueryError::StaleCursor("get_diff".into()))
-    );
+    let after = ask(&store, Value::Map(vec![])).unwrap();
+    assert_ne!(parts(&after).2, parts(&before).2);
 }
 
 #[test]
@@ -315,7 +296,7 @@ fn without_a_usable_manifest_nothing_is_withheld() {
     let store = project.store();
     let reply = ask(&store, Value::Map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
-    assert_eq!(relationships_changed(&reply), &Value::Int(2));
+    assert_eq!(relationships_changed(&reply), Value::Int(2));
 }
 
 #[test]
@@ -329,7 +310,7 @@ fn floats_survive_the_mirror_exactly() {
     let reply = ask(&store, Value::Map(vec![]))
         .map_err(|e| e.to_string())
         .unwrap();
-    let change = &reply.get("changes").and_then(Value::as_seq).unwrap()[0];
+    let change = &parts(&reply).1[0];
     assert_eq!(
         change.get("delta_pct"),
         Some(&Value::Float(0.133_200_133_200_133_21))

@@ -84,6 +84,25 @@ fn annotation_path(fqn: &str) -> PathBuf {
         .join("relationships.annotations.yaml")
 }
 
+/// A print whose only file is `owner`'s relationships annotations rejecting one edge
+/// (column, target table, target column).
+fn rejecting(owner: &str, edge: (&str, &str, &str)) -> Disk {
+    let mut disk = Disk::default();
+    disk.0.insert(
+        annotation_path(owner),
+        Content::Yaml(annotations(vec![rejection(edge.0, edge.1, edge.2)])),
+    );
+    disk
+}
+
+/// A relationships document with no outgoing edge and these incoming ones.
+fn referenced_by(edges: Vec<Value>) -> Value {
+    map(vec![
+        ("refers_to", Value::Seq(vec![])),
+        ("referenced_by", Value::Seq(edges)),
+    ])
+}
+
 #[test]
 fn own_rejection_withholds_an_inferred_edge_but_never_a_declared_one() {
     let mut disk = Disk::default();
@@ -136,30 +155,16 @@ fn an_edge_without_detection_reads_inferred_and_is_rejectable() {
 
 #[test]
 fn the_referencers_file_withholds_the_incoming_row() {
-    let mut disk = Disk::default();
-    disk.0.insert(
-        annotation_path("db.events"),
-        Content::Yaml(annotations(vec![rejection(
-            "customer_id",
-            "db.customers",
-            "customer_id",
-        )])),
-    );
+    let disk = rejecting("db.events", ("customer_id", "db.customers", "customer_id"));
     let tables = tables();
     let print = Print {
         root: Path::new(ROOT),
         tables: &tables,
         files: &disk,
     };
-    let rels = map(vec![
-        ("refers_to", Value::Seq(vec![])),
-        (
-            "referenced_by",
-            Value::Seq(vec![
-                incoming("customer_id", "db.events", "customer_id", "inferred"),
-                incoming("customer_id", "db.orders", "customer_id", "declared"),
-            ]),
-        ),
+    let rels = referenced_by(vec![
+        incoming("customer_id", "db.events", "customer_id", "inferred"),
+        incoming("customer_id", "db.orders", "customer_id", "declared"),
     ]);
     let (rejected, consulted) = incoming_rejections(&print, "db.customers", &rels).unwrap();
     assert_eq!(consulted, vec![annotation_path("db.events")]);
@@ -181,33 +186,19 @@ fn the_referencers_file_withholds_the_incoming_row() {
 fn a_rejection_written_on_the_target_side_binds_nothing() {
     // customers' own file names the incoming edge as if it were its own: no such
     // outgoing edge, and the referencer (events) wrote nothing.
-    let mut disk = Disk::default();
-    disk.0.insert(
-        annotation_path("db.customers"),
-        Content::Yaml(annotations(vec![rejection(
-            "customer_id",
-            "db.events",
-            "customer_id",
-        )])),
-    );
+    let disk = rejecting("db.customers", ("customer_id", "db.events", "customer_id"));
     let tables = tables();
     let print = Print {
         root: Path::new(ROOT),
         tables: &tables,
         files: &disk,
     };
-    let rels = map(vec![
-        ("refers_to", Value::Seq(vec![])),
-        (
-            "referenced_by",
-            Value::Seq(vec![incoming(
-                "customer_id",
-                "db.events",
-                "customer_id",
-                "inferred",
-            )]),
-        ),
-    ]);
+    let rels = referenced_by(vec![incoming(
+        "customer_id",
+        "db.events",
+        "customer_id",
+        "inferred",
+    )]);
     let (rejected, _) = incoming_rejections(&print, "db.customers", &rels).unwrap();
     let path = annotation_path("db.customers");
     let own = own_rejections(&disk, Some(&path), rels.get("refers_to")).unwrap();
@@ -298,15 +289,7 @@ fn event(kind: &str, source: &str, column: &str, target: &str, target_column: &s
 
 #[test]
 fn the_diff_drops_rejected_relationship_events_and_recounts() {
-    let mut disk = Disk::default();
-    disk.0.insert(
-        annotation_path("db.events"),
-        Content::Yaml(annotations(vec![rejection(
-            "customer_id",
-            "db.customers",
-            "customer_id",
-        )])),
-    );
+    let mut disk = rejecting("db.events", ("customer_id", "db.customers", "customer_id"));
     let rels_path = Path::new(ROOT).join("db/events/relationships.yaml");
     disk.0.insert(
         rels_path.clone(),

@@ -163,25 +163,6 @@ fn queries_parse_as_parse_qs_strict_with_blank_values() {
 }
 
 #[test]
-fn page_numbers_are_ascii_decimal() {
-    assert_eq!(page_number("1"), Ok(Some(1)));
-    assert_eq!(page_number("01"), Ok(Some(1)));
-    assert_eq!(page_number("0"), Ok(Some(0)));
-    assert_eq!(page_number(""), Ok(None));
-    assert_eq!(page_number("x"), Ok(None));
-    assert_eq!(page_number("-1"), Ok(None));
-    assert_eq!(page_number("+1"), Ok(None));
-    assert_eq!(page_number(" 1"), Ok(None));
-    assert_eq!(page_number("١"), Ok(None));
-    assert_eq!(page_number("99999999999999999999999"), Ok(Some(usize::MAX)));
-    let long = "1".repeat(4301);
-    assert!(
-        matches!(page_number(&long), Err(QueryError::Other(m)) if m.contains("value has 4301 digits"))
-    );
-    assert_eq!(page_number(&"0".repeat(4300)), Ok(Some(0)));
-}
-
-#[test]
 fn page_errors_are_worded_as_the_reference_words_them() {
     let uri = "dbprint://a/manifest?page=9".to_string();
     assert_eq!(

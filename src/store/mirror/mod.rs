@@ -191,11 +191,22 @@ impl Mirror {
 
     /// The parse stored for `path`.
     pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
+        self.parsed_where(path, None)
+    }
+
+    /// The parse stored for `path` when its row holds the content `hash` names; `None`
+    /// when the row holds other bytes (rewritten since the caller learned the hash) or
+    /// there is none.
+    pub fn parsed_as(&self, path: &Path, hash: &str) -> Result<Option<Parsed>, MirrorError> {
+        self.parsed_where(path, Some(hash))
+    }
+
+    fn parsed_where(&self, path: &Path, hash: Option<&str>) -> Result<Option<Parsed>, MirrorError> {
         let db = self.db();
         let row: Option<(String, Option<String>, Option<String>)> = db
             .query_row(
-                "SELECT parse_status, parse_error, parsed FROM files WHERE path = ?1",
-                params![path.to_string_lossy()],
+                "SELECT parse_status, parse_error, parsed FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
+                params![path.to_string_lossy(), hash],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
@@ -253,16 +264,16 @@ impl Mirror {
         let mut mismatched = Vec::new();
         {
             let mut keep: Vec<String> = Vec::with_capacity(scan.files.len());
-            let mut upsert = tx.prepare_cached(
-                "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )?;
             let mut touch = tx.prepare_cached(
                 "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
             )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy().to_string();
                 keep.push(path.clone());
+                if matches!(f.parsed, Parsed::Stored) {
+                    // Stored by the scan's spill already: its row is this record.
+                    continue;
+                }
                 if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
                     let touched = matches!(f.parsed, Parsed::Touched);
                     let id = f.identity.filter(|_| touched);
@@ -281,28 +292,7 @@ impl Mirror {
                     }
                     continue;
                 }
-                let (status, error, parsed) = match &f.parsed {
-                    Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
-                    Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
-                    Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
-                    Parsed::Text => ("text", None, None),
-                    Parsed::Absent | Parsed::Unchanged | Parsed::Touched => ("absent", None, None),
-                };
-                let id = f.identity;
-                upsert.execute(params![
-                    path,
-                    connection,
-                    f.fqn,
-                    f.kind,
-                    id.map(|i| i.mtime_ns),
-                    id.map(|i| i.size as i64),
-                    id.map(|i| i.inode as i64),
-                    f.hash,
-                    status,
-                    error,
-                    parsed,
-                    id.map(|i| i.settled)
-                ])?;
+                Self::upsert_on(&tx, f)?;
             }
             // Rows for files the print no longer implies.
             tx.execute(
@@ -356,6 +346,23 @@ impl Mirror {
         // Same bytes as this process knew them, but the row holds another version (another
         // process wrote it since): the caller reads these files again in full.
         Ok(mismatched)
+    }
+
+    /// Store the records a scan just read (its spill): every record that is not an identity
+    /// note, in one transaction.
+    pub fn store_read(&self, records: &[FileRecord]) -> Result<(), MirrorError> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        for f in records {
+            if !matches!(
+                f.parsed,
+                Parsed::Unchanged | Parsed::Touched | Parsed::Stored
+            ) {
+                Self::upsert_on(&tx, f)?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     /// One stored file's identity, hash and parse outcome, without its (possibly large)
@@ -422,7 +429,7 @@ impl Mirror {
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),
             // An unchanged record carries nothing new to store.
-            Parsed::Unchanged => return Ok(true),
+            Parsed::Unchanged | Parsed::Stored => return Ok(true),
             // Same content under a new identity: the stored parse stands.
             Parsed::Touched => {
                 let id = f.identity;
@@ -442,10 +449,11 @@ impl Mirror {
             Parsed::Absent => ("absent", None, None),
         };
         let id = f.identity;
-        db.execute(
+        db.prepare_cached(
             "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
+        )?
+        .execute(params![
                 f.path.to_string_lossy(),
                 f.connection,
                 f.fqn,
@@ -458,8 +466,7 @@ impl Mirror {
                 error,
                 parsed,
                 id.map(|i| i.settled)
-            ],
-        )?;
+            ])?;
         Ok(true)
     }
 

@@ -606,8 +606,33 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(Parsed::Yaml(v)) => Input::Yaml(v),
         Some(Parsed::YamlError(m)) => Input::YamlError(m),
         Some(Parsed::OtherError(m)) => Input::OtherError(m),
-        Some(Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched) => Input::Absent,
+        Some(
+            Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched | Parsed::Stored,
+        ) => Input::Absent,
     }
+}
+
+/// A declared file's parse: from the records just read when they carry it, else the
+/// mirror's.
+fn parse_of<'a>(
+    fresh: &HashMap<&Path, &'a crate::ingest::FileRecord>,
+    mirror: &crate::store::mirror::Mirror,
+    path: &Path,
+) -> Cow<'a, Parsed> {
+    match fresh.get(path).map(|f| &f.parsed) {
+        Some(Parsed::Unchanged | Parsed::Touched | Parsed::Stored) | None => {
+            Cow::Owned(mirror.parsed(path).ok().flatten().unwrap_or(Parsed::Absent))
+        }
+        Some(parsed) => Cow::Borrowed(parsed),
+    }
+}
+
+/// A file's content version as the tables' keys name it.
+fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
+    hashes
+        .get(path)
+        .cloned()
+        .unwrap_or_else(|| "absent".to_string())
 }
 
 /// Bring the index up to date after a few of a connection's files changed, its manifest
@@ -632,12 +657,7 @@ pub fn sync_changed(
             _ => record.identity,
         }
     };
-    let version = |p: &Path| -> String {
-        hashes
-            .get(p)
-            .cloned()
-            .unwrap_or_else(|| "absent".to_string())
-    };
+    let version = |p: &Path| version_in(hashes, p);
     let tables: Vec<TableEntry> = snapshot
         .tables
         .iter()
@@ -665,14 +685,7 @@ pub fn sync_changed(
             t
         })
         .collect();
-    let load = |p: &Path| -> Cow<'_, Parsed> {
-        match fresh.get(p).map(|f| &f.parsed) {
-            Some(Parsed::Unchanged | Parsed::Touched) | None => {
-                Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
-            }
-            Some(parsed) => Cow::Borrowed(parsed),
-        }
-    };
+    let load = |p: &Path| parse_of(&fresh, mirror, p);
     index.sync(conn, tables, &load, None)
 }
 
@@ -687,12 +700,7 @@ pub fn sync_connection(
     hashes: &HashMap<PathBuf, String>,
     epoch: Option<u64>,
 ) -> Result<SearchView, IndexError> {
-    let version = |p: &Path| -> String {
-        hashes
-            .get(p)
-            .cloned()
-            .unwrap_or_else(|| "absent".to_string())
-    };
+    let version = |p: &Path| version_in(hashes, p);
     let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
         scan.files.iter().map(|f| (f.path.as_path(), f)).collect();
     let identity = |p: Option<&Path>| -> Option<FileIdentity> {
@@ -740,14 +748,7 @@ pub fn sync_connection(
             }
         })
         .collect();
-    let load = |p: &Path| -> Cow<'_, Parsed> {
-        match fresh.get(p).map(|f| &f.parsed) {
-            Some(Parsed::Unchanged | Parsed::Touched) | None => {
-                Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
-            }
-            Some(parsed) => Cow::Borrowed(parsed),
-        }
-    };
+    let load = |p: &Path| parse_of(&fresh, mirror, p);
     index.sync(&conn.name, tables, &load, epoch)
 }
 

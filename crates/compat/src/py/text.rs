@@ -50,7 +50,8 @@ pub fn is_space(c: char) -> bool {
     in_ranges(WHITESPACE, c)
 }
 
-fn is_line_break(c: char) -> bool {
+/// Whether `c` ends a line for `str.splitlines` (`\r\n` counts once).
+pub fn is_line_break(c: char) -> bool {
     in_ranges(LINE_BREAK, c)
 }
 

@@ -4,11 +4,17 @@
 //! (a list where a scalar belongs); those surface as the call's error text, as there.
 
 use crate::error::QueryError;
+use crate::query::context::read::ScanScope;
+pub use crate::query::context::read::{collapse, is_number};
+pub use crate::query::context::R;
 use compat::py::float_repr;
 use compat::value::Value;
 use compat::yaml::emit::{self, double_quoted, escaped};
 
-pub type R<T> = Result<T, QueryError>;
+use crate::ingest::reading::scope::{
+    SAMPLED_STATEMENT, SCANNED_CLAUSE, SCANNED_DOMAIN_STATEMENT as SCANNED_DOMAIN,
+    WHOLE_DOMAIN_STATEMENT as WHOLE_DOMAIN,
+};
 
 fn type_error(message: String) -> QueryError {
     QueryError::Other(message)
@@ -22,11 +28,6 @@ pub fn scalar_text(v: &Value) -> R<String> {
             v.py_type_name()
         ))
     })
-}
-
-/// A real number as Python sees one: `int` or `float`, never `bool`.
-pub fn is_number(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
 }
 
 /// `spell_number`: a statistic or count, positional, never an exponent.
@@ -233,9 +234,44 @@ pub fn enum_word(value: &str) -> String {
     value.replace('_', " ")
 }
 
-/// `" ".join(text.split())`.
-pub fn collapse(text: &str) -> String {
-    compat::py::split_whitespace(text).join(" ")
+// The scan scope, spelled.
+
+/// `qualify`: a claim one unread row could falsify carries the scanned clause.
+pub fn qualify(text: &str, scope: Option<&ScanScope>) -> String {
+    match scope {
+        None => text.to_string(),
+        Some(_) => format!("{text} {SCANNED_CLAUSE}"),
+    }
+}
+
+pub fn coverage_statement(coverage: f64, scope: Option<&ScanScope>) -> &'static str {
+    if coverage != 1.0 {
+        SAMPLED_STATEMENT
+    } else if scope.is_some() {
+        SCANNED_DOMAIN
+    } else {
+        WHOLE_DOMAIN
+    }
+}
+
+/// The `Scanned:` header line.
+pub fn scope_line(scope: &ScanScope) -> String {
+    let scanned = match (scope.rows_scanned, scope.share, scope.row_count) {
+        (None, _, _) => "part of the table".to_string(),
+        (Some(rows), Some(share), Some(total)) => {
+            format!("{rows} of {total} rows ({})", percent(share))
+        }
+        (Some(rows), _, _) => format!("{rows} rows"),
+    };
+    let narrowing = if scope.sample.is_some() {
+        "; sampled".to_string()
+    } else {
+        match &scope.filter {
+            Some(f) if !compat::py::strip(f).is_empty() => format!("; filtered by `{f}`"),
+            _ => String::new(),
+        }
+    };
+    format!("Scanned: {scanned}{narrowing}")
 }
 
 #[cfg(test)]

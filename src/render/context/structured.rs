@@ -3,21 +3,21 @@
 //! values block or a dictionary entry each its own unit), and one page rendered back into
 //! a nested object: a JSON dict, or `yaml.safe_dump` text with a `# next_cursor:` line.
 
-use super::load::Artifacts;
 use super::markdown::{
-    codes_undocumented, covered_values, edges, frequent_values, meanings_documented_for,
-    null_shares, ordered_columns, referencing_columns, referencing_null_share, shown_values,
-    unprofiled_message,
+    null_shares, referencing_null_share, unprofiled_message, FREQUENT_STATEMENT,
 };
-use super::read::{coverage_statement, cv, scope_of, str_at, value_key, value_notes};
-use super::spell::{collapse, R};
+use super::spell::{collapse, coverage_statement, R};
 use super::Options;
+use crate::query::context::facts::{
+    codes_undocumented, edges, listed_values, meanings_documented, ordered_columns,
+    referencing_columns,
+};
+use crate::query::context::load::Artifacts;
+use crate::query::context::read::{cv, scope_of, str_at, value_key, value_notes};
 use crate::query::edges::edge_detection;
+use crate::query::value::set;
 use crate::render::paging::{Unit, UnitKey};
-use crate::render::set;
 use compat::value::Value;
-
-const FREQUENT_STATEMENT: &str = "frequent values, not a domain";
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_string())
@@ -54,7 +54,7 @@ pub fn header(a: &Artifacts, options: &Options) -> Value {
             Value::Map(a.corrupted.iter().map(|(k, v)| (s(k), s(v))).collect()),
         );
     }
-    if !meanings_documented_for(a, options.query) {
+    if !meanings_documented(a, options.query) {
         set(&mut h, "meanings_documented", Value::Bool(false));
     }
     if let Some(scope) = scope_of(a.statistics()) {
@@ -197,32 +197,28 @@ fn values(a: &Artifacts) -> R<Vec<(String, Value)>> {
     let shares = null_shares(a)?;
     let mut out = Vec::new();
     for (name, col) in ordered_columns(columns)? {
-        let listed = covered_values(col);
-        let frequent = if listed.is_none() {
-            frequent_values(col, scope.as_ref(), row_count)
-        } else {
-            None
-        };
-        let mut block = map();
-        let shown = if let Some((entries, coverage)) = &listed {
-            let (shown, share) = shown_values(entries, *coverage);
-            set(&mut block, "coverage", Value::Float(*coverage));
-            set(
-                &mut block,
-                "coverage_statement",
-                s(coverage_statement(*coverage, scope.as_ref())),
-            );
-            if *coverage != 1.0 {
-                set(&mut block, "shown_coverage", Value::Float(share));
-            }
-            shown
-        } else if let Some((shown, share)) = &frequent {
-            set(&mut block, "coverage_statement", s(FREQUENT_STATEMENT));
-            set(&mut block, "shown_coverage", Value::Float(*share));
-            shown.clone()
-        } else {
+        let Some(listed) = listed_values(col, scope.as_ref(), row_count) else {
             continue;
         };
+        let mut block = map();
+        match listed.coverage {
+            Some(coverage) => {
+                set(&mut block, "coverage", Value::Float(coverage));
+                set(
+                    &mut block,
+                    "coverage_statement",
+                    s(coverage_statement(coverage, scope.as_ref())),
+                );
+                if coverage != 1.0 {
+                    set(&mut block, "shown_coverage", Value::Float(listed.share));
+                }
+            }
+            None => {
+                set(&mut block, "coverage_statement", s(FREQUENT_STATEMENT));
+                set(&mut block, "shown_coverage", Value::Float(listed.share));
+            }
+        }
+        let shown = listed.entries;
         match str_at(col, "redacted").filter(|r| !r.is_empty()) {
             Some(r) => {
                 set(&mut block, "redacted", s(r));
@@ -246,8 +242,8 @@ fn values(a: &Artifacts) -> R<Vec<(String, Value)>> {
         if let Some((_, _, rate)) = shares.iter().find(|(n, _, _)| *n == name) {
             set(&mut block, "null_rate", rate.clone());
         }
-        if let Some((_, coverage)) = &listed {
-            if codes_undocumented(col, *coverage, a.annotation(&name), a.inherited_of(&name)) {
+        if let Some(coverage) = listed.coverage {
+            if codes_undocumented(col, coverage, a.annotation(&name), a.inherited_of(&name)) {
                 set(&mut block, "meanings_documented", Value::Bool(false));
             }
         }

@@ -2,12 +2,15 @@
 //! fixed chain of suffixes. A cell is facts joined by `; `, each `label: value` or a bare
 //! flag, and records the term key of every label it prints for the page legend.
 
-use super::read::{
-    as_int, cv, grouped_values, is_binary_type, is_integer_type, list_is_complete, qualify,
-    rows_scanned, str_at, value_key, ScanScope,
+use super::spell::{
+    self, enum_word, is_number, qualify, spell_literal, spell_number, statistic, R,
 };
-use super::spell::{self, enum_word, is_number, spell_literal, spell_number, statistic, R};
 use super::terms::{self, Keys};
+use crate::query::context::facts::non_null_rows;
+use crate::query::context::read::{
+    as_int, count_or_zero, cv, grouped_values, is_binary_type, is_integer_type, list_is_complete,
+    str_at, value_key, ScanScope,
+};
 use crate::query::edges::iterate;
 use compat::py::py_eq;
 use compat::value::Value;
@@ -94,24 +97,12 @@ pub fn null_share(stats: &Value, scope: Option<&ScanScope>) -> R<Option<String>>
     spell::spell_percent(rate).map(Some)
 }
 
-/// `non_null_rows`: a part's occurrences, the rows scanned, else the row count, less nulls.
-pub fn non_null_rows(
-    stats: &Value,
-    row_count: Option<i64>,
-    scope: Option<&ScanScope>,
-) -> Option<i64> {
-    let population = as_int(cv(stats, "occurrences"))
-        .or_else(|| rows_scanned(stats, scope))
-        .or(row_count)?;
-    Some(population - as_int(cv(stats, "null_count")).unwrap_or(0))
-}
-
 /// The value list as (value, count) pairs, in the artifact's order.
 pub fn value_entries(stats: &Value) -> R<Vec<(Value, i64)>> {
     let mut out = Vec::new();
     for e in iterate(cv(stats, "values"))? {
         if matches!(e, Value::Map(_)) {
-            let count = super::read::count_or_zero(e.get("count").filter(|c| c.truthy()))?;
+            let count = count_or_zero(e.get("count").filter(|c| c.truthy()))?;
             out.push((e.get("value").cloned().unwrap_or(Value::Null), count));
         } else {
             out.push((Value::Null, 0));
@@ -149,7 +140,7 @@ fn grouped_entries(stats: &Value, entries: &[(Value, i64)]) -> R<Vec<(Value, i64
             .unwrap_or_default();
         let mut total = *count;
         for m in spellings {
-            total += super::read::count_or_zero(m.get("count").filter(|c| c.truthy()))?;
+            total += count_or_zero(m.get("count").filter(|c| c.truthy()))?;
         }
         out.push((value.clone(), total, spellings.len() + 1));
     }
@@ -382,7 +373,7 @@ fn boolean_notes(stats: &Value, redaction: Option<&str>) -> R<Vec<Rendered>> {
         out.extend(withheld_values(&value_entries(stats)?));
         return Ok(out);
     }
-    if !super::read::present(stats, "values") {
+    if !crate::query::context::read::present(stats, "values") {
         return Ok(vec![fact("boolean", ["classification:boolean"])]);
     }
     let entries = value_entries(stats)?;
@@ -398,16 +389,20 @@ fn boolean_notes(stats: &Value, redaction: Option<&str>) -> R<Vec<Rendered>> {
     ])
 }
 
-fn categorical_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    scope: Option<&ScanScope>,
-    total: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn categorical_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        ..
+    } = *column;
     let entries = value_entries(stats)?;
     let distribution = distribution_suffix(stats, total, redaction)?;
     let mut out: Vec<Rendered> = redaction.map(redacted_label).into_iter().collect();
-    if list_is_complete(stats) && (!entries.is_empty() || super::read::present(stats, "values")) {
+    if list_is_complete(stats)
+        && (!entries.is_empty() || crate::query::context::read::present(stats, "values"))
+    {
         out.push(complete_values(stats, &entries, scope, total, redaction)?);
     } else if entries.is_empty() {
         out.extend(distinct(stats));
@@ -419,13 +414,14 @@ fn categorical_notes(
     Ok(out)
 }
 
-fn temporal_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    scope: Option<&ScanScope>,
-    total: Option<i64>,
-    rows: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn temporal_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        rows,
+    } = *column;
     let percentiles = cv(stats, "percentiles");
     let rng = cv(stats, "range");
     let get = |block: Option<&Value>, key: &str| block.and_then(|b| cv(b, key)).cloned();
@@ -493,12 +489,14 @@ fn temporal_notes(
     Ok(facts)
 }
 
-fn numeric_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    total: Option<i64>,
-    rows: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn numeric_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        total,
+        rows,
+        ..
+    } = *column;
     let rng = cv(stats, "range");
     let get = |block: Option<&Value>, key: &str| block.and_then(|b| cv(b, key)).cloned();
     let (mn, mx) = (get(rng, "min"), get(rng, "max"));
@@ -547,13 +545,14 @@ fn numeric_notes(
     Ok(facts)
 }
 
-fn text_notes(
-    stats: &Value,
-    redaction: Option<&str>,
-    scope: Option<&ScanScope>,
-    total: Option<i64>,
-    rows: Option<i64>,
-) -> R<Vec<Rendered>> {
+fn text_notes(column: &Column) -> R<Vec<Rendered>> {
+    let Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        rows,
+    } = *column;
     let entries = value_entries(stats)?;
     let distribution = distribution_suffix(stats, total, redaction)?;
     let census = census(
@@ -645,7 +644,7 @@ fn vector_notes(stats: &Value) -> R<Vec<Rendered>> {
         let mut unit = true;
         for bound in ["min", "max"] {
             let v = norm.get(bound).ok_or_else(|| key_error(bound))?;
-            let x = super::read::as_f64(Some(v)).unwrap_or(f64::NAN);
+            let x = crate::query::context::read::as_f64(Some(v)).unwrap_or(f64::NAN);
             // NaN (a non-number bound) is never close to 1.
             let close = (x - 1.0).abs() <= 0.001;
             if !close {
@@ -706,13 +705,26 @@ fn non_null(stats: &Value, row_count: Option<i64>, scope: Option<&ScanScope>) ->
         return Ok(Some(listed));
     }
     if let Some(coverage) = cv(stats, "values_coverage").filter(|c| is_number(c)) {
-        let c = super::read::as_f64(Some(coverage)).unwrap_or(0.0);
+        let c = crate::query::context::read::as_f64(Some(coverage)).unwrap_or(0.0);
         if 0.0 < c && c < 1.0 {
             let scaled = compat::py::py_round(listed as f64 / c, 0) as i64;
             return Ok(Some(scaled.max(listed)));
         }
     }
     Ok(non_null_rows(stats, row_count, scope))
+}
+
+/// What a classification's notes read of one column.
+#[derive(Clone, Copy)]
+struct Column<'a> {
+    stats: &'a Value,
+    redaction: Option<&'a str>,
+    scope: Option<&'a ScanScope>,
+    /// The rows a share is taken against (`non_null`).
+    total: Option<i64>,
+    /// The non-null rows read (`non_null_rows`): a part's occurrences, the rows scanned,
+    /// else the row count, less nulls.
+    rows: Option<i64>,
 }
 
 fn base_template(
@@ -723,9 +735,16 @@ fn base_template(
     total: Option<i64>,
     rows: Option<i64>,
 ) -> R<Vec<Rendered>> {
+    let column = Column {
+        stats,
+        redaction,
+        scope,
+        total,
+        rows,
+    };
     match classification {
         "boolean" => boolean_notes(stats, redaction),
-        "categorical" => categorical_notes(stats, redaction, scope, total),
+        "categorical" => categorical_notes(&column),
         "foreign_key_candidate" => {
             let entries = value_entries(stats)?;
             let mut out: Vec<Rendered> = redaction.map(redacted_label).into_iter().collect();
@@ -738,9 +757,9 @@ fn base_template(
             out.extend(length_suffix(stats)?);
             Ok(out)
         }
-        "temporal" => temporal_notes(stats, redaction, scope, total, rows),
-        "numeric" => numeric_notes(stats, redaction, total, rows),
-        "text" => text_notes(stats, redaction, scope, total, rows),
+        "temporal" => temporal_notes(&column),
+        "numeric" => numeric_notes(&column),
+        "text" => text_notes(&column),
         "json" => {
             let mut out = vec![fact("json", ["classification:json"])];
             out.extend(types_suffix(stats)?);
@@ -798,7 +817,7 @@ fn fk_note(classification: &str, targets: Option<&[String]>) -> Vec<Rendered> {
 }
 
 fn candidate_key_suffix(stats: &Value, scope: Option<&ScanScope>) -> Vec<Rendered> {
-    if !super::read::truthy(cv(stats, "inferred.candidate_key")) {
+    if !crate::query::context::read::truthy(cv(stats, "inferred.candidate_key")) {
         return Vec::new();
     }
     let f = match cv(stats, "inferred.candidate_key_exception") {
@@ -951,7 +970,7 @@ pub fn synthesize(
         rows,
     )?);
     facts.extend(candidate_key_suffix(stats, scope));
-    if super::read::truthy(cv(stats, "physical_layout_key")) {
+    if crate::query::context::read::truthy(cv(stats, "physical_layout_key")) {
         facts.push(fact("cluster/partition key", ["cluster_partition_key"]));
     }
     facts.extend(looks_like_suffix(stats, params)?);
