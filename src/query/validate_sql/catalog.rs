@@ -92,6 +92,9 @@ pub struct Catalog {
     by_path: HashMap<Vec<String>, usize>,
     /// Stored table name -> the tables of that name.
     by_name: HashMap<String, Vec<usize>>,
+    /// Stored table name -> the stored segment before it ("" for a one-part path) -> the
+    /// tables: a qualified name meets its few candidates, not every table of its name.
+    by_parent: HashMap<String, HashMap<String, Vec<usize>>>,
     /// The first FQN segment's stored spelling, when every table shares it.
     pub only_database: Option<String>,
     pub edges: Vec<Edge>,
@@ -113,6 +116,23 @@ impl Catalog {
             .get(stored)
             .map(Vec::as_slice)
             .unwrap_or_default()
+    }
+
+    /// The tables named `stored` whose path has `parent` just before the name, and those
+    /// whose path is the name alone.
+    pub fn tables_under<'c>(
+        &'c self,
+        parent: &str,
+        stored: &str,
+    ) -> impl Iterator<Item = usize> + 'c {
+        let under = self.by_parent.get(stored);
+        let at = |p: &str| {
+            under
+                .and_then(|u| u.get(p))
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+        };
+        at(parent).iter().chain(at("")).copied()
     }
 
     /// Every distinct stored table name.
@@ -178,6 +198,7 @@ impl Catalog {
         }
         let mut by_path = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_parent: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
         for (i, t) in tables.iter_mut().enumerate() {
             t.by_column = t
                 .columns
@@ -189,6 +210,13 @@ impl Catalog {
             by_path.insert(t.path.clone(), i);
             if let Some(name) = t.path.last() {
                 by_name.entry(name.clone()).or_default().push(i);
+                let parent = t.path.len().checked_sub(2).map_or("", |p| &t.path[p]);
+                by_parent
+                    .entry(name.clone())
+                    .or_default()
+                    .entry(parent.to_string())
+                    .or_default()
+                    .push(i);
             }
         }
         let first: Vec<&String> = tables.iter().filter_map(|t| t.path.first()).collect();
@@ -212,6 +240,7 @@ impl Catalog {
             tables,
             by_path,
             by_name,
+            by_parent,
             only_database,
             edges,
             by_pair,

@@ -226,9 +226,13 @@ pub fn reference(walk: &mut Walk, parts: &[Ident], span: Span, scope: &Scope, so
         return;
     }
     let spelled: Vec<String> = parts.iter().map(|p| walk.spell(p)).collect();
+    let (found, k) = scope::dotted(scope, &spelled);
+    if matches!(found, Lookup::Column { .. } | Lookup::Unchecked) {
+        return;
+    }
+    // Spelled only for a finding.
     let written: Vec<String> = parts.iter().map(Ident::to_string).collect();
     let text = written.join(".");
-    let (found, k) = scope::dotted(scope, &spelled);
     match found {
         Lookup::Column { .. } | Lookup::Unchecked => {}
         Lookup::Missing {

@@ -74,11 +74,12 @@ pub fn comparison(walk: &mut Walk, e: &Expr, scope: &Scope) {
 }
 
 fn one(walk: &mut Walk, col: ColRef, column: &Expr, literal: &Expr, lit: &Literal, test: Test) {
-    let Some(c) = walk.cat.column(col.table, col.column) else {
+    // Borrowed from the catalog, not the walk, so findings can still be reported.
+    let cat = walk.cat;
+    let Some(c) = cat.column(col.table, col.column) else {
         return;
     };
-    let c = c.clone();
-    let fqn = walk.cat.tables[col.table].fqn.clone();
+    let fqn = cat.tables[col.table].fqn.as_str();
     let written = walk
         .src
         .slice(column.span())
@@ -117,7 +118,7 @@ fn one(walk: &mut Walk, col: ColRef, column: &Expr, literal: &Expr, lit: &Litera
         return;
     }
     if test == Test::Equality {
-        if let Some((message, suggestions)) = unlisted(&c, &fqn, &written, &shown, lit) {
+        if let Some((message, suggestions)) = unlisted(c, fqn, &written, &shown, lit) {
             walk.report(Kind::UnknownValue, span, &shown, message, suggestions);
         }
     }
@@ -161,16 +162,19 @@ fn unlisted(
     let domain = c.domain.as_ref()?;
     let listed = &domain.listed;
     let n = listed.len();
-    let head = format!(
-        "{shown} is not among the {n} values the print lists for `{written}` ({fqn}.{}), and that list is complete",
-        c.name
-    );
+    // Spelled only for a literal found missing.
+    let head = || {
+        format!(
+            "{shown} is not among the {n} values the print lists for `{written}` ({fqn}.{}), and that list is complete",
+            c.name
+        )
+    };
     match lit {
         Literal::Bool(b) => {
             let present = listed
                 .iter()
                 .any(|e| e.get("value") == Some(&Value::Bool(*b)));
-            (!present).then(|| (head, Vec::new()))
+            (!present).then(|| (head(), Vec::new()))
         }
         Literal::Number(text) => {
             let x: f64 = text.parse().ok()?;
@@ -184,7 +188,7 @@ fn unlisted(
             if values.is_empty() {
                 // Numbers against a list of text: compare the text.
                 let present = listed.iter().any(|e| text_of(e).as_deref() == Some(text));
-                return (!present).then(|| (head, Vec::new()));
+                return (!present).then(|| (head(), Vec::new()));
             }
             if values.iter().any(|(v, _)| *v == x) {
                 return None;
@@ -201,7 +205,7 @@ fn unlisted(
                 .take(3)
                 .map(|(_, v)| as_literal(v, false))
                 .collect();
-            Some((head, suggestions))
+            Some((head(), suggestions))
         }
         Literal::Text(text) => {
             if listed
@@ -259,7 +263,7 @@ fn unlisted(
                 "definition" => "; a value's note names it".to_string(),
                 _ => String::new(),
             };
-            Some((format!("{head}{why}"), suggestions))
+            Some((format!("{}{why}", head()), suggestions))
         }
         Literal::Temporal(..) => None,
     }

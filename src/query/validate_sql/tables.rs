@@ -38,10 +38,11 @@ fn reached(cat: &Catalog, parts: &[String]) -> Vec<usize> {
     };
     let adapter = cat.adapter;
     let default_schema = adapter.default_schema().map(|s| adapter.stored_name(s));
-    let mut out: Vec<usize> = cat
-        .tables_named(name)
-        .iter()
-        .copied()
+    let candidates: Box<dyn Iterator<Item = usize>> = match parts {
+        [.., parent, _] => Box::new(cat.tables_under(parent, name)),
+        _ => Box::new(cat.tables_named(name).iter().copied()),
+    };
+    let mut out: Vec<usize> = candidates
         .filter(|&t| {
             let path = &cat.tables[t].path;
             let given = if parts.len() > path.len() && adapter == Adapter::BigQuery {
