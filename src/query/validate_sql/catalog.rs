@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::dialect::Adapter;
+use super::scope::{ColRef, Columns, OutCol};
 use super::types::TypeClass;
 use crate::error::QueryError;
 use crate::query::context;
@@ -60,6 +61,9 @@ pub struct Table {
     /// or the last run could not profile it), so its columns are not checked.
     pub columns: Option<Vec<Column>>,
     by_column: HashMap<String, usize>,
+    /// Its columns as a relation of a query yields them (open when none are listed), built
+    /// with the catalog so no call spells them again.
+    pub yields: Arc<Columns>,
     /// A relationships file was read for it, so a join the print does not list is news.
     pub joins_known: bool,
 }
@@ -176,7 +180,8 @@ impl Catalog {
             .iter()
             .flat_map(|t| t.columns.iter().flatten())
             .map(|c| {
-                96 + c.name.len() * 2
+                160 + c.name.len() * 2
+                    + c.stored.len() * 4
                     + c.domain
                         .as_ref()
                         .map_or(0, |d| d.listed.iter().map(value_weight).sum())
@@ -207,6 +212,21 @@ impl Catalog {
                 .enumerate()
                 .map(|(j, c)| (c.stored.clone(), j))
                 .collect();
+            t.yields = Arc::new(match &t.columns {
+                Some(cols) => Columns {
+                    list: cols
+                        .iter()
+                        .enumerate()
+                        .map(|(column, c)| OutCol {
+                            stored: c.stored.clone(),
+                            written: adapter.written(&c.stored),
+                            origin: Some(ColRef { table: i, column }),
+                        })
+                        .collect(),
+                    complete: true,
+                },
+                None => Columns::open(),
+            });
             by_path.insert(t.path.clone(), i);
             if let Some(name) = t.path.last() {
                 by_name.entry(name.clone()).or_default().push(i);
@@ -259,6 +279,7 @@ impl Table {
             kind: kind.to_string(),
             columns,
             by_column: HashMap::new(),
+            yields: Arc::new(Columns::open()),
             joins_known: false,
         }
     }

@@ -3,7 +3,7 @@
 //! unchanged, the print column it comes from), innermost first. Lookups here decide only;
 //! the walk turns what they find into findings.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// A column of the print: table position, column position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -64,7 +64,7 @@ pub struct Relation {
     /// How the query refers to it (its alias, or its name as written).
     pub written: String,
     pub source: Source,
-    pub columns: Rc<Columns>,
+    pub columns: Arc<Columns>,
 }
 
 impl Relation {
@@ -253,7 +253,7 @@ mod tests {
             aliased,
             written: names.join("."),
             source: Source::Subquery,
-            columns: Rc::new(Columns {
+            columns: Arc::new(Columns {
                 list: cols
                     .iter()
                     .map(|c| OutCol {

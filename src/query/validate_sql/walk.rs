@@ -3,8 +3,7 @@
 //! constraints checked as they come), then every expression of the SELECT checked in that
 //! scope. Findings collect on the walk; nothing here fails.
 
-use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use sqlparser::ast::{
     AssignmentTarget, Expr, FromTable, Ident, JoinConstraint, JoinOperator, ObjectName,
@@ -24,12 +23,12 @@ use super::{Finding, Kind};
 
 /// CTEs visible where a query is read, innermost WITH first.
 pub struct Ctes<'c> {
-    list: Vec<(String, Rc<Columns>)>,
+    list: Vec<(String, Arc<Columns>)>,
     parent: Option<&'c Ctes<'c>>,
 }
 
 impl Ctes<'_> {
-    fn find(&self, stored: &str) -> Option<Rc<Columns>> {
+    fn find(&self, stored: &str) -> Option<Arc<Columns>> {
         std::iter::successors(Some(self), |c| c.parent).find_map(|c| {
             c.list
                 .iter()
@@ -44,8 +43,6 @@ pub struct Walk<'a> {
     pub cat: &'a Catalog,
     pub src: &'a Source<'a>,
     pub findings: Vec<Finding>,
-    /// Each print table's columns as a relation yields them, built on first use.
-    table_columns: HashMap<usize, Rc<Columns>>,
 }
 
 impl<'a> Walk<'a> {
@@ -54,7 +51,6 @@ impl<'a> Walk<'a> {
             cat,
             src,
             findings: Vec::new(),
-            table_columns: HashMap::new(),
         }
     }
 
@@ -184,7 +180,7 @@ impl<'a> Walk<'a> {
     }
 
     /// A query's CTEs then its body; the columns it yields.
-    pub fn query(&mut self, q: &Query, outer: &Scope, ctes: Option<&Ctes>) -> Rc<Columns> {
+    pub fn query(&mut self, q: &Query, outer: &Scope, ctes: Option<&Ctes>) -> Arc<Columns> {
         let frame;
         let ctes = match &q.with {
             Some(with) => {
@@ -196,7 +192,7 @@ impl<'a> Walk<'a> {
                     let name = self.spell(&cte.alias.name);
                     if with.recursive {
                         // The CTE names itself inside its body: what its alias list says.
-                        let provisional = renamed(self, Rc::new(Columns::open()), &cte.alias);
+                        let provisional = renamed(self, Arc::new(Columns::open()), &cte.alias);
                         built.list.push((name.clone(), provisional));
                     }
                     let view = Ctes {
@@ -240,7 +236,7 @@ impl<'a> Walk<'a> {
         columns
     }
 
-    fn set_expr(&mut self, body: &SetExpr, outer: &Scope, ctes: Option<&Ctes>) -> Rc<Columns> {
+    fn set_expr(&mut self, body: &SetExpr, outer: &Scope, ctes: Option<&Ctes>) -> Arc<Columns> {
         match body {
             SetExpr::Select(s) => self.select(s, outer, ctes, None),
             SetExpr::Query(q) => self.query(q, outer, ctes),
@@ -248,7 +244,7 @@ impl<'a> Walk<'a> {
                 let columns = self.set_expr(left, outer, ctes);
                 self.set_expr(right, outer, ctes);
                 // Rows come from either side: the names are the left's, the origins neither's.
-                Rc::new(Columns {
+                Arc::new(Columns {
                     list: columns
                         .list
                         .iter()
@@ -262,9 +258,9 @@ impl<'a> Walk<'a> {
             }
             SetExpr::Values(values) => {
                 exprs::visit(self, values, outer, ctes);
-                Rc::new(Columns::open())
+                Arc::new(Columns::open())
             }
-            _ => Rc::new(Columns::open()),
+            _ => Arc::new(Columns::open()),
         }
     }
 
@@ -276,7 +272,7 @@ impl<'a> Walk<'a> {
         outer: &Scope,
         ctes: Option<&Ctes>,
         query: Option<&Query>,
-    ) -> Rc<Columns> {
+    ) -> Arc<Columns> {
         let mut from = FromList::default();
         // Which FROM item each relation came from: WHERE joins only between items.
         let mut item_of: Vec<usize> = Vec::new();
@@ -330,7 +326,7 @@ impl<'a> Walk<'a> {
         items: &[SelectItem],
         scope: &Scope,
         ctes: Option<&Ctes>,
-    ) -> Rc<Columns> {
+    ) -> Arc<Columns> {
         let mut out = Columns {
             list: Vec::new(),
             complete: true,
@@ -406,7 +402,7 @@ impl<'a> Walk<'a> {
                 },
             }
         }
-        Rc::new(out)
+        Arc::new(out)
     }
 
     /// `* EXCLUDE (...)`, `* EXCEPT (...)`, `* RENAME (...)`: the yielded names adjusted.
@@ -734,31 +730,8 @@ impl<'a> Walk<'a> {
     }
 
     /// Table `t`'s columns as a relation yields them.
-    fn columns_of(&mut self, t: usize) -> Rc<Columns> {
-        if let Some(c) = self.table_columns.get(&t) {
-            return c.clone();
-        }
-        let adapter = self.cat.adapter;
-        let columns = Rc::new(match &self.cat.tables[t].columns {
-            Some(cols) => Columns {
-                list: cols
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| OutCol {
-                        stored: c.stored.clone(),
-                        written: adapter.written(&c.stored),
-                        origin: Some(scope::ColRef {
-                            table: t,
-                            column: i,
-                        }),
-                    })
-                    .collect(),
-                complete: true,
-            },
-            None => Columns::open(),
-        });
-        self.table_columns.insert(t, columns.clone());
-        columns
+    fn columns_of(&self, t: usize) -> Arc<Columns> {
+        self.cat.tables[t].yields.clone()
     }
 }
 
@@ -807,12 +780,12 @@ fn opaque(walk: &Walk, alias: Option<&TableAlias>, written: &str) -> Relation {
         aliased: true,
         written: alias.map_or_else(|| written.to_string(), |a| a.name.to_string()),
         source: RelSource::Opaque,
-        columns: Rc::new(Columns::open()),
+        columns: Arc::new(Columns::open()),
     }
 }
 
 /// `AS x (a, b)`: the columns renamed in order (the rest keep their names).
-fn renamed(walk: &Walk, columns: Rc<Columns>, alias: &TableAlias) -> Rc<Columns> {
+fn renamed(walk: &Walk, columns: Arc<Columns>, alias: &TableAlias) -> Arc<Columns> {
     if alias.columns.is_empty() {
         return columns;
     }
@@ -828,7 +801,7 @@ fn renamed(walk: &Walk, columns: Rc<Columns>, alias: &TableAlias) -> Rc<Columns>
             None => list.push(col),
         }
     }
-    Rc::new(Columns {
+    Arc::new(Columns {
         complete: columns.complete || list.len() == alias.columns.len(),
         list,
     })
