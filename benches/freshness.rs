@@ -55,13 +55,19 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(served, dir.path()).unwrap();
     let state = store.connection(None).unwrap();
-    let feed = ChangeFeed::watch(&roots).expect("inotify");
+    let feed = ChangeFeed::watch(&roots, dir.path()).expect("a change feed");
     let tables = &state.search.tables;
     let table = &tables[tables.len() / 2];
 
     let mut group = c.benchmark_group("freshness");
     group.sample_size(50);
     group.bench_function("drain", |b| b.iter(|| feed.poll()));
+    group.bench_function("drain and name", |b| {
+        b.iter(|| {
+            let epoch = feed.poll();
+            feed.since(epoch)
+        })
+    });
     group.bench_function("stat table", |b| b.iter(|| table.moved()));
     group.bench_function("stat sweep", |b| b.iter(|| state.search.moved_paths()));
 

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::pz::docs::Catalog;
+use printdex::query::pz_docs::{search, search_scan};
+use printdex::store::pz_docs::Catalog;
 
 const LARGE_PAGES: usize = 2_000;
 const LARGE_BYTES: usize = 20 * 1024 * 1024;
@@ -131,9 +132,9 @@ fn per_query(
                 .map(|_| {
                     let t = Instant::now();
                     let r = if scan {
-                        catalog.search_scan(q.as_deref(), *limit)
+                        search_scan(catalog, q.as_deref(), *limit)
                     } else {
-                        catalog.search(q.as_deref(), *limit)
+                        search(catalog, q.as_deref(), *limit)
                     };
                     std::hint::black_box(r.map(|h| h.len()).unwrap_or(0));
                     t.elapsed()
@@ -198,13 +199,13 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("{name}/index/all_queries"), |b| {
             b.iter(|| {
                 for (q, limit) in &qs {
-                    std::hint::black_box(cat.search(q.as_deref(), *limit).ok());
+                    std::hint::black_box(search(cat, q.as_deref(), *limit).ok());
                 }
             })
         });
         for q in ["PZ0214", "connections.yml entities read write", "watermark"] {
             group.bench_function(format!("{name}/index/{q}"), |b| {
-                b.iter(|| cat.search(Some(q), 10).unwrap())
+                b.iter(|| search(cat, Some(q), 10).unwrap())
             });
         }
     }
@@ -212,12 +213,12 @@ fn bench(c: &mut Criterion) {
     group.bench_function("seed/scan/all_queries", |b| {
         b.iter(|| {
             for (q, limit) in &qs {
-                std::hint::black_box(seed.search_scan(q.as_deref(), *limit).ok());
+                std::hint::black_box(search_scan(&seed, q.as_deref(), *limit).ok());
             }
         })
     });
     group.bench_function("large/scan/PZ0214", |b| {
-        b.iter(|| large.search_scan(Some("PZ0214"), 10).unwrap())
+        b.iter(|| search_scan(&large, Some("PZ0214"), 10).unwrap())
     });
     group.finish();
 }

@@ -1,13 +1,28 @@
-//! The command line: `serve` (mirroring `dbprint serve`), `pz …` (`pz`) and
-//! `index rebuild|status`.
+//! The command line: `serve` (taking every flag `dbprint serve` takes), `pz …` (`pz`) and
+//! `index rebuild|status|list|prune` (`index`). Each command's body lives in its own file.
 
+pub mod index;
 pub mod pz;
+pub mod serve;
 
 use std::future::Future;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{self, git::Checkouts, remote::RemoteAddress, ConfigError, ProjectConfig};
+
+/// `--project`'s help, for every command that takes one.
+const PROJECT_HELP: &str = "Exact project locator: a directory whose direct child is .dbprint.yaml, that .dbprint.yaml file itself, or a git address (a GitHub, GitLab or Bitbucket URL, an SSH remote, or <git-url>#<ref>:<subpath>; cloned into printdex's cache). No upward walk, no downward scan. Omit it to walk up from the working directory instead";
+const INDEX_DIR_HELP: &str = "Directory of the index (default: a per-project directory in printdex's cache, $XDG_CACHE_HOME/printdex)";
+
+const SERVE_ENVIRONMENT: &str = "Environment:
+  PRINTDEX_REFERENCE_DIR     the dbprint package directory, when --reference-dir is not given
+  PRINTDEX_GIT_REFRESH_SECS  seconds between refreshes of a git --project's checkout (default 900)
+  PRINTDEX_LOG               log filter on stderr (error by default; info, debug)
+  PRINTDEX_CHANGE_FEED       portable: notify's watcher instead of Linux's inotify for the change feed
+  XDG_CACHE_HOME             where printdex's cache is (indexes, git checkouts): $XDG_CACHE_HOME/printdex";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -16,6 +31,9 @@ use clap::{Parser, Subcommand, ValueEnum};
     about = "Serves dbprint prints to AI agents over MCP, from an index it keeps fresh"
 )]
 pub struct Cli {
+    /// Log at debug level on stderr (as PRINTDEX_LOG=debug); accepted where `dbprint --debug` is.
+    #[arg(long, global = true)]
+    pub debug: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -28,70 +46,125 @@ pub enum Transport {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Serve the project's prints over MCP (a drop-in for `dbprint serve`).
-    Serve {
-        /// Connection to serve; resolved from .dbprint.yaml when omitted.
-        connection: Option<String>,
-        /// The project: its .dbprint.yaml or the directory holding it (default: walk up from the cwd).
-        #[arg(long)]
-        project: Option<String>,
-        /// Wire transport.
-        #[arg(long, value_enum, ignore_case = true, default_value = "stdio")]
-        transport: Transport,
-        /// HTTP bind address; loopback only.
-        #[arg(long, default_value = "127.0.0.1")]
-        host: String,
-        /// HTTP port (required with --transport http).
-        #[arg(long)]
-        port: Option<u16>,
-        /// Where the index lives (default: a per-project directory in the user's cache).
-        #[arg(long)]
-        index_dir: Option<PathBuf>,
-        /// The installed dbprint package directory (the one holding spec/v1/SPEC.md) to
-        /// read get_reference's documents from; default: $PRINTDEX_REFERENCE_DIR, then
-        /// the package beside a `dbprint` executable on PATH.
-        #[arg(long)]
-        reference_dir: Option<PathBuf>,
-    },
+    /// Serve the project's prints over MCP, read-only (a drop-in for `dbprint serve`).
+    #[command(after_help = SERVE_ENVIRONMENT)]
+    Serve(ServeArgs),
     /// pz (PipelineZ): serve its MCP surface, keep its docs offline.
     Pz {
         #[command(subcommand)]
         action: pz::PzAction,
     },
-    /// Manage the index.
+    /// Manage the indexes.
     Index {
         #[command(subcommand)]
         action: IndexAction,
     },
 }
 
+/// `printdex serve`: `dbprint serve`'s arguments, and printdex's own two.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Connection to serve; resolved from .dbprint.yaml when omitted (the `auto: true`
+    /// set, or the sole connection).
+    pub connection: Option<String>,
+    #[arg(long, help = PROJECT_HELP, allow_hyphen_values = true)]
+    pub project: Option<String>,
+    /// Wire transport: stdio for an editor or agent, http for local sockets.
+    #[arg(long, value_enum, ignore_case = true, default_value = "stdio")]
+    pub transport: Transport,
+    /// HTTP bind address, loopback only: 127.0.0.1, ::1 or localhost [default: 127.0.0.1]
+    #[arg(long)]
+    pub host: Option<String>,
+    /// HTTP port; required with --transport http (0: any free port).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Serve read-only over the committed prints: the only mode, and the default.
+    #[arg(long, overrides_with_all = ["read_only", "no_read_only"])]
+    pub read_only: bool,
+    /// Refused, as dbprint refuses it: only --read-only is supported.
+    #[arg(long, overrides_with_all = ["read_only", "no_read_only"])]
+    pub no_read_only: bool,
+    #[arg(long, help = INDEX_DIR_HELP)]
+    pub index_dir: Option<PathBuf>,
+    /// The installed dbprint package directory (the one holding spec/v1/SPEC.md) to
+    /// read get_reference's documents from; default: $PRINTDEX_REFERENCE_DIR, then the
+    /// dbprint beside a `dbprint` on PATH, the one python3/python imports, pipx's, uv's.
+    #[arg(long)]
+    pub reference_dir: Option<PathBuf>,
+}
+
+/// The default `--host`, dbprint's.
+pub const DEFAULT_HOST: &str = "127.0.0.1";
+
+/// `--project` and `--index-dir`, as every index command takes them.
+#[derive(Debug, Args)]
+pub struct IndexTarget {
+    #[arg(long, help = PROJECT_HELP, allow_hyphen_values = true)]
+    pub project: Option<String>,
+    #[arg(long, help = INDEX_DIR_HELP)]
+    pub index_dir: Option<PathBuf>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum IndexAction {
-    /// Rebuild the index from scratch, offline.
-    Rebuild {
+    /// Rebuild a project's index from scratch, offline, with progress on stderr.
+    Rebuild(IndexTarget),
+    /// Say what a project's index holds, how fresh and how big (read only).
+    Status(IndexTarget),
+    /// List every index in printdex's cache: its project, size, last use, and whether
+    /// the project still exists.
+    List,
+    /// Remove the indexes of projects that no longer exist; nothing else.
+    Prune {
+        /// Say what would be removed, and remove nothing.
         #[arg(long)]
-        project: Option<String>,
-        #[arg(long)]
-        index_dir: Option<PathBuf>,
-    },
-    /// Say what is indexed, how fresh and how big.
-    Status {
-        #[arg(long)]
-        project: Option<String>,
-        #[arg(long)]
-        index_dir: Option<PathBuf>,
+        dry_run: bool,
     },
 }
 
-/// The default index directory of a project: `$XDG_CACHE_HOME/printdex/<hash of its root>`.
-pub fn default_index_dir(project_root: &std::path::Path) -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    let key = blake3::hash(project_root.to_string_lossy().as_bytes()).to_hex();
-    cache.join("printdex").join(&key[..16])
+/// A project loaded from `--project` (a path or a git address) or found by walking up.
+pub struct Located {
+    pub project: ProjectConfig,
+    /// The address a git `--project` named (its checkout is `project`'s root).
+    pub remote: Option<RemoteAddress>,
+}
+
+/// Load the project `--project` names, cloning or refreshing a git address first, as
+/// dbprint resolves it; a failed refresh over a usable checkout is a warning on stderr.
+pub fn locate_project(
+    project: Option<&str>,
+    checkouts: &Checkouts,
+) -> Result<Located, ConfigError> {
+    let Some(locator) = project else {
+        return Ok(Located {
+            project: config::discover(&std::env::current_dir().unwrap_or_default())?,
+            remote: None,
+        });
+    };
+    let Some(address) = config::remote::parse_address(locator)? else {
+        return Ok(Located {
+            project: config::load_at(locator)?,
+            remote: None,
+        });
+    };
+    let dir = checkouts.materialize(&address, &warn)?;
+    Ok(Located {
+        project: config::load_at_path(&dir)?,
+        remote: Some(address),
+    })
+}
+
+/// A startup failure worded as dbprint words it, and exit 1.
+pub fn refuse(text: &str) -> std::process::ExitCode {
+    use std::io::Write;
+    eprintln!("{text}");
+    let _ = std::io::stderr().flush();
+    std::process::ExitCode::from(1)
+}
+
+/// A warning worded as dbprint words its own, on stderr.
+pub fn warn(message: &str) {
+    eprintln!("warning: {message}");
 }
 
 /// Run a server to its end on a multi-threaded runtime, then shut the runtime down without

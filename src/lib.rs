@@ -11,7 +11,6 @@ pub mod config;
 pub mod error;
 pub mod ingest;
 pub mod mcp;
-pub mod pz;
 pub mod query;
 pub mod render;
 pub mod store;

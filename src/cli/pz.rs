@@ -6,10 +6,14 @@ use std::time::Duration;
 
 use clap::Subcommand;
 
+use crate::error::pz::DocsError;
 use crate::mcp::pz::PzTools;
-use crate::pz::docs::fetch;
-use crate::pz::docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
-use crate::pz::docs::store::{self, now_secs, Store};
+use crate::store::pz_docs::disk::{self, now_secs, Store};
+use crate::store::pz_docs::fetch;
+use crate::store::pz_docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
+
+const DOCS_DIR_HELP: &str =
+    "The docs index directory (default: pz-docs in printdex's cache, $XDG_CACHE_HOME/printdex)";
 
 #[derive(Debug, Subcommand)]
 pub enum PzAction {
@@ -25,8 +29,7 @@ pub enum PzAction {
         /// Longest wait on the docs source (e.g. 15s).
         #[arg(long, default_value = "15s", value_parser = parse_duration)]
         docs_timeout: Duration,
-        /// The docs index directory (default: printdex/pz-docs in the user's cache).
-        #[arg(long)]
+        #[arg(long, help = DOCS_DIR_HELP)]
         docs_dir: Option<PathBuf>,
     },
     /// The offline copy of pz's documentation.
@@ -44,14 +47,15 @@ pub enum DocsAction {
         /// Default: PZ_DOCS_URL, else https://pipelinez.dev.
         #[arg(long)]
         from: Option<String>,
+        /// Longest wait for both files together (e.g. 15s, 2m).
         #[arg(long, default_value = "15s", value_parser = parse_duration)]
         timeout: Duration,
-        #[arg(long)]
+        #[arg(long, help = DOCS_DIR_HELP)]
         docs_dir: Option<PathBuf>,
     },
     /// Say which corpus is installed, from where and how old.
     Status {
-        #[arg(long)]
+        #[arg(long, help = DOCS_DIR_HELP)]
         docs_dir: Option<PathBuf>,
     },
 }
@@ -134,7 +138,7 @@ fn sync(
             .map(|s| s.trim_end_matches('/').to_string())
             .unwrap_or_else(|_| fetch::DEFAULT_BASE.to_string()),
     };
-    let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
+    let store = Store::at(docs_dir.unwrap_or_else(disk::default_root));
     let started = std::time::Instant::now();
     match service::sync(&store, &base, timeout) {
         Ok(done) => {
@@ -155,13 +159,27 @@ fn sync(
         }
         Err(e) => {
             eprintln!("error: {e}");
+            if let DocsError::Unreachable { cause, .. } = &e {
+                eprintln!("  cause: {cause}");
+            }
+            if matches!(
+                e,
+                DocsError::Unreachable { .. } | DocsError::TooLarge { .. }
+            ) {
+                eprintln!(
+                    "  hint: sync from a mirror with --from URL, or from a directory holding llms.txt and llms-full.txt with --from DIR; or set PZ_DOCS_URL (now {})",
+                    std::env::var("PZ_DOCS_URL")
+                        .map(|v| format!("{v:?}"))
+                        .unwrap_or_else(|_| "unset".into())
+                );
+            }
             Ok(ExitCode::from(1))
         }
     }
 }
 
 fn status(docs_dir: Option<PathBuf>) -> anyhow::Result<ExitCode> {
-    let store = Store::at(docs_dir.unwrap_or_else(store::default_root));
+    let store = Store::at(docs_dir.unwrap_or_else(disk::default_root));
     let Some(p) = store.pointer() else {
         println!(
             "no pz docs synced in {} (run: printdex pz docs sync)",

@@ -1,7 +1,9 @@
 //! `.dbprint.yaml`: project discovery, connections, print roots and the
 //! freshness-threshold cascade, read with YAML 1.1 semantics as dbprint reads it.
 
+pub mod git;
 pub mod reference;
+pub mod remote;
 
 use std::path::{Path, PathBuf};
 
@@ -95,6 +97,66 @@ impl ProjectConfig {
     }
 }
 
+/// printdex's directory in the user's cache: `$XDG_CACHE_HOME/printdex`, else
+/// `~/.cache/printdex` (on Windows `%LOCALAPPDATA%\printdex`). Indexes, git checkouts and
+/// the pz docs live here; nothing printdex writes goes into a user's tree.
+pub fn cache_root() -> PathBuf {
+    let from_env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let cache = from_env("XDG_CACHE_HOME")
+        .or_else(|| {
+            if cfg!(windows) {
+                from_env("LOCALAPPDATA")
+            } else {
+                None
+            }
+        })
+        .or_else(|| from_env("HOME").map(|h| h.join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    cache.join("printdex")
+}
+
+/// The default index directory of a project: `<cache root>/<hash of its root>`.
+pub fn default_index_dir(project_root: &Path) -> PathBuf {
+    let key = blake3::hash(project_root.to_string_lossy().as_bytes()).to_hex();
+    cache_root().join(&key[..16])
+}
+
+/// The first executable named `name` in a directory of PATH (`name.exe` and the other
+/// PATHEXT forms too on Windows), as `shutil.which` finds it.
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    let names: Vec<String> = if cfg!(windows) {
+        let exts = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+        std::iter::once(name.to_string())
+            .chain(
+                exts.split(';')
+                    .filter(|e| !e.is_empty())
+                    .map(|e| format!("{name}{e}")),
+            )
+            .collect()
+    } else {
+        vec![name.to_string()]
+    };
+    std::env::split_paths(&path)
+        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 /// Walk up from `start` to the first directory holding `.dbprint.yaml`.
 pub fn discover(start: &Path) -> Result<ProjectConfig, ConfigError> {
     let cwd = std::fs::canonicalize(start).unwrap_or_else(|_| start.to_path_buf());
@@ -114,7 +176,12 @@ pub fn discover(start: &Path) -> Result<ProjectConfig, ConfigError> {
 
 /// `--project X`: the config file itself or the directory directly holding it; no walk.
 pub fn load_at(locator: &str) -> Result<ProjectConfig, ConfigError> {
-    let mut path = expand_user(locator);
+    load_at_path(&expand_user(locator))
+}
+
+/// [`load_at`] for a path already expanded (a git checkout's directory).
+pub fn load_at_path(path: &Path) -> Result<ProjectConfig, ConfigError> {
+    let mut path = path.to_path_buf();
     if !path.is_absolute() {
         path = absolute_resolved(&path);
     }

@@ -1,6 +1,9 @@
 //! Ingest: read a connection's print from disk into records the mirror stores.
-//! This is the only stage that parses YAML or walks a print directory.
+//! This is the only stage that parses a print's YAML or walks a print to find its files
+//! (the store's change feed and watcher list directories only to watch them; a resource
+//! read in `query` copies a file's bytes it already knows, and parses nothing).
 
+pub mod pz_docs;
 pub mod reading;
 pub mod walk;
 
@@ -38,20 +41,60 @@ const SETTLE_COARSE_NS: i64 = 2_000_000_000;
 impl FileIdentity {
     /// The identity a `stat` taken no earlier than `before_ns` (ns since the epoch) shows.
     pub fn from_metadata(m: &std::fs::Metadata, before_ns: i64) -> FileIdentity {
-        use std::os::unix::fs::MetadataExt;
-        let mtime_ns = m.mtime() * 1_000_000_000 + m.mtime_nsec();
-        let settle = if m.mtime_nsec() % 1_000_000 == 0 {
+        let (mtime_ns, size, inode) = platform_stat(m);
+        // No sub-millisecond digits: a whole-second (or FAT two-second) timestamp.
+        let settle = if mtime_ns % 1_000_000 == 0 {
             SETTLE_COARSE_NS
         } else {
             SETTLE_FINE_NS
         };
         FileIdentity {
             mtime_ns,
-            size: m.size(),
-            inode: m.ino(),
+            size,
+            inode,
             settled: before_ns >= mtime_ns.saturating_add(settle),
         }
     }
+}
+
+/// (mtime in ns since the epoch, size, file identity number) as the platform keeps them.
+#[cfg(unix)]
+fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (
+        m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+        m.size(),
+        m.ino(),
+    )
+}
+
+/// Windows: the file index (the inode's counterpart) needs an unstable API, so the
+/// creation time stands in for it. That is weaker: NTFS carries a creation time over to
+/// a file re-created under the same name within seconds (tunneling), so a replace that
+/// keeps the write time and size is caught only while its identity is unsettled (by the
+/// content hash), as an in-place rewrite is on every platform.
+#[cfg(windows)]
+fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
+    use std::os::windows::fs::MetadataExt;
+    /// 100 ns intervals from 1601-01-01 to 1970-01-01.
+    const EPOCH_OFFSET: i64 = 116_444_736_000_000_000;
+    let since_1601 = i64::try_from(m.last_write_time()).unwrap_or(i64::MAX);
+    (
+        since_1601.saturating_sub(EPOCH_OFFSET).saturating_mul(100),
+        m.file_size(),
+        m.creation_time(),
+    )
+}
+
+/// Elsewhere: the portable mtime and size; no identity number.
+#[cfg(not(any(unix, windows)))]
+fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
+    let mtime_ns = m
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    (mtime_ns, m.len(), 0)
 }
 
 impl PartialEq for FileIdentity {
@@ -144,6 +187,18 @@ pub fn read_text(bytes: &[u8]) -> Result<String, String> {
     } else {
         Ok(text.to_string())
     }
+}
+
+/// Kinds a print need not carry: human-written files (`description.md`, the annotation
+/// files). Every other file a print declares, or a connection looks for, is expected.
+pub fn is_optional_kind(kind: &str) -> bool {
+    matches!(
+        kind,
+        "description"
+            | "statistics_annotations"
+            | "relationships_annotations"
+            | "manifest_annotations"
+    )
 }
 
 fn is_yaml_kind(kind: &str) -> bool {
@@ -372,6 +427,9 @@ pub fn scan_connection(
     ] {
         files.push(refresh_file(&root.join(file), name, None, kind, known));
     }
+    // diff.yaml can be the largest file of a print: stored at once, it is not held
+    // parsed while the tables are read.
+    let mut spilled = spill_into(&mut files[1..], spill);
     let mut tables = Vec::new();
     let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
     if let ManifestRead::Ok { doc, .. } = &manifest {
@@ -386,7 +444,18 @@ pub fn scan_connection(
             }
         }
     }
-    let (artifacts, spilled) = read_all(&jobs, name, known, progress, spill);
+    // Progress counts every file the connection's mirror will hold, these included.
+    let before = files.len();
+    let total = before + jobs.len();
+    progress(before, total);
+    let (artifacts, spilled_tables) = read_all(
+        &jobs,
+        name,
+        known,
+        &|done, _| progress(before + done, total),
+        spill,
+    );
+    spilled += spilled_tables;
     files.extend(artifacts);
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
     ConnectionScan {
@@ -441,15 +510,8 @@ fn read_all(
                     record
                 })
                 .collect();
-            let fresh = |r: &FileRecord| !matches!(r.parsed, Parsed::Unchanged | Parsed::Touched);
-            if let Some(spill) = spill.filter(|_| records.iter().any(fresh)) {
-                if spill(&records) {
-                    for r in records.iter_mut().filter(|r| fresh(r)) {
-                        r.parsed = Parsed::Stored;
-                        spilled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            }
+            let n = spill_into(&mut records, spill);
+            spilled.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
             out.extend(records);
         }
         out
@@ -469,6 +531,24 @@ fn read_all(
         })
     };
     (records, spilled.into_inner())
+}
+
+/// Hand `records` to `spill` when one holds a fresh parse; when it stores them, drop
+/// their parses (`Parsed::Stored`). Returns how many were dropped.
+fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
+    let fresh = |r: &FileRecord| !matches!(r.parsed, Parsed::Unchanged | Parsed::Touched);
+    let Some(spill) = spill.filter(|_| records.iter().any(fresh)) else {
+        return 0;
+    };
+    if !spill(records) {
+        return 0;
+    }
+    let mut dropped = 0;
+    for r in records.iter_mut().filter(|r| fresh(r)) {
+        r.parsed = Parsed::Stored;
+        dropped += 1;
+    }
+    dropped
 }
 
 fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {

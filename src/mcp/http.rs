@@ -58,17 +58,36 @@ struct Http<S: ToolSet> {
     requests: Arc<InFlight>,
 }
 
-/// A port that could not be bound, worded as uvicorn logs it; dbprint then exits 3.
+/// A port that could not be bound (dbprint's uvicorn then exits 3), in printdex's words.
 #[derive(Debug)]
-pub struct BindFailed(pub String);
+pub struct BindFailed {
+    pub addr: SocketAddr,
+    pub source: std::io::Error,
+}
 
 impl std::fmt::Display for BindFailed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        let port = self.addr.port();
+        match self.source.kind() {
+            std::io::ErrorKind::AddrInUse => write!(
+                f,
+                "cannot listen on {}: port {port} is already in use (another server holds it); choose another with --port",
+                self.addr
+            ),
+            _ => write!(
+                f,
+                "cannot listen on {}: {}; choose another port with --port",
+                self.addr, self.source
+            ),
+        }
     }
 }
 
-impl std::error::Error for BindFailed {}
+impl std::error::Error for BindFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
 
 /// The addresses uvicorn (asyncio's `create_server`) listens on for a loopback `--host`:
 /// `localhost` is every loopback address the name resolves to.
@@ -89,32 +108,20 @@ async fn bind_addresses(host: &str, port: u16) -> Vec<SocketAddr> {
 }
 
 async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, BindFailed> {
-    tokio::net::TcpListener::bind(addr).await.map_err(|e| {
-        // asyncio's wording, Python's address tuple and lower-cased strerror included.
-        let shown = match addr {
-            SocketAddr::V4(a) => format!("('{}', {})", a.ip(), a.port()),
-            SocketAddr::V6(a) => format!("('{}', {}, 0, 0)", a.ip(), a.port()),
-        };
-        let text = e.to_string();
-        let Some(errno) = e.raw_os_error() else {
-            return BindFailed(format!("error while attempting to bind on address {shown}: {text}"));
-        };
-        let reason = text
-            .strip_suffix(&format!(" (os error {errno})"))
-            .unwrap_or(&text)
-            .to_lowercase();
-        BindFailed(format!(
-            "[Errno {errno}] error while attempting to bind on address {shown}: [errno {errno}] {reason}"
-        ))
-    })
+    tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| BindFailed { addr, source })
 }
 
 /// Serve MCP over HTTP on a loopback address until SIGTERM/SIGINT; then stop accepting,
 /// let requests and calls under way finish, close the streams and return (spec §7.3).
+/// `listening` hears the addresses bound (with `--port 0`, the port the system picked)
+/// before the first request is accepted.
 pub async fn serve_http<S: ToolSet>(
     server: Server<S>,
     host: &str,
     port: u16,
+    listening: impl FnOnce(&[SocketAddr]),
 ) -> Result<(), ServeError> {
     let mut listeners = Vec::new();
     let mut port = port;
@@ -122,14 +129,15 @@ pub async fn serve_http<S: ToolSet>(
         // With `--port 0`, every address gets the port the first one was given.
         let listener = bind(SocketAddr::new(addr.ip(), port)).await?;
         let bound = listener.local_addr()?;
-        if port == 0 {
-            // The only way to learn the port the system picked.
-            eprintln!("printdex: listening on http://{bound}");
-        }
         tracing::info!("listening on http://{bound}");
         port = bound.port();
         listeners.push(listener);
     }
+    let bound: Vec<SocketAddr> = listeners
+        .iter()
+        .filter_map(|l| l.local_addr().ok())
+        .collect();
+    listening(&bound);
 
     // Host and Origin are checked before rmcp sees a request, with the reference's
     // statuses and texts, so rmcp's own (403) checks are switched off.

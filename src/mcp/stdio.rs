@@ -29,18 +29,65 @@ pub async fn serve_stdio<S: ToolSet>(server: Server<S>) -> Result<(), ServeError
     Ok(())
 }
 
-/// SIGTERM or SIGINT.
+/// What ends a server: SIGTERM or SIGINT (Ctrl-C) on unix; Ctrl-C, Ctrl-Break, closing
+/// the console window, logoff or shutdown on Windows.
 pub async fn shutdown_signal() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
-        _ = term => {}
+        _ = platform_signal() => {}
     }
+}
+
+#[cfg(unix)]
+async fn platform_signal() {
+    use tokio::signal::unix::{signal, SignalKind};
+    match signal(SignalKind::terminate()) {
+        Ok(mut s) => {
+            s.recv().await;
+        }
+        Err(_) => std::future::pending::<()>().await,
+    }
+}
+
+#[cfg(windows)]
+async fn platform_signal() {
+    use tokio::signal::windows;
+    /// One console event, or never if it cannot be listened for.
+    async fn event(listener: std::io::Result<impl WindowsEvent>) {
+        match listener {
+            Ok(mut l) => l.next().await,
+            Err(_) => std::future::pending::<()>().await,
+        }
+    }
+    tokio::select! {
+        _ = event(windows::ctrl_break()) => {}
+        _ = event(windows::ctrl_close()) => {}
+        _ = event(windows::ctrl_logoff()) => {}
+        _ = event(windows::ctrl_shutdown()) => {}
+    }
+}
+
+/// The four console event listeners tokio hands out, awaited alike.
+#[cfg(windows)]
+trait WindowsEvent {
+    async fn next(&mut self);
+}
+
+#[cfg(windows)]
+macro_rules! windows_event {
+    ($($t:ident),*) => {$(
+        impl WindowsEvent for tokio::signal::windows::$t {
+            async fn next(&mut self) {
+                self.recv().await;
+            }
+        }
+    )*};
+}
+
+#[cfg(windows)]
+windows_event!(CtrlBreak, CtrlClose, CtrlLogoff, CtrlShutdown);
+
+#[cfg(not(any(unix, windows)))]
+async fn platform_signal() {
+    std::future::pending::<()>().await
 }

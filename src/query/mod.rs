@@ -1,7 +1,7 @@
 //! The read side: one module per question the tools ask, each answering from a
 //! `store::Snapshot` with data (the items in order, head keys, totals, and the files it
-//! read as `Pins`), never with pages: `render` turns an answer into its reply. Knows
-//! nothing of MCP or of paging.
+//! read as `Pins`), never with pages: `render` turns an answer into its reply (`pz_docs`
+//! answers from the `store::pz_docs::Catalog` it is handed). Knows nothing of MCP or of paging.
 
 pub mod context;
 pub mod diff;
@@ -11,6 +11,7 @@ pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
 pub mod pins;
+pub mod pz_docs;
 pub mod reference;
 pub mod resolve_value;
 pub mod resources;

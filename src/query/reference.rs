@@ -537,7 +537,7 @@ End.
         if refs.locate(Document::Assertions).is_none() {
             assert_eq!(
                 refs.text(Document::Assertions, None).unwrap_err().to_string(),
-                "no assertions reference document available - neither the installed package nor the source tree carries it."
+                "no assertions reference document available - neither the installed package nor the source tree carries it. Point printdex at an installed dbprint package directory with --reference-dir or the PRINTDEX_REFERENCE_DIR environment variable."
             );
         }
         assert_eq!(

@@ -11,6 +11,7 @@ pub mod document;
 pub mod list_tables;
 pub mod manifest;
 pub mod paging;
+pub mod pz_envelope;
 pub mod resolve_value;
 pub mod resource;
 pub mod search_columns;

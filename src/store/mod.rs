@@ -3,13 +3,16 @@
 //! a connection with the disk and re-reads single files (the one writer, `lock`), follows
 //! the disk through the inotify change feed (`changes`) and the watcher's daemon loop
 //! (`watch`), and hands readers an immutable [`Snapshot`] of each served connection. It
-//! owns the one cache of derived values (`cache`). Knows nothing of the questions asked.
+//! owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
+//! index (`pz_docs`). Knows nothing of the questions asked.
 
 pub mod cache;
 pub mod changes;
 pub mod files;
 mod lock;
 pub mod mirror;
+pub mod owner;
+pub mod pz_docs;
 pub mod references;
 pub mod search;
 pub mod snapshot;
@@ -27,6 +30,39 @@ use lock::{WriteLock, Writer};
 use mirror::{Mirror, MirrorError};
 use references::ReferenceDocs;
 pub use snapshot::Snapshot;
+
+/// What opening found of one part of the index (the mirror, the search index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Opened {
+    /// Nothing was there: made empty.
+    #[default]
+    Created,
+    /// This build's, kept.
+    Reused,
+    /// Another version's, or unreadable: discarded and made empty.
+    Replaced,
+}
+
+/// The index as a start found it, for the startup line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexState {
+    /// There was none: built from the print.
+    Built,
+    /// This build's index, kept: only files that changed were read again.
+    Warm,
+    /// One of another version (or unreadable) was discarded and built again.
+    Rebuilt,
+}
+
+impl IndexState {
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexState::Built => "built",
+            IndexState::Warm => "warm",
+            IndexState::Rebuilt => "rebuilt",
+        }
+    }
+}
 
 /// `Store::refresh_files` re-reads at most this many files one by one; more reconcile.
 const REFRESH_AT_MOST: usize = 256;
@@ -78,18 +114,6 @@ impl Store {
             .map(|c| c.print_root.clone())
             .collect();
         let changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>> = Arc::default();
-        {
-            let changes = changes.clone();
-            std::thread::Builder::new()
-                .name("printdex-changes".into())
-                .spawn(move || {
-                    let _ = changes.set(changes::ChangeFeed::watch(&roots));
-                })
-                .map_err(|source| MirrorError::Io {
-                    path: index_dir.to_path_buf(),
-                    source,
-                })?;
-        }
         tracing::debug!(?opened, "store opening");
         let store = Store {
             served,
@@ -107,22 +131,41 @@ impl Store {
             let name = conn.name.clone();
             store.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
         }
+        // After the first scan, not beside it: on a small machine the feed's walk would
+        // take cores from the scan. Until the feed is up no state is verified by it, so a
+        // search in between sweeps.
+        {
+            let changes = store.changes.clone();
+            let private = index_dir.to_path_buf();
+            std::thread::Builder::new()
+                .name("printdex-changes".into())
+                .spawn(move || {
+                    let _ = changes.set(changes::ChangeFeed::watch(&roots, &private));
+                })
+                .map_err(|source| MirrorError::Io {
+                    path: index_dir.to_path_buf(),
+                    source,
+                })?;
+        }
         Ok(store)
     }
 
     /// Read the reference documents from this dbprint package directory first.
     pub fn with_reference_dir(mut self, dir: Option<PathBuf>) -> Store {
         self.references = ReferenceDocs::new(dir);
-        // Said once at startup; get_reference answers each call with the exact error.
-        for document in crate::config::reference::Document::ALL {
-            if self.references.locate(document).is_none() {
-                tracing::warn!(
-                    "no {} reference document found; get_reference cannot answer for it",
-                    document.name()
-                );
-            }
-        }
         self
+    }
+
+    /// Whether this start built, kept or rebuilt the index.
+    pub fn index_state(&self) -> IndexState {
+        let parts = [self.shared.mirror.opened(), self.index.opened()];
+        if parts.contains(&Opened::Replaced) {
+            IndexState::Rebuilt
+        } else if self.shared.mirror.opened() == Opened::Created {
+            IndexState::Built
+        } else {
+            IndexState::Warm
+        }
     }
 
     pub fn references(&self) -> &ReferenceDocs {
@@ -444,33 +487,45 @@ impl Store {
     }
 
     /// [`Store::connection`] for a call that reads every walkable table's statistics
-    /// files (search_columns): when the change feed saw nothing since the state was last
-    /// known to match the disk, no file is checked; otherwise every searched file is
+    /// files (search_columns). When the change feed vouches for the state (it was last
+    /// verified at an epoch the feed remembers), only the files the feed names since are
+    /// read again, and only those the connection tracks; otherwise every searched file is
     /// `stat`ed, and the connection re-ingested first when one moved.
     pub fn connection_for_search(
         &self,
         requested: Option<&str>,
     ) -> Result<Arc<Snapshot>, QueryError> {
         let state = self.connection(requested)?;
-        let epoch = self
-            .change_feed()
-            .filter(|c| c.complete())
-            .map(changes::ChangeFeed::poll);
-        if epoch.is_some() && epoch == state.search.verified() {
-            return Ok(state);
-        }
-        // One sweep finds what moved; a sweep that could not finish reconciles everything.
-        let result = match state.search.moved_paths() {
-            Some(moved) if moved.is_empty() => {
-                if let Some(e) = epoch {
-                    state.search.verify(e);
-                }
-                return Ok(state);
-            }
-            Some(moved) => self.refresh_files(&state.config.name, &moved),
-            None => self.reconcile(&state.config),
+        let feed = self.change_feed().filter(|c| c.complete());
+        let epoch = feed.map(changes::ChangeFeed::poll);
+        let named = match (feed, state.search.verified()) {
+            (Some(feed), Some(verified)) => feed.since(verified),
+            _ => changes::Since::Unknown,
         };
-        result.map_err(|e| QueryError::Internal(e.to_string()))
+        let moved = match named {
+            changes::Since::Nothing => Some(Vec::new()),
+            changes::Since::Files(paths) => Some(
+                paths
+                    .into_iter()
+                    .filter(|p| state.tracks(p))
+                    .collect::<Vec<_>>(),
+            ),
+            // One sweep finds what moved; a sweep that could not finish reconciles.
+            changes::Since::Unknown => state.search.moved_paths(),
+        };
+        let fresh = match moved {
+            Some(moved) if moved.is_empty() => state,
+            Some(moved) => self
+                .refresh_files(&state.config.name, &moved)
+                .map_err(|e| QueryError::Internal(e.to_string()))?,
+            None => self
+                .reconcile(&state.config)
+                .map_err(|e| QueryError::Internal(e.to_string()))?,
+        };
+        if let Some(e) = epoch {
+            fresh.search.verify(e);
+        }
+        Ok(fresh)
     }
 
     /// [`Store::connection`], also fresh against the files `moved` names as changed on

@@ -28,6 +28,14 @@ impl ReferenceDocs {
         reference::locate(self.explicit.as_deref(), document)
     }
 
+    /// The documents found nowhere: get_reference cannot answer for them.
+    pub fn missing(&self) -> Vec<Document> {
+        Document::ALL
+            .into_iter()
+            .filter(|d| self.locate(*d).is_none())
+            .collect()
+    }
+
     /// The document's text, read on first use.
     pub fn text(&self, document: Document) -> Result<Arc<str>, QueryError> {
         let slot = &self.loaded[document.index()];

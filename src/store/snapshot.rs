@@ -114,6 +114,12 @@ impl Snapshot {
         self.on_disk_as(&self.manifest_path(), self.manifest_identity.as_ref())
     }
 
+    /// Whether this state read `path` (or found it absent where the print declares it),
+    /// so a change to it can change an answer.
+    pub fn tracks(&self, path: &Path) -> bool {
+        self.identities.contains_key(path) || self.absent.contains(path)
+    }
+
     /// Whether `path` is on disk as this state stored it (present with that identity, or
     /// absent).
     pub fn unchanged_on_disk(&self, path: &Path) -> bool {

@@ -209,3 +209,98 @@ fn a_cursor_is_refused_once_a_file_the_reply_read_changes() {
     assert!(!error);
     assert_eq!(again.len(), first.len());
 }
+
+/// The words `## Terms` definitions are written in (the unit tests hold the list to them).
+const TERMS_VOCABULARY: &str = include_str!("../../src/render/context/terms_vocabulary.txt");
+
+/// The definition in a legend line `- LABEL: DEFINITION (json/yaml ...; search_columns ...)`.
+fn definition_of(line: &str) -> &str {
+    let (_, rest) = line
+        .strip_prefix("- ")
+        .and_then(|l| l.split_once(": "))
+        .unwrap_or_else(|| panic!("not a legend line: {line:?}"));
+    let end = [" (json/yaml `", " (search_columns `"]
+        .iter()
+        .filter_map(|s| rest.rfind(s))
+        .min()
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The words of a definition, lowercased, hyphenated ones split and `'s` dropped; notation
+/// (figures, `row_count`, `relationships.yaml`, `->`) is no word and left out. A token that is
+/// neither (`w/`, `column(s)`) comes back whole, to fail the lookup.
+fn words_of(definition: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for raw in definition.split(' ') {
+        let token = raw
+            .trim_start_matches('(')
+            .trim_end_matches(['.', ',', ';', ':', ')']);
+        let notation = token == "->"
+            || token == "/"
+            || token.bytes().any(|b| b.is_ascii_digit())
+            || token.contains('_')
+            || token.contains('.');
+        if token.is_empty() || notation {
+            continue;
+        }
+        let token = token.strip_suffix("'s").unwrap_or(token);
+        words.extend(token.split('-').map(str::to_lowercase));
+    }
+    words
+}
+
+/// The legend lines of one page.
+fn legend_lines(page: &str) -> Vec<&str> {
+    let Some((_, after)) = page.split_once("## Terms\n\n") else {
+        return Vec::new();
+    };
+    after.lines().take_while(|l| l.starts_with("- ")).collect()
+}
+
+#[test]
+fn every_legend_line_the_fixtures_print_defines_in_whole_words() {
+    let vocabulary: std::collections::BTreeSet<&str> = TERMS_VOCABULARY.lines().collect();
+    let mut defined = std::collections::BTreeSet::new();
+    for project in [
+        fixtures().join("edge").join("context"),
+        fixtures().join("library"),
+    ] {
+        let mut s = Server::start(&project, &[]);
+        let tables: Vec<String> = crate::util::all_pages(&mut s, "list_tables", json!({}))
+            .iter()
+            .flat_map(|p| p["tables"].as_array().unwrap().clone())
+            .map(|t| t.as_str().unwrap().to_string())
+            .collect();
+        for table in &tables {
+            for purpose in ["profile", "query"] {
+                let arguments = json!({"table": table, "purpose": purpose});
+                for page in crate::util::all_markdown_pages(&mut s, "get_table_context", arguments)
+                {
+                    for line in legend_lines(&page) {
+                        let definition = definition_of(line);
+                        assert!(
+                            definition.ends_with('.')
+                                && !definition.ends_with("..")
+                                && !definition.contains("  "),
+                            "{table} {purpose}: {line:?}"
+                        );
+                        for word in words_of(definition) {
+                            assert!(
+                                vocabulary.contains(word.as_str()),
+                                "{table} {purpose}: {word:?} in {line:?}"
+                            );
+                        }
+                        defined.insert(line[2..].split(": ").next().unwrap().to_string());
+                    }
+                }
+            }
+        }
+    }
+    // The fixtures print most of the legend (107 distinct labels), so the check covers it.
+    assert!(
+        defined.len() > 100,
+        "only {} terms printed: {defined:?}",
+        defined.len()
+    );
+}

@@ -17,7 +17,7 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 struct HttpServer {
     child: Child,
     port: u16,
-    _index: tempfile::TempDir,
+    _index: Option<tempfile::TempDir>,
 }
 
 impl HttpServer {
@@ -27,11 +27,20 @@ impl HttpServer {
 
     fn start_on(project: &std::path::Path) -> HttpServer {
         let index = tempfile::tempdir().unwrap();
-        let mut child = Command::new(bin())
+        let mut command = Command::new(bin());
+        command
             .args(["serve", "--transport", "http", "--port", "0", "--project"])
             .arg(project)
             .arg("--index-dir")
-            .arg(index.path())
+            .arg(index.path());
+        let mut server = Self::spawn(command);
+        server._index = Some(index);
+        server
+    }
+
+    /// Start `command` (a `serve --transport http`) and learn its port from the startup line.
+    fn spawn(mut command: Command) -> HttpServer {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -40,18 +49,13 @@ impl HttpServer {
         let mut stderr = BufReader::new(child.stderr.take().unwrap());
         let mut line = String::new();
         stderr.read_line(&mut line).unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("printdex: listening on http://127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"))
-            .parse()
-            .unwrap();
+        let port = startup_port(&line);
         // Keep draining stderr so the server never blocks on a full pipe.
         std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
         HttpServer {
             child,
             port,
-            _index: index,
+            _index: None,
         }
     }
 
@@ -390,6 +394,55 @@ fn legacy_sse_serves_a_session() {
     check_answers(&init, &tools, &call);
 }
 
+/// A client entry a dbprint user has for its HTTP server, and the command line the user
+/// starts that server with, as written for dbprint; `{ADDRESS}` (a git address) and
+/// `{PORT}` (a free port) are what the test fills in.
+const DBPRINT_SSE_MCP_JSON: &str =
+    r#"{"mcpServers": {"dbprint": {"type": "sse", "url": "http://127.0.0.1:{PORT}/sse"}}}"#;
+const DBPRINT_HTTP_COMMAND: &str =
+    "dbprint serve --project {ADDRESS} --transport http --host 127.0.0.1 --port {PORT} --read-only";
+
+#[test]
+fn a_dbprint_http_set_up_runs_unchanged_and_its_sse_url_serves() {
+    let remote = crate::git_project::Remote::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let fill = |text: &str| {
+        text.replace("{ADDRESS}", &remote.address("main"))
+            .replace("{PORT}", &port)
+    };
+    let line = fill(DBPRINT_HTTP_COMMAND);
+    let mut words = line.split(' ');
+    assert_eq!(words.next(), Some("dbprint"));
+    let home = tempfile::tempdir().unwrap();
+    let mut command = Command::new(bin());
+    command
+        .args(words)
+        .env("XDG_CACHE_HOME", remote.cache())
+        .env("HOME", home.path())
+        .current_dir(home.path());
+    let server = HttpServer::spawn(command);
+    assert_eq!(server.port.to_string(), port);
+    let config: Value = serde_json::from_str(&fill(DBPRINT_SSE_MCP_JSON)).unwrap();
+    assert_eq!(
+        config["mcpServers"]["dbprint"]["url"],
+        json!(format!("http://{}/sse", server.host()))
+    );
+    let (mut sse, endpoint) = legacy_session(&server);
+    assert_eq!(server.post(&endpoint, &[], &initialize()).status, 202);
+    let init = sse.next_message();
+    assert_eq!(server.post(&endpoint, &[], &initialized()).status, 202);
+    assert_eq!(server.post(&endpoint, &[], &tools_list(2)).status, 202);
+    let tools = sse.next_message();
+    assert_eq!(server.post(&endpoint, &[], &list_tables(3)).status, 202);
+    let call = sse.next_message();
+    check_answers(&init, &tools, &call);
+}
+
 #[test]
 fn streamable_http_serves_a_session_at_mcp() {
     let server = HttpServer::start();
@@ -609,8 +662,64 @@ fn a_non_loopback_host_is_refused_at_startup() {
     assert!(out.stdout.is_empty());
 }
 
+/// The port the startup line names: `printdex: serving P at http://127.0.0.1:PORT/mcp ...`.
+fn startup_port(line: &str) -> u16 {
+    let at = line
+        .find(" at http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("unexpected first stderr line: {line:?}"));
+    let rest = &line[at + " at http://127.0.0.1:".len()..];
+    let port = rest.split('/').next().unwrap().parse().unwrap();
+    assert!(
+        line.starts_with("printdex: serving ")
+            && rest.starts_with(&format!(
+                "{port}/mcp (streamable HTTP) and http://127.0.0.1:{port}/sse "
+            )),
+        "{line:?}"
+    );
+    port
+}
+
 #[test]
-fn a_port_in_use_fails_as_uvicorn_does() {
+fn the_startup_line_names_the_project_connections_tables_index_and_both_urls() {
+    let index = tempfile::tempdir().unwrap();
+    let project = fixtures().join("library").canonicalize().unwrap();
+    let start = || {
+        let mut child = Command::new(bin())
+            .args(["serve", "--transport", "http", "--port", "0", "--project"])
+            .arg(&project)
+            .arg("--index-dir")
+            .arg(index.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = startup_port(&line);
+        let _ = child.kill();
+        let _ = child.wait();
+        (line, port)
+    };
+    for state in ["built", "warm"] {
+        let (line, port) = start();
+        assert_eq!(
+            line,
+            format!(
+                "printdex: serving {} at http://127.0.0.1:{port}/mcp (streamable HTTP) and \
+                 http://127.0.0.1:{port}/sse (SSE, as dbprint serves): library (11 tables); \
+                 index {state} at {}\n",
+                project.display(),
+                index.path().display()
+            )
+        );
+    }
+}
+
+#[test]
+fn a_port_in_use_says_so_and_suggests_another_with_exit_3_as_dbprint() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port().to_string();
     let index = tempfile::tempdir().unwrap();
@@ -626,8 +735,8 @@ fn a_port_in_use_fails_as_uvicorn_does() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "ERROR:    [Errno 98] error while attempting to bind on address ('127.0.0.1', {port}): \
-             [errno 98] address already in use\n"
+            "printdex: cannot listen on 127.0.0.1:{port}: port {port} is already in use \
+             (another server holds it); choose another with --port\n"
         )
     );
 }

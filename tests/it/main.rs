@@ -2,15 +2,20 @@
 //! reads the sources for the stage order).
 
 mod architecture;
+mod cli;
+mod client_config;
 mod context;
 mod daemon;
 mod get_diff;
 mod get_reference;
+mod git_project;
+mod housekeeping;
 mod http;
 mod paging;
 mod pz_docs;
 mod pz_util;
 mod reference;
+mod reference_discovery;
 mod resources;
 mod search;
 mod serve;

@@ -743,3 +743,58 @@ fn the_real_pz_docs_answer_as_expected_jsonl() {
         bad.join("\n")
     );
 }
+
+#[test]
+fn sync_failures_give_the_cause_and_suggest_from_or_pz_docs_url() {
+    let cache = tmp();
+    let docs = cache.path().join("docs");
+    let not_found = Loopback::start(Arc::new(|_: &str| Reply::Status(404)));
+    let refused = closed_port_url();
+    let gone = cache.path().join("no-such-dir");
+    let host = refused.trim_start_matches("http://").to_string();
+    for (from, cause) in [
+        (
+            "http://docs.nonexistent.invalid".to_string(),
+            "the name docs.nonexistent.invalid could not be resolved (DNS".to_string(),
+        ),
+        (
+            refused.clone(),
+            format!("{host} refused the connection (nothing listens there)"),
+        ),
+        (
+            not_found.url(),
+            "the server answered HTTP 404 Not Found".to_string(),
+        ),
+        (
+            gone.to_string_lossy().into_owned(),
+            format!("the directory {} does not exist", gone.display()),
+        ),
+    ] {
+        let (ok, _, err) = docs_cmd(
+            cache.path(),
+            &[
+                "sync",
+                "--from",
+                &from,
+                "--timeout",
+                "5s",
+                "--docs-dir",
+                docs.to_str().unwrap(),
+            ],
+            &[],
+        );
+        assert!(!ok, "{from}");
+        assert!(
+            err.contains("error: PZ0607: could not reach the documentation at "),
+            "{from}: {err}"
+        );
+        assert!(
+            err.contains(&format!("\n  cause: {cause}")),
+            "{from}: {err}"
+        );
+        assert!(
+            err.contains("\n  hint: sync from a mirror with --from URL, or from a directory holding llms.txt and llms-full.txt with --from DIR; or set PZ_DOCS_URL (now unset)\n"),
+            "{from}: {err}"
+        );
+    }
+}

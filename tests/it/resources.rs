@@ -855,22 +855,31 @@ fn reference_documents_are_read_whole_from_the_installed_package() {
 
 #[test]
 fn a_missing_reference_document_is_an_install_defect() {
-    // Only meaningful when no dbprint beside a PATH entry or in the environment supplies one.
-    let supplied = std::env::var_os("PRINTDEX_REFERENCE_DIR").is_some()
-        || std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .any(|d| d.join("dbprint").is_file());
-    if supplied {
-        return;
-    }
+    // Nothing of this machine's environment may supply a dbprint package.
     let empty = tempfile::tempdir().unwrap();
     let docs = fixtures().join("reference-docs");
-    let mut server = Server::start(
-        &docs.join("project"),
+    let mut server = Server::start_with(
+        docs.join("project").as_os_str(),
         &["--reference-dir", empty.path().to_str().unwrap()],
+        None,
+        |c| {
+            for var in [
+                "PRINTDEX_REFERENCE_DIR",
+                "PIPX_HOME",
+                "UV_TOOL_DIR",
+                "XDG_DATA_HOME",
+                "APPDATA",
+                "USERPROFILE",
+                "PYTHONPATH",
+            ] {
+                c.env_remove(var);
+            }
+            c.env("PATH", empty.path()).env("HOME", empty.path());
+        },
     );
     assert_eq!(
         error(&read(&mut server, "dbprint:///reference/assertions")),
-        (-32603, "no assertions reference document available - neither the installed package nor the source tree carries it.".into())
+        (-32603, "no assertions reference document available - neither the installed package nor the source tree carries it. Point printdex at an installed dbprint package directory with --reference-dir or the PRINTDEX_REFERENCE_DIR environment variable.".into())
     );
     // Still listed: the list names what the server serves, not what this install carries.
     let (entries, _) = list_all(&mut server);

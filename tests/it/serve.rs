@@ -21,6 +21,35 @@ fn handshake_names_dbprint_with_the_reference_capabilities() {
 }
 
 #[test]
+fn conformance_md_lists_what_the_server_says_about_itself() {
+    let server = Server::start(&fixtures().join("library"), &[]);
+    let version = server.init["result"]["serverInfo"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/conformance.md"),
+    )
+    .unwrap();
+    let row = |place: &str| {
+        doc.lines()
+            .find(|l| l.starts_with("| ") && l.contains(place))
+            .unwrap_or_else(|| panic!("docs/conformance.md has no row for {place}"))
+    };
+    assert!(
+        row("`serverInfo.version`").contains(&format!("printdex's version (`{version}`)")),
+        "the serverInfo.version row does not name {version}"
+    );
+    row("`instructions`");
+    let descriptions = row("each tool's `description`");
+    assert!(
+        descriptions.contains("each parameter's `description`")
+            && descriptions.contains("each resource's `description`")
+    );
+    row("get_table_context `## Terms`");
+}
+
+#[test]
 fn eof_on_stdin_exits_zero() {
     let server = Server::start(&fixtures().join("library"), &[]);
     assert!(server.close().success());
@@ -147,4 +176,36 @@ fn two_servers_share_one_index_and_both_follow_changes() {
     drop(a);
     std::fs::write(root.join("manifest.yaml"), manifest(4)).unwrap();
     assert_eq!(total(&mut b), json!(4));
+}
+
+#[test]
+fn one_startup_line_names_project_connections_tables_and_index_state() {
+    let index = tempfile::tempdir().unwrap();
+    let project = crate::util::fixtures().join("edge/multi-auto");
+    let start = || {
+        let mut command = std::process::Command::new(crate::util::bin());
+        command
+            .arg("serve")
+            .arg("--project")
+            .arg(&project)
+            .arg("--index-dir")
+            .arg(index.path())
+            .arg("--reference-dir")
+            .arg(crate::util::fixtures().join("reference-docs/dbprint"));
+        let s = crate::util::session(command, &[]);
+        assert!(s.status.success(), "{}", s.stderr);
+        s.stderr
+    };
+    let line = |state: &str| {
+        format!(
+            "printdex: serving {} over stdio: north (2 tables), south (2 tables); index {state} at {}\n",
+            project.display(),
+            index.path().display()
+        )
+    };
+    assert_eq!(start(), line("built"));
+    assert_eq!(start(), line("warm"));
+    // An index another version wrote is discarded and built again.
+    std::fs::write(index.path().join("mirror.sqlite"), b"not this printdex's").unwrap();
+    assert_eq!(start(), line("rebuilt"));
 }

@@ -1,9 +1,10 @@
 //! `pz_docs_get`: one page's full markdown by slug.
 
 use super::{answered, page_json, str_arg, Args, PzTools, Tool};
+use crate::error::pz::DocsError;
 use crate::mcp::tool_set::{Param, ToolSpec};
-use crate::pz::docs::DocsError;
-use crate::pz::envelope::{self};
+use crate::query::pz_docs;
+use crate::render::pz_envelope as envelope;
 
 pub fn tool() -> Tool {
     Tool {
@@ -23,7 +24,7 @@ fn call(ctx: &PzTools, args: &Args) -> Result<String, DocsError> {
     let catalog = ctx.docs.catalog()?;
     // A null slug names no page.
     let slug = str_arg(args, "slug").unwrap_or_default();
-    let page = catalog.get(slug)?;
+    let page = pz_docs::get(&catalog, slug)?;
     Ok(envelope::ok(
         None,
         vec![("doc", page_json(page, Some(catalog.body(page))))],

@@ -1,9 +1,9 @@
 //! `pz_docs_list`: every page of the index, in the site's own order.
 
 use super::{answered, page_json, Args, PzTools, Tool};
+use crate::error::pz::DocsError;
 use crate::mcp::tool_set::ToolSpec;
-use crate::pz::docs::DocsError;
-use crate::pz::envelope;
+use crate::render::pz_envelope as envelope;
 use compat::dotnet::Json;
 
 pub fn tool() -> Tool {

@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use super::{answered, int_arg, str_arg, Args, PzTools, Tool};
+use crate::error::pz::DocsError;
 use crate::mcp::tool_set::{Param, ToolSpec};
-use crate::pz::docs::rank::DEFAULT_LIMIT;
-use crate::pz::docs::DocsError;
-use crate::pz::envelope;
+use crate::query::pz_docs::{self, rank::DEFAULT_LIMIT};
+use crate::render::pz_envelope as envelope;
 use compat::dotnet;
 use compat::dotnet::Json;
 
@@ -37,7 +37,7 @@ fn call(ctx: &PzTools, args: &Args) -> Result<String, DocsError> {
     }
     let limit = int_arg(args, "limit").unwrap_or(DEFAULT_LIMIT);
     let catalog = ctx.docs.catalog()?;
-    let hits = catalog.search(query, limit)?;
+    let hits = pz_docs::search(&catalog, query, limit)?;
     let hits = hits
         .iter()
         .map(|h| {

@@ -19,10 +19,11 @@ use serde_json::{Map, Value};
 use super::protocol::{Dialect, CSHARP_SDK};
 use super::tool_set::{self, CallResult, Refusal, ToolSet, ToolSpec, Unclassified};
 use super::Server;
-use crate::pz::docs::parse::Page;
-use crate::pz::docs::service::DocsService;
-use crate::pz::docs::DocsError;
-use crate::pz::envelope::{self, PzError};
+use crate::error::pz::DocsError;
+use crate::error::pz::PzError;
+use crate::ingest::pz_docs::parse::Page;
+use crate::render::pz_envelope as envelope;
+use crate::store::pz_docs::service::DocsService;
 use compat::dotnet::Json;
 
 /// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
@@ -153,7 +154,7 @@ pub fn backstop(tool: &str, failure: &Unclassified) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pz::docs::service::DocsConfig;
+    use crate::store::pz_docs::service::DocsConfig;
 
     fn panics(_: &PzTools, _: &Args) -> Result<String, Unclassified> {
         panic!("index out of range");

@@ -37,6 +37,8 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 pub struct Mirror {
     db: Mutex<Connection>,
     path: PathBuf,
+    /// What opening found at `path`.
+    opened: super::Opened,
 }
 
 /// A stored file's identity, content hash and parse outcome.
@@ -66,7 +68,8 @@ pub struct Inspection {
 pub struct ConnectionInspection {
     pub name: String,
     pub files: i64,
-    pub absent: i64,
+    /// Files expected (declared, or looked for) and not there; optional kinds excepted.
+    pub absent: Vec<PathBuf>,
     pub unparseable: i64,
     /// `{"at": unix seconds, "files", "reread", "ms"}` of the last whole reconcile.
     pub last_reconcile: Option<serde_json::Value>,
@@ -93,7 +96,13 @@ impl Mirror {
         })?;
         let path = dir.join("mirror.sqlite");
         let mut db = Connection::open(&path)?;
+        let mut opened = if has_tables(&db) {
+            super::Opened::Reused
+        } else {
+            super::Opened::Created
+        };
         if !version_matches(&db) {
+            opened = super::Opened::Replaced;
             drop(db);
             for suffix in ["", "-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
@@ -114,7 +123,13 @@ impl Mirror {
         Ok(Mirror {
             db: Mutex::new(db),
             path,
+            opened,
         })
+    }
+
+    /// Whether opening created, reused or replaced the mirror.
+    pub fn opened(&self) -> super::Opened {
+        self.opened
     }
 
     /// Move what the WAL holds into the database and truncate it, after a large write
@@ -541,19 +556,37 @@ impl Mirror {
             return Ok(Some(out));
         }
         let mut stmt = db.prepare(
-            "SELECT connection, count(*), sum(mtime_ns IS NULL), sum(parse_status LIKE '%error') FROM files GROUP BY connection ORDER BY connection",
+            "SELECT connection, count(*), sum(parse_status LIKE '%error') FROM files GROUP BY connection ORDER BY connection",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok(ConnectionInspection {
                 name: r.get(0)?,
                 files: r.get(1)?,
-                absent: r.get(2)?,
-                unparseable: r.get(3)?,
+                unparseable: r.get(2)?,
                 ..Default::default()
             })
         })?;
         for row in rows {
             out.connections.push(row?);
+        }
+        let mut stmt = db.prepare(
+            "SELECT connection, path, kind FROM files WHERE mtime_ns IS NULL ORDER BY connection, path",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })?;
+        for row in rows {
+            let (connection, path, kind) = row?;
+            if crate::ingest::is_optional_kind(&kind) {
+                continue;
+            }
+            if let Some(c) = out.connections.iter_mut().find(|c| c.name == connection) {
+                c.absent.push(PathBuf::from(path));
+            }
         }
         out.tables = db.query_row("SELECT count(*) FROM tables", [], |r| r.get(0))?;
         for c in &mut out.connections {
@@ -605,6 +638,14 @@ fn fingerprint(scan: &ConnectionScan) -> String {
         h.update(b"\0");
     }
     h.finalize().to_hex().to_string()
+}
+
+/// Whether the database holds anything at all (a file just created holds nothing).
+fn has_tables(db: &Connection) -> bool {
+    db.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+        r.get::<_, i64>(0)
+    })
+    .is_ok_and(|n| n > 0)
 }
 
 fn version_matches(db: &Connection) -> bool {

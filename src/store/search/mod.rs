@@ -273,6 +273,8 @@ pub struct SearchIndex {
     /// Per connection: the key each indexed table was derived under, as of the index
     /// commit (opstamp) it was read at.
     known: Mutex<Known>,
+    /// What opening found in the directory.
+    opened: super::Opened,
 }
 
 #[derive(Default)]
@@ -301,6 +303,13 @@ impl SearchIndex {
         } else {
             None
         };
+        let found = if opened.is_some() {
+            super::Opened::Reused
+        } else if dir.exists() {
+            super::Opened::Replaced
+        } else {
+            super::Opened::Created
+        };
         let index = match opened {
             Some(index) => index,
             None => {
@@ -322,9 +331,15 @@ impl SearchIndex {
             reader,
             fields,
             known: Mutex::new(Known::default()),
+            opened: found,
         };
         *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
         Ok(this)
+    }
+
+    /// Whether opening created, reused or replaced the index.
+    pub fn opened(&self) -> super::Opened {
+        self.opened
     }
 
     /// Merge the index's segments into one when there are more than `MAX_SEGMENTS` (small

@@ -6,14 +6,17 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::fetch::file_url;
-use super::{Catalog, DocsError};
+use super::{search, search_scan};
+use crate::error::pz::DocsError;
+use crate::ingest::pz_docs::parse::decode;
+use crate::store::pz_docs::fetch::file_url;
+use crate::store::pz_docs::Catalog;
 
 /// (queries compared, queries that differed).
 pub fn compare(dir: &Path) -> (usize, Vec<String>) {
     let read = |f: &str| std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
-    let index = super::parse::decode(&read("llms.txt"));
-    let full = super::parse::decode(&read("llms-full.txt"));
+    let index = decode(&read("llms.txt"));
+    let full = decode(&read("llms-full.txt"));
     let catalog = Catalog::build(&index, full, &file_url(dir), None).expect("builds");
     let expected = String::from_utf8(read("expected.jsonl")).unwrap();
     let mut n = 0;
@@ -24,8 +27,8 @@ pub fn compare(dir: &Path) -> (usize, Vec<String>) {
         let limit = rec["limit"].as_i64().unwrap_or(10);
         n += 1;
         for (how, got) in [
-            ("index", catalog.search(query, limit)),
-            ("scan", catalog.search_scan(query, limit)),
+            ("index", search(&catalog, query, limit)),
+            ("scan", search_scan(&catalog, query, limit)),
         ] {
             let got = match got {
                 Ok(hits) => serde_json::json!({"ok": true, "hits": hits.iter().map(|h| {

@@ -3,15 +3,10 @@
 
 use std::cmp::Ordering;
 
-use super::parse::Page;
 use super::terms::count_non_overlapping;
-use compat::dotnet::{self, lower, ordinal_cmp, trim, trim_start};
-
-pub const TITLE_WEIGHT: u32 = 10;
-pub const DESCRIPTION_WEIGHT: u32 = 8;
-pub const HEADING_WEIGHT: u32 = 6;
-pub const CODE_WEIGHT: u32 = 5;
-pub const BODY_WEIGHT: u32 = 1;
+use crate::ingest::pz_docs::lines::{body_lines, DESCRIPTION_WEIGHT, TITLE_WEIGHT};
+use crate::ingest::pz_docs::parse::Page;
+use compat::dotnet::{self, lower, ordinal_cmp, trim};
 
 pub const DEFAULT_LIMIT: i64 = 10;
 pub const MAX_EXCERPTS: usize = 3;
@@ -37,27 +32,6 @@ pub struct Hit {
 /// `Math.Clamp(limit, 1, 50)`.
 pub fn clamp_limit(limit: i64) -> usize {
     limit.clamp(1, 50) as usize
-}
-
-/// Each body line with its weight, or `None` for a fence line (never scored or excerpted).
-/// A line whose left-trimmed text starts with three backticks toggles the fence.
-pub fn body_lines(body: &str) -> impl Iterator<Item = (&str, Option<u32>)> {
-    let mut in_fence = false;
-    body.split('\n').map(move |raw| {
-        let line = raw.trim_end_matches('\r');
-        if trim_start(line).starts_with("```") {
-            in_fence = !in_fence;
-            return (line, None);
-        }
-        let weight = if in_fence {
-            CODE_WEIGHT
-        } else if line.starts_with('#') {
-            HEADING_WEIGHT
-        } else {
-            BODY_WEIGHT
-        };
-        (line, Some(weight))
-    })
 }
 
 /// A matching line as an excerpt: trimmed, and past 200 UTF-16 units cut to 197 plus `...`.
@@ -147,13 +121,6 @@ pub fn scan(pages: &[Page], full: &str, terms: &[String], limit: usize) -> Vec<H
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fences_headings_and_code() {
-        let body = "# Title\ntext\n  ```sql\n# not a heading\n```\n~~~\nafter";
-        let w: Vec<Option<u32>> = body_lines(body).map(|(_, w)| w).collect();
-        assert_eq!(w, [Some(6), Some(1), None, Some(5), None, Some(1), Some(1)]);
-    }
 
     #[test]
     fn excerpts_cut_at_200() {

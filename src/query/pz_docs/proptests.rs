@@ -4,8 +4,8 @@
 
 use proptest::prelude::*;
 
-use super::rank;
-use super::Catalog;
+use super::{rank, search, search_scan};
+use crate::store::pz_docs::Catalog;
 use compat::dotnet;
 
 /// Characters that make matches likely and exercise every rule.
@@ -122,18 +122,18 @@ proptest! {
         let (index, full) = corpus(&pages);
         let catalog = Catalog::build(&index, full, "https://pipelinez.dev", None).unwrap();
         for q in &queries {
-            let fast = catalog.search(Some(q), limit);
-            let slow = catalog.search_scan(Some(q), limit);
+            let fast = search(&catalog, Some(q), limit);
+            let slow = search_scan(&catalog, Some(q), limit);
             prop_assert_eq!(&fast, &slow, "query {:?}", q);
-            let all_fast = catalog.search(Some(q), 50).unwrap_or_default();
-            let all_slow = catalog.search_scan(Some(q), 50).unwrap_or_default();
+            let all_fast = search(&catalog, Some(q), 50).unwrap_or_default();
+            let all_slow = search_scan(&catalog, Some(q), 50).unwrap_or_default();
             prop_assert_eq!(all_fast, all_slow);
         }
         // Terms taken from the corpus itself are sure to hit.
         for p in &pages {
             for l in &p.body {
-                let fast = catalog.search(Some(l), 50);
-                let slow = catalog.search_scan(Some(l), 50);
+                let fast = search(&catalog, Some(l), 50);
+                let slow = search_scan(&catalog, Some(l), 50);
                 prop_assert_eq!(fast, slow, "line {:?}", l);
             }
         }

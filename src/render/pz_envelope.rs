@@ -1,48 +1,29 @@
 //! pz's tool envelope, written as its `ToolEnvelope` writes it: compact JSON in a fixed key
-//! order (`ok`, `applied`?, `errors`?, then the payload), error objects keyed `code`,
-//! `message`, `file`?, `line`?, `next_step` (JSON null when there is no hint), written by
-//! [`compat::dotnet::Json`] (.NET's `Utf8JsonWriter` escaping).
+//! order (`ok`, `applied`?, `errors`?, then the payload), error objects
+//! (`crate::error::pz::PzError`) keyed `code`, `message`, `file`?, `line`?, `next_step`
+//! (JSON null when there is no hint), written by [`compat::dotnet::Json`] (.NET's
+//! `Utf8JsonWriter` escaping).
 
+use crate::error::pz::PzError;
 use compat::dotnet::Json;
 
-/// One entry of `errors[]`: the JSON projection of pz's `PzError`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PzError {
-    pub code: &'static str,
-    pub message: String,
-    pub file: Option<String>,
-    pub line: Option<u32>,
-    pub next_step: Option<String>,
-}
-
-impl PzError {
-    pub fn new(code: &'static str, message: impl Into<String>, next_step: &str) -> PzError {
-        PzError {
-            code,
-            message: message.into(),
-            file: None,
-            line: None,
-            next_step: Some(next_step.to_string()),
-        }
+/// An error object, keys in pz's order.
+fn error_json(e: &PzError) -> Json {
+    let mut fields = vec![
+        ("code", Json::str(e.code)),
+        ("message", Json::str(&e.message)),
+    ];
+    if let Some(f) = &e.file {
+        fields.push(("file", Json::str(f)));
     }
-
-    fn json(&self) -> Json {
-        let mut fields = vec![
-            ("code", Json::str(self.code)),
-            ("message", Json::str(&self.message)),
-        ];
-        if let Some(f) = &self.file {
-            fields.push(("file", Json::str(f)));
-        }
-        if let Some(l) = self.line {
-            fields.push(("line", Json::Int(i64::from(l))));
-        }
-        fields.push((
-            "next_step",
-            self.next_step.as_ref().map(Json::str).unwrap_or(Json::Null),
-        ));
-        Json::Obj(fields)
+    if let Some(l) = e.line {
+        fields.push(("line", Json::Int(i64::from(l))));
     }
+    fields.push((
+        "next_step",
+        e.next_step.as_ref().map(Json::str).unwrap_or(Json::Null),
+    ));
+    Json::Obj(fields)
 }
 
 /// A success: `ok:true`, `applied` when given, then the payload's keys.
@@ -62,10 +43,7 @@ pub fn failure(applied: Option<bool>, errors: &[PzError]) -> String {
         fields.push(("applied", Json::Bool(a)));
     }
     if !errors.is_empty() {
-        fields.push((
-            "errors",
-            Json::Arr(errors.iter().map(PzError::json).collect()),
-        ));
+        fields.push(("errors", Json::Arr(errors.iter().map(error_json).collect())));
     }
     Json::Obj(fields).to_text()
 }

@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::DocsError;
+use crate::error::pz::DocsError;
 
 pub const DEFAULT_BASE: &str = "https://pipelinez.dev";
 /// `DocsCatalog.DefaultMaxResponseBytes`.
@@ -109,18 +109,28 @@ pub fn fetch(base: &str, timeout: Duration) -> Result<Fetched, DocsError> {
 
 fn fetch_one(base: &str, file: &str, deadline: Instant) -> Result<Vec<u8>, DocsError> {
     let url = format!("{base}/{file}");
-    let unreachable = || DocsError::Unreachable { url: url.clone() };
+    let unreachable = |cause: String| DocsError::Unreachable {
+        url: url.clone(),
+        cause,
+    };
     if base.len() >= 5 && base[..5].eq_ignore_ascii_case("file:") {
-        let dir = file_dir(base).ok_or_else(unreachable)?;
-        return read_file(&dir.join(file), &url);
+        let dir = file_dir(base).ok_or_else(|| {
+            unreachable(
+                "a file: URL names a local directory (file:///path or file://localhost/path)"
+                    .into(),
+            )
+        })?;
+        return read_file(&dir, file, &url);
     }
     let lower = base.to_ascii_lowercase();
     if !(lower.starts_with("http://") || lower.starts_with("https://")) {
-        return Err(unreachable());
+        return Err(unreachable(
+            "not a URL printdex fetches (http, https or file) nor a directory".into(),
+        ));
     }
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(unreachable());
+        return Err(unreachable("the time allowed (--timeout) ran out".into()));
     }
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(left))
@@ -129,11 +139,19 @@ fn fetch_one(base: &str, file: &str, deadline: Instant) -> Result<Vec<u8>, DocsE
         .into();
     let mut response = agent.get(&url).call().map_err(|e| {
         tracing::debug!("fetch {url}: {e}");
-        unreachable()
+        unreachable(http_cause(&e, &url))
     })?;
     if !response.status().is_success() {
-        tracing::debug!("fetch {url}: status {}", response.status());
-        return Err(unreachable());
+        let status = response.status();
+        tracing::debug!("fetch {url}: status {status}");
+        return Err(unreachable(format!(
+            "the server answered HTTP {}{}",
+            status.as_u16(),
+            status
+                .canonical_reason()
+                .map(|r| format!(" {r}"))
+                .unwrap_or_default()
+        )));
     }
     if let Some(declared) = response.body().content_length() {
         if declared > MAX_BYTES {
@@ -148,14 +166,51 @@ fn fetch_one(base: &str, file: &str, deadline: Instant) -> Result<Vec<u8>, DocsE
     read_capped(reader, &url)
 }
 
-fn read_file(path: &Path, url: &str) -> Result<Vec<u8>, DocsError> {
-    let unreachable = || DocsError::Unreachable {
+/// The host (and port) of an http(s) URL, for a cause's wording.
+fn host_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    rest.split('/').next().unwrap_or(rest)
+}
+
+/// Why an HTTP request got no answer, in a person's words.
+fn http_cause(e: &ureq::Error, url: &str) -> String {
+    let host = host_of(url);
+    match e {
+        ureq::Error::HostNotFound => {
+            format!("the name {host} could not be resolved (DNS; is this machine offline?)")
+        }
+        // What the resolver says (std words a getaddrinfo failure this way).
+        ureq::Error::Io(io) if io.to_string().contains("failed to lookup address") => {
+            format!("the name {host} could not be resolved (DNS: {io}; is this machine offline?)")
+        }
+        ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
+            format!("{host} refused the connection (nothing listens there)")
+        }
+        ureq::Error::ConnectionFailed => format!("could not connect to {host}"),
+        ureq::Error::Timeout(_) => format!("{host} did not answer in time (--timeout)"),
+        other => other.to_string(),
+    }
+}
+
+fn read_file(dir: &Path, name: &str, url: &str) -> Result<Vec<u8>, DocsError> {
+    let unreachable = |cause: String| DocsError::Unreachable {
         url: url.to_string(),
+        cause,
     };
-    let file = std::fs::File::open(path).map_err(|_| unreachable())?;
-    let meta = file.metadata().map_err(|_| unreachable())?;
+    if !dir.is_dir() {
+        return Err(unreachable(format!(
+            "the directory {} does not exist",
+            dir.display()
+        )));
+    }
+    let path = dir.join(name);
+    let file = std::fs::File::open(&path)
+        .map_err(|e| unreachable(format!("{} cannot be read: {e}", path.display())))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| unreachable(format!("{} cannot be read: {e}", path.display())))?;
     if !meta.is_file() {
-        return Err(unreachable());
+        return Err(unreachable(format!("{} is not a file", path.display())));
     }
     if meta.len() > MAX_BYTES {
         return Err(DocsError::TooLarge {
@@ -175,6 +230,7 @@ fn read_capped(reader: impl Read, url: &str) -> Result<Vec<u8>, DocsError> {
         tracing::debug!("read {url}: {e}");
         DocsError::Unreachable {
             url: url.to_string(),
+            cause: format!("reading it failed: {e}"),
         }
     })?;
     if buf.len() as u64 > MAX_BYTES {
@@ -209,7 +265,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = file_url(dir.path());
         match fetch(&base, Duration::from_secs(1)) {
-            Err(DocsError::Unreachable { url }) => assert_eq!(url, format!("{base}/llms.txt")),
+            Err(DocsError::Unreachable { url, cause }) => {
+                assert_eq!(url, format!("{base}/llms.txt"));
+                assert!(
+                    cause.ends_with(
+                        "llms.txt cannot be read: No such file or directory (os error 2)"
+                    ),
+                    "{cause}"
+                );
+            }
             other => panic!("{other:?}"),
         }
         std::fs::write(dir.path().join(INDEX_FILE), "x").unwrap();

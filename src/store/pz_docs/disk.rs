@@ -18,8 +18,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::fetch::{Fetched, FULL_FILE, INDEX_FILE};
-use super::parse::decode;
-use super::{Catalog, DocsError};
+use super::Catalog;
+use crate::error::pz::DocsError;
+use crate::ingest::pz_docs::parse::decode;
 
 /// Bumped when the parse, line table or index layout changes: old versions are rebuilt.
 const FORMAT: u32 = 2;
@@ -31,12 +32,7 @@ const STALE_TMP: Duration = Duration::from_secs(3600);
 
 /// `$XDG_CACHE_HOME/printdex/pz-docs`, else `~/.cache/printdex/pz-docs`.
 pub fn default_root() -> PathBuf {
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    cache.join("printdex").join("pz-docs")
+    crate::config::cache_root().join("pz-docs")
 }
 
 pub fn now_secs() -> u64 {
@@ -207,14 +203,18 @@ impl Store {
         })
     }
 
-    fn build(&self, fetched: &Fetched, dir: &Path) -> Result<(), DocsError> {
+    /// `<prefix>-<pid>-<nanos>` in the root: a name no other process or build is using.
+    fn tmp_path(&self, prefix: &str) -> PathBuf {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.subsec_nanos())
             .unwrap_or(0);
-        let tmp = self
-            .root
-            .join(format!("tmp-{}-{nanos}", std::process::id()));
+        self.root
+            .join(format!("{prefix}-{}-{nanos}", std::process::id()))
+    }
+
+    fn build(&self, fetched: &Fetched, dir: &Path) -> Result<(), DocsError> {
+        let tmp = self.tmp_path("tmp");
         let result = (|| {
             std::fs::create_dir_all(tmp.join(INDEX_DIR)).map_err(store_err)?;
             std::fs::write(tmp.join(INDEX_FILE), &fetched.index).map_err(store_err)?;
@@ -256,13 +256,7 @@ impl Store {
     }
 
     pub fn write_pointer(&self, pointer: &Pointer) -> Result<(), DocsError> {
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let tmp = self
-            .root
-            .join(format!("{POINTER}.tmp-{}-{nanos}", std::process::id()));
+        let tmp = self.tmp_path(&format!("{POINTER}.tmp"));
         let text = serde_json::to_vec_pretty(pointer).map_err(store_err)?;
         std::fs::write(&tmp, text).map_err(store_err)?;
         std::fs::rename(&tmp, self.root.join(POINTER)).map_err(|e| {

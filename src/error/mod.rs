@@ -1,6 +1,9 @@
 //! Every failure a request can meet, worded exactly as dbprint 0.15.0 words it.
 //! The engine raises these; `mcp::errors` maps each to its wire form (a JSON-RPC
-//! code for resources, `isError` text for tools) in one table.
+//! code for resources, `isError` text for tools) in one table. pz's errors, worded as pz
+//! words them, are in `pz`.
+
+pub mod pz;
 
 use compat::py::repr_str;
 
@@ -120,7 +123,8 @@ pub enum QueryError {
         available: Vec<String>,
     },
     /// No candidate dbprint package carries a reference document: an install defect.
-    #[error("no {document} reference document available - neither the installed package nor the source tree carries it.")]
+    /// The text is dbprint's, then how to point printdex at a package.
+    #[error("no {document} reference document available - neither the installed package nor the source tree carries it. Point printdex at an installed dbprint package directory with --reference-dir or the PRINTDEX_REFERENCE_DIR environment variable.")]
     NoReferenceDocument { document: String },
     /// The mirror itself failed (SQLite, I/O); never a user's fault.
     #[error("{0}")]

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use super::disk::{now_secs, Installed, Pointer, Stamp, Store};
 use super::fetch::{self, DEFAULT_BASE, DEFAULT_TIMEOUT};
-use super::store::{now_secs, Installed, Pointer, Stamp, Store};
-use super::{Catalog, DocsError};
+use super::Catalog;
+use crate::error::pz::DocsError;
 
 /// Default age past which a synced corpus is refreshed in the background.
 pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
@@ -20,7 +21,7 @@ const MAX_RETRY_DELAY: Duration = Duration::from_secs(300);
 
 #[derive(Debug, Clone)]
 pub struct DocsConfig {
-    /// The docs index directory (see `store`).
+    /// The docs index directory (see `disk`).
     pub root: PathBuf,
     /// `PZ_DOCS_URL` when set: where to sync and refresh from. Otherwise the source of the
     /// last sync, else the public site.
@@ -34,7 +35,7 @@ impl DocsConfig {
     /// The defaults a server starts with: the cache directory and `PZ_DOCS_URL`.
     pub fn from_env() -> DocsConfig {
         DocsConfig {
-            root: super::store::default_root(),
+            root: super::disk::default_root(),
             source: std::env::var("PZ_DOCS_URL").ok(),
             timeout: DEFAULT_TIMEOUT,
             max_age: Some(DEFAULT_MAX_AGE),

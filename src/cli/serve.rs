@@ -1,0 +1,226 @@
+//! `printdex serve`: dbprint serve's checks in dbprint's order and words, then the store,
+//! the watcher, a git checkout's refresher, one startup line, and the transport.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use super::{locate_project, refuse, serve_blocking, ServeArgs, Transport, DEFAULT_HOST};
+use crate::config::git::Checkouts;
+use crate::config::reference::REFERENCE_DIR_ENV;
+use crate::config::{self, Served};
+use crate::ingest::ManifestRead;
+use crate::mcp::ServeError;
+use crate::store::{owner, Store};
+
+const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
+/// uvicorn's exit status when it cannot start (a port it cannot bind), as dbprint exits.
+const EXIT_BIND_FAILED: u8 = 3;
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    // dbprint refuses this before anything else.
+    if args.no_read_only {
+        return Ok(refuse("Only --read-only is supported."));
+    }
+    let host = args.host.clone().unwrap_or_else(|| DEFAULT_HOST.into());
+    match args.transport {
+        Transport::Http => {
+            if args.port.is_none() {
+                return Ok(refuse("--port is required when --transport http."));
+            }
+            if !LOOPBACK_HOSTS.contains(&host.as_str()) {
+                return Ok(refuse(&format!(
+                    "--host must be loopback (['127.0.0.1', '::1', 'localhost']); got {}.",
+                    compat::py::repr_str(&host)
+                )));
+            }
+        }
+        // dbprint ignores both without a word; a client config that sets them for stdio
+        // likely meant HTTP, so say so.
+        Transport::Stdio => {
+            for (flag, given) in [
+                ("--port", args.port.is_some()),
+                ("--host", args.host.is_some()),
+            ] {
+                if given {
+                    super::warn(&format!(
+                        "{flag} applies only to --transport http; serving over stdio, it is ignored."
+                    ));
+                }
+            }
+        }
+    }
+    let checkouts = Checkouts::from_env();
+    let located = match locate_project(args.project.as_deref(), &checkouts) {
+        Ok(l) => l,
+        Err(e) => return Ok(refuse(&format!("error: {e}"))),
+    };
+    if let Some(address) = &located.remote {
+        checkouts.keep_fresh(address.clone(), super::warn);
+    }
+    let project = located.project;
+    let served = match Served::resolve(&project, args.connection.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return Ok(refuse(&e.to_string())),
+    };
+    let dir = args
+        .index_dir
+        .clone()
+        .unwrap_or_else(|| config::default_index_dir(&project.project_root));
+    let store = Arc::new(Store::open(served, &dir)?.with_reference_dir(args.reference_dir));
+    let locator = args.project.as_deref().filter(|_| located.remote.is_some());
+    if let Err(e) = owner::record(&dir, &owner::Owner::now(&project.config_path, locator)) {
+        tracing::warn!(
+            "cannot record the index's project in {}: {e}",
+            dir.display()
+        );
+    }
+    let _watcher = crate::store::watch::spawn(store.clone());
+    let closing = store.clone();
+    warm_in_background(store.clone());
+    let summary = Summary::of(&store, &project.project_root, locator, &dir);
+    let (announced, references) = unavailable_references(store.clone());
+    let transport = args.transport;
+    let server = crate::mcp::dbprint::server(store.clone());
+    let served = serve_blocking(async {
+        match (transport, args.port) {
+            (Transport::Http, Some(port)) => {
+                crate::mcp::http::serve_http(server, &host, port, |bound| {
+                    summary.announce(&over_http(bound));
+                    let _ = announced.send(());
+                })
+                .await
+            }
+            _ => {
+                summary.announce("over stdio");
+                let _ = announced.send(());
+                crate::mcp::serve_stdio(server).await
+            }
+        }
+    })?;
+    // Its line, if any, is said before the process ends (at most the Python timeout); a
+    // startup line never said (a port not bound) is no longer waited for.
+    drop(announced);
+    let _ = references.join();
+    // Leave the mirror's WAL small for the next start (the store is never dropped:
+    // the watcher thread holds it to the end).
+    let _ = closing.mirror().checkpoint();
+    if let Err(ServeError::Bind(failed)) = &served {
+        eprintln!("printdex: {failed}");
+        return Ok(ExitCode::from(EXIT_BIND_FAILED));
+    }
+    served?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Large diffs, get_table_context's overlay indexes and validate_sql's catalog are built
+/// off the request path before their first call.
+fn warm_in_background(store: Arc<Store>) {
+    std::thread::spawn(move || {
+        // After the client's first requests (handshake, a first listing), which would
+        // otherwise share the cores with this.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        for name in store.served.served_names_sorted() {
+            if let Ok(state) = store.connection(Some(&name)) {
+                crate::query::diff::warm(&state);
+                crate::query::context::warm(&state);
+                crate::query::validate_sql::warm(&state);
+            }
+        }
+    });
+}
+
+/// What the startup line says, gathered before serving.
+struct Summary {
+    project: String,
+    connections: String,
+    index: String,
+}
+
+impl Summary {
+    fn of(store: &Store, root: &Path, address: Option<&str>, dir: &Path) -> Summary {
+        let connections: Vec<String> = store
+            .served
+            .served_names_sorted()
+            .into_iter()
+            .map(|name| {
+                let what = match store.connection(Some(&name)).map(|s| s.manifest.clone()) {
+                    Ok(ManifestRead::Ok { doc, .. }) => {
+                        let n = doc
+                            .get("tables")
+                            .and_then(compat::value::Value::as_map)
+                            .map_or(0, |t| t.len());
+                        format!("{n} table{}", if n == 1 { "" } else { "s" })
+                    }
+                    Ok(ManifestRead::Absent) => "no manifest yet".into(),
+                    _ => "manifest unreadable".into(),
+                };
+                format!("{name} ({what})")
+            })
+            .collect();
+        let project = match address {
+            Some(address) => format!("{address} (checked out at {})", root.display()),
+            None => root.display().to_string(),
+        };
+        Summary {
+            project,
+            connections: connections.join(", "),
+            index: format!("index {} at {}", store.index_state().name(), dir.display()),
+        }
+    }
+
+    /// The one line a person starting the server sees.
+    fn announce(&self, transport: &str) {
+        eprintln!(
+            "printdex: serving {} {transport}: {}; {}",
+            self.project, self.connections, self.index
+        );
+    }
+}
+
+/// `at http://ADDR/mcp (streamable HTTP) and http://ADDR/sse (SSE)`, for the first address
+/// bound (the others, for `localhost`, serve the same).
+fn over_http(bound: &[SocketAddr]) -> String {
+    match bound.first() {
+        Some(addr) => format!(
+            "at http://{addr}/mcp (streamable HTTP) and http://{addr}/sse (SSE, as dbprint serves)"
+        ),
+        None => "over HTTP".into(),
+    }
+}
+
+/// Said once at startup when get_reference (or some of its documents) cannot answer:
+/// looked for off the startup path (asking a Python interpreter takes a while), and said
+/// after the startup line, once the sender says it was printed (never, if serving failed).
+fn unavailable_references(
+    store: Arc<Store>,
+) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+    let (announced, startup_said) = std::sync::mpsc::channel();
+    let looking = std::thread::spawn(move || {
+        let missing = store.references().missing();
+        if startup_said.recv().is_ok() {
+            say_unavailable(&missing);
+        }
+    });
+    (announced, looking)
+}
+
+fn say_unavailable(missing: &[crate::config::reference::Document]) {
+    if missing.is_empty() {
+        return;
+    }
+    let what = if missing.len() == crate::config::reference::Document::ALL.len() {
+        "get_reference is unavailable: no dbprint package with its reference documents was found"
+            .to_string()
+    } else {
+        let names: Vec<&str> = missing.iter().map(|d| d.name()).collect();
+        format!(
+            "get_reference cannot serve {}: the dbprint package found lacks it",
+            names.join(", ")
+        )
+    };
+    eprintln!(
+        "printdex: {what} (looked beside `dbprint` on PATH, in what python3/python import, in pipx and uv tools); pass --reference-dir or set {REFERENCE_DIR_ENV}"
+    );
+}

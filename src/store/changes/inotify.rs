@@ -1,0 +1,170 @@
+//! The Linux backend: one inotify instance over every directory below the roots, its
+//! queue drained with one non-blocking `read` per poll. The kernel queues an event before
+//! the writer's system call returns, so a poll sees every change made before it began.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
+
+use super::{Log, Since};
+
+/// Everything that can change what a file reads as, or which file a path names.
+fn mask() -> WatchMask {
+    WatchMask::MODIFY
+        | WatchMask::ATTRIB
+        | WatchMask::CLOSE_WRITE
+        | WatchMask::CREATE
+        | WatchMask::DELETE
+        | WatchMask::DELETE_SELF
+        | WatchMask::MOVE_SELF
+        | WatchMask::MOVED_FROM
+        | WatchMask::MOVED_TO
+}
+
+struct Inner {
+    inotify: Inotify,
+    dirs: HashMap<WatchDescriptor, PathBuf>,
+    buffer: Vec<u8>,
+    log: Log,
+}
+
+pub(super) struct InotifyFeed {
+    inner: Mutex<Inner>,
+    /// Every directory below every root is watched.
+    complete: AtomicBool,
+}
+
+impl InotifyFeed {
+    /// `None` when inotify is unavailable.
+    pub(super) fn watch(roots: &[PathBuf]) -> Option<InotifyFeed> {
+        let inotify = Inotify::init().ok()?;
+        let feed = InotifyFeed {
+            inner: Mutex::new(Inner {
+                inotify,
+                dirs: HashMap::new(),
+                buffer: vec![0; 64 * 1024],
+                log: Log::default(),
+            }),
+            complete: AtomicBool::new(true),
+        };
+        {
+            let mut inner = feed.lock();
+            for root in roots {
+                feed.add_tree(&mut inner, root);
+            }
+        }
+        Some(feed)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add_tree(&self, inner: &mut Inner, top: &Path) {
+        use std::os::unix::fs::MetadataExt;
+        // A link cycle would never end: each real directory once, known by device and
+        // inode (cheaper than resolving every path).
+        let mut seen: HashSet<(u64, u64)> = HashSet::new();
+        let mut pending = vec![top.to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            let Ok(meta) = std::fs::metadata(&dir) else {
+                // Not there (yet): whatever appears later is not watched.
+                self.complete.store(false, Ordering::Relaxed);
+                continue;
+            };
+            if !seen.insert((meta.dev(), meta.ino())) {
+                continue;
+            }
+            match inner.inotify.watches().add(&dir, mask()) {
+                Ok(wd) => {
+                    inner.dirs.insert(wd, dir.clone());
+                }
+                Err(_) => {
+                    self.complete.store(false, Ordering::Relaxed);
+                    continue;
+                }
+            }
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                // The directory entry's own type spares a stat of every file; only a
+                // link is followed to see what it names.
+                let directory = match entry.file_type() {
+                    Ok(t) if t.is_symlink() => {
+                        std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir())
+                    }
+                    Ok(t) => t.is_dir(),
+                    Err(_) => false,
+                };
+                if directory {
+                    pending.push(entry.path());
+                }
+            }
+        }
+    }
+
+    pub(super) fn complete(&self) -> bool {
+        self.complete.load(Ordering::Relaxed)
+    }
+
+    /// Drain the queued events into the log and return the epoch after them. New
+    /// directories are watched as they appear (what was made in one before its watch
+    /// was added is unknown, so the directory's own event is recorded as unknown).
+    pub(super) fn poll(&self) -> u64 {
+        let mut guard = self.lock();
+        loop {
+            let inner = &mut *guard;
+            let mut created: Vec<PathBuf> = Vec::new();
+            let mut batch: Vec<Option<PathBuf>> = Vec::new();
+            match inner.inotify.read_events(&mut inner.buffer) {
+                Ok(events) => {
+                    for event in events {
+                        if event.mask.contains(EventMask::Q_OVERFLOW) {
+                            batch.push(None);
+                            continue;
+                        }
+                        let path = inner
+                            .dirs
+                            .get(&event.wd)
+                            .map(|dir| event.name.map_or_else(|| dir.clone(), |n| dir.join(n)));
+                        let directory = event.mask.contains(EventMask::ISDIR)
+                            || event
+                                .mask
+                                .intersects(EventMask::DELETE_SELF | EventMask::MOVE_SELF);
+                        if directory {
+                            if event
+                                .mask
+                                .intersects(EventMask::CREATE | EventMask::MOVED_TO)
+                            {
+                                created.extend(path.clone());
+                            }
+                            batch.push(None);
+                        } else if event.mask.contains(EventMask::IGNORED) {
+                            // A watch went away with its directory: said by DELETE_SELF.
+                        } else {
+                            batch.push(path);
+                        }
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(_) => {
+                    self.complete.store(false, Ordering::Relaxed);
+                    break;
+                }
+            }
+            inner.log.record(batch);
+            for dir in created {
+                self.add_tree(inner, &dir);
+            }
+        }
+        guard.log.epoch
+    }
+
+    pub(super) fn since(&self, epoch: u64) -> Since {
+        self.lock().log.since(epoch)
+    }
+}

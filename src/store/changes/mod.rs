@@ -1,0 +1,236 @@
+//! Exact, cheap change detection below the served print roots, for calls that would
+//! otherwise `stat` every file of the print (search_columns reads every table's
+//! statistics). A call polls the feed before trusting a state built earlier; the feed
+//! answers with the paths that changed since the epoch the state was verified at, so the
+//! call re-reads those and nothing else. Whatever the feed cannot vouch for (a directory
+//! created or moved, a queue overflow, an older epoch than it remembers) is
+//! [`Since::Unknown`], and the caller falls back to the full stat sweep, which stays the
+//! authority. Where no feed could be set up every call sweeps.
+//!
+//! Two backends: on Linux the kernel's inotify queue, drained with one non-blocking
+//! `read` (the kernel queues an event before the writer's system call returns, so a
+//! change made before a call began is seen by that call); elsewhere, or on Linux with
+//! `PRINTDEX_CHANGE_FEED=portable`, notify's watcher, made exact by a barrier: a poll
+//! writes a sentinel file in the feed's own directory and waits until its event arrives
+//! behind everything queued before it.
+//!
+//! Independent of `watch` (whose debounced events drive re-ingest): this one never
+//! acts beyond recording.
+
+#[cfg(target_os = "linux")]
+mod inotify;
+mod portable;
+
+use std::collections::{HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+/// The environment variable that selects the portable backend on Linux.
+pub const BACKEND_VARIABLE: &str = "PRINTDEX_CHANGE_FEED";
+
+/// What changed since an epoch.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Since {
+    Nothing,
+    /// These files (deduplicated, in the order first seen) and nothing else.
+    Files(Vec<PathBuf>),
+    /// More than the feed can name: sweep.
+    Unknown,
+}
+
+/// The changes a backend recorded, numbered by epoch (one per batch of events). A
+/// bounded window: asking about an epoch older than the window answers `Unknown`.
+#[derive(Default)]
+struct Log {
+    /// `(epoch, path)`; `None` for a change the feed cannot name.
+    entries: VecDeque<(u64, Option<PathBuf>)>,
+    /// Entries with an epoch at or below this may have been dropped.
+    floor: u64,
+    epoch: u64,
+}
+
+impl Log {
+    /// Changes the log keeps before it forgets the oldest.
+    const CAPACITY: usize = 16 * 1024;
+
+    /// Record one batch of changes under a new epoch (nothing, for an empty batch).
+    fn record(&mut self, batch: Vec<Option<PathBuf>>) {
+        if batch.is_empty() {
+            return;
+        }
+        self.epoch += 1;
+        for change in batch {
+            self.entries.push_back((self.epoch, change));
+        }
+        while self.entries.len() > Self::CAPACITY {
+            if let Some((epoch, _)) = self.entries.pop_front() {
+                self.floor = epoch;
+            }
+        }
+    }
+
+    fn since(&self, epoch: u64) -> Since {
+        if epoch < self.floor || epoch > self.epoch {
+            return Since::Unknown;
+        }
+        let mut seen = HashSet::new();
+        let mut files = Vec::new();
+        // Entries are in epoch order: the ones after `epoch` are a suffix.
+        let start = self.entries.partition_point(|(e, _)| *e <= epoch);
+        for (_, change) in self.entries.range(start..) {
+            match change {
+                None => return Since::Unknown,
+                Some(path) => {
+                    if seen.insert(path.clone()) {
+                        files.push(path.clone());
+                    }
+                }
+            }
+        }
+        if files.is_empty() {
+            Since::Nothing
+        } else {
+            Since::Files(files)
+        }
+    }
+}
+
+enum Backend {
+    #[cfg(target_os = "linux")]
+    Inotify(inotify::InotifyFeed),
+    Portable(portable::PortableFeed),
+}
+
+/// A change feed over the served print roots.
+pub struct ChangeFeed {
+    backend: Backend,
+}
+
+impl ChangeFeed {
+    /// Watch every directory below `roots` (symbolic links to directories followed);
+    /// `private` is a directory of printdex's own the portable backend may write its
+    /// sentinel in. `None` when no backend could start.
+    pub fn watch(roots: &[PathBuf], private: &Path) -> Option<ChangeFeed> {
+        let portable = std::env::var(BACKEND_VARIABLE).is_ok_and(|v| v == "portable");
+        ChangeFeed::with_backend(roots, private, portable)
+    }
+
+    fn with_backend(roots: &[PathBuf], private: &Path, portable: bool) -> Option<ChangeFeed> {
+        #[cfg(target_os = "linux")]
+        if !portable {
+            return inotify::InotifyFeed::watch(roots).map(|feed| ChangeFeed {
+                backend: Backend::Inotify(feed),
+            });
+        }
+        let _ = portable;
+        portable::PortableFeed::watch(roots, private).map(|feed| ChangeFeed {
+            backend: Backend::Portable(feed),
+        })
+    }
+
+    /// Whether every directory below the roots is watched, so the feed's answers are
+    /// the whole truth.
+    pub fn complete(&self) -> bool {
+        match &self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Inotify(feed) => feed.complete(),
+            Backend::Portable(feed) => feed.complete(),
+        }
+    }
+
+    /// Take in every change made before this call and return the epoch after them.
+    pub fn poll(&self) -> u64 {
+        match &self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Inotify(feed) => feed.poll(),
+            Backend::Portable(feed) => feed.poll(),
+        }
+    }
+
+    /// What changed after `epoch`, as of the last poll.
+    pub fn since(&self, epoch: u64) -> Since {
+        match &self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Inotify(feed) => feed.since(epoch),
+            Backend::Portable(feed) => feed.since(epoch),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_names_what_changed_after_an_epoch() {
+        let mut log = Log::default();
+        assert_eq!(log.since(0), Since::Nothing);
+        log.record(vec![Some("a".into()), Some("b".into())]);
+        log.record(vec![]);
+        log.record(vec![Some("a".into())]);
+        assert_eq!(log.epoch, 2);
+        assert_eq!(log.since(0), Since::Files(vec!["a".into(), "b".into()]));
+        assert_eq!(log.since(1), Since::Files(vec!["a".into()]));
+        assert_eq!(log.since(2), Since::Nothing);
+        log.record(vec![None]);
+        assert_eq!(log.since(2), Since::Unknown);
+        assert_eq!(log.since(9), Since::Unknown);
+    }
+
+    #[test]
+    fn the_log_forgets_the_oldest_and_says_so() {
+        let mut log = Log::default();
+        for n in 0..=Log::CAPACITY {
+            log.record(vec![Some(PathBuf::from(n.to_string()))]);
+        }
+        assert_eq!(log.since(0), Since::Unknown);
+        assert!(matches!(log.since(2), Since::Files(f) if f.len() == Log::CAPACITY - 1));
+    }
+
+    /// Both backends, against the same edits.
+    fn feeds(dir: &Path, private: &Path) -> Vec<ChangeFeed> {
+        let mut out = vec![ChangeFeed::with_backend(&[dir.to_path_buf()], private, true).unwrap()];
+        if cfg!(target_os = "linux") {
+            out.push(ChangeFeed::with_backend(&[dir.to_path_buf()], private, false).unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn a_write_below_a_root_is_named_by_the_poll_after_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let private = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        let file = sub.join("f.yaml");
+        std::fs::write(&file, "x: 1\n").unwrap();
+        for (n, feed) in feeds(dir.path(), private.path()).into_iter().enumerate() {
+            assert!(feed.complete());
+            let quiet = feed.poll();
+            assert_eq!(feed.poll(), quiet);
+            assert_eq!(feed.since(quiet), Since::Nothing);
+            std::fs::write(&file, "x: 2\n").unwrap();
+            let after = feed.poll();
+            assert!(after > quiet);
+            assert_eq!(feed.since(quiet), Since::Files(vec![file.clone()]));
+            assert_eq!(feed.since(after), Since::Nothing);
+            // A directory made later cannot be vouched for until a sweep; its files are
+            // named from the poll that sees it.
+            let late = dir.path().join(format!("late{n}"));
+            std::fs::create_dir(&late).unwrap();
+            let seen = feed.poll();
+            assert_eq!(feed.since(after), Since::Unknown);
+            std::fs::write(late.join("g.yaml"), "y").unwrap();
+            feed.poll();
+            assert_eq!(feed.since(seen), Since::Files(vec![late.join("g.yaml")]));
+        }
+    }
+
+    #[test]
+    fn a_missing_root_is_not_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let private = tempfile::tempdir().unwrap();
+        for feed in feeds(&dir.path().join("nope"), private.path()) {
+            assert!(!feed.complete());
+        }
+    }
+}
