@@ -114,8 +114,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Large diffs and get_table_context's overlay indexes are built off the request path
-/// before their first call.
+/// Large diffs, get_table_context's overlay indexes and validate_sql's catalog are built
+/// off the request path before their first call.
 fn warm_in_background(store: Arc<Store>) {
     std::thread::spawn(move || {
         // After the client's first requests (handshake, a first listing), which would
@@ -125,6 +125,7 @@ fn warm_in_background(store: Arc<Store>) {
             if let Ok(state) = store.connection(Some(&name)) {
                 crate::query::diff::warm(&state);
                 crate::query::context::warm(&state);
+                crate::query::validate_sql::warm(&state);
             }
         }
     });

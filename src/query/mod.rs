@@ -18,5 +18,6 @@ pub mod resolve_value;
 pub mod resources;
 pub mod search_columns;
 pub mod tables;
+pub mod validate_sql;
 pub mod value;
 pub mod value_resolution;

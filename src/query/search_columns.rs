@@ -279,6 +279,7 @@ mod tests {
                 .collect(),
             classification: Some("text".into()),
             sql_type: None,
+            physical_name: None,
             sensitivity: None,
             looks_like: None,
             redacted: None,

@@ -16,6 +16,7 @@ pub mod pz_project;
 pub mod resolve_value;
 pub mod resource;
 pub mod search_columns;
+pub mod validate_sql;
 
 use compat::value::Value;
 

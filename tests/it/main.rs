@@ -21,4 +21,5 @@ mod resources;
 mod search;
 mod serve;
 mod util;
+mod validate_sql;
 mod watch;

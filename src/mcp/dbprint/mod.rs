@@ -13,6 +13,7 @@ pub mod resources;
 pub mod schema;
 pub mod search_columns;
 pub mod validate;
+pub mod validate_sql;
 
 use std::sync::Arc;
 
@@ -26,6 +27,9 @@ use crate::error::QueryError;
 use crate::store::Store;
 use compat::py::json_indent2;
 use compat::value::Value;
+
+/// Tools printdex serves beyond the reference's seven.
+pub const OWN_TOOLS: [&str; 1] = ["validate_sql"];
 
 pub use crate::render::Reply;
 
@@ -69,6 +73,8 @@ impl ToolSet for DbprintTools {
             get_manifest::tool(),
             get_diff::tool(),
             get_reference::tool(),
+            // printdex's own, after the reference's seven.
+            validate_sql::tool(),
         ]
     }
 
@@ -81,10 +87,16 @@ impl ToolSet for DbprintTools {
     }
 
     /// Every refusal is the call's `isError` text, as the reference's tool wrapper raises it.
+    /// An unknown tool's error lists the reference's tools, as the reference words it:
+    /// printdex's own are in tools/list.
     fn refused(refusal: Refusal<'_>) -> Result<CallResult, ErrorData> {
         let text = match refusal {
             Refusal::UnknownTool { name, available } => {
-                let mut available: Vec<String> = available.iter().map(|n| n.to_string()).collect();
+                let mut available: Vec<String> = available
+                    .iter()
+                    .filter(|n| !OWN_TOOLS.contains(n))
+                    .map(|n| n.to_string())
+                    .collect();
                 available.sort();
                 QueryError::UnknownTool {
                     name: name.to_string(),

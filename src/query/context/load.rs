@@ -555,6 +555,66 @@ fn deciding_files(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<V
         .collect())
 }
 
+/// The overlay on one table's relationships.yaml (`raw`): what people rejected (the table's
+/// own verdicts, `annotated`, and its referencers') is withheld, what they added on either
+/// side joins it. `None` stays `None` (no file, no joins).
+fn shown_relationships(
+    cx: &Ctx,
+    ix: &Overlay,
+    fqn: &str,
+    raw: Option<&Value>,
+    annotated: Option<&[Value]>,
+) -> R<Option<Value>> {
+    for path in deciding_files(ix, fqn, raw)? {
+        super::ensure_current(cx, &path)?;
+    }
+    let own: Rejections = rejected_edges(annotated.unwrap_or_default(), &by_edge_key(raw)?)?;
+    let incoming = incoming_rejections(ix, fqn, raw)?;
+    let withheld = match raw {
+        Some(rel) => withhold_rejected(rel, &own, &incoming, fqn)?.or_else(|| Some(rel.clone())),
+        None => None,
+    };
+    with_human_edges(withheld, ix, fqn)
+}
+
+/// A table's joins as get_table_context shows them, and the edges its own annotation file
+/// rejects.
+#[derive(Debug, Clone, Default)]
+pub struct Joins {
+    /// relationships.yaml with the overlay applied; `None` when the table declares none or
+    /// the file is unreadable.
+    pub shown: Option<Value>,
+    /// The binding `verdict: rejected` entries (`column`, `target_table`, `target_column`,
+    /// `note`...), as written.
+    pub rejected: Vec<Value>,
+}
+
+pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
+    let Some(table) = ix.table(fqn) else {
+        return Ok(Joins::default());
+    };
+    let raw = match table.artifact("relationships") {
+        Some(p) => load_mapping(cx, &p)?.0.map(|v| (*v).clone()),
+        None => None,
+    };
+    let annotated = match table.artifact("relationships_annotations") {
+        Some(p) => {
+            overlay::annotation_entries(load_annotations(cx, &p, Kind::Relationships)?.0.as_ref())
+        }
+        None => None,
+    };
+    let shown = shown_relationships(cx, ix, fqn, raw.as_ref(), annotated.as_deref())?;
+    let rejected = rejected_edges(
+        annotated.as_deref().unwrap_or_default(),
+        &by_edge_key(raw.as_ref())?,
+    )?
+    .entries
+    .into_iter()
+    .map(|(_, entry)| entry)
+    .collect();
+    Ok(Joins { shown, rejected })
+}
+
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).
 pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Artifacts> {
     let empty = Table {
@@ -613,21 +673,14 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
         relationship_annotations = overlay::annotation_entries(admitted.as_ref());
     }
 
-    // The overlay: what people rejected is withheld, what they added joins it.
     let raw = relationships.clone();
-    for path in deciding_files(ix, fqn, raw.as_ref())? {
-        super::ensure_current(cx, &path)?;
-    }
-    let own: Rejections = rejected_edges(
-        relationship_annotations.as_deref().unwrap_or_default(),
-        &by_edge_key(raw.as_ref())?,
+    let shown = shown_relationships(
+        cx,
+        ix,
+        fqn,
+        raw.as_ref(),
+        relationship_annotations.as_deref(),
     )?;
-    let incoming = incoming_rejections(ix, fqn, raw.as_ref())?;
-    let withheld = match &raw {
-        Some(rel) => withhold_rejected(rel, &own, &incoming, fqn)?.or_else(|| Some(rel.clone())),
-        None => None,
-    };
-    let shown = with_human_edges(withheld, ix, fqn)?;
     if let (Some(entries), Some(raw_rel)) = (&relationship_annotations, &raw) {
         let kept: Vec<EdgeKey> = by_edge_key(shown.as_ref())?
             .into_iter()

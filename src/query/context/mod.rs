@@ -9,6 +9,7 @@ pub mod load;
 mod overlay;
 pub mod read;
 
+pub use load::Joins;
 pub use overlay::Overlay;
 
 use super::list_tables::{absent_table, failed_tables};
@@ -63,6 +64,27 @@ pub fn warm(state: &Snapshot) {
     };
     // A failure here is the first call's to report, in its own words.
     let _ = overlay::overlay(&cx);
+}
+
+/// Every table's joins as get_table_context's Joins list reads them (people's rejections
+/// withheld, their added edges included) and the edges its own annotation file rejects, in
+/// FQN order. Read from the mirror through the cache; a table whose files cannot be read
+/// has no joins.
+pub fn joins_by_table(state: &Snapshot) -> Result<Vec<(String, Joins)>, QueryError> {
+    let cx = Ctx {
+        state,
+        strict: false,
+    };
+    let ix = overlay::overlay(&cx)?;
+    let mut names: Vec<&String> = ix.tables.keys().collect();
+    names.sort();
+    Ok(names
+        .into_iter()
+        .map(|fqn| {
+            let joins = load::joins_of(&cx, &ix, fqn).unwrap_or_default();
+            (fqn.clone(), joins)
+        })
+        .collect())
 }
 
 /// `table`'s context from `state`. `strict`: a file found moved since `state` was built

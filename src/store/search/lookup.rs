@@ -46,6 +46,15 @@ pub struct Hits {
     pub verify: bool,
 }
 
+/// One walkable table's records, as [`SearchView::all_records`] reads them.
+#[derive(Debug, Clone, Default)]
+pub struct TableRecords {
+    /// `None`: the index holds no record for it.
+    pub table: Option<TableRecord>,
+    /// Its columns (no parts) in column order, each with its values.
+    pub columns: Vec<ColumnRecord>,
+}
+
 type Raw = (SegmentOrdinal, DocId, u64, u64, u64);
 
 struct HitCollector;
@@ -382,6 +391,62 @@ impl SearchView {
             return Ok(Some(record));
         }
         Ok(None)
+    }
+
+    /// Every walkable table's record (with its statistics' column names) and its column
+    /// records (no parts; each with its values), by table position: one query per document
+    /// kind, for a reader of the whole print (validate_sql's catalog).
+    pub fn all_records(&self) -> Result<Vec<TableRecords>, IndexError> {
+        let mut out: Vec<TableRecords> = vec![TableRecords::default(); self.tables.len()];
+        for (rank, doc) in self.docs_of_kind("table")? {
+            if let Some(bytes) = payload(&doc, self.fields.payload) {
+                out[rank].table = Some(serde_json::from_slice(bytes)?);
+            }
+        }
+        for (rank, doc) in self.docs_of_kind("table_columns")? {
+            if let (Some(bytes), Some(table)) =
+                (payload(&doc, self.fields.resolve), out[rank].table.as_mut())
+            {
+                table.stats_columns = serde_json::from_slice(bytes)?;
+            }
+        }
+        for (rank, doc) in self.docs_of_kind("column")? {
+            if let Some(bytes) = payload(&doc, self.fields.payload) {
+                out[rank].columns.push(serde_json::from_slice(bytes)?);
+            }
+        }
+        for slot in &mut out {
+            slot.columns.sort_by_key(|c| c.col_rank);
+        }
+        for (rank, doc) in self.docs_of_kind("values")? {
+            if let Some(bytes) = payload(&doc, self.fields.resolve) {
+                let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
+                let columns = &mut out[rank].columns;
+                // Columns are in name order (`col_rank` ranks the sorted names).
+                if let Ok(at) = columns.binary_search_by(|c| c.column.as_str().cmp(&resolve.column))
+                {
+                    columns[at].resolve = Some(resolve);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// This connection's documents of `kind` for the view's tables, with each one's table
+    /// position.
+    fn docs_of_kind(&self, kind: &str) -> Result<Vec<(usize, TantivyDocument)>, IndexError> {
+        let query = BooleanQuery::new(vec![
+            (Occur::Must, term_query(self.fields.conn, &self.conn)),
+            (Occur::Must, term_query(self.fields.kind, kind)),
+        ]);
+        let raw = self.searcher.search(&query, &HitCollector)?;
+        let mut out = Vec::with_capacity(raw.len());
+        for (seg, doc, key, _, _) in raw {
+            if let Some(rank) = self.rank.get(&key) {
+                out.push((*rank, self.searcher.doc(DocAddress::new(seg, doc))?));
+            }
+        }
+        Ok(out)
     }
 
     /// Positions of the walkable tables whose record carries `flag`

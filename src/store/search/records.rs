@@ -108,6 +108,10 @@ pub struct ColumnRecord {
     pub value_notes: Vec<(Value, String)>,
     pub classification: Option<String>,
     pub sql_type: Option<String>,
+    /// The catalog's own spelling when it differs from the lowercase key (§2.2.4); a
+    /// column's only, never a part's.
+    #[serde(default)]
+    pub physical_name: Option<String>,
     pub sensitivity: Option<String>,
     pub looks_like: Option<String>,
     pub redacted: Option<String>,
@@ -289,6 +293,11 @@ fn searchable(
         label,
         classification: col.get("classification").and_then(present_str),
         sql_type: col.get("sql_type").and_then(present_str),
+        physical_name: part
+            .is_none()
+            .then(|| col.get("physical_name").and_then(Value::as_str))
+            .flatten()
+            .map(str::to_string),
         sensitivity: present_str(&column_value(col, "inferred.sensitivity")),
         looks_like: present_str(&column_value(col, "inferred.looks_like")),
         redacted: present_str(&column_value(col, "redacted")),
@@ -500,6 +509,7 @@ columns:
     values_coverage: 0.5
   a_id:
     sql_type: INTEGER
+    physical_name: A_Id
     classification: numeric
     inferred: {candidate_key: true}
   doc:
@@ -523,6 +533,8 @@ columns:
         let keys: Vec<&str> = email.tail.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["looks_like", "sampled", "matched", "sensitivity"]);
         assert_eq!(d.columns[0].candidate_key, Some(true));
+        assert_eq!(d.columns[0].physical_name.as_deref(), Some("A_Id"));
+        assert_eq!(email.physical_name, None);
         let part = &d.columns[3];
         assert_eq!(part.part, Some(Value::Str(".status".into())));
         assert_eq!(part.occurrences, Value::Int(4));

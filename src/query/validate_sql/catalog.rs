@@ -1,0 +1,522 @@
+//! The catalog validate_sql checks against, built once per snapshot content through the
+//! store's cache: every table the print names (with its columns, their storage types and
+//! exhaustive value lists, read from the search index's records), and every join edge the
+//! print knows, read as get_table_context reads them (people's rejections withheld, their
+//! added edges included). Names are held in the spelling the connection's adapter compares.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::dialect::Adapter;
+use super::scope::{ColRef, Columns, OutCol};
+use super::types::TypeClass;
+use crate::error::QueryError;
+use crate::query::context;
+use crate::query::list_tables::failed_tables;
+use crate::query::value_resolution::value_notes;
+use crate::store::cache::{value_weight, Key};
+use crate::store::search::records::{FileState, ValuesState};
+use crate::store::Snapshot;
+use compat::value::Value;
+
+/// One column of a table of the print.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    /// The print's key (lowercase).
+    pub name: String,
+    /// The spelling the adapter compares (the catalog's, where recorded).
+    pub stored: String,
+    pub sql_type: Option<String>,
+    /// The column's every value, when the print lists them all.
+    pub domain: Option<Domain>,
+}
+
+impl Column {
+    /// Its storage family.
+    pub fn class(&self) -> TypeClass {
+        TypeClass::of_sql_type(self.sql_type.as_deref())
+    }
+}
+
+/// A value list known to be every value the column holds: complete, over the whole table
+/// (no scope), not redacted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Domain {
+    /// The list's mapping entries (`value`, `count`...), in file order.
+    pub listed: Vec<Value>,
+    /// Per-value notes keyed by `str(value)`.
+    pub notes: HashMap<String, String>,
+    pub coverage: Value,
+}
+
+/// A table or view the print names.
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub fqn: String,
+    /// The stored spelling of each FQN segment, the object's own name last.
+    pub path: Vec<String>,
+    /// The manifest's `type` (`table`, `view`...).
+    pub kind: String,
+    /// `None`: the print lists no columns for it (no readable statistics, not walkable,
+    /// or the last run could not profile it), so its columns are not checked.
+    pub columns: Option<Vec<Column>>,
+    by_column: HashMap<String, usize>,
+    /// Its columns as a relation of a query yields them (open when none are listed), built
+    /// with the catalog so no call spells them again.
+    pub yields: Arc<Columns>,
+    /// A relationships file was read for it, so a join the print does not list is news.
+    pub joins_known: bool,
+}
+
+impl Table {
+    /// The column stored as `stored`.
+    pub fn column(&self, stored: &str) -> Option<usize> {
+        self.by_column.get(stored).copied()
+    }
+}
+
+/// A join the print knows: `from.from_columns` refers to `to.to_columns`, pairwise.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edge {
+    pub from: usize,
+    pub from_columns: Vec<String>,
+    pub to: usize,
+    pub to_columns: Vec<String>,
+    /// `declared`, `inferred`, `annotated` (a person added it)...; `rejected` for an edge
+    /// a person rejected.
+    pub detection: String,
+    /// A person's note on it, when they wrote one.
+    pub note: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct Catalog {
+    pub adapter: Adapter,
+    pub tables: Vec<Table>,
+    by_path: HashMap<Vec<String>, usize>,
+    /// Stored table name -> the tables of that name.
+    by_name: HashMap<String, Vec<usize>>,
+    /// Stored table name -> the stored segment before it ("" for a one-part path) -> the
+    /// tables: a qualified name meets its few candidates, not every table of its name.
+    by_parent: HashMap<String, HashMap<String, Vec<usize>>>,
+    /// The first FQN segment's stored spelling, when every table shares it.
+    pub only_database: Option<String>,
+    pub edges: Vec<Edge>,
+    /// (lower, higher) table position -> edges between the two.
+    by_pair: HashMap<(usize, usize), Vec<usize>>,
+    /// Table position -> the edges it refers by.
+    by_from: HashMap<usize, Vec<usize>>,
+    /// Edges a person rejected (`detection: rejected`), by table pair as `by_pair`.
+    rejected: HashMap<(usize, usize), Vec<Edge>>,
+}
+
+impl Catalog {
+    pub fn table_at(&self, path: &[String]) -> Option<usize> {
+        self.by_path.get(path).copied()
+    }
+
+    pub fn tables_named(&self, stored: &str) -> &[usize] {
+        self.by_name
+            .get(stored)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// The tables named `stored` whose path has `parent` just before the name, and those
+    /// whose path is the name alone.
+    pub fn tables_under<'c>(
+        &'c self,
+        parent: &str,
+        stored: &str,
+    ) -> impl Iterator<Item = usize> + 'c {
+        let under = self.by_parent.get(stored);
+        let at = |p: &str| {
+            under
+                .and_then(|u| u.get(p))
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+        };
+        at(parent).iter().chain(at("")).copied()
+    }
+
+    /// Every distinct stored table name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.by_name.keys().map(String::as_str)
+    }
+
+    /// The edges between `a` and `b` a person rejected, either way round.
+    pub fn rejected_between(&self, a: usize, b: usize) -> impl Iterator<Item = &Edge> {
+        self.rejected
+            .get(&(a.min(b), a.max(b)))
+            .into_iter()
+            .flatten()
+    }
+
+    /// The edges table `t` refers by.
+    pub fn edges_from(&self, t: usize) -> impl Iterator<Item = &Edge> {
+        self.by_from
+            .get(&t)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.edges[i])
+    }
+
+    /// The edges between tables `a` and `b`, either way round.
+    pub fn edges_between(&self, a: usize, b: usize) -> impl Iterator<Item = &Edge> {
+        self.by_pair
+            .get(&(a.min(b), a.max(b)))
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.edges[i])
+    }
+
+    pub fn column(&self, table: usize, column: usize) -> Option<&Column> {
+        self.tables.get(table)?.columns.as_ref()?.get(column)
+    }
+
+    fn weight(&self) -> usize {
+        let columns: usize = self
+            .tables
+            .iter()
+            .flat_map(|t| t.columns.iter().flatten())
+            .map(|c| {
+                160 + c.name.len() * 2
+                    + c.stored.len() * 4
+                    + c.domain
+                        .as_ref()
+                        .map_or(0, |d| d.listed.iter().map(value_weight).sum())
+            })
+            .sum();
+        columns + self.tables.len() * 256 + self.edges.len() * 128
+    }
+
+    /// A catalog over `tables` and `edges` as given (tests build one by hand).
+    pub fn new(adapter: Adapter, mut tables: Vec<Table>, all: Vec<Edge>) -> Catalog {
+        let (rejected_edges, edges): (Vec<Edge>, Vec<Edge>) =
+            all.into_iter().partition(|e| e.detection == "rejected");
+        let mut rejected: HashMap<(usize, usize), Vec<Edge>> = HashMap::new();
+        for e in rejected_edges {
+            rejected
+                .entry((e.from.min(e.to), e.from.max(e.to)))
+                .or_default()
+                .push(e);
+        }
+        let mut by_path = HashMap::new();
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_parent: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
+        for (i, t) in tables.iter_mut().enumerate() {
+            t.by_column = t
+                .columns
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(j, c)| (c.stored.clone(), j))
+                .collect();
+            t.yields = Arc::new(match &t.columns {
+                Some(cols) => Columns {
+                    list: cols
+                        .iter()
+                        .enumerate()
+                        .map(|(column, c)| OutCol {
+                            stored: c.stored.clone(),
+                            written: adapter.written(&c.stored),
+                            origin: Some(ColRef { table: i, column }),
+                        })
+                        .collect(),
+                    complete: true,
+                },
+                None => Columns::open(),
+            });
+            by_path.insert(t.path.clone(), i);
+            if let Some(name) = t.path.last() {
+                by_name.entry(name.clone()).or_default().push(i);
+                let parent = t.path.len().checked_sub(2).map_or("", |p| &t.path[p]);
+                by_parent
+                    .entry(name.clone())
+                    .or_default()
+                    .entry(parent.to_string())
+                    .or_default()
+                    .push(i);
+            }
+        }
+        let first: Vec<&String> = tables.iter().filter_map(|t| t.path.first()).collect();
+        let only_database = match first.split_first() {
+            Some((head, rest)) if tables.iter().all(|t| t.path.len() > 1) => {
+                rest.iter().all(|d| d == head).then(|| (*head).clone())
+            }
+            _ => None,
+        };
+        let mut by_pair: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
+        let mut by_from: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, e) in edges.iter().enumerate() {
+            by_from.entry(e.from).or_default().push(i);
+            by_pair
+                .entry((e.from.min(e.to), e.from.max(e.to)))
+                .or_default()
+                .push(i);
+        }
+        Catalog {
+            adapter,
+            tables,
+            by_path,
+            by_name,
+            by_parent,
+            only_database,
+            edges,
+            by_pair,
+            by_from,
+            rejected,
+        }
+    }
+}
+
+impl Table {
+    /// A table of `fqn` (dotted lowercase keys) with `columns`, spelled for `adapter`.
+    pub fn new(adapter: Adapter, fqn: &str, kind: &str, columns: Option<Vec<Column>>) -> Table {
+        Table {
+            fqn: fqn.to_string(),
+            path: fqn.split('.').map(|s| adapter.stored_name(s)).collect(),
+            kind: kind.to_string(),
+            columns,
+            by_column: HashMap::new(),
+            yields: Arc::new(Columns::open()),
+            joins_known: false,
+        }
+    }
+}
+
+/// The adapter a connection's print was made with: the manifest's word, else the
+/// configuration's.
+pub fn adapter_of(state: &Snapshot) -> Adapter {
+    let manifest = state
+        .manifest_or_error()
+        .ok()
+        .flatten()
+        .and_then(|m| m.get("adapter"))
+        .and_then(Value::as_str)
+        .filter(|a| !a.trim().is_empty());
+    Adapter::from_name(manifest.unwrap_or(&state.config.adapter))
+}
+
+/// The catalog of `state`'s print, built once per content.
+pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
+    let adapter = adapter_of(state);
+    let key = Key::new(
+        "validate_sql catalog",
+        [
+            state.versions.all().as_slice(),
+            state.config.print_root.as_os_str().as_encoded_bytes(),
+            adapter.name().as_bytes(),
+        ],
+    );
+    state
+        .cache()
+        .get_or_build(key, Catalog::weight, || build(state, adapter))
+}
+
+fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
+
+fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
+    let manifest = state.manifest_or_error()?;
+    let mut tables: Vec<Table> = Vec::new();
+    let mut position: HashMap<String, usize> = HashMap::new();
+    if let Some(entries) = manifest
+        .and_then(|m| m.get("tables"))
+        .and_then(Value::as_map)
+    {
+        for (key, entry) in entries {
+            let (Some(fqn), false) = (key.as_str(), matches!(entry, Value::Null)) else {
+                continue;
+            };
+            let kind = entry.get("type").and_then(Value::as_str).unwrap_or("table");
+            position.insert(fqn.to_string(), tables.len());
+            tables.push(Table::new(adapter, fqn, kind, None));
+        }
+    }
+    // A table the last run could not profile exists, though the print holds nothing of it.
+    for fqn in failed_tables(manifest) {
+        if !position.contains_key(&fqn) {
+            position.insert(fqn.clone(), tables.len());
+            tables.push(Table::new(adapter, &fqn, "table", None));
+        }
+    }
+    let records = state.search.all_records().map_err(internal)?;
+    for (entry, records) in state.search.tables.iter().zip(records) {
+        let (Some(&at), Some(table)) = (position.get(&entry.fqn), records.table) else {
+            continue;
+        };
+        if table.stats != FileState::Ok || table.stats_columns.is_empty() {
+            continue;
+        }
+        let exhaustive_scope = table.scope.is_none();
+        let columns = records
+            .columns
+            .into_iter()
+            .filter(|c| table.stats_columns.binary_search(&c.column).is_ok())
+            .map(|c| {
+                let own = c.resolve.as_ref().and_then(|r| r.own.as_ref());
+                let domain = own
+                    .filter(|r| {
+                        exhaustive_scope
+                            && r.complete
+                            && r.redaction.is_none()
+                            && r.values == ValuesState::Present
+                    })
+                    .map(|r| Domain {
+                        listed: r.listed.clone(),
+                        notes: value_notes(&c.value_notes),
+                        coverage: r.coverage.clone(),
+                    });
+                Column {
+                    stored: adapter.stored_column(&c.column, c.physical_name.as_deref()),
+                    sql_type: c.sql_type,
+                    name: c.column,
+                    domain,
+                }
+            })
+            .collect();
+        tables[at].columns = Some(columns);
+    }
+    let mut edges = Edges::default();
+    for (fqn, context::Joins { shown, rejected }) in context::joins_by_table(state)? {
+        let Some(&at) = position.get(&fqn) else {
+            continue;
+        };
+        edges.read(at, rejected.iter(), &OWN_REJECTION, &position);
+        let Some(joins) = shown else {
+            continue;
+        };
+        tables[at].joins_known = true;
+        edges.read(at, rows(&joins, "refers_to"), &REFERS_TO, &position);
+        edges.read(at, rows(&joins, "referenced_by"), &REFERENCED_BY, &position);
+    }
+    Ok(Catalog::new(adapter, tables, edges.list))
+}
+
+/// The mapping entries of a relationships list.
+fn rows<'v>(relationships: &'v Value, key: &str) -> impl Iterator<Item = &'v Value> {
+    relationships
+        .get(key)
+        .and_then(Value::as_seq)
+        .unwrap_or_default()
+        .iter()
+        .filter(|e| matches!(e, Value::Map(_)))
+}
+
+/// An edge's column list: a list of names, or one name.
+fn names(v: Option<&Value>) -> Vec<String> {
+    match v {
+        Some(Value::Seq(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        Some(Value::Str(s)) => vec![s.clone()],
+        _ => Vec::new(),
+    }
+}
+
+/// An edge's identity: its two ends, and whether it is a rejection.
+type EdgeKey = (usize, usize, Vec<String>, Vec<String>, bool);
+
+/// Edges as they are read, each once (both of its ends list it).
+#[derive(Default)]
+struct Edges {
+    list: Vec<Edge>,
+    seen: std::collections::HashSet<EdgeKey>,
+}
+
+/// How a list of edge entries names an edge's two ends.
+struct Reading {
+    /// The key naming the other table.
+    other_table: &'static str,
+    /// The keys naming this table's columns and the other's.
+    here: &'static str,
+    there: &'static str,
+    /// The entry refers from this table (else from the other).
+    outgoing: bool,
+    /// The entries are a person's rejections.
+    rejection: bool,
+}
+
+const REFERS_TO: Reading = Reading {
+    other_table: "target_table",
+    here: "column",
+    there: "target_column",
+    outgoing: true,
+    rejection: false,
+};
+const REFERENCED_BY: Reading = Reading {
+    other_table: "referencer_table",
+    here: "column",
+    there: "referencer_column",
+    outgoing: false,
+    rejection: false,
+};
+const OWN_REJECTION: Reading = Reading {
+    rejection: true,
+    ..REFERS_TO
+};
+
+impl Edges {
+    /// The edges among `entries` (of table `at`) whose other end is a table of the print.
+    fn read<'v>(
+        &mut self,
+        at: usize,
+        entries: impl Iterator<Item = &'v Value>,
+        how: &Reading,
+        position: &HashMap<String, usize>,
+    ) {
+        for e in entries.filter(|e| matches!(e, Value::Map(_))) {
+            let other = e.get(how.other_table).and_then(Value::as_str);
+            let Some(&other) = other.and_then(|t| position.get(t)) else {
+                continue;
+            };
+            let (here, there) = (names(e.get(how.here)), names(e.get(how.there)));
+            let detection = match e.get("detection").and_then(Value::as_str) {
+                _ if how.rejection => "rejected",
+                Some(d) if !d.is_empty() => d,
+                _ => "inferred",
+            };
+            if how.outgoing {
+                self.add(at, here, other, there, detection, e);
+            } else {
+                self.add(other, there, at, here, detection, e);
+            }
+        }
+    }
+
+    fn add(
+        &mut self,
+        from: usize,
+        from_columns: Vec<String>,
+        to: usize,
+        to_columns: Vec<String>,
+        detection: &str,
+        entry: &Value,
+    ) {
+        if from_columns.is_empty() || from_columns.len() != to_columns.len() {
+            return;
+        }
+        let key = (from, to, from_columns, to_columns, detection == "rejected");
+        if self.seen.contains(&key) {
+            return;
+        }
+        let note = entry
+            .get("note")
+            .and_then(Value::as_str)
+            .map(|n| n.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|n| !n.is_empty());
+        self.list.push(Edge {
+            from,
+            from_columns: key.2.clone(),
+            to,
+            to_columns: key.3.clone(),
+            detection: detection.to_string(),
+            note,
+        });
+        self.seen.insert(key);
+    }
+}

@@ -1,0 +1,141 @@
+//! The checks over hand-built catalogs of adapters the fixture prints do not cover: case
+//! folding of quoted and unquoted names, default schemas, and their suggestions.
+
+use super::catalog::{Catalog, Column, Edge, Table};
+use super::dialect::Adapter;
+use super::{check, Kind};
+
+fn column(adapter: Adapter, key: &str, physical: Option<&str>, sql_type: &str) -> Column {
+    Column {
+        name: key.to_string(),
+        stored: adapter.stored_column(key, physical),
+        sql_type: Some(sql_type.to_string()),
+        domain: None,
+    }
+}
+
+/// A column as (key, physical name, SQL type).
+type ColumnSpec = (&'static str, Option<&'static str>, &'static str);
+
+/// `app.public.people (id, firstname "firstName")` and `app.public.pets (id, owner_id)`,
+/// pets.owner_id referring to people.id.
+fn catalog(adapter: Adapter) -> Catalog {
+    let spec: [(&str, &[ColumnSpec]); 2] = [
+        (
+            "app.public.people",
+            &[
+                ("id", None, "INTEGER"),
+                ("firstname", Some("firstName"), "VARCHAR"),
+            ],
+        ),
+        (
+            "app.public.pets",
+            &[("id", None, "INTEGER"), ("owner_id", None, "INTEGER")],
+        ),
+    ];
+    let tables = spec
+        .iter()
+        .map(|(fqn, columns)| {
+            let columns = columns
+                .iter()
+                .map(|(key, physical, sql_type)| column(adapter, key, *physical, sql_type))
+                .collect();
+            let mut t = Table::new(adapter, fqn, "table", Some(columns));
+            t.joins_known = true;
+            t
+        })
+        .collect();
+    let edge = Edge {
+        from: 1,
+        from_columns: vec!["owner_id".into()],
+        to: 0,
+        to_columns: vec!["id".into()],
+        detection: "declared".into(),
+        note: None,
+    };
+    Catalog::new(adapter, tables, vec![edge])
+}
+
+/// Each case: the adapter, the SQL, and its findings as (kind, text, suggestions).
+type Case = (
+    Adapter,
+    &'static str,
+    &'static [(Kind, &'static str, &'static [&'static str])],
+);
+
+const CASES: &[Case] = &[
+    // PostgreSQL: a mixed-case column is reached only quoted; unquoted names fold down, so
+    // a quoted name keeps its case and misses.
+    (
+        Adapter::Postgres,
+        r#"SELECT "firstName", id FROM people"#,
+        &[],
+    ),
+    (
+        Adapter::Postgres,
+        "SELECT firstName FROM people",
+        &[(Kind::UnknownColumn, "firstName", &["\"firstName\""])],
+    ),
+    (Adapter::Postgres, "SELECT ID FROM PUBLIC.People", &[]),
+    (
+        Adapter::Postgres,
+        r#"SELECT 1 FROM "People""#,
+        &[(Kind::UnknownTable, "\"People\"", &["people"])],
+    ),
+    // Snowflake folds unquoted names up to its catalog's spelling; quoted lowercase misses.
+    (
+        Adapter::Snowflake,
+        r#"SELECT p.id, p."firstName" FROM app.public.people p"#,
+        &[],
+    ),
+    (Adapter::Snowflake, "SELECT OWNER_ID FROM Pets", &[]),
+    (
+        Adapter::Snowflake,
+        r#"SELECT "owner_id" FROM pets"#,
+        &[(Kind::UnknownColumn, "\"owner_id\"", &["owner_id"])],
+    ),
+    // Joins and literals follow the same names.
+    (
+        Adapter::Postgres,
+        "SELECT 1 FROM pets p JOIN people o ON o.id = p.owner_id",
+        &[],
+    ),
+    (
+        Adapter::Postgres,
+        "SELECT 1 FROM pets p JOIN people o ON o.id = p.id",
+        &[(Kind::UnknownJoin, "o.id = p.id", &["p.owner_id = o.id"])],
+    ),
+    (
+        Adapter::Postgres,
+        "SELECT 1 FROM pets WHERE owner_id = 'x'",
+        &[(Kind::TypeMismatch, "'x'", &[])],
+    ),
+    // An unknown adapter matches names leniently.
+    (Adapter::Generic, "SELECT FIRSTNAME FROM People", &[]),
+    (
+        Adapter::Generic,
+        "SELECT firstname FROM app.public.people",
+        &[],
+    ),
+    (
+        Adapter::Generic,
+        "SELECT * FROM peeple",
+        &[(Kind::UnknownTable, "peeple", &["people"])],
+    ),
+];
+
+#[test]
+fn names_fold_and_resolve_as_each_adapter_does() {
+    for (adapter, sql, want) in CASES {
+        let got: Vec<(Kind, String, Vec<String>)> = check(&catalog(*adapter), "c", sql)
+            .findings
+            .into_iter()
+            .map(|f| (f.kind, f.text, f.suggestions))
+            .collect();
+        let want: Vec<(Kind, String, Vec<String>)> = want
+            .iter()
+            .map(|(k, t, s)| (*k, t.to_string(), s.iter().map(|x| x.to_string()).collect()))
+            .collect();
+        assert_eq!(got, want, "{adapter:?}: {sql}");
+    }
+}

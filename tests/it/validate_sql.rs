@@ -1,0 +1,226 @@
+//! validate_sql over stdio: the corpus of queries over the fixture prints against the
+//! findings committed beside it, and the tool as a client meets it (listed after dbprint's
+//! seven, answering in each format, refusing bad arguments as the other tools do).
+
+use std::collections::BTreeMap;
+
+use compat::value::Value as Yaml;
+use serde_json::{json, Value};
+
+use crate::util::{fixtures, Server};
+
+const KINDS: [&str; 7] = [
+    "parse_error",
+    "unknown_table",
+    "unknown_column",
+    "ambiguous_column",
+    "unknown_join",
+    "unknown_value",
+    "type_mismatch",
+];
+
+/// One corpus case: where, what, and the findings it must give (`message` left out).
+struct Case {
+    name: String,
+    project: String,
+    sql: String,
+    findings: Vec<Value>,
+}
+
+fn text(v: &Yaml, key: &str) -> String {
+    v.get(key)
+        .and_then(Yaml::as_str)
+        .unwrap_or_else(|| panic!("corpus entry lacks {key}: {v:?}"))
+        .to_string()
+}
+
+fn corpus() -> Vec<Case> {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/validate_sql/corpus.yaml");
+    let doc = compat::yaml::load(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc.as_seq()
+        .unwrap()
+        .iter()
+        .map(|c| Case {
+            name: text(c, "name"),
+            project: text(c, "project"),
+            sql: text(c, "sql"),
+            findings: c
+                .get("findings")
+                .and_then(Yaml::as_seq)
+                .unwrap_or_default()
+                .iter()
+                .map(|f| serde_json::from_str(&compat::py::json_compact(f)).unwrap())
+                .collect(),
+        })
+        .collect()
+}
+
+/// A reply's finding without its prose.
+fn comparable(f: &Value) -> Value {
+    json!({
+        "kind": f["kind"],
+        "line": f["line"],
+        "column": f["column"],
+        "text": f["text"],
+        "suggestions": f["suggestions"],
+    })
+}
+
+#[test]
+fn the_corpus_gives_exactly_its_findings() {
+    let cases = corpus();
+    assert!(cases.len() >= 60, "{} cases", cases.len());
+    let valid = cases.iter().filter(|c| c.findings.is_empty()).count();
+    assert!(valid >= 20, "{valid} valid cases");
+    for kind in KINDS {
+        let n = cases
+            .iter()
+            .flat_map(|c| &c.findings)
+            .filter(|f| f["kind"] == kind)
+            .count();
+        assert!(n >= 5, "{kind}: {n} findings in the corpus");
+    }
+    let mut by_project: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for c in &cases {
+        by_project.entry(&c.project).or_default().push(c);
+    }
+    let mut failures = Vec::new();
+    for (project, cases) in by_project {
+        let mut server = Server::start(&fixtures().join(project), &[]);
+        for case in cases {
+            let (reply, is_error) =
+                server.call("validate_sql", json!({"sql": case.sql, "format": "json"}));
+            assert!(!is_error, "{}: {reply}", case.name);
+            let reply: Value = serde_json::from_str(&reply).unwrap();
+            let got = reply["findings"].as_array().unwrap();
+            assert_eq!(reply["ok"], json!(got.is_empty()), "{}", case.name);
+            for f in got {
+                assert!(
+                    f["message"].as_str().is_some_and(|m| !m.is_empty()),
+                    "{}: {f}",
+                    case.name
+                );
+            }
+            let got: Vec<Value> = got.iter().map(comparable).collect();
+            let want: Vec<Value> = case.findings.iter().map(comparable).collect();
+            if got != want {
+                failures.push(format!(
+                    "{}:\n  want {}\n  got  {}",
+                    case.name,
+                    serde_json::to_string(&want).unwrap(),
+                    serde_json::to_string(&got).unwrap()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const MISTAKES: &str = "SELECT l.loan_id, l.patron_idd\nFROM lending.loans l\nJOIN lending.holds h ON h.patron_id = l.patron_id";
+
+#[test]
+fn the_tool_is_listed_after_the_seven_and_answers_in_every_format() {
+    let mut s = Server::start(&fixtures().join("library"), &[]);
+    let listed = s.request("tools/list", json!({}));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "get_table_context",
+            "list_tables",
+            "search_columns",
+            "resolve_value",
+            "get_manifest",
+            "get_diff",
+            "get_reference",
+            "validate_sql"
+        ]
+    );
+    let tool = &listed["result"]["tools"][7];
+    assert_eq!(tool["inputSchema"]["required"], json!(["sql"]));
+    assert_eq!(
+        tool["inputSchema"]["properties"]["format"]["enum"],
+        json!(["md", "json", "yaml"])
+    );
+    let instructions = s.init["result"]["instructions"].as_str().unwrap();
+    let lines: Vec<&str> = instructions
+        .lines()
+        .filter(|l| l.starts_with("- validate_sql: "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{instructions}");
+
+    let (md, err) = s.call("validate_sql", json!({"sql": MISTAKES}));
+    assert!(!err, "{md}");
+    assert!(md.starts_with("# validate_sql: 2 findings\n"), "{md}");
+    assert!(
+        md.contains("1. **unknown_column** at line 1, column 19: `l.patron_idd`"),
+        "{md}"
+    );
+    assert!(md.contains("Suggestions: `l.patron_id`"), "{md}");
+    assert!(
+        md.contains("2. **unknown_join** at line 3, column 25: `h.patron_id = l.patron_id`"),
+        "{md}"
+    );
+
+    let (json_text, err) = s.call("validate_sql", json!({"sql": MISTAKES, "format": "json"}));
+    assert!(!err);
+    let reply: Value = serde_json::from_str(&json_text).unwrap();
+    assert_eq!(reply["ok"], json!(false));
+    assert_eq!(reply["dialect"], json!("duckdb"));
+    assert_eq!(reply["connection"], json!("library"));
+    assert_eq!(reply["findings"][0]["suggestions"], json!(["l.patron_id"]));
+
+    // `format` folds case, as the other tools' does.
+    let (yaml, err) = s.call("validate_sql", json!({"sql": MISTAKES, "format": "YAML"}));
+    assert!(!err);
+    let parsed = compat::yaml::load(&yaml).unwrap();
+    let as_json: Value = serde_json::from_str(&compat::py::json_compact(&parsed)).unwrap();
+    assert_eq!(as_json, reply);
+
+    let (ok, err) = s.call(
+        "validate_sql",
+        json!({"sql": "SELECT loan_id FROM lending.loans", "connection": "library"}),
+    );
+    assert!(!err);
+    assert!(ok.starts_with("# validate_sql: ok\n"), "{ok}");
+}
+
+#[test]
+fn bad_arguments_are_refused_as_the_other_tools_refuse_them() {
+    let mut s = Server::start(&fixtures().join("library"), &[]);
+    let cases = [
+        (json!({}), "validate_sql requires 'sql'."),
+        (json!({"sql": ""}), "sql '' must be a non-empty string."),
+        (json!({"sql": 1}), "sql 1 must be of type string."),
+        (
+            json!({"sql": "SELECT 1", "format": "xml"}),
+            "format 'xml' must be one of ['md', 'json', 'yaml'].",
+        ),
+        (
+            json!({"sql": "SELECT 1", "table": "x"}),
+            "validate_sql takes no argument 'table'. Accepted: ['connection', 'format', 'sql'].",
+        ),
+        (
+            json!({"sql": "SELECT 1", "connection": "nope"}),
+            "connection 'nope' not in .dbprint.yaml. Configured: ['library']",
+        ),
+    ];
+    for (arguments, want) in cases {
+        let (text, err) = s.call("validate_sql", arguments.clone());
+        assert!(err, "{arguments}: {text}");
+        assert_eq!(text, want, "{arguments}");
+    }
+    // The same table words the other tools' refusals.
+    let (other, err) = s.call("list_tables", json!({"connection": "nope"}));
+    assert!(err);
+    assert_eq!(
+        other,
+        "connection 'nope' not in .dbprint.yaml. Configured: ['library']"
+    );
+}
