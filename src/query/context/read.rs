@@ -452,28 +452,8 @@ pub fn member(name: &str) -> String {
     if plain {
         format!(".{name}")
     } else {
-        format!("[{}]", json_string_unicode(name))
+        format!("[{}]", compat::py::json_str(name, false))
     }
-}
-
-/// `json.dumps(s, ensure_ascii=False)`.
-fn json_string_unicode(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 fn path_error(path: &str, what: &str, offset: usize) -> QueryError {

@@ -514,24 +514,20 @@ fn numeric_notes(column: &Column) -> R<Vec<Rendered>> {
     let census = census(stats, rows, &members)?;
     let distribution = distribution_suffix(stats, total, redaction)?;
     let mut facts = Vec::new();
-    if let Some(r) = redaction {
-        facts.push(redacted_label(r));
-        if let Some(m) = mean {
-            facts.push(fact(format!("mean: {}", statistic(m)?), ["mean"]));
+    match redaction {
+        // A redacted column shows its label where the range and P50 would be.
+        Some(r) => facts.push(redacted_label(r)),
+        None => {
+            if let (Some(a), Some(b)) = (&mn, &mx) {
+                facts.push(fact(
+                    format!("range: {} -> {}", statistic(a)?, statistic(b)?),
+                    ["range"],
+                ));
+            }
+            if let Some(p) = &p50 {
+                facts.push(fact(format!("P50: {}", statistic(p)?), ["percentile:50"]));
+            }
         }
-        facts.extend(sampled_values(stats, total, redaction)?);
-        facts.extend(census);
-        facts.extend(distribution);
-        return Ok(facts);
-    }
-    if let (Some(a), Some(b)) = (&mn, &mx) {
-        facts.push(fact(
-            format!("range: {} -> {}", statistic(a)?, statistic(b)?),
-            ["range"],
-        ));
-    }
-    if let Some(p) = &p50 {
-        facts.push(fact(format!("P50: {}", statistic(p)?), ["percentile:50"]));
     }
     if let Some(m) = mean {
         facts.push(fact(format!("mean: {}", statistic(m)?), ["mean"]));
