@@ -6,6 +6,7 @@ mod cli;
 mod client_config;
 mod context;
 mod daemon;
+mod faults;
 mod get_diff;
 mod get_reference;
 mod git_project;

@@ -1,0 +1,1 @@
+//! YAML alias structures that expand far beyond their text (issue 16, item 6).
