@@ -19,11 +19,21 @@ CREATE TABLE IF NOT EXISTS files (
     inode        INTEGER,
     settled      INTEGER,               -- 1 when the identity was taken a tick after mtime (see FileIdentity)
     hash         TEXT,                  -- blake3 of the content, hex; NULL when absent
-    parse_status TEXT NOT NULL,         -- ok | yaml_error | other_error | text | absent
+    parse_status TEXT NOT NULL,         -- ok | split | yaml_error | other_error | text | absent
     parse_error  TEXT,                  -- the exact error text when it did not parse
     parsed       TEXT                   -- the parsed value (tagged JSON) for YAML kinds
 );
 CREATE INDEX IF NOT EXISTS files_by_table ON files (connection, fqn);
+
+-- The items of a split file's top-level list (diff.yaml's `changes`), kept apart so that a
+-- large diff is never held parsed whole: its `files` row says `split` and holds the rest of
+-- the document with the list empty; the items are here under its content hash, in order.
+CREATE TABLE IF NOT EXISTS file_items (
+    hash   TEXT NOT NULL,
+    ord    INTEGER NOT NULL,
+    parsed TEXT NOT NULL,               -- one item (tagged JSON)
+    PRIMARY KEY (hash, ord)
+) WITHOUT ROWID;
 
 -- One row per served connection: how its manifest reads.
 CREATE TABLE IF NOT EXISTS connections (

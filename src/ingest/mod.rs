@@ -160,7 +160,23 @@ pub enum Parsed {
     /// Read by this scan and already stored by its spill (see `Spill`): the mirror's row is
     /// this record, parse included.
     Stored,
+    /// YAML read in pieces (see [`SPLIT_KEY`]): the items of its top-level list went to the
+    /// spill under the record's hash as they were parsed; this is the rest of the document,
+    /// the list left empty in its place.
+    Split(Value),
 }
+
+/// The top-level list a split kind's file is read in pieces by: diff.yaml's `changes`
+/// can run to hundreds of megabytes, which parsed whole would take gigabytes.
+pub const SPLIT_KEY: &str = "changes";
+
+/// Kinds read in pieces when a spill can take the pieces.
+pub fn is_split_kind(kind: &str) -> bool {
+    kind == "diff"
+}
+
+/// How many items a split read hands its spill at a time.
+const ITEM_BATCH: usize = 256;
 
 /// One file of a print as the mirror keeps it.
 #[derive(Debug, Clone)]
@@ -175,18 +191,19 @@ pub struct FileRecord {
 }
 
 /// Python's text-mode read: universal newlines.
-pub fn read_text(bytes: &[u8]) -> Result<String, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
+pub fn read_text(bytes: Vec<u8>) -> Result<String, String> {
+    // Taken by value: a large file is held once, not copied.
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
         format!(
-            "'utf-8' codec can't decode byte 0x{:02x} in position {}: invalid start byte",
-            bytes[e.valid_up_to()],
-            e.valid_up_to()
+            "'utf-8' codec can't decode byte 0x{:02x} in position {at}: invalid start byte",
+            e.as_bytes()[at],
         )
     })?;
     if text.contains('\r') {
         Ok(text.replace("\r\n", "\n").replace('\r', "\n"))
     } else {
-        Ok(text.to_string())
+        Ok(text)
     }
 }
 
@@ -243,6 +260,7 @@ pub fn refresh_file(
     fqn: Option<&str>,
     kind: &str,
     known: Known,
+    spill: Option<Spill>,
 ) -> FileRecord {
     let now = file_identity(path);
     let unchanged = |identity| FileRecord {
@@ -264,22 +282,24 @@ pub fn refresh_file(
         }
     }
     // Events and identities are hints; the content hash decides whether to re-parse.
-    read_file_unless(path, connection, fqn, kind, known.hash(path).as_deref())
+    read_file_unless(path, connection, fqn, kind, known.hash(path).as_deref(), spill)
 }
 
-/// Read, hash and (for YAML kinds) parse one file.
+/// Read, hash and (for YAML kinds) parse one file, whole.
 pub fn read_file(path: &Path, connection: &str, fqn: Option<&str>, kind: &str) -> FileRecord {
-    read_file_unless(path, connection, fqn, kind, None)
+    read_file_unless(path, connection, fqn, kind, None, None)
 }
 
 /// [`read_file`], except that content hashing to `known_hash` is not parsed again: the
-/// record says `Touched` (same bytes under a new identity).
+/// record says `Touched` (same bytes under a new identity). With a spill, a split kind is
+/// read in pieces (`Parsed::Split`).
 pub fn read_file_unless(
     path: &Path,
     connection: &str,
     fqn: Option<&str>,
     kind: &str,
     known_hash: Option<&str>,
+    spill: Option<Spill>,
 ) -> FileRecord {
     let mut record = FileRecord {
         path: path.to_path_buf(),
@@ -305,20 +325,46 @@ pub fn read_file_unless(
         record.parsed = Parsed::Touched;
         return record;
     }
-    record.hash = Some(hash);
     record.parsed = if !is_yaml_kind(kind) {
         Parsed::Text
     } else {
-        match read_text(&bytes) {
+        match read_text(bytes) {
             Err(e) => Parsed::OtherError(e),
-            Ok(text) => match yaml::load(&text) {
-                Ok(v) => Parsed::Yaml(v),
-                Err(LoadError::Yaml(m)) => Parsed::YamlError(m),
-                Err(LoadError::Other(m)) => Parsed::OtherError(m),
-            },
+            Ok(text) => spill
+                .filter(|_| is_split_kind(kind))
+                .and_then(|spill| split_parse(&text, &hash, spill))
+                .unwrap_or_else(|| whole_parse(&text)),
         }
     };
+    record.hash = Some(hash);
     record
+}
+
+fn whole_parse(text: &str) -> Parsed {
+    match yaml::load(text) {
+        Ok(v) => Parsed::Yaml(v),
+        Err(LoadError::Yaml(m)) => Parsed::YamlError(m),
+        Err(LoadError::Other(m)) => Parsed::OtherError(m),
+    }
+}
+
+/// `text` parsed in pieces, its [`SPLIT_KEY`] items handed to `spill` under `hash` a batch
+/// at a time; `None` when it does not split (the caller parses it whole; items already
+/// handed over are orphans the spill's owner sweeps).
+fn split_parse(text: &str, hash: &str, spill: Spill) -> Option<Parsed> {
+    let mut batch: Vec<Value> = Vec::with_capacity(ITEM_BATCH);
+    let mut first = 0u64;
+    let flush = |batch: &mut Vec<Value>, first: &mut u64| {
+        let stored = spill.items(hash, *first, batch);
+        *first += batch.len() as u64;
+        batch.clear();
+        stored
+    };
+    let header = yaml::load_split(text, SPLIT_KEY, &mut |item| {
+        batch.push(item);
+        batch.len() < ITEM_BATCH || flush(&mut batch, &mut first)
+    })?;
+    (batch.is_empty() || flush(&mut batch, &mut first)).then_some(Parsed::Split(header))
 }
 
 /// How a connection's manifest reads (dbprint's `read_manifest` states).
@@ -393,7 +439,7 @@ pub fn scan_connection(
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let manifest_path = root.join(MANIFEST_FILENAME);
-    let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known);
+    let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known, None);
     let manifest_parsed = match &manifest_record.parsed {
         Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
             known.parsed(&manifest_path).unwrap_or(Parsed::Absent)
@@ -416,7 +462,9 @@ pub fn scan_connection(
             | Parsed::Absent
             | Parsed::Unchanged
             | Parsed::Touched
-            | Parsed::Stored => ManifestRead::Absent,
+            | Parsed::Stored
+            // Only diff.yaml is read in pieces.
+            | Parsed::Split(_) => ManifestRead::Absent,
         }
     };
     let manifest_read = started.elapsed();
@@ -426,7 +474,7 @@ pub fn scan_connection(
         ("reading", READING_FILENAME),
         ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
     ] {
-        files.push(refresh_file(&root.join(file), name, None, kind, known));
+        files.push(refresh_file(&root.join(file), name, None, kind, known, spill));
     }
     // diff.yaml can be the largest file of a print: stored at once, it is not held
     // parsed while the tables are read.
@@ -467,11 +515,18 @@ pub fn scan_connection(
     }
 }
 
-/// Where a scan hands the records it has just read, a batch at a time, so that a large
-/// print is never held parsed in memory whole: the callee stores them and answers `true`
-/// (their parses are then dropped and the records marked `Parsed::Stored`), or `false`
-/// (the scan keeps them).
-pub type Spill<'a> = &'a (dyn Fn(&[FileRecord]) -> bool + Sync);
+/// Where a scan hands what it has just read, a batch at a time, so that a large print is
+/// never held parsed in memory whole.
+pub trait Stash: Sync {
+    /// Store `records` and answer `true` (their parses are then dropped and the records
+    /// marked `Parsed::Stored`), or `false` (the scan keeps them).
+    fn records(&self, records: &[FileRecord]) -> bool;
+    /// Store the items `first..` of a split file's list (see [`SPLIT_KEY`]) under its
+    /// content `hash`; `false`: not stored, the file is parsed whole instead.
+    fn items(&self, hash: &str, first: u64, items: &[Value]) -> bool;
+}
+
+pub type Spill<'a> = &'a dyn Stash;
 
 /// Records a worker reads before it spills them.
 const SPILL_BATCH: usize = 128;
@@ -503,7 +558,7 @@ fn read_all(
             let mut records: Vec<FileRecord> = batch
                 .iter()
                 .map(|(path, fqn, kind)| {
-                    let record = refresh_file(path, connection, Some(fqn), kind, known);
+                    let record = refresh_file(path, connection, Some(fqn), kind, known, None);
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     if n.is_multiple_of(64) || n == total {
                         progress(n, total);
@@ -541,7 +596,7 @@ fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
     let Some(spill) = spill.filter(|_| records.iter().any(fresh)) else {
         return 0;
     };
-    if !spill(records) {
+    if !spill.records(records) {
         return 0;
     }
     let mut dropped = 0;
@@ -641,10 +696,82 @@ mod tests {
         std::fs::write(&path, "row_count: 1000\n").unwrap();
         let first = read_file(&path, "c", Some("t"), "statistics");
         assert!(matches!(first.parsed, Parsed::Yaml(_)));
-        let again = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref());
+        let again = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref(), None);
         assert_eq!(again.parsed, Parsed::Touched);
         std::fs::write(&path, "row_count: 1001\n").unwrap();
-        let changed = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref());
+        let changed = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref(), None);
         assert!(matches!(changed.parsed, Parsed::Yaml(_)));
+    }
+
+    /// A stash that keeps what it is handed.
+    #[derive(Default)]
+    struct Kept {
+        items: std::sync::Mutex<Vec<(String, u64, Value)>>,
+        refuse_items: bool,
+    }
+
+    impl Stash for Kept {
+        fn records(&self, _: &[FileRecord]) -> bool {
+            false
+        }
+        fn items(&self, hash: &str, first: u64, items: &[Value]) -> bool {
+            let mut kept = self.items.lock().unwrap();
+            for (i, v) in items.iter().enumerate() {
+                kept.push((hash.to_string(), first + i as u64, v.clone()));
+            }
+            !self.refuse_items
+        }
+    }
+
+    fn a_diff(events: usize) -> String {
+        let mut text = String::from("format_version: 1\nsummary:\n  tables_added: 0\nchanges:\n");
+        for i in 0..events {
+            text.push_str(&format!("- kind: column_added\n  table: main.t{i}\n  column: c\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn a_diff_read_with_a_stash_is_split_into_its_events() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diff.yaml");
+        let text = a_diff(ITEM_BATCH * 2 + 3);
+        std::fs::write(&path, &text).unwrap();
+        let stash = Kept::default();
+        let record = read_file_unless(&path, "c", None, "diff", None, Some(&stash));
+        let Parsed::Split(header) = &record.parsed else {
+            panic!("not split: {:?}", record.parsed);
+        };
+        assert_eq!(header.get(SPLIT_KEY), Some(&Value::Seq(Vec::new())));
+        let items = std::mem::take(&mut *stash.items.lock().unwrap());
+        assert_eq!(items.len(), ITEM_BATCH * 2 + 3);
+        let hash = record.hash.as_deref().unwrap();
+        assert!(items.iter().enumerate().all(|(i, (h, ord, _))| h == hash && *ord == i as u64));
+        let whole = yaml::load(&text).unwrap();
+        let listed = whole.get(SPLIT_KEY).and_then(Value::as_seq).unwrap();
+        assert!(items.iter().zip(listed).all(|((_, _, got), want)| got == want));
+        // Without a stash, or for another kind, the file is parsed whole.
+        let plain = read_file(&path, "c", None, "diff");
+        assert_eq!(plain.parsed, Parsed::Yaml(whole.clone()));
+        let other = read_file_unless(&path, "c", Some("t"), "statistics", None, Some(&stash));
+        assert_eq!(other.parsed, Parsed::Yaml(whole));
+    }
+
+    #[test]
+    fn a_stash_that_refuses_items_gets_the_file_parsed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("diff.yaml");
+        std::fs::write(&path, a_diff(ITEM_BATCH + 1)).unwrap();
+        let stash = Kept {
+            refuse_items: true,
+            ..Kept::default()
+        };
+        let record = read_file_unless(&path, "c", None, "diff", None, Some(&stash));
+        assert!(matches!(record.parsed, Parsed::Yaml(_)), "{:?}", record.parsed);
+        // And a diff that does not parse keeps its exact error.
+        std::fs::write(&path, "changes:\n- [1\n").unwrap();
+        let broken = read_file_unless(&path, "c", None, "diff", None, Some(&Kept::default()));
+        assert_eq!(broken.parsed, read_file(&path, "c", None, "diff").parsed);
+        assert!(matches!(broken.parsed, Parsed::YamlError(_)));
     }
 }

@@ -785,7 +785,7 @@ impl<'a> RequestFiles<'a> {
                 let hash = blake3::hash(&buffer).to_hex().to_string();
                 // Python's text mode: strict UTF-8, universal newlines.
                 let body = if std::str::from_utf8(&buffer).is_err() || buffer.contains(&b'\r') {
-                    Err(ingest::read_text(&buffer))
+                    Err(ingest::read_text(buffer.to_vec()))
                 } else {
                     Ok(())
                 };

@@ -37,7 +37,8 @@ pub struct FreshFile {
 fn check_of(parsed: &Parsed) -> Check {
     match parsed {
         Parsed::Text => Check::Text,
-        Parsed::Yaml(_) => Check::Yaml,
+        // Split only with a spill, which a request's read never has.
+        Parsed::Yaml(_) | Parsed::Split(_) => Check::Yaml,
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
         Parsed::OtherError(m) => Check::OtherError(m.clone()),
         // `read_file` never answers these two.
@@ -69,7 +70,7 @@ impl Shared {
             None => (fqn.map(str::to_string), kind.to_string()),
         };
         let stored_check = stored.as_ref().map(|row| match row.parse_status.as_str() {
-            "ok" => Check::Yaml,
+            "ok" | "split" => Check::Yaml,
             "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
             "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
             "text" => Check::Text,
@@ -99,6 +100,7 @@ impl Shared {
             fqn.as_deref(),
             &kind,
             known_hash.as_deref(),
+            None,
         );
         {
             // The single writer: never interleave with a connection scan, in this

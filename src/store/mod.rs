@@ -254,8 +254,7 @@ impl Store {
             },
             (None, None) => &ingest::Cold,
         };
-        let spill = |records: &[ingest::FileRecord]| self.shared.mirror.store_read(records).is_ok();
-        let scan = ingest::scan_connection(conn, known, progress, Some(&spill));
+        let scan = ingest::scan_connection(conn, known, progress, Some(&self.shared.mirror));
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
             if self.shared.mirror.unchanged(&conn.name, &scan)? {
@@ -410,7 +409,10 @@ impl Store {
         };
         let records: Vec<ingest::FileRecord> = wanted
             .iter()
-            .map(|(path, fqn, kind)| ingest::refresh_file(path, name, fqn.as_deref(), kind, &known))
+            .map(|(path, fqn, kind)| {
+                let spill: ingest::Spill = &self.shared.mirror;
+                ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
+            })
             .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
             .collect();
         if records.is_empty() {

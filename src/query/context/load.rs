@@ -77,7 +77,7 @@ fn read_text(path: &Path) -> R<Option<String>> {
         return Ok(None);
     }
     let bytes = std::fs::read(path).map_err(|e| QueryError::Other(e.to_string()))?;
-    crate::ingest::read_text(&bytes)
+    crate::ingest::read_text(bytes)
         .map(Some)
         .map_err(QueryError::Other)
 }

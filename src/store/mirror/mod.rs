@@ -8,14 +8,14 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
+use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
 use compat::value::Value;
 
 mod pz;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "4";
+pub const SCHEMA_VERSION: &str = "5";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -220,25 +220,80 @@ impl Mirror {
 
     fn parsed_where(&self, path: &Path, hash: Option<&str>) -> Result<Option<Parsed>, MirrorError> {
         let db = self.db();
-        let row: Option<(String, Option<String>, Option<String>)> = db
+        type Row = (String, Option<String>, Option<String>, Option<String>);
+        let row: Option<Row> = db
             .query_row(
-                "SELECT parse_status, parse_error, parsed FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
+                "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
                 params![path.to_string_lossy(), hash],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
-        let Some((status, error, parsed)) = row else {
+        let Some((status, error, parsed, hash)) = row else {
             return Ok(None);
         };
         Ok(Some(match status.as_str() {
             "ok" => Parsed::Yaml(serde_json::from_str::<Value>(
                 parsed.as_deref().unwrap_or("null"),
             )?),
+            "split" => {
+                let mut whole = serde_json::from_str::<Value>(parsed.as_deref().unwrap_or("null"))?;
+                let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
+                if let Value::Map(pairs) = &mut whole {
+                    if let Some((_, list)) = pairs
+                        .iter_mut()
+                        .find(|(k, _)| k.as_str() == Some(ingest::SPLIT_KEY))
+                    {
+                        *list = Value::Seq(items);
+                    }
+                }
+                Parsed::Yaml(whole)
+            }
             "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
             "other_error" => Parsed::OtherError(error.unwrap_or_default()),
             "text" => Parsed::Text,
             _ => Parsed::Absent,
         }))
+    }
+
+    /// The items of a split file's list, in order, by its content hash.
+    fn items_on(db: &Connection, hash: &str) -> Result<Vec<Value>, MirrorError> {
+        let mut stmt =
+            db.prepare_cached("SELECT parsed FROM file_items WHERE hash = ?1 ORDER BY ord")?;
+        let rows = stmt.query_map(params![hash], |r| r.get::<_, String>(0))?;
+        let mut items = Vec::new();
+        for row in rows {
+            items.push(serde_json::from_str::<Value>(&row?)?);
+        }
+        Ok(items)
+    }
+
+    /// Store items `first..` of a split file's list under its content hash: a split read
+    /// hands them over before the file's row is written, and a row's write sweeps the
+    /// items no split row names (`sweep_items_on`).
+    pub fn store_items(&self, hash: &str, first: u64, items: &[Value]) -> Result<(), MirrorError> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT OR REPLACE INTO file_items (hash, ord, parsed) VALUES (?1, ?2, ?3)",
+            )?;
+            for (i, item) in items.iter().enumerate() {
+                let ord = (first + i as u64) as i64;
+                insert.execute(params![hash, ord, serde_json::to_string(item)?])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Drop the items no split row names: those of a file since rewritten or gone, and
+    /// those of a split read that gave up (the file was then parsed whole).
+    fn sweep_items_on(db: &Connection) -> Result<(), MirrorError> {
+        db.prepare_cached(
+            "DELETE FROM file_items WHERE hash NOT IN (SELECT hash FROM files WHERE parse_status = 'split' AND hash IS NOT NULL)",
+        )?
+        .execute([])?;
+        Ok(())
     }
 
     /// Every stored file row of one connection.
@@ -442,6 +497,8 @@ impl Mirror {
     fn upsert_on(db: &Connection, f: &FileRecord) -> Result<bool, MirrorError> {
         let (status, error, parsed) = match &f.parsed {
             Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
+            // The items are stored already, under the hash (`Mirror::store_items`).
+            Parsed::Split(header) => ("split", None, Some(serde_json::to_string(header)?)),
             Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),
@@ -484,6 +541,10 @@ impl Mirror {
                 parsed,
                 id.map(|i| i.settled)
             ])?;
+        if ingest::is_split_kind(&f.kind) {
+            // Rare (a diff's write), and the items may run to hundreds of thousands.
+            Self::sweep_items_on(db)?;
+        }
         Ok(true)
     }
 
@@ -690,6 +751,17 @@ impl StoredFiles<'_> {
     /// The stored identities and content hashes by path, and the paths stored absent.
     pub fn into_parts(self) -> StoredParts {
         (self.identities, self.hashes, self.absent)
+    }
+}
+
+/// A scan's spill goes straight into the mirror.
+impl ingest::Stash for Mirror {
+    fn records(&self, records: &[FileRecord]) -> bool {
+        self.store_read(records).is_ok()
+    }
+
+    fn items(&self, hash: &str, first: u64, items: &[Value]) -> bool {
+        self.store_items(hash, first, items).is_ok()
     }
 }
 

@@ -622,7 +622,13 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(Parsed::YamlError(m)) => Input::YamlError(m),
         Some(Parsed::OtherError(m)) => Input::OtherError(m),
         Some(
-            Parsed::Absent | Parsed::Text | Parsed::Unchanged | Parsed::Touched | Parsed::Stored,
+            Parsed::Absent
+            | Parsed::Text
+            | Parsed::Unchanged
+            | Parsed::Touched
+            | Parsed::Stored
+            // `parse_of` reads these from the mirror.
+            | Parsed::Split(_),
         ) => Input::Absent,
     }
 }
@@ -635,7 +641,7 @@ fn parse_of<'a>(
     path: &Path,
 ) -> Cow<'a, Parsed> {
     match fresh.get(path).map(|f| &f.parsed) {
-        Some(Parsed::Unchanged | Parsed::Touched | Parsed::Stored) | None => {
+        Some(Parsed::Unchanged | Parsed::Touched | Parsed::Stored | Parsed::Split(_)) | None => {
             Cow::Owned(mirror.parsed(path).ok().flatten().unwrap_or(Parsed::Absent))
         }
         Some(parsed) => Cow::Borrowed(parsed),

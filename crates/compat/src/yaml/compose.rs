@@ -182,6 +182,8 @@ impl<'a> Events<'a> {
 enum ComposeError {
     Load(LoadError),
     ShadowMismatch,
+    /// A split compose met what it does not split (see [`compose_split`]).
+    Unsplittable,
 }
 
 impl From<LoadError> for ComposeError {
@@ -210,21 +212,57 @@ fn composer_error(e: MarkedError) -> ComposeError {
 /// `CParser.get_single_node`.
 pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
     if let Some(shadow) = events::shadow_for(text) {
-        match compose_from(Events::new(&shadow.text, Some(&shadow))) {
-            Err(ComposeError::ShadowMismatch) => {}
+        match compose_from(Events::new(&shadow.text, Some(&shadow)), None) {
+            Err(ComposeError::ShadowMismatch | ComposeError::Unsplittable) => {}
             Err(ComposeError::Load(e)) => return Err(e),
             Ok(doc) => return Ok(doc),
         }
     }
-    match compose_from(Events::new(text, None)) {
+    match compose_from(Events::new(text, None), None) {
         Ok(doc) => Ok(doc),
         Err(ComposeError::Load(e)) => Err(e),
-        // Only a shadow text can mismatch.
-        Err(ComposeError::ShadowMismatch) => Err(LoadError::Other(String::new())),
+        // Only a shadow text can mismatch, and only a split is unsplittable.
+        Err(ComposeError::ShadowMismatch | ComposeError::Unsplittable) => {
+            Err(LoadError::Other(String::new()))
+        }
     }
 }
 
-fn compose_from(mut events: Events) -> Result<Doc, ComposeError> {
+/// The list a split compose hands out item by item: the value of the root mapping's `key`.
+pub(crate) struct Split<'a> {
+    key: &'a str,
+    item: &'a mut dyn FnMut(Doc) -> bool,
+    /// The list's node, once its key has been composed.
+    list: Option<NodeId>,
+    /// Whether the root mapping has shown `key` already.
+    key_seen: bool,
+}
+
+/// [`compose`] of a document whose root mapping holds a long list under `key`, never
+/// holding that list whole: each item is composed into a document of its own and handed
+/// to `item` (which answers whether to go on), and the returned document has the list
+/// empty. `None` when the text is not that plain shape or does not compose: an anchor or
+/// alias anywhere (an item could share nodes with another), a tag on the root or the
+/// list, `key` twice or a merge key in the root, a text that needs a shadow, or any
+/// error. The caller then composes the whole text, which also gives the exact error.
+pub(crate) fn compose_split(
+    text: &str,
+    key: &str,
+    item: &mut dyn FnMut(Doc) -> bool,
+) -> Option<Doc> {
+    if events::shadow_for(text).is_some() {
+        return None;
+    }
+    let mut split = Split {
+        key,
+        item,
+        list: None,
+        key_seen: false,
+    };
+    compose_from(Events::new(text, None), Some(&mut split)).ok()
+}
+
+fn compose_from(mut events: Events, split: Option<&mut Split>) -> Result<Doc, ComposeError> {
     let mut doc = Doc {
         nodes: Vec::new(),
         root: None,
@@ -234,7 +272,7 @@ fn compose_from(mut events: Events) -> Result<Doc, ComposeError> {
     if matches!(first.event, Event::StreamEnd) {
         return Ok(doc);
     }
-    let root = compose_document(&mut events, &mut doc.nodes)?;
+    let root = compose_document(&mut events, &mut doc.nodes, split)?;
     doc.root = Some(root);
     let after = events.next()?;
     if !matches!(after.event, Event::StreamEnd) {
@@ -250,12 +288,19 @@ fn compose_from(mut events: Events) -> Result<Doc, ComposeError> {
 
 /// One document's node events (after its DOCUMENT-START) and its
 /// DOCUMENT-END; iterative so that nesting costs no stack.
-fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId, ComposeError> {
+fn compose_document(
+    events: &mut Events,
+    nodes: &mut Vec<Node>,
+    mut split: Option<&mut Split>,
+) -> Result<NodeId, ComposeError> {
     let mut anchors: HashMap<String, NodeId> = HashMap::new();
     let mut stack: Vec<Frame> = Vec::new();
     let root = loop {
         let ev = events.next()?;
         let start = ev.start;
+        if let Some(split) = split.as_deref_mut() {
+            split.admit(&ev.event, &stack, nodes)?;
+        }
         let done: Option<NodeId> = match ev.event {
             Event::Alias { anchor } => match anchors.get(&anchor) {
                 Some(&id) => {
@@ -294,6 +339,9 @@ fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId
                     anchors.insert(a, id);
                 }
                 stack.push(Frame::Seq(id));
+                if let Some(split) = split.as_deref_mut() {
+                    split.note_list(&stack, nodes);
+                }
                 None
             }
             Event::MappingStart { props } => {
@@ -316,6 +364,11 @@ fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId
             }
         };
         let Some(id) = done else { continue };
+        if let Some(split) = split.as_deref_mut() {
+            if split.hand_out(id, &stack, nodes)? {
+                continue;
+            }
+        }
         match stack.last_mut() {
             None => break id,
             Some(Frame::Seq(parent)) => {
@@ -335,6 +388,95 @@ fn compose_document(events: &mut Events, nodes: &mut Vec<Node>) -> Result<NodeId
     };
     events.next()?; // DOCUMENT-END
     Ok(root)
+}
+
+impl Split<'_> {
+    /// Refuse, before it is composed, an event that would make the split unfaithful.
+    fn admit(&mut self, event: &Event, stack: &[Frame], nodes: &[Node]) -> Result<(), ComposeError> {
+        let props = match event {
+            Event::Alias { .. } => return Err(ComposeError::Unsplittable),
+            Event::Scalar { props, .. }
+            | Event::SequenceStart { props }
+            | Event::MappingStart { props } => props,
+            _ => return Ok(()),
+        };
+        if props.anchor.is_some() {
+            return Err(ComposeError::Unsplittable);
+        }
+        match stack {
+            // The root: a plain mapping, or nothing to split.
+            [] if !matches!(event, Event::MappingStart { .. }) || props.tag.is_some() => {
+                Err(ComposeError::Unsplittable)
+            }
+            [Frame::Map(_, Some(key))] if self.is_key(&nodes[*key as usize]) => {
+                match event {
+                    Event::SequenceStart { props } if props.tag.is_none() => Ok(()),
+                    // Not a plain list: nothing to split.
+                    _ => Err(ComposeError::Unsplittable),
+                }
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether `node` is the root's `key` (a `str`, as Python's dict compares it).
+    fn is_key(&self, node: &Node) -> bool {
+        node.tag == Tag::Str && matches!(&node.body, Body::Scalar(s) if s == self.key)
+    }
+
+    /// Called with each node composed: a root key is checked, the list is noted when it
+    /// starts, and a finished item of the list is cut out and handed on (`true`: the
+    /// node is consumed).
+    fn hand_out(
+        &mut self,
+        id: NodeId,
+        stack: &[Frame],
+        nodes: &mut Vec<Node>,
+    ) -> Result<bool, ComposeError> {
+        match stack {
+            [Frame::Map(_, None)] => {
+                let node = &nodes[id as usize];
+                if node.tag == Tag::Merge || (self.is_key(node) && self.key_seen) {
+                    return Err(ComposeError::Unsplittable);
+                }
+                self.key_seen |= self.is_key(node);
+                Ok(false)
+            }
+            [Frame::Map(_, Some(_)), Frame::Seq(list)] if self.list == Some(*list) => {
+                // No aliases: every node from the item's own on is the item's.
+                let mut own = nodes.split_off(id as usize);
+                for node in &mut own {
+                    match &mut node.body {
+                        Body::Scalar(_) => {}
+                        Body::Seq(items) => items.iter_mut().for_each(|i| *i -= id),
+                        Body::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+                            *k -= id;
+                            *v -= id;
+                        }),
+                    }
+                }
+                let doc = Doc {
+                    nodes: own,
+                    root: Some(0),
+                };
+                if (self.item)(doc) {
+                    Ok(true)
+                } else {
+                    Err(ComposeError::Unsplittable)
+                }
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Note the list's node as it starts (called after it is pushed).
+    fn note_list(&mut self, stack: &[Frame], nodes: &[Node]) {
+        if let [Frame::Map(_, Some(key)), Frame::Seq(list)] = stack {
+            if self.list.is_none() && self.is_key(&nodes[*key as usize]) {
+                self.list = Some(*list);
+            }
+        }
+    }
 }
 
 fn push_node(nodes: &mut Vec<Node>, tag: Tag, body: Body, start: Mark) -> NodeId {

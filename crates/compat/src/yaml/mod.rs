@@ -51,3 +51,29 @@ pub fn load(text: &str) -> Result<Value, LoadError> {
     let doc = compose::compose(text)?;
     construct::construct(doc)
 }
+
+/// [`load`] of a mapping that holds a long list under `key`, without ever holding the
+/// list whole: each item goes to `item` as soon as it is built, in order, and the mapping
+/// comes back with `key` bound to an empty list (in its own place). `item` answers whether
+/// to go on.
+///
+/// `None` when the text is not of that plain shape (anchors or aliases, tags on the root
+/// or the list, `key` twice, a merge key in the root), does not load, or `item` stopped:
+/// the caller drops the items it was given and uses [`load`], which gives the exact value
+/// or error.
+pub fn load_split(text: &str, key: &str, item: &mut dyn FnMut(Value) -> bool) -> Option<Value> {
+    let mut failed = false;
+    let header = compose::compose_split(text, key, &mut |doc| {
+        match construct::construct(doc) {
+            Ok(value) => item(value),
+            Err(_) => {
+                failed = true;
+                false
+            }
+        }
+    })?;
+    if failed {
+        return None;
+    }
+    construct::construct(header).ok()
+}

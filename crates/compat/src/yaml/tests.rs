@@ -387,3 +387,105 @@ fn statistics_like_document_loads() {
     assert_eq!(col.get("min"), Some(&Value::Float(-1.25)));
     assert!(matches!(col.get("max"), Some(Value::Date(_))));
 }
+
+/// `load_split`'s items put back into the mapping it returns.
+fn split_joined(text: &str, key: &str) -> Option<Value> {
+    let mut items = Vec::new();
+    let header = super::load_split(text, key, &mut |v| {
+        items.push(v);
+        true
+    })?;
+    let Value::Map(mut pairs) = header else {
+        panic!("a split header is a mapping");
+    };
+    let (_, list) = pairs
+        .iter_mut()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .expect("the split key stays in its place");
+    assert_eq!(*list, Value::Seq(Vec::new()), "the split list comes back empty");
+    *list = Value::Seq(items);
+    Some(Value::Map(pairs))
+}
+
+#[test]
+fn a_split_load_equals_the_whole_load_wherever_it_splits() {
+    // Every corpus document that loads to a mapping, split at each of its str keys that
+    // holds a list: the split either declines or gives exactly what `load` gives.
+    let mut split = 0;
+    for case in cases() {
+        let text = case["yaml"].as_str().unwrap_or_default();
+        let Ok(Value::Map(pairs)) = load(text) else {
+            continue;
+        };
+        for (k, v) in &pairs {
+            let (Some(key), Value::Seq(_)) = (k.as_str(), v) else {
+                continue;
+            };
+            if let Some(joined) = split_joined(text, key) {
+                let whole = load(text).expect("loaded above");
+                assert_eq!(format!("{joined:?}"), format!("{whole:?}"), "{text:?} at {key:?}");
+                split += 1;
+            }
+        }
+    }
+    assert!(split >= 20, "only {split} corpus documents split");
+    // And every corpus document as one item among others of a diff-like list.
+    let mut split = 0;
+    for case in cases() {
+        let text = case["yaml"].as_str().unwrap_or_default();
+        let item: Vec<String> = text.lines().map(|l| format!("  {l}")).collect();
+        let text = format!("head: 1\nchanges:\n- 0\n-\n{}\n- last\ntail: 2\n", item.join("\n"));
+        if let Some(joined) = split_joined(&text, "changes") {
+            let whole = load(&text).expect("a split text loads whole");
+            assert_eq!(format!("{joined:?}"), format!("{whole:?}"), "{text:?}");
+            split += 1;
+        }
+    }
+    assert!(split > 500, "only {split} wrapped corpus documents split");
+}
+
+#[test]
+fn a_diff_splits_event_by_event() {
+    let text = "format_version: 1\nsummary:\n  tables_added: 1\nchanges:\n- kind: table_added\n  table: main.a\n- kind: column_added\n  table: main.b\n  column: x\n- 3\nafter: true\n";
+    let mut seen = Vec::new();
+    let header = super::load_split(text, "changes", &mut |v| {
+        seen.push(v);
+        true
+    })
+    .expect("a plain diff splits");
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[0].get("table").and_then(Value::as_str), Some("main.a"));
+    assert_eq!(seen[2], Value::Int(3));
+    let keys: Vec<_> = header.as_map().unwrap().iter().map(|(k, _)| k.as_str().unwrap()).collect();
+    assert_eq!(keys, ["format_version", "summary", "changes", "after"]);
+    assert_eq!(split_joined(text, "changes"), load(text).ok());
+}
+
+#[test]
+fn a_split_declines_what_it_cannot_split_faithfully() {
+    for text in [
+        // An anchor in one item and its alias in another.
+        "changes:\n- &a {kind: x}\n- *a\n",
+        // The key twice: Python keeps the later list.
+        "changes: [1]\nchanges: [2]\n",
+        // A merge key could bring in another `changes`.
+        "<<: {changes: [1]}\nchanges: [2]\n",
+        // Tags on the list or the root.
+        "changes: !!set {a: null}\n",
+        "!!map {changes: [1]}\n",
+        // Not a list, not a mapping, not loadable.
+        "changes: 1\n",
+        "- 1\n",
+        "changes:\n- [1\n",
+        "changes:\n- 2024-02-30\n",
+    ] {
+        let mut given = 0;
+        let split = super::load_split(text, "changes", &mut |_| {
+            given += 1;
+            true
+        });
+        assert_eq!(split, None, "{text:?} splits");
+    }
+    // The item callback can stop it.
+    assert_eq!(super::load_split("changes: [1, 2]\n", "changes", &mut |_| false), None);
+}
