@@ -282,7 +282,14 @@ pub fn refresh_file(
         }
     }
     // Events and identities are hints; the content hash decides whether to re-parse.
-    read_file_unless(path, connection, fqn, kind, known.hash(path).as_deref(), spill)
+    read_file_unless(
+        path,
+        connection,
+        fqn,
+        kind,
+        known.hash(path).as_deref(),
+        spill,
+    )
 }
 
 /// Read, hash and (for YAML kinds) parse one file, whole.
@@ -474,7 +481,14 @@ pub fn scan_connection(
         ("reading", READING_FILENAME),
         ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
     ] {
-        files.push(refresh_file(&root.join(file), name, None, kind, known, spill));
+        files.push(refresh_file(
+            &root.join(file),
+            name,
+            None,
+            kind,
+            known,
+            spill,
+        ));
     }
     // diff.yaml can be the largest file of a print: stored at once, it is not held
     // parsed while the tables are read.
@@ -696,10 +710,24 @@ mod tests {
         std::fs::write(&path, "row_count: 1000\n").unwrap();
         let first = read_file(&path, "c", Some("t"), "statistics");
         assert!(matches!(first.parsed, Parsed::Yaml(_)));
-        let again = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref(), None);
+        let again = read_file_unless(
+            &path,
+            "c",
+            Some("t"),
+            "statistics",
+            first.hash.as_deref(),
+            None,
+        );
         assert_eq!(again.parsed, Parsed::Touched);
         std::fs::write(&path, "row_count: 1001\n").unwrap();
-        let changed = read_file_unless(&path, "c", Some("t"), "statistics", first.hash.as_deref(), None);
+        let changed = read_file_unless(
+            &path,
+            "c",
+            Some("t"),
+            "statistics",
+            first.hash.as_deref(),
+            None,
+        );
         assert!(matches!(changed.parsed, Parsed::Yaml(_)));
     }
 
@@ -726,7 +754,9 @@ mod tests {
     fn a_diff(events: usize) -> String {
         let mut text = String::from("format_version: 1\nsummary:\n  tables_added: 0\nchanges:\n");
         for i in 0..events {
-            text.push_str(&format!("- kind: column_added\n  table: main.t{i}\n  column: c\n"));
+            text.push_str(&format!(
+                "- kind: column_added\n  table: main.t{i}\n  column: c\n"
+            ));
         }
         text
     }
@@ -746,10 +776,16 @@ mod tests {
         let items = std::mem::take(&mut *stash.items.lock().unwrap());
         assert_eq!(items.len(), ITEM_BATCH * 2 + 3);
         let hash = record.hash.as_deref().unwrap();
-        assert!(items.iter().enumerate().all(|(i, (h, ord, _))| h == hash && *ord == i as u64));
+        assert!(items
+            .iter()
+            .enumerate()
+            .all(|(i, (h, ord, _))| h == hash && *ord == i as u64));
         let whole = yaml::load(&text).unwrap();
         let listed = whole.get(SPLIT_KEY).and_then(Value::as_seq).unwrap();
-        assert!(items.iter().zip(listed).all(|((_, _, got), want)| got == want));
+        assert!(items
+            .iter()
+            .zip(listed)
+            .all(|((_, _, got), want)| got == want));
         // Without a stash, or for another kind, the file is parsed whole.
         let plain = read_file(&path, "c", None, "diff");
         assert_eq!(plain.parsed, Parsed::Yaml(whole.clone()));
@@ -767,7 +803,11 @@ mod tests {
             ..Kept::default()
         };
         let record = read_file_unless(&path, "c", None, "diff", None, Some(&stash));
-        assert!(matches!(record.parsed, Parsed::Yaml(_)), "{:?}", record.parsed);
+        assert!(
+            matches!(record.parsed, Parsed::Yaml(_)),
+            "{:?}",
+            record.parsed
+        );
         // And a diff that does not parse keeps its exact error.
         std::fs::write(&path, "changes:\n- [1\n").unwrap();
         let broken = read_file_unless(&path, "c", None, "diff", None, Some(&Kept::default()));

@@ -1,29 +1,30 @@
-//! The watcher: notify's debounced events over every served print root, turned into a
-//! closed set of daemon events. Events are hints only: `Changed` re-reads just the files
-//! it names (`Store::refresh_files`: re-stat, re-hash what moved, re-parse what changed),
-//! falling back to a whole-connection reconcile for what a per-file update cannot settle
-//! (the manifest, a directory, an untracked path); `Rescan` (events were lost) and the
-//! periodic `Tick` reconcile every file, since inotify can miss a file written into a
-//! directory created a moment before.
+//! The watcher: the change feed's record of what moved below every served print root,
+//! turned into a closed set of daemon events. Events are hints only: `Changed` re-reads
+//! just the files it names (`Store::refresh_files`: re-stat, re-hash what moved, re-parse
+//! what changed), falling back to a whole-connection reconcile for what a per-file update
+//! cannot settle (the manifest, an untracked path); `Rescan` (the feed cannot name what
+//! moved: a directory made or removed, a lost event) and the periodic `Tick` reconcile
+//! every file.
+//!
+//! One watch for the whole daemon: the feed that lets calls skip their stat sweeps
+//! (`changes`) is the one this loop reads, so every directory is watched once, and only
+//! for writes (a recursive notify watch would also report every open, a flood that
+//! overflows the kernel's queue on a large print).
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use notify::{EventKind, RecursiveMode};
-use notify_debouncer_full::{new_debouncer, DebounceEventResult};
-
+use crate::store::changes::Since;
 use crate::store::Store;
 
-/// How long events settle before they are acted on, and how often the debouncer looks
-/// (each look is a wake-up, which is what idling costs): a change is acted on 20-40 ms
-/// after its last event, then re-read and re-indexed in ~20-50 ms on a 2,000-table print.
-const DEBOUNCE: Duration = Duration::from_millis(20);
-const DEBOUNCE_TICK: Duration = Duration::from_millis(20);
-/// How often everything is reconciled regardless of events: a safety net for events the
-/// kernel never sent (files written into a directory before its watch existed). Calls do
-/// not depend on it: each checks the files its answer reads.
+/// How often the loop looks at the feed (each look is a wake-up, which is what idling
+/// costs): a change is acted on within this of its write, then re-read and re-indexed in
+/// ~20-50 ms on a 2,000-table print.
+const LOOK_EVERY: Duration = Duration::from_millis(20);
+/// How often everything is reconciled while the feed cannot vouch for the print (not set
+/// up yet, or not every directory watched). Calls do not depend on it: each checks the
+/// files its answer reads.
 const RECONCILE_EVERY: Duration = Duration::from_secs(60);
 
 /// Every trigger of work in the daemon loop.
@@ -34,7 +35,7 @@ pub enum DaemonEvent {
         connection: String,
         paths: Vec<PathBuf>,
     },
-    /// The watcher lost events (queue overflow): reconcile the connection from scratch.
+    /// The feed cannot name what changed: reconcile the connection from scratch.
     Rescan { connection: String },
     /// Periodic reconcile of every served connection.
     Tick,
@@ -62,13 +63,11 @@ fn connection_of(roots: &[(String, PathBuf)], path: &Path) -> Option<String> {
         .map(|(name, _)| name.clone())
 }
 
-/// Turn one debounced batch into daemon events, one per touched connection.
-pub fn classify(roots: &[(String, PathBuf)], batch: DebounceEventResult) -> Vec<DaemonEvent> {
-    let mut out: Vec<DaemonEvent> = Vec::new();
-    let events = match batch {
-        Ok(events) => events,
-        // Errors (e.g. a queue overflow) mean events were lost: rescan everything.
-        Err(_) => {
+/// What the feed says moved, as daemon events: one per touched connection.
+pub fn classify(roots: &[(String, PathBuf)], since: Since) -> Vec<DaemonEvent> {
+    let paths = match since {
+        Since::Nothing => return Vec::new(),
+        Since::Unknown => {
             return roots
                 .iter()
                 .map(|(c, _)| DaemonEvent::Rescan {
@@ -76,47 +75,32 @@ pub fn classify(roots: &[(String, PathBuf)], batch: DebounceEventResult) -> Vec<
                 })
                 .collect()
         }
+        Since::Files(paths) => paths,
     };
-    for event in events {
-        if event.need_rescan() {
-            for (c, _) in roots {
-                if !out.contains(&DaemonEvent::Rescan {
-                    connection: c.clone(),
-                }) {
-                    out.push(DaemonEvent::Rescan {
-                        connection: c.clone(),
-                    });
-                }
-            }
+    let mut out: Vec<DaemonEvent> = Vec::new();
+    for path in paths {
+        if is_temporary(&path) {
             continue;
         }
-        if matches!(event.kind, EventKind::Access(_)) {
+        let Some(connection) = connection_of(roots, &path) else {
             continue;
-        }
-        for path in &event.paths {
-            if is_temporary(path) {
-                continue;
-            }
-            let Some(connection) = connection_of(roots, path) else {
-                continue;
-            };
-            match out.iter_mut().find(
-                |e| matches!(e, DaemonEvent::Changed { connection: c, .. } if *c == connection),
-            ) {
-                Some(DaemonEvent::Changed { paths, .. }) => paths.push(path.clone()),
-                _ => out.push(DaemonEvent::Changed {
-                    connection,
-                    paths: vec![path.clone()],
-                }),
-            }
+        };
+        match out
+            .iter_mut()
+            .find(|e| matches!(e, DaemonEvent::Changed { connection: c, .. } if *c == connection))
+        {
+            Some(DaemonEvent::Changed { paths, .. }) => paths.push(path),
+            _ => out.push(DaemonEvent::Changed {
+                connection,
+                paths: vec![path],
+            }),
         }
     }
     out
 }
 
-/// Watch every served print root and keep the store's mirror reconciled, on a thread
-/// of its own, for the life of the process. A root that cannot be watched (absent) is
-/// covered by the periodic tick and the per-call freshness check.
+/// Keep the store's mirror reconciled with what the change feed reports, on a thread of
+/// its own, for the life of the process.
 pub fn spawn(store: Arc<Store>) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name("printdex-watch".into())
@@ -131,42 +115,45 @@ fn run(store: Arc<Store>) {
         .iter()
         .map(|c| (c.name.clone(), c.print_root.clone()))
         .collect();
-    let (tx, rx) = channel();
-    let mut debouncer = match new_debouncer(
-        DEBOUNCE,
-        Some(DEBOUNCE_TICK),
-        move |r: DebounceEventResult| {
-            let _ = tx.send(r);
-        },
-    ) {
-        Ok(d) => Some(d),
-        Err(e) => {
-            tracing::warn!(
-                "file watching unavailable ({e}); reconciling every {RECONCILE_EVERY:?} instead"
-            );
-            None
-        }
-    };
-    if let Some(d) = debouncer.as_mut() {
-        for (name, root) in &roots {
-            if let Err(e) = d.watch(root, RecursiveMode::Recursive) {
-                tracing::warn!("cannot watch {} for connection {name}: {e}", root.display());
-            }
-        }
-    }
+    // The feed starts after the store's first scan. A change made between the two is
+    // not in the mirror until the next reconcile, but no answer misses it: every call
+    // checks the files it reads, and searches sweep until the feed vouches for them.
+    let mut seen: Option<u64> = None;
+    let mut last_tick = Instant::now();
     loop {
-        let events = match rx.recv_timeout(RECONCILE_EVERY) {
-            Ok(batch) => classify(&roots, batch),
-            Err(RecvTimeoutError::Timeout) => vec![DaemonEvent::Tick],
-            Err(RecvTimeoutError::Disconnected) => {
-                // No watcher: keep the periodic reconcile.
-                std::thread::sleep(RECONCILE_EVERY);
-                vec![DaemonEvent::Tick]
+        std::thread::sleep(LOOK_EVERY);
+        let feed = store.change_feed();
+        let mut events = match (feed, seen) {
+            (Some(feed), Some(epoch)) if feed.stirred() => {
+                let now = feed.poll();
+                let since = feed.since(epoch);
+                seen = Some(now);
+                classify(&roots, since)
             }
+            (Some(feed), None) => {
+                seen = Some(feed.poll());
+                Vec::new()
+            }
+            _ => Vec::new(),
         };
+        if last_tick.elapsed() >= RECONCILE_EVERY {
+            last_tick = Instant::now();
+            // A feed that misses directories (or none at all) vouches for nothing there.
+            if feed.is_some_and(|f| f.complete()) {
+                compact(&store);
+            } else {
+                events.push(DaemonEvent::Tick);
+            }
+        }
         for event in events {
             handle(&store, &event);
         }
+    }
+}
+
+fn compact(store: &Store) {
+    if let Err(e) = store.compact_index() {
+        tracing::warn!("compacting the search index failed: {e}");
     }
 }
 
@@ -183,9 +170,7 @@ fn handle(store: &Store, event: &DaemonEvent) {
         DaemonEvent::Rescan { connection } => reconcile(store, Some(connection)),
         DaemonEvent::Tick => {
             reconcile(store, None);
-            if let Err(e) = store.compact_index() {
-                tracing::warn!("compacting the search index failed: {e}");
-            }
+            compact(store);
         }
     }
     tracing::debug!(?event, elapsed = ?started.elapsed(), "handled");
@@ -240,5 +225,48 @@ mod tests {
             Some("a".into())
         );
         assert_eq!(connection_of(&roots, Path::new("/p/other")), None);
+    }
+
+    #[test]
+    fn the_feed_s_answers_become_daemon_events() {
+        let roots = vec![
+            ("a".to_string(), PathBuf::from("/p/a")),
+            ("b".to_string(), PathBuf::from("/p/b")),
+        ];
+        assert_eq!(classify(&roots, Since::Nothing), Vec::new());
+        assert_eq!(
+            classify(&roots, Since::Unknown),
+            vec![
+                DaemonEvent::Rescan {
+                    connection: "a".into()
+                },
+                DaemonEvent::Rescan {
+                    connection: "b".into()
+                },
+            ]
+        );
+        let files = Since::Files(vec![
+            PathBuf::from("/p/b/t/statistics.yaml"),
+            PathBuf::from("/p/a/manifest.yaml"),
+            PathBuf::from("/p/b/t/.statistics.yaml.tmp1"),
+            PathBuf::from("/p/b/t/ddl.sql"),
+            PathBuf::from("/elsewhere/x"),
+        ]);
+        assert_eq!(
+            classify(&roots, files),
+            vec![
+                DaemonEvent::Changed {
+                    connection: "b".into(),
+                    paths: vec![
+                        PathBuf::from("/p/b/t/statistics.yaml"),
+                        PathBuf::from("/p/b/t/ddl.sql")
+                    ],
+                },
+                DaemonEvent::Changed {
+                    connection: "a".into(),
+                    paths: vec![PathBuf::from("/p/a/manifest.yaml")],
+                },
+            ]
+        );
     }
 }

@@ -14,8 +14,8 @@
 //! writes a sentinel file in the feed's own directory and waits until its event arrives
 //! behind everything queued before it.
 //!
-//! Independent of `watch` (whose debounced events drive re-ingest): this one never
-//! acts beyond recording.
+//! The feed only records; `watch` is the one that acts on it, re-ingesting what it
+//! names in the background.
 
 #[cfg(target_os = "linux")]
 mod inotify;
@@ -143,6 +143,17 @@ impl ChangeFeed {
             #[cfg(target_os = "linux")]
             Backend::Inotify(feed) => feed.poll(),
             Backend::Portable(feed) => feed.poll(),
+        }
+    }
+
+    /// Whether a poll could find anything new: the portable backend's poll writes a
+    /// sentinel and waits for it, which a loop polling for work should not do while
+    /// nothing has arrived; the kernel's queue is cheap to look at, so it always says yes.
+    pub fn stirred(&self) -> bool {
+        match &self.backend {
+            #[cfg(target_os = "linux")]
+            Backend::Inotify(_) => true,
+            Backend::Portable(feed) => feed.stirred(),
         }
     }
 

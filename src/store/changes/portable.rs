@@ -26,6 +26,8 @@ struct Recorded {
     barriers: u64,
     /// A barrier timed out: until the next one arrives, nothing is vouched for.
     lagging: bool,
+    /// Something other than a barrier arrived since the last poll.
+    stirred: bool,
 }
 
 struct Shared {
@@ -95,7 +97,8 @@ impl PortableFeed {
             self.complete.store(false, Ordering::Relaxed);
             return self.shared.lock().log.epoch;
         }
-        let recorded = self.shared.lock();
+        let mut recorded = self.shared.lock();
+        recorded.stirred = false;
         let (mut recorded, waited) = self
             .shared
             .arrived
@@ -103,6 +106,10 @@ impl PortableFeed {
             .unwrap_or_else(|e| e.into_inner());
         recorded.lagging = waited.timed_out();
         recorded.log.epoch
+    }
+
+    pub(super) fn stirred(&self) -> bool {
+        self.shared.lock().stirred
     }
 
     pub(super) fn since(&self, epoch: u64) -> Since {
@@ -121,6 +128,7 @@ fn record(shared: &Shared, sentinel: &Path, event: notify::Result<notify::Event>
         Ok(event) => event,
         Err(_) => {
             recorded.log.record(vec![None]);
+            recorded.stirred = true;
             return;
         }
     };
@@ -134,6 +142,7 @@ fn record(shared: &Shared, sentinel: &Path, event: notify::Result<notify::Event>
     if matches!(event.kind, EventKind::Access(_)) {
         return;
     }
+    recorded.stirred = true;
     if event.need_rescan() || event.paths.is_empty() {
         recorded.log.record(vec![None]);
         return;

@@ -392,7 +392,12 @@ fn compose_document(
 
 impl Split<'_> {
     /// Refuse, before it is composed, an event that would make the split unfaithful.
-    fn admit(&mut self, event: &Event, stack: &[Frame], nodes: &[Node]) -> Result<(), ComposeError> {
+    fn admit(
+        &mut self,
+        event: &Event,
+        stack: &[Frame],
+        nodes: &[Node],
+    ) -> Result<(), ComposeError> {
         let props = match event {
             Event::Alias { .. } => return Err(ComposeError::Unsplittable),
             Event::Scalar { props, .. }

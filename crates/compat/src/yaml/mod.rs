@@ -63,13 +63,11 @@ pub fn load(text: &str) -> Result<Value, LoadError> {
 /// or error.
 pub fn load_split(text: &str, key: &str, item: &mut dyn FnMut(Value) -> bool) -> Option<Value> {
     let mut failed = false;
-    let header = compose::compose_split(text, key, &mut |doc| {
-        match construct::construct(doc) {
-            Ok(value) => item(value),
-            Err(_) => {
-                failed = true;
-                false
-            }
+    let header = compose::compose_split(text, key, &mut |doc| match construct::construct(doc) {
+        Ok(value) => item(value),
+        Err(_) => {
+            failed = true;
+            false
         }
     })?;
     if failed {

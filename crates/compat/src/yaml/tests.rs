@@ -402,7 +402,11 @@ fn split_joined(text: &str, key: &str) -> Option<Value> {
         .iter_mut()
         .find(|(k, _)| k.as_str() == Some(key))
         .expect("the split key stays in its place");
-    assert_eq!(*list, Value::Seq(Vec::new()), "the split list comes back empty");
+    assert_eq!(
+        *list,
+        Value::Seq(Vec::new()),
+        "the split list comes back empty"
+    );
     *list = Value::Seq(items);
     Some(Value::Map(pairs))
 }
@@ -423,7 +427,11 @@ fn a_split_load_equals_the_whole_load_wherever_it_splits() {
             };
             if let Some(joined) = split_joined(text, key) {
                 let whole = load(text).expect("loaded above");
-                assert_eq!(format!("{joined:?}"), format!("{whole:?}"), "{text:?} at {key:?}");
+                assert_eq!(
+                    format!("{joined:?}"),
+                    format!("{whole:?}"),
+                    "{text:?} at {key:?}"
+                );
                 split += 1;
             }
         }
@@ -434,7 +442,10 @@ fn a_split_load_equals_the_whole_load_wherever_it_splits() {
     for case in cases() {
         let text = case["yaml"].as_str().unwrap_or_default();
         let item: Vec<String> = text.lines().map(|l| format!("  {l}")).collect();
-        let text = format!("head: 1\nchanges:\n- 0\n-\n{}\n- last\ntail: 2\n", item.join("\n"));
+        let text = format!(
+            "head: 1\nchanges:\n- 0\n-\n{}\n- last\ntail: 2\n",
+            item.join("\n")
+        );
         if let Some(joined) = split_joined(&text, "changes") {
             let whole = load(&text).expect("a split text loads whole");
             assert_eq!(format!("{joined:?}"), format!("{whole:?}"), "{text:?}");
@@ -456,7 +467,12 @@ fn a_diff_splits_event_by_event() {
     assert_eq!(seen.len(), 3);
     assert_eq!(seen[0].get("table").and_then(Value::as_str), Some("main.a"));
     assert_eq!(seen[2], Value::Int(3));
-    let keys: Vec<_> = header.as_map().unwrap().iter().map(|(k, _)| k.as_str().unwrap()).collect();
+    let keys: Vec<_> = header
+        .as_map()
+        .unwrap()
+        .iter()
+        .map(|(k, _)| k.as_str().unwrap())
+        .collect();
     assert_eq!(keys, ["format_version", "summary", "changes", "after"]);
     assert_eq!(split_joined(text, "changes"), load(text).ok());
 }
@@ -487,5 +503,8 @@ fn a_split_declines_what_it_cannot_split_faithfully() {
         assert_eq!(split, None, "{text:?} splits");
     }
     // The item callback can stop it.
-    assert_eq!(super::load_split("changes: [1, 2]\n", "changes", &mut |_| false), None);
+    assert_eq!(
+        super::load_split("changes: [1, 2]\n", "changes", &mut |_| false),
+        None
+    );
 }
