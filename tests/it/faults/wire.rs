@@ -184,7 +184,7 @@ fn ids_beyond_i64_go_back_exactly_as_written() {
         );
     }
     // A tool call under such an id is answered in full.
-    wire.send(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"catalog.*"}}}"#);
+    wire.send(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"*catalog.*"}}}"#);
     let answer = wire.answer_to("18446744073709551616");
     assert!(answer.contains("catalog.books"), "{answer:.300}");
     wire.still_serves();
@@ -262,7 +262,11 @@ fn methods_not_found_answer_in_dbprints_shape() {
     .iter()
     .enumerate()
     {
-        wire.send(&json!({"jsonrpc": "2.0", "id": n, "method": method, "params": {}}).to_string());
+        // Params each method would take, so only its being unserved is wrong.
+        let params = json!({"name": "x", "uri": "dbprint:///x", "level": "info", "taskId": "t",
+            "ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}});
+        let request = json!({"jsonrpc": "2.0", "id": n, "method": method, "params": params});
+        wire.send(&request.to_string());
         assert_eq!(
             json(&wire.answer_to(&n.to_string()))["error"],
             json!({"code": -32601, "message": "Method not found", "data": method})
@@ -538,7 +542,7 @@ fn every_generated_line_with_a_readable_id_gets_one_answer_and_the_server_lives(
         })
         .unwrap();
     let mut wire = wire.borrow_mut();
-    wire.send(r#"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"catalog.*"}}}"#);
+    wire.send(r#"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"*catalog.*"}}}"#);
     let last = json(&wire.answer_to(r#""last""#));
     assert_eq!(last["result"]["isError"], false);
     let text = last["result"]["content"][0]["text"].as_str().unwrap();
