@@ -12,6 +12,7 @@ use rmcp::RoleServer;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::framing::{self, Frame, RawIds, MAX_LINE};
+use super::in_flight::InFlight;
 use super::protocol::method_not_found_shape;
 use super::server::Server;
 use super::tool_set::ToolSet;
@@ -21,7 +22,8 @@ use super::ServeError;
 /// arrives; either way calls under way finish first (spec §7.3).
 pub async fn serve_stdio<S: ToolSet>(server: Server<S>) -> Result<(), ServeError> {
     let in_flight = server.in_flight().clone();
-    let transport = LineTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let transport =
+        LineTransport::new(tokio::io::stdin(), tokio::io::stdout()).draining(in_flight.clone());
     // No handshake gate: like the references' stdio sessions, a request that comes before
     // `initialize` is answered and a notification ignored, where rmcp's handshake would
     // end the session. `initialize` itself is answered by the handler, which negotiates.
@@ -52,6 +54,10 @@ pub struct LineTransport<R> {
     discarding: bool,
     /// The input ended; a last line without its newline has been taken.
     ended: bool,
+    /// Calls under way, waited for at EOF (until `drain_until`) before rmcp hears of it:
+    /// rmcp's own wait for them is shorter.
+    in_flight: Option<Arc<InFlight>>,
+    drain_until: Option<tokio::time::Instant>,
     ids: Arc<Mutex<RawIds>>,
     lines_out: Option<mpsc::UnboundedSender<String>>,
     writer: Option<tokio::task::JoinHandle<()>>,
@@ -63,6 +69,9 @@ enum Read {
     Overlong,
     Eof,
 }
+
+/// How long EOF waits for calls under way, as a signal does.
+const DRAIN: Duration = Duration::from_secs(10);
 
 /// A line buffer bigger than this is given back after its line.
 const KEPT_CAPACITY: usize = 64 * 1024;
@@ -84,10 +93,32 @@ impl<R: AsyncRead + Unpin + Send> LineTransport<R> {
             line: Vec::new(),
             discarding: false,
             ended: false,
+            in_flight: None,
+            drain_until: None,
             ids: Arc::default(),
             lines_out: Some(lines_out),
             writer: Some(writer),
         }
+    }
+
+    /// At EOF, wait (at most `DRAIN`) for the calls `in_flight` counts.
+    pub fn draining(mut self, in_flight: Arc<InFlight>) -> Self {
+        self.in_flight = Some(in_flight);
+        self
+    }
+
+    /// Wait for the calls under way, up to a deadline fixed at the first call (this is
+    /// awaited in rmcp's `select!`, and may be dropped and called again).
+    async fn drain(&mut self) {
+        let Some(in_flight) = self.in_flight.clone() else {
+            return;
+        };
+        // A call read just before EOF may not have started yet.
+        tokio::task::yield_now().await;
+        let until = *self
+            .drain_until
+            .get_or_insert_with(|| tokio::time::Instant::now() + DRAIN);
+        let _ = tokio::time::timeout_at(until, in_flight.drained()).await;
     }
 
     /// Read into `self.line` up to a newline, never past `MAX_LINE` bytes. Cancel-safe:
@@ -156,6 +187,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             if self.ended {
+                self.drain().await;
                 return None;
             }
             let read = match self.read_line().await {
@@ -174,7 +206,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for LineTransp
                     continue;
                 }
                 // A last line without its newline is still a line.
-                Read::Eof if self.line.is_empty() || self.discarding => return None,
+                Read::Eof if self.line.is_empty() || self.discarding => {
+                    self.ended = true;
+                    continue;
+                }
                 Read::Eof => {
                     self.ended = true;
                     self.frame()
