@@ -22,6 +22,8 @@ const SERVE_ENVIRONMENT: &str = "Environment:
   PRINTDEX_GIT_REFRESH_SECS  seconds between refreshes of a git --project's checkout (default 900)
   PRINTDEX_LOG               log filter on stderr (error by default; info, debug)
   PRINTDEX_CHANGE_FEED       portable: notify's watcher instead of Linux's inotify for the change feed
+  PRINTDEX_SESSION_IDLE_SECS seconds an idle /mcp session lives (default 1800)
+  PRINTDEX_MAX_SESSIONS      /mcp sessions at most; past it the longest idle ends (default 1000)
   XDG_CACHE_HOME             where printdex's cache is (indexes, git checkouts): $XDG_CACHE_HOME/printdex";
 
 #[derive(Debug, Parser)]

@@ -86,7 +86,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let served = serve_blocking(async {
         match (transport, args.port) {
             (Transport::Http, Some(port)) => {
-                crate::mcp::http::serve_http(server, &host, port, |bound| {
+                let limits = crate::mcp::sessions::SessionLimits::from_env();
+                crate::mcp::http::serve_http(server, &host, port, limits, |bound| {
                     summary.announce(&over_http(bound));
                     let _ = announced.send(());
                 })

@@ -1,6 +1,7 @@
 //! The HTTP transport (spec §6.2): the legacy SSE endpoints `dbprint serve --transport http`
 //! serves (`GET /sse`, `POST /messages/`), answered as its SDK answers them, plus MCP
-//! streamable HTTP at `/mcp` (rmcp's own service). Loopback only, with the reference's
+//! streamable HTTP at `/mcp` (rmcp's own service over `sessions::Sessions`, bounded in
+//! number and idle time). Loopback only, with the reference's
 //! DNS-rebinding checks on Host and Origin. Any tool set can be served; only dbprint's is.
 
 use std::collections::HashMap;
@@ -19,12 +20,13 @@ use axum::Router;
 use futures::channel::mpsc;
 use futures::StreamExt;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
 use super::in_flight::{InFlight, InFlightGuard};
-use super::protocol::Dialect;
+use super::protocol::{method_not_found_shape, Dialect};
+use super::sessions::{SessionLimits, Sessions};
 use super::{shutdown_signal, ServeError, Server, ToolSet};
 
 /// The reference SDK's limit on a POSTed body (and rmcp's default for `/mcp`).
@@ -34,7 +36,7 @@ const PING: Duration = Duration::from_secs(15);
 /// How long shutdown waits for requests and tool calls under way.
 const DRAIN: Duration = Duration::from_secs(10);
 
-type McpService<S> = StreamableHttpService<Server<S>, LocalSessionManager>;
+type McpService<S> = StreamableHttpService<Server<S>, Sessions>;
 
 /// A legacy SSE session, as the POST handler sees it.
 #[derive(Clone)]
@@ -52,6 +54,8 @@ struct Http<S: ToolSet> {
     hosts: [String; 3],
     server: Server<S>,
     mcp: McpService<S>,
+    /// `/mcp`'s sessions, as `mcp` keeps them.
+    mcp_sessions: Arc<Sessions>,
     /// Legacy SSE sessions by UUID.
     sessions: Mutex<HashMap<u128, Session>>,
     /// HTTP requests under way on `/mcp`, bodies included (long-lived GET streams excepted).
@@ -116,11 +120,12 @@ async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, BindFailed> {
 /// Serve MCP over HTTP on a loopback address until SIGTERM/SIGINT; then stop accepting,
 /// let requests and calls under way finish, close the streams and return (spec §7.3).
 /// `listening` hears the addresses bound (with `--port 0`, the port the system picked)
-/// before the first request is accepted.
+/// before the first request is accepted. `limits` bound the `/mcp` sessions.
 pub async fn serve_http<S: ToolSet>(
     server: Server<S>,
     host: &str,
     port: u16,
+    limits: SessionLimits,
     listening: impl FnOnce(&[SocketAddr]),
 ) -> Result<(), ServeError> {
     let mut listeners = Vec::new();
@@ -147,11 +152,8 @@ pub async fn serve_http<S: ToolSet>(
         .with_max_request_body_bytes(MAX_BODY);
     let mcp_cancel = config.cancellation_token.clone();
     let factory = server.clone();
-    let mcp = StreamableHttpService::new(
-        move || Ok(factory.clone()),
-        LocalSessionManager::default().into(),
-        config,
-    );
+    let mcp_sessions = Arc::new(Sessions::new(limits));
+    let mcp = StreamableHttpService::new(move || Ok(factory.clone()), mcp_sessions.clone(), config);
     let state = Arc::new(Http {
         hosts: [
             format!("127.0.0.1:{port}"),
@@ -160,6 +162,7 @@ pub async fn serve_http<S: ToolSet>(
         ],
         server: server.clone(),
         mcp,
+        mcp_sessions,
         sessions: Mutex::default(),
         requests: Arc::default(),
     });
@@ -299,6 +302,23 @@ async fn mcp<S: ToolSet>(http: &Http<S>, req: Request) -> Response {
     // A GET is the long-lived server stream; it must not hold shutdown up.
     let guard = (req.method() != Method::GET).then(|| http.requests.enter());
     let delete = req.method() == Method::DELETE;
+    if delete {
+        // The streamable-HTTP spec: a session the server does not know is 404.
+        let named = req
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok());
+        if let Some(id) = named {
+            if !http
+                .mcp_sessions
+                .has_session(&id.into())
+                .await
+                .unwrap_or(false)
+            {
+                return plain(StatusCode::NOT_FOUND, "Not Found: Session not found");
+            }
+        }
+    }
     let Ok(mut response) = http.mcp.clone().call(req).await;
     if delete && response.status() == StatusCode::ACCEPTED {
         // rmcp ends a session with 202; the Python and TypeScript SDKs expect 200 (or
@@ -372,6 +392,9 @@ fn open_sse<S: ToolSet>(http: &Arc<Http<S>>, headers: &HeaderMap) -> Response {
     tokio::spawn(async move {
         // Ends when the session's input ends (client gone, or shutdown), having
         // answered every message it received.
+        let to_client = futures::SinkExt::with(to_client, |m| {
+            futures::future::ready(Ok::<_, mpsc::SendError>(method_not_found_shape(m)))
+        });
         match server.serve((to_client, from_client)).await {
             Ok(running) => {
                 let _ = running.waiting().await;

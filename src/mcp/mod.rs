@@ -7,12 +7,14 @@
 pub mod child;
 pub mod dbprint;
 pub mod errors;
+pub mod framing;
 pub mod http;
 pub mod in_flight;
 pub mod json;
 pub mod protocol;
 pub mod pz;
 pub mod server;
+pub mod sessions;
 pub mod stdio;
 pub mod tool_set;
 

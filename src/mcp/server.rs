@@ -327,7 +327,7 @@ impl<S: ToolSet> ServerHandler for Server<S> {
         }
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
-            "Method not found",
+            protocol::METHOD_NOT_FOUND,
             Some(serde_json::json!(request.method)),
         ))
     }

@@ -14,7 +14,7 @@ use crate::util::{bin, fixtures};
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A running `printdex serve --transport http` on a port the system picked.
-struct HttpServer {
+pub(crate) struct HttpServer {
     child: Child,
     port: u16,
     _index: Option<tempfile::TempDir>,
@@ -39,7 +39,7 @@ impl HttpServer {
     }
 
     /// Start `command` (a `serve --transport http`) and learn its port from the startup line.
-    fn spawn(mut command: Command) -> HttpServer {
+    pub(crate) fn spawn(mut command: Command) -> HttpServer {
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -59,12 +59,18 @@ impl HttpServer {
         }
     }
 
-    fn host(&self) -> String {
+    pub(crate) fn host(&self) -> String {
         format!("127.0.0.1:{}", self.port)
     }
 
     /// One request on its own connection (closed after the reply).
-    fn send(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    pub(crate) fn send(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> Reply {
         let mut stream = self.connect();
         stream
             .write_all(&request_bytes(method, path, headers, body))
@@ -75,7 +81,7 @@ impl HttpServer {
     }
 
     /// A POST with the usual headers for this server's own Host.
-    fn post(&self, path: &str, extra: &[(&str, &str)], body: &Value) -> Reply {
+    pub(crate) fn post(&self, path: &str, extra: &[(&str, &str)], body: &Value) -> Reply {
         let host = self.host();
         let mut headers = vec![
             ("Host", host.as_str()),
@@ -140,8 +146,8 @@ fn request_bytes(method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]
     bytes
 }
 
-struct Reply {
-    status: u16,
+pub(crate) struct Reply {
+    pub(crate) status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
 }
@@ -172,19 +178,19 @@ impl Reply {
         reply
     }
 
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
 
-    fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         std::str::from_utf8(&self.body).unwrap()
     }
 
     /// The JSON-RPC messages of an SSE body (events without data, such as priming, skipped).
-    fn sse_messages(&self) -> Vec<Value> {
+    pub(crate) fn sse_messages(&self) -> Vec<Value> {
         self.text()
             .replace("\r\n", "\n")
             .split("\n\n")
@@ -313,17 +319,17 @@ impl Sse {
     }
 }
 
-fn initialize() -> Value {
+pub(crate) fn initialize() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "it", "version": "1"}}})
 }
 
-fn initialized() -> Value {
+pub(crate) fn initialized() -> Value {
     json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
 }
 
-fn tools_list(id: u64) -> Value {
+pub(crate) fn tools_list(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"})
 }
 
