@@ -92,7 +92,11 @@ fn answers(server: &mut Server) -> Vec<String> {
 fn fresh(project: &Path) -> Vec<String> {
     let mut server = Server::start(project, &[]);
     let out = answers(&mut server);
-    assert!(out[1].starts_with(&format!("# Table: {TABLE}")), "{}", out[1]);
+    assert!(
+        out[1].starts_with(&format!("# Table: {TABLE}")),
+        "{}",
+        out[1]
+    );
     out
 }
 
@@ -110,7 +114,8 @@ fn answers_after_start(
     index: &Path,
     configure: impl FnOnce(&mut Command),
 ) -> Vec<String> {
-    let mut server = Server::start_with(project.as_os_str(), &[NO_HANDSHAKE], Some(index), configure);
+    let mut server =
+        Server::start_with(project.as_os_str(), &[NO_HANDSHAKE], Some(index), configure);
     within(&mut server, WITHIN, |s| {
         initialize(s);
         answers(s)
@@ -164,11 +169,17 @@ fn damaged_at_rest(fault: impl FnOnce(&Path)) {
     fault(index.path());
     let reported = status(project.path(), index.path());
     assert!(reported.contains("damaged"), "{reported}");
-    assert_eq!(answers_after_start(project.path(), index.path(), |_| {}), expected);
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
     // The damage was set aside and rebuilt: the index is healthy again.
     let after = status(project.path(), index.path());
     assert!(!after.contains("damaged"), "{after}");
-    assert_eq!(answers_after_start(project.path(), index.path(), |_| {}), expected);
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
 }
 
 #[test]
@@ -203,14 +214,20 @@ fn issue_16_1_meta_json_naming_a_missing_segment() {
     });
 }
 
-/// Overwrite 4 KiB in the middle of `mirror.sqlite` with bytes that are no page.
+/// Overwrite 4 KiB of `mirror.sqlite` with bytes that are no page: its fourth page, one
+/// of the schema's b-tree pages (a page in the middle may hold nothing a start reads).
 fn overwrite_4k(mirror: &Path) {
     use std::io::{Seek, SeekFrom, Write};
     let len = std::fs::metadata(mirror).unwrap().len();
-    assert!(len >= 3 * 4096, "mirror of {len} bytes");
-    let at = (len / 2) / 4096 * 4096;
-    let junk: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
-    let mut f = std::fs::OpenOptions::new().write(true).open(mirror).unwrap();
+    assert!(len >= 8 * 4096, "mirror of {len} bytes");
+    let at = 3 * 4096;
+    let junk: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(mirror)
+        .unwrap();
     f.seek(SeekFrom::Start(at)).unwrap();
     f.write_all(&junk).unwrap();
 }
@@ -231,12 +248,20 @@ fn write_atomically(path: &Path, content: &str) {
     std::fs::rename(&tmp, path).unwrap();
 }
 
-/// An edit of the table's statistics every tool sees: its row count.
+/// An edit of the table's statistics: its row count, and a value resolve_value lists.
 fn edit_print(project: &Path) {
     let path = project.join(STATS);
     let original = std::fs::read_to_string(&path).unwrap();
-    assert!(original.contains("\nrow_count: 40\n"));
-    write_atomically(&path, &original.replace("\nrow_count: 40\n", "\nrow_count: 1040\n"));
+    assert!(original.contains("\nrow_count: 40\n") && original.contains("\n    - value: 1\n"));
+    let edited = original
+        .replace("\nrow_count: 40\n", "\nrow_count: 1040\n")
+        .replacen("\n    - value: 1\n", "\n    - value: 1040\n", 1);
+    write_atomically(&path, &edited);
+}
+
+/// `answers` after `edit_print` shows the edit.
+fn shows_the_edit(answers: &[String]) {
+    assert!(answers[3].contains("1040"), "{}", answers[3]);
 }
 
 /// `writer.lock` held by another process that does not let go (a stopped `index
@@ -281,7 +306,7 @@ fn issue_16_3_a_held_writer_lock_does_not_hang_a_running_server() {
     let expected = fresh(project.path());
     let answered = within(&mut server, WITHIN, answers);
     assert_eq!(answered, expected);
-    assert!(answered[1].contains("1040"), "{}", answered[1]);
+    shows_the_edit(&answered);
 }
 
 #[test]
@@ -297,6 +322,7 @@ fn issue_16_4_index_dir_removed_under_a_running_server() {
     let expected = fresh(project.path());
     let answered = within(&mut server, WITHIN_REMOVED, answers);
     assert_eq!(answered, expected);
+    shows_the_edit(&answered);
     // The location is made again, not left for a restart.
     while !dir.join("mirror.sqlite").is_file() {
         assert!(
@@ -317,7 +343,10 @@ fn issue_16_5_mirror_sqlite_a_directory() {
     let expected = fresh(project.path());
     let index = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(index.path().join("mirror.sqlite/inside")).unwrap();
-    assert_eq!(answers_after_start(project.path(), index.path(), |_| {}), expected);
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
 }
 
 #[test]
@@ -348,7 +377,15 @@ fn in_own_mount(project: &Path, index: &Path, mount: &str) -> Option<Vec<String>
         // run the binary through the shell line, which execs it.
         *command = Command::new("unshare");
         command
-            .args(["--user", "--map-root-user", "--mount", "sh", "-c", &script, "sh"])
+            .args([
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "sh",
+                "-c",
+                &script,
+                "sh",
+            ])
             .arg(index)
             .arg(bin());
     });
@@ -370,7 +407,10 @@ fn issue_16_5_read_only_index_dir_with_a_full_index() {
         return;
     };
     assert_eq!(answered, expected);
-    assert_eq!(std::fs::read(index.path().join("mirror.sqlite")).unwrap(), before);
+    assert_eq!(
+        std::fs::read(index.path().join("mirror.sqlite")).unwrap(),
+        before
+    );
 }
 
 #[test]
