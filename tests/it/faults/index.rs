@@ -310,6 +310,37 @@ fn issue_16_3_a_held_writer_lock_does_not_hang_a_running_server() {
 }
 
 #[test]
+fn issue_16_3_the_shared_index_is_used_again_once_its_lock_is_let_go() {
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let held = hold_writer_lock(index.path());
+    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+    answers(&mut server);
+    // Answered from a private index: nothing was written to the shared one.
+    assert!(!index.path().join("mirror.sqlite").exists());
+    drop(held);
+    // The shared location is tried again every few seconds, at the next write.
+    std::thread::sleep(Duration::from_secs(6));
+    edit_print(project.path());
+    let expected = fresh(project.path());
+    assert_eq!(within(&mut server, WITHIN, answers), expected);
+    let edited = Instant::now();
+    while !index.path().join("mirror.sqlite").is_file() {
+        assert!(
+            edited.elapsed() < WITHIN,
+            "the shared index was not used again"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(server.close().success());
+    // What the server left there is the edited print's index.
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
+}
+
+#[test]
 fn issue_16_4_index_dir_removed_under_a_running_server() {
     let project = library();
     let index = tempfile::tempdir().unwrap();
