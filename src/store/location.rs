@@ -44,12 +44,17 @@ pub enum LocationError {
 /// A private temporary index directory, removed when the last reader lets it go.
 pub(super) struct PrivateDir(PathBuf);
 
+/// The name of every private index directory: `<PRIVATE_PREFIX><pid>-<n>`.
+const PRIVATE_PREFIX: &str = "printdex-private-index-";
+
 impl PrivateDir {
     fn make() -> std::io::Result<PrivateDir> {
         static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = MADE.fetch_add(1, Ordering::SeqCst);
-        let dir =
-            std::env::temp_dir().join(format!("printdex-private-index-{}-{n}", std::process::id()));
+        if n == 0 {
+            remove_abandoned();
+        }
+        let dir = std::env::temp_dir().join(format!("{PRIVATE_PREFIX}{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir)?;
         Ok(PrivateDir(dir))
@@ -63,6 +68,31 @@ impl PrivateDir {
 impl Drop for PrivateDir {
     fn drop(&mut self) {
         self.remove();
+    }
+}
+
+/// Remove the private index directories of processes that are gone (killed before they
+/// could remove their own). Only where `/proc` says which processes are alive.
+fn remove_abandoned() {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(PRIVATE_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !proc.join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 
