@@ -314,8 +314,11 @@ fn issue_16_3_the_shared_index_is_used_again_once_its_lock_is_let_go() {
     let project = library();
     let index = tempfile::tempdir().unwrap();
     let held = hold_writer_lock(index.path());
-    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
-    answers(&mut server);
+    let mut server = Server::start_in(project.path(), &[NO_HANDSHAKE], Some(index.path()));
+    within(&mut server, WITHIN, |s| {
+        initialize(s);
+        answers(s)
+    });
     // Answered from a private index: nothing was written to the shared one.
     assert!(!index.path().join("mirror.sqlite").exists());
     drop(held);
