@@ -101,11 +101,20 @@ fn rebuild(args: IndexTarget) -> anyhow::Result<ExitCode> {
         },
     )?;
     progress.finish_and_clear();
+    if store.index_is_private() {
+        // Serving falls back to a private index; a rebuild that cannot write the one it
+        // was asked for has nothing to leave behind.
+        store.close();
+        return Ok(refuse(&format!(
+            "error: cannot rebuild the index at {}: it cannot be used (see the warning above)",
+            dir.display()
+        )));
+    }
     let locator = args.project.as_deref().filter(|_| located.remote.is_some());
     owner::record(&dir, &owner::Owner::now(&project.config_path, locator))?;
-    store.mirror().checkpoint()?;
-    let (_, tables, bytes) = store.mirror().counts()?;
+    let (_, tables, bytes) = store.counts()?;
     let columns = store.indexed_columns()?;
+    store.close();
     let counted = counted.into_inner().unwrap_or_else(|e| e.into_inner());
     // The bar is drawn on a terminal only; elsewhere (a CI log) its final counts are lines.
     if !std::io::stderr().is_terminal() {
@@ -142,6 +151,19 @@ fn status(args: IndexTarget) -> anyhow::Result<ExitCode> {
     if !mirror.current {
         println!("format: older than this printdex; rebuilt at the next start");
         return Ok(ExitCode::SUCCESS);
+    }
+    // What is reported is verified first: a damaged part is named, never counted.
+    let search = crate::store::search::inspect(&dir.join("search"));
+    for (part, damage) in [("mirror", &mirror.damage), ("search index", &search)] {
+        if let Some(damage) = damage {
+            println!("{part}: damaged ({damage}); set aside and rebuilt at the next start");
+        }
+    }
+    if mirror.damage.is_some() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if search.is_none() {
+        println!("checked: mirror and search index intact");
     }
     let files: i64 = mirror.connections.iter().map(|c| c.files).sum();
     println!(

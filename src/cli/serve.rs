@@ -104,9 +104,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // startup line never said (a port not bound) is no longer waited for.
     drop(announced);
     let _ = references.join();
-    // Leave the mirror's WAL small for the next start (the store is never dropped:
-    // the watcher thread holds it to the end).
-    let _ = closing.mirror().checkpoint();
+    // Leave the mirror's WAL small and the index marked clean for the next start (the
+    // store is never dropped: the watcher thread holds it to the end).
+    closing.close();
     if let Err(ServeError::Bind(failed)) = &served {
         eprintln!("printdex: {failed}");
         return Ok(ExitCode::from(EXIT_BIND_FAILED));
@@ -167,7 +167,15 @@ impl Summary {
         Summary {
             project,
             connections: connections.join(", "),
-            index: format!("index {} at {}", store.index_state().name(), dir.display()),
+            index: match store.index_is_private() {
+                false => format!("index {} at {}", store.index_state().name(), dir.display()),
+                true => format!(
+                    "index {} at {} (private: {} cannot be used)",
+                    store.index_state().name(),
+                    store.index_dir().display(),
+                    dir.display()
+                ),
+            },
         }
     }
 

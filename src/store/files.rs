@@ -102,14 +102,21 @@ impl Shared {
             known_hash.as_deref(),
             None,
         );
-        {
-            // The single writer: never interleave with a connection scan, in this
-            // process or another sharing the index.
-            let _lock = self.writer.lock();
-            if !self.mirror.upsert_file(&record).map_err(internal)? {
-                // The row changed since it was looked at: the bytes decide afresh.
-                record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
-                self.mirror.upsert_file(&record).map_err(internal)?;
+        // The single writer: never interleave with a connection scan, in this process or
+        // another sharing the index. A lock that stays held (a stopped process) or a
+        // write that fails leaves this read private to the call: it answers from what it
+        // read, and the mirror keeps the old row (the next call reads the file again).
+        if let Some(_lock) = self.writer.lock_within(super::lock::LOCK_WAIT) {
+            match self.mirror.upsert_file(&record) {
+                Ok(true) => {}
+                Ok(false) => {
+                    // The row changed since it was looked at: the bytes decide afresh.
+                    record = ingest::read_file(path, connection, fqn.as_deref(), &kind);
+                    if let Err(e) = self.mirror.upsert_file(&record) {
+                        tracing::debug!("storing {} failed: {e}", path.display());
+                    }
+                }
+                Err(e) => tracing::debug!("storing {} failed: {e}", path.display()),
             }
         }
         if matches!(record.parsed, Parsed::Touched) {

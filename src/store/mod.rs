@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod changes;
 pub mod files;
+pub mod location;
 mod lock;
 pub mod mirror;
 pub mod owner;
@@ -27,7 +28,8 @@ use crate::config::{ConnectionConfig, Served};
 use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
 use cache::Cache;
-use lock::{WriteLock, Writer};
+use location::Locations;
+use lock::{WriteLock, Writer, LOCK_WAIT};
 use mirror::{Mirror, MirrorError};
 use references::ReferenceDocs;
 pub use snapshot::Snapshot;
@@ -72,9 +74,9 @@ const REFRESH_AT_MOST: usize = 256;
 /// writer (`writer`) re-ingests a connection whose files changed.
 pub struct Store {
     pub served: Served,
-    /// The mirror, the writer and the cache, which every snapshot shares.
-    shared: Arc<Shared>,
-    index: search::SearchIndex,
+    /// The index location written now (the mirror, the search index, the writer), which
+    /// every snapshot built on it shares; see `location`.
+    locations: Locations,
     /// inotify over the served print roots, so a call reading every table's files can
     /// skip the stat sweep when nothing changed (`connection_for_search`).
     /// Set up off the startup path (walking and watching every directory of a large print
@@ -84,12 +86,19 @@ pub struct Store {
     references: ReferenceDocs,
 }
 
-/// What the store shares with every snapshot it hands out.
+/// One index location as the store and every snapshot built on it share it.
 pub(crate) struct Shared {
     mirror: Mirror,
+    index: search::SearchIndex,
     /// The one writer (see `lock`).
-    writer: Writer,
-    cache: Cache,
+    writer: Arc<Writer>,
+    cache: Arc<Cache>,
+    dir: PathBuf,
+    /// Opening set a damaged part aside and made it again.
+    repaired: bool,
+    /// A private temporary location standing in for the shared one; declared last, so
+    /// the directory goes after the files in it are closed.
+    private: Option<location::PrivateDir>,
 }
 
 impl Store {
@@ -105,9 +114,8 @@ impl Store {
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Store, MirrorError> {
         let started = std::time::Instant::now();
-        let mirror = Mirror::open(index_dir)?;
-        let index = search::SearchIndex::open(&index_dir.join("search"))
-            .map_err(|e| MirrorError::Index(e.to_string()))?;
+        let locations = Locations::open(index_dir)?;
+        let private = locations.current().dir.clone();
         let opened = started.elapsed();
         let roots: Vec<PathBuf> = served
             .connections
@@ -118,12 +126,7 @@ impl Store {
         tracing::debug!(?opened, "store opening");
         let store = Store {
             served,
-            shared: Arc::new(Shared {
-                mirror,
-                writer: Writer::new(index_dir),
-                cache: Cache::default(),
-            }),
-            index,
+            locations,
             changes,
             states: RwLock::new(HashMap::new()),
             references: ReferenceDocs::default(),
@@ -137,7 +140,6 @@ impl Store {
         // search in between sweeps.
         {
             let changes = store.changes.clone();
-            let private = index_dir.to_path_buf();
             std::thread::Builder::new()
                 .name("printdex-changes".into())
                 .spawn(move || {
@@ -159,10 +161,11 @@ impl Store {
 
     /// Whether this start built, kept or rebuilt the index.
     pub fn index_state(&self) -> IndexState {
-        let parts = [self.shared.mirror.opened(), self.index.opened()];
-        if parts.contains(&Opened::Replaced) {
+        let shared = self.shared();
+        let parts = [shared.mirror.opened(), shared.index.opened()];
+        if parts.contains(&Opened::Replaced) || shared.repaired {
             IndexState::Rebuilt
-        } else if self.shared.mirror.opened() == Opened::Created {
+        } else if shared.mirror.opened() == Opened::Created {
             IndexState::Built
         } else {
             IndexState::Warm
@@ -175,11 +178,98 @@ impl Store {
 
     /// The one cache of derived values (see `cache`).
     pub fn cache(&self) -> &Cache {
-        &self.shared.cache
+        self.locations.cache()
     }
 
-    pub fn mirror(&self) -> &Mirror {
-        &self.shared.mirror
+    /// The mirror of the location written now.
+    pub fn mirror(&self) -> impl std::ops::Deref<Target = Mirror> {
+        MirrorOf(self.shared())
+    }
+
+    /// The index location written now.
+    fn shared(&self) -> Arc<Shared> {
+        self.locations.current()
+    }
+
+    /// The directory the index is in now: the one configured, or a private temporary one
+    /// standing in while that cannot be used.
+    pub fn index_dir(&self) -> PathBuf {
+        self.shared().dir.clone()
+    }
+
+    /// Whether a private temporary index stands in for the configured one.
+    pub fn index_is_private(&self) -> bool {
+        self.shared().private.is_some()
+    }
+
+    /// Sizes for the rebuild summary: (files, tables, bytes on disk).
+    pub fn counts(&self) -> Result<(i64, i64, u64), MirrorError> {
+        self.shared().mirror.counts()
+    }
+
+    /// Leave the index for the next start: the mirror's WAL folded in, and the clean-
+    /// shutdown marker that lets the next open skip verifying it. A private index is
+    /// removed instead.
+    pub fn close(&self) {
+        let shared = self.shared();
+        if let Some(private) = &shared.private {
+            private.remove();
+            return;
+        }
+        let Some(_lock) = shared.writer.lock_within(LOCK_WAIT) else {
+            return;
+        };
+        if shared.mirror.checkpoint().is_ok() && shared.mirror.intact() {
+            location::mark_clean(&shared.dir);
+        }
+    }
+
+    /// A call failed inside the store (`QueryError::Internal`): check the location it
+    /// read, repairing or replacing it when it is damaged or gone. `true` when something
+    /// changed, so the call is worth asking again.
+    pub fn recover_after_failure(&self) -> bool {
+        self.locations.check_after_read_failure(&self.shared())
+    }
+
+    /// Run `op` as the one writer of the location written now. A location whose lock
+    /// stays held, that was removed, or that fails under `op` is repaired or replaced
+    /// (see `location`) and `op` run again on what stands in: a write fails only when
+    /// even a fresh private location fails it.
+    fn write<T>(
+        &self,
+        op: impl Fn(&Arc<Shared>, &WriteLock) -> Result<T, MirrorError>,
+    ) -> Result<T, MirrorError> {
+        self.locations.retry_shared();
+        let mut failed = None;
+        for attempt in 0..3 {
+            let shared = self.shared();
+            if shared.private.is_none() && !shared.mirror.intact() {
+                self.locations.remake(&shared);
+                continue;
+            }
+            let Some(lock) = shared.writer.lock_within(LOCK_WAIT) else {
+                let busy = location::LocationError::Busy {
+                    path: shared.dir.clone(),
+                };
+                self.locations
+                    .after_failure(&shared, &MirrorError::Location(busy), false);
+                continue;
+            };
+            match op(&shared, &lock) {
+                Ok(done) => return Ok(done),
+                Err(e) => {
+                    drop(lock);
+                    tracing::debug!(
+                        "a write to the index at {} failed: {e}",
+                        shared.dir.display()
+                    );
+                    self.locations.after_failure(&shared, &e, attempt == 0);
+                    failed = Some(e);
+                }
+            }
+        }
+        Err(failed
+            .unwrap_or_else(|| MirrorError::Index("no index location could be written".into())))
     }
 
     /// The inotify change feed, once set up (`None` before, or where inotify is missing).
@@ -190,21 +280,23 @@ impl Store {
     /// Merge the search index's small segments (left by single-table refreshes) when
     /// they have piled up; the watcher calls this on its periodic tick.
     pub fn compact_index(&self) -> Result<(), MirrorError> {
-        let _lock = self.write_lock();
-        let started = std::time::Instant::now();
-        if self
-            .index
-            .compact()
-            .map_err(|e| MirrorError::Index(e.to_string()))?
-        {
-            tracing::debug!(elapsed = ?started.elapsed(), "search index compacted");
-        }
-        Ok(())
+        self.write(|shared, _lock| {
+            let started = std::time::Instant::now();
+            if shared
+                .index
+                .compact()
+                .map_err(|e| MirrorError::Index(e.to_string()))?
+            {
+                tracing::debug!(elapsed = ?started.elapsed(), "search index compacted");
+            }
+            Ok(())
+        })
     }
 
     /// Columns the search index holds, over every connection (the rebuild summary).
     pub fn indexed_columns(&self) -> Result<usize, MirrorError> {
-        self.index
+        self.shared()
+            .index
             .count("column")
             .map_err(|e| MirrorError::Index(e.to_string()))
     }
@@ -219,18 +311,13 @@ impl Store {
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
     ) -> Result<Arc<Snapshot>, MirrorError> {
-        let lock = self.write_lock();
-        self.reconcile_locked(conn, progress, &lock)
+        self.write(|shared, lock| self.reconcile_locked(shared, conn, progress, lock))
     }
 
-    /// The single writer, in this process and across the processes sharing the index.
-    fn write_lock(&self) -> WriteLock<'_> {
-        self.shared.writer.lock()
-    }
-
-    /// `reconcile`, for a caller already holding the write lock.
+    /// `reconcile` on `shared`, for a caller holding its write lock.
     fn reconcile_locked(
         &self,
+        shared: &Arc<Shared>,
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
         _lock: &WriteLock,
@@ -241,23 +328,23 @@ impl Store {
         // What this process last saw is what the mirror holds, unless another process
         // sharing the index wrote since; either way a file read again is only re-parsed
         // when its bytes differ from what the state knows.
-        let current = self.current(&conn.name);
+        let current = Self::built_on(self.current(&conn.name), shared);
         let from_mirror = match &current {
             Some(_) => None,
-            None => Some(self.shared.mirror.stored(&conn.name)?),
+            None => Some(shared.mirror.stored(&conn.name)?),
         };
         let known: ingest::Known = match (&current, &from_mirror) {
             (_, Some(stored)) => stored,
             (Some(state), None) => &StateKnown {
                 state,
-                mirror: &self.shared.mirror,
+                mirror: &shared.mirror,
             },
             (None, None) => &ingest::Cold,
         };
-        let scan = ingest::scan_connection(conn, known, progress, Some(&self.shared.mirror));
+        let scan = ingest::scan_connection(conn, known, progress, Some(&shared.mirror));
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
-            if self.shared.mirror.unchanged(&conn.name, &scan)? {
+            if shared.mirror.unchanged(&conn.name, &scan)? {
                 // Same bytes throughout: at most some identities to note (a touch, a
                 // rewrite of the same content, an identity that settled).
                 let (mut identities, hashes) = match (from_mirror, &current) {
@@ -275,8 +362,8 @@ impl Store {
                     .cloned()
                     .collect();
                 if !touched.is_empty() {
-                    let mismatched = self.shared.mirror.upsert_files(&touched)?;
-                    self.read_in_full(&mismatched, &touched)?;
+                    let mismatched = shared.mirror.upsert_files(&touched)?;
+                    Self::read_in_full(shared, &mismatched, &touched)?;
                     for f in &touched {
                         if let Some(id) = f.identity {
                             identities.insert(f.path.clone(), id);
@@ -286,13 +373,10 @@ impl Store {
                 (identities, hashes)
             } else {
                 drop(from_mirror);
-                let mismatched = self
-                    .shared
-                    .mirror
-                    .apply(&conn.name, &conn.print_root, &scan)?;
-                self.read_in_full(&mismatched, &scan.files)?;
-                self.shared.mirror.checkpoint()?;
-                let files = self.shared.mirror.files(&conn.name)?;
+                let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+                Self::read_in_full(shared, &mismatched, &scan.files)?;
+                shared.mirror.checkpoint()?;
+                let files = shared.mirror.files(&conn.name)?;
                 let identities = files
                     .iter()
                     .filter_map(|f| Some((f.path.clone(), f.identity?)))
@@ -309,21 +393,12 @@ impl Store {
             .iter()
             .filter(|f| !matches!(f.parsed, ingest::Parsed::Unchanged))
             .count();
-        self.shared.mirror.record_reconcile(
-            &conn.name,
-            scan.files.len(),
-            reread,
-            started.elapsed(),
-        )?;
-        let search = search::sync_connection(
-            &self.index,
-            &self.shared.mirror,
-            conn,
-            &scan,
-            &hashes,
-            epoch,
-        )
-        .map_err(|e| MirrorError::Index(e.to_string()))?;
+        shared
+            .mirror
+            .record_reconcile(&conn.name, scan.files.len(), reread, started.elapsed())?;
+        let search =
+            search::sync_connection(&shared.index, &shared.mirror, conn, &scan, &hashes, epoch)
+                .map_err(|e| MirrorError::Index(e.to_string()))?;
         // The identity the manifest had before the scan read it: a write during the scan
         // then shows as a change to the next call.
         let manifest_path = conn.print_root.join(MANIFEST_FILENAME);
@@ -347,17 +422,25 @@ impl Store {
             hashes,
             search,
             identities,
-            shared: self.shared.clone(),
+            shared: shared.clone(),
         }))
     }
 
-    /// The snapshot requests of connection `name` read now, if one was built.
+    /// The snapshot requests of connection `name` read now, if one was built on the
+    /// location written now (one built on a location since replaced is not).
     fn current(&self, name: &str) -> Option<Arc<Snapshot>> {
-        self.states
+        let state = self
+            .states
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
-            .cloned()
+            .cloned();
+        Self::built_on(state, &self.shared())
+    }
+
+    /// `state`, if it was built on `shared`.
+    fn built_on(state: Option<Arc<Snapshot>>, shared: &Arc<Shared>) -> Option<Arc<Snapshot>> {
+        state.filter(|s| Arc::ptr_eq(&s.shared, shared))
     }
 
     /// Make `snapshot` the one requests of its connection read from now on.
@@ -383,13 +466,24 @@ impl Store {
         let Some(conn) = self.served.connections.iter().find(|c| c.name == name) else {
             return Err(MirrorError::Index(format!("no served connection {name}")));
         };
-        let lock = self.write_lock();
-        let current = self.current(name);
+        self.write(|shared, lock| self.refresh_locked(shared, conn, paths, lock))
+    }
+
+    /// `refresh_files` on `shared`, for a caller holding its write lock.
+    fn refresh_locked(
+        &self,
+        shared: &Arc<Shared>,
+        conn: &ConnectionConfig,
+        paths: &[PathBuf],
+        lock: &WriteLock,
+    ) -> Result<Arc<Snapshot>, MirrorError> {
+        let name = conn.name.as_str();
+        let current = Self::built_on(self.current(name), shared);
         // Many files at once (a generate under way) read faster as one parallel scan.
         let Some(state) =
             current.filter(|s| paths.len() <= REFRESH_AT_MOST && s.manifest_unchanged())
         else {
-            return self.reconcile_locked(conn, &|_, _| {}, &lock);
+            return self.reconcile_locked(shared, conn, &|_, _| {}, lock);
         };
         let manifest = state.manifest_path();
         let mut wanted: Vec<(PathBuf, Option<String>, String)> = Vec::new();
@@ -397,20 +491,20 @@ impl Store {
             if wanted.iter().any(|(p, _, _)| p == path) {
                 continue;
             }
-            let tracked = match self.shared.mirror.status(path)? {
+            let tracked = match shared.mirror.status(path)? {
                 Some(row) if *path != manifest && !path.is_dir() => row,
-                _ => return self.reconcile_locked(conn, &|_, _| {}, &lock),
+                _ => return self.reconcile_locked(shared, conn, &|_, _| {}, lock),
             };
             wanted.push((path.clone(), tracked.fqn, tracked.kind));
         }
         let known = StateKnown {
             state: &state,
-            mirror: &self.shared.mirror,
+            mirror: &shared.mirror,
         };
         let records: Vec<ingest::FileRecord> = wanted
             .iter()
             .map(|(path, fqn, kind)| {
-                let spill: ingest::Spill = &self.shared.mirror;
+                let spill: ingest::Spill = &shared.mirror;
                 ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
             })
             .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
@@ -418,8 +512,8 @@ impl Store {
         if records.is_empty() {
             return Ok(state);
         }
-        let mismatched = self.shared.mirror.upsert_files(&records)?;
-        self.read_in_full(&mismatched, &records)?;
+        let mismatched = shared.mirror.upsert_files(&records)?;
+        Self::read_in_full(shared, &mismatched, &records)?;
         let mut identities = state.identities.clone();
         let mut hashes = state.hashes.clone();
         let mut absent = state.absent.clone();
@@ -447,8 +541,8 @@ impl Store {
             );
         }
         let search = search::sync_changed(
-            &self.index,
-            &self.shared.mirror,
+            &shared.index,
+            &shared.mirror,
             name,
             &state.search,
             &records,
@@ -464,7 +558,7 @@ impl Store {
             hashes,
             search,
             identities,
-            shared: self.shared.clone(),
+            shared: shared.clone(),
         }))
     }
 
@@ -472,7 +566,7 @@ impl Store {
     /// process stored other bytes for them since this one looked) again in full and
     /// store what they hold now.
     fn read_in_full(
-        &self,
+        shared: &Shared,
         paths: &[PathBuf],
         records: &[ingest::FileRecord],
     ) -> Result<(), MirrorError> {
@@ -485,7 +579,7 @@ impl Store {
             .map(|r| ingest::read_file(&r.path, &r.connection, r.fqn.as_deref(), &r.kind))
             .collect();
         // Whole records (parsed, not touched) are always stored.
-        self.shared.mirror.upsert_files(&again)?;
+        shared.mirror.upsert_files(&again)?;
         Ok(())
     }
 
@@ -592,6 +686,16 @@ impl Store {
                 .reconcile(&conn)
                 .map_err(|e| QueryError::Internal(e.to_string())),
         }
+    }
+}
+
+/// A location's mirror, held for as long as a caller reads it.
+struct MirrorOf(Arc<Shared>);
+
+impl std::ops::Deref for MirrorOf {
+    type Target = Mirror;
+    fn deref(&self) -> &Mirror {
+        &self.0.mirror
     }
 }
 

@@ -110,7 +110,15 @@ impl ToolSet for DbprintTools {
     }
 
     fn run(&self, tool: &Tool, args: &Value) -> CallResult {
-        match (tool.handler)(&self.store, args) {
+        // A failure of the index itself (never the print's): once the store has repaired
+        // or replaced the location it read, the call is asked again.
+        let answered = match (tool.handler)(&self.store, args) {
+            Err(QueryError::Internal(_)) if self.store.recover_after_failure() => {
+                (tool.handler)(&self.store, args)
+            }
+            other => other,
+        };
+        match answered {
             Ok(Reply::Dict(v)) => CallResult::ok(json_indent2(&v)),
             Ok(Reply::Text(t)) => CallResult::ok(t),
             Err(e) => CallResult::error(e.to_string()),

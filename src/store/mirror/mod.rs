@@ -31,7 +31,38 @@ pub enum MirrorError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The mirror's file is not a sound database of ours (`PRAGMA quick_check` failed, or
+    /// it is not a file): set aside and made again.
+    #[error("mirror damaged: {0}")]
+    Damaged(String),
+    /// The index location as a whole failed (see `store::location`).
+    #[error(transparent)]
+    Location(#[from] crate::store::location::LocationError),
 }
+
+impl MirrorError {
+    /// Whether the failure says the location itself cannot be written (full, read-only,
+    /// not openable), rather than that what it holds is damaged.
+    pub fn unusable_location(&self) -> bool {
+        use rusqlite::ErrorCode as C;
+        match self {
+            MirrorError::Sql(rusqlite::Error::SqliteFailure(e, _)) => matches!(
+                e.code,
+                C::DiskFull
+                    | C::ReadOnly
+                    | C::CannotOpen
+                    | C::PermissionDenied
+                    | C::SystemIoFailure
+            ),
+            MirrorError::Io { .. } | MirrorError::Location(_) => true,
+            MirrorError::Index(_) | MirrorError::Sql(_) | MirrorError::Encoding(_) => false,
+            MirrorError::Damaged(_) => false,
+        }
+    }
+}
+
+/// The mirror's file in an index directory.
+pub const MIRROR_FILE: &str = "mirror.sqlite";
 
 /// How long a write waits for another process's write to finish.
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -39,6 +70,9 @@ const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 pub struct Mirror {
     db: Mutex<Connection>,
     path: PathBuf,
+    /// The file's inode when opened: another there (or none) means the location was
+    /// removed or replaced under this process.
+    inode: Option<u64>,
     /// What opening found at `path`.
     opened: super::Opened,
 }
@@ -64,6 +98,9 @@ pub struct Inspection {
     pub bytes: u64,
     pub tables: i64,
     pub connections: Vec<ConnectionInspection>,
+    /// Why the mirror cannot be trusted (`quick_check`, or a read that failed); the next
+    /// start sets it aside and builds it again.
+    pub damage: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -92,11 +129,24 @@ impl Mirror {
     /// Open (or create) the mirror at `dir/mirror.sqlite`; a mirror of another schema
     /// version is discarded, since it is only a cache.
     pub fn open(dir: &Path) -> Result<Mirror, MirrorError> {
+        Mirror::open_checked(dir, false)
+    }
+
+    /// `open`, running `PRAGMA quick_check` over a mirror kept when `verify` (the last
+    /// shutdown was not clean, or the files moved since): a damaged one is
+    /// `MirrorError::Damaged`, for the caller to set aside.
+    pub fn open_checked(dir: &Path, verify: bool) -> Result<Mirror, MirrorError> {
         std::fs::create_dir_all(dir).map_err(|source| MirrorError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
-        let path = dir.join("mirror.sqlite");
+        let path = dir.join(MIRROR_FILE);
+        if path.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+            return Err(MirrorError::Damaged(format!(
+                "{} is not a file",
+                path.display()
+            )));
+        }
         let mut db = Connection::open(&path)?;
         let mut opened = if has_tables(&db) {
             super::Opened::Reused
@@ -111,6 +161,9 @@ impl Mirror {
             }
             db = Connection::open(&path)?;
         }
+        if verify && opened == super::Opened::Reused {
+            quick_check(&db)?;
+        }
         db.pragma_update(None, "journal_mode", "WAL")?;
         db.pragma_update(None, "synchronous", "NORMAL")?;
         // A cold ingest writes the whole mirror through the WAL; left at that size, every
@@ -122,11 +175,24 @@ impl Mirror {
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)",
             params![SCHEMA_VERSION],
         )?;
+        let inode = crate::ingest::file_identity(&path).map(|id| id.inode);
         Ok(Mirror {
             db: Mutex::new(db),
             path,
+            inode,
             opened,
         })
+    }
+
+    /// Whether the file this mirror writes is still the one at its path (the index
+    /// directory was not removed or replaced under this process).
+    pub fn intact(&self) -> bool {
+        crate::ingest::file_identity(&self.path).map(|id| id.inode) == self.inode
+    }
+
+    /// `PRAGMA quick_check` over the open mirror.
+    pub fn verify(&self) -> Result<(), MirrorError> {
+        quick_check(&self.db())
     }
 
     /// Whether opening created, reused or replaced the mirror.
@@ -601,23 +667,43 @@ impl Mirror {
     /// What `index status` reports, read without changing anything (no schema set-up, no
     /// reset of an older format). `None`: there is no mirror in `dir`.
     pub fn inspect(dir: &Path) -> Result<Option<Inspection>, MirrorError> {
-        let path = dir.join("mirror.sqlite");
-        if !path.is_file() {
+        let path = dir.join(MIRROR_FILE);
+        if !path.exists() {
             return Ok(None);
         }
+        match Mirror::inspect_file(&path) {
+            Err(e) if !e.unusable_location() || path.is_dir() => Ok(Some(Inspection {
+                path: path.clone(),
+                current: true,
+                bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+                damage: Some(e.to_string()),
+                ..Default::default()
+            })),
+            other => other.map(Some),
+        }
+    }
+
+    fn inspect_file(path: &Path) -> Result<Inspection, MirrorError> {
+        if !path.is_file() {
+            return Err(MirrorError::Damaged(format!(
+                "{} is not a file",
+                path.display()
+            )));
+        }
         let db = Connection::open_with_flags(
-            &path,
+            path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         let mut out = Inspection {
-            path: path.clone(),
+            path: path.to_path_buf(),
             current: version_matches(&db),
-            bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+            bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
             ..Default::default()
         };
         if !out.current {
-            return Ok(Some(out));
+            return Ok(out);
         }
+        quick_check(&db)?;
         let mut stmt = db.prepare(
             "SELECT connection, count(*), sum(parse_status LIKE '%error') FROM files GROUP BY connection ORDER BY connection",
         )?;
@@ -662,7 +748,7 @@ impl Mirror {
                 .optional()?
                 .and_then(|v| serde_json::from_str(&v).ok());
         }
-        Ok(Some(out))
+        Ok(out)
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).
@@ -701,6 +787,21 @@ fn fingerprint(scan: &ConnectionScan) -> String {
         h.update(b"\0");
     }
     h.finalize().to_hex().to_string()
+}
+
+/// `PRAGMA quick_check`: `Damaged` with its first findings unless it answers `ok`.
+fn quick_check(db: &Connection) -> Result<(), MirrorError> {
+    let mut stmt = db.prepare("PRAGMA quick_check(5)")?;
+    let found: Vec<String> = stmt
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<_, _>>()?;
+    if found.len() == 1 && found[0] == "ok" {
+        return Ok(());
+    }
+    Err(MirrorError::Damaged(format!(
+        "quick_check: {}",
+        found.join("; ")
+    )))
 }
 
 /// Whether the database holds anything at all (a file just created holds nothing).

@@ -60,6 +60,52 @@ pub enum IndexError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// Files whose checksums do not match what tantivy wrote.
+    #[error("search index damaged: checksum mismatch in {0}")]
+    Checksum(String),
+}
+
+impl IndexError {
+    /// Whether the failure says the directory cannot be written (full, read-only, not
+    /// permitted), rather than that what it holds is damaged.
+    pub fn unusable_location(&self) -> bool {
+        use std::io::ErrorKind as K;
+        let kind = match self {
+            IndexError::Tantivy(tantivy::TantivyError::IoError(e)) => Some(e.kind()),
+            IndexError::Tantivy(tantivy::TantivyError::OpenWriteError(
+                tantivy::directory::error::OpenWriteError::IoError { io_error, .. },
+            )) => Some(io_error.kind()),
+            IndexError::Tantivy(tantivy::TantivyError::OpenDirectoryError(_)) => Some(K::NotFound),
+            IndexError::Read(e) | IndexError::Io { source: e, .. } => Some(e.kind()),
+            _ => None,
+        };
+        kind.is_some_and(|k| {
+            matches!(
+                k,
+                K::StorageFull
+                    | K::ReadOnlyFilesystem
+                    | K::PermissionDenied
+                    | K::QuotaExceeded
+                    | K::NotADirectory
+                    | K::AlreadyExists
+            )
+        })
+    }
+}
+
+/// What is wrong with the search index in `dir`, read without changing anything: `None`
+/// when it opens, reads and verifies (or there is none, or it is of another version and
+/// replaced at the next start anyway).
+pub fn inspect(dir: &Path) -> Option<String> {
+    let current = std::fs::read_to_string(dir.join(VERSION_FILE)).ok();
+    if current.as_deref() != Some(INDEX_VERSION) {
+        return None;
+    }
+    let (schema, fields) = schema();
+    match SearchIndex::open_existing(dir, &schema, fields, true) {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    }
 }
 
 /// The schema's fields.
@@ -291,37 +337,60 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
 }
 
 impl SearchIndex {
-    /// Open (or create) the index in `dir`; one of another version, or one that does not
-    /// open, is discarded.
-    pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
+    /// Open (or create) the index in `dir`; one of another version is discarded. One that
+    /// fails to open or read (or, when `verify`, to match its checksums) is an error, for
+    /// the caller to set aside (see `store::location`).
+    pub fn open(dir: &Path, verify: bool) -> Result<SearchIndex, IndexError> {
         let (schema, fields) = schema();
         let current = std::fs::read_to_string(dir.join(VERSION_FILE)).ok();
-        let opened = if current.as_deref() == Some(INDEX_VERSION) {
-            Index::open_in_dir(dir)
-                .ok()
-                .filter(|i| i.schema() == schema)
-        } else {
-            None
-        };
-        let found = if opened.is_some() {
-            super::Opened::Reused
-        } else if dir.exists() {
+        if current.as_deref() == Some(INDEX_VERSION) {
+            if let Some(this) = SearchIndex::open_existing(dir, &schema, fields, verify)? {
+                return Ok(this);
+            }
+        }
+        let found = if dir.exists() {
             super::Opened::Replaced
         } else {
             super::Opened::Created
         };
-        let index = match opened {
-            Some(index) => index,
-            None => {
-                if dir.exists() {
-                    std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
-                }
-                std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-                let index = Index::create_in_dir(dir, schema)?;
-                std::fs::write(dir.join(VERSION_FILE), INDEX_VERSION).map_err(io_err(dir))?;
-                index
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
+        }
+        std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+        let index = Index::create_in_dir(dir, schema)?;
+        std::fs::write(dir.join(VERSION_FILE), INDEX_VERSION).map_err(io_err(dir))?;
+        SearchIndex::with_reader(index, fields, found)
+    }
+
+    /// The index of this version in `dir`, read through once (and its checksums checked
+    /// when `verify`); `None` when its schema is another.
+    fn open_existing(
+        dir: &Path,
+        schema: &Schema,
+        fields: Fields,
+        verify: bool,
+    ) -> Result<Option<SearchIndex>, IndexError> {
+        let index = Index::open_in_dir(dir)?;
+        if index.schema() != *schema {
+            return Ok(None);
+        }
+        if verify {
+            let failed = index.validate_checksum()?;
+            if !failed.is_empty() {
+                let mut names: Vec<String> =
+                    failed.iter().map(|p| p.display().to_string()).collect();
+                names.sort();
+                return Err(IndexError::Checksum(names.join(", ")));
             }
-        };
+        }
+        SearchIndex::with_reader(index, fields, super::Opened::Reused).map(Some)
+    }
+
+    fn with_reader(
+        index: Index,
+        fields: Fields,
+        opened: super::Opened,
+    ) -> Result<SearchIndex, IndexError> {
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -331,10 +400,21 @@ impl SearchIndex {
             reader,
             fields,
             known: Mutex::new(Known::default()),
-            opened: found,
+            opened,
         };
         *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
         Ok(this)
+    }
+
+    /// Check every file's checksum and read the index through again: what a call that
+    /// failed reading it asks before the location is repaired.
+    pub fn verify(&self) -> Result<(), IndexError> {
+        let failed = self.index.validate_checksum()?;
+        if !failed.is_empty() {
+            let names: Vec<String> = failed.iter().map(|p| p.display().to_string()).collect();
+            return Err(IndexError::Checksum(names.join(", ")));
+        }
+        self.load_known().map(|_| ())
     }
 
     /// Whether opening created, reused or replaced the index.

@@ -48,7 +48,7 @@ fn search(snap: &SearchView, filters: Filters) -> Vec<String> {
 #[test]
 fn sync_indexes_changed_tables_and_drops_gone_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let index = SearchIndex::open(dir.path()).unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
     let load = |p: &Path| Cow::Owned(stats_for(p));
     let snap = index
         .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load, None)
@@ -100,7 +100,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
     // A reopened index knows what it holds: nothing to redo.
     drop(index);
-    let index = SearchIndex::open(dir.path()).unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
     let calls = std::sync::atomic::AtomicUsize::new(0);
     let counting = |p: &Path| {
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -116,7 +116,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
 #[test]
 fn small_syncs_leave_segments_that_compact_merges_without_losing_a_document() {
     let dir = tempfile::tempdir().unwrap();
-    let index = SearchIndex::open(dir.path()).unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
     let load = |p: &Path| Cow::Owned(stats_for(p));
     let n = MAX_SEGMENTS + 3;
     let names: Vec<String> = (0..n).map(|i| format!("s.t{i:02}")).collect();

@@ -1,1 +1,464 @@
-//! A damaged, locked, lost or unusable index location (issue 16, items 1 to 5).
+//! A damaged, locked, lost or unusable index location (issue 16, items 1 to 5). The index
+//! is a cache: after each fault a server must still answer initialize, and list_tables,
+//! get_table_context, search_columns and resolve_value must answer what a server on a
+//! fresh index answers over the same print, within the issue's bounds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::util::{bin, copy_dir, fixtures, Server, NO_HANDSHAKE};
+
+const TABLE: &str = "stacks.catalog.series";
+const STATS: &str = "prints/library/stacks/catalog/series/statistics.yaml";
+/// How soon after a fault the answers must come (issue 16).
+const WITHIN: Duration = Duration::from_secs(10);
+/// How soon after a print edit a server whose index directory was removed answers it.
+const WITHIN_REMOVED: Duration = Duration::from_secs(5);
+
+/// A private copy of the library fixture project.
+fn library() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("library"), dir.path());
+    dir
+}
+
+/// Kill the server (so its pending read fails the test) unless `f` is done within `limit`.
+fn within<T>(server: &mut Server, limit: Duration, f: impl FnOnce(&mut Server) -> T) -> T {
+    let done = Arc::new(AtomicBool::new(false));
+    let pid = server.pid();
+    let watch = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let started = Instant::now();
+            while started.elapsed() < limit {
+                if done.load(Ordering::SeqCst) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if !done.load(Ordering::SeqCst) {
+                let _ = Command::new("kill")
+                    .args(["-KILL", &pid.to_string()])
+                    .status();
+            }
+        })
+    };
+    let out = f(server);
+    done.store(true, Ordering::SeqCst);
+    let _ = watch.join();
+    out
+}
+
+fn initialize(server: &mut Server) {
+    let init = server.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    server.notify("notifications/initialized", json!({}));
+}
+
+fn answer(server: &mut Server, tool: &str, arguments: Value) -> String {
+    let (text, is_error) = server.call(tool, arguments);
+    assert!(!is_error, "{tool} failed: {text}");
+    text
+}
+
+/// The four tools' answers (list_tables without the ages, which move with the clock).
+fn answers(server: &mut Server) -> Vec<String> {
+    let mut listed: Value =
+        serde_json::from_str(&answer(server, "list_tables", json!({"detail": true}))).unwrap();
+    for table in listed["tables"].as_array_mut().into_iter().flatten() {
+        table.as_object_mut().unwrap().remove("age_days");
+    }
+    vec![
+        serde_json::to_string_pretty(&listed).unwrap(),
+        answer(server, "get_table_context", json!({"table": TABLE})),
+        answer(server, "search_columns", json!({"text": "id"})),
+        answer(
+            server,
+            "resolve_value",
+            json!({"table": TABLE, "column": "series_id", "text": "1"}),
+        ),
+    ]
+}
+
+/// What a server on a fresh index answers over `project` as it is now.
+fn fresh(project: &Path) -> Vec<String> {
+    let mut server = Server::start(project, &[]);
+    let out = answers(&mut server);
+    assert!(
+        out[1].starts_with(&format!("# Table: {TABLE}")),
+        "{}",
+        out[1]
+    );
+    out
+}
+
+/// A full index of `project` in `index`, left by a clean shutdown.
+fn warm(project: &Path, index: &Path) {
+    let mut server = Server::start_in(project, &[], Some(index));
+    answers(&mut server);
+    assert!(server.close().success());
+}
+
+/// A server started on `index` (with `configure` setting up its command) answers
+/// initialize and the four tools within `WITHIN`.
+fn answers_after_start(
+    project: &Path,
+    index: &Path,
+    configure: impl FnOnce(&mut Command),
+) -> Vec<String> {
+    let mut server =
+        Server::start_with(project.as_os_str(), &[NO_HANDSHAKE], Some(index), configure);
+    within(&mut server, WITHIN, |s| {
+        initialize(s);
+        answers(s)
+    })
+}
+
+/// `printdex index status` over `index`: its stdout.
+fn status(project: &Path, index: &Path) -> String {
+    let out = Command::new(bin())
+        .args(["index", "status", "--project"])
+        .arg(project)
+        .arg("--index-dir")
+        .arg(index)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The files of the search index's segments, sorted.
+fn segment_files(index: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(index.join("search"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.len() > 32 && name.as_bytes()[32] == b'.'
+        })
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no segment files in {}", index.display());
+    files
+}
+
+fn with_extension(index: &Path, ext: &str) -> PathBuf {
+    segment_files(index)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == ext))
+        .unwrap_or_else(|| panic!("no .{ext} segment file"))
+}
+
+/// Put `fault` on a warm index of a fresh library, then check that `index status` no
+/// longer calls it healthy and that a new server answers as a fresh index does.
+fn damaged_at_rest(fault: impl FnOnce(&Path)) {
+    let project = library();
+    let expected = fresh(project.path());
+    let index = tempfile::tempdir().unwrap();
+    warm(project.path(), index.path());
+    let healthy = status(project.path(), index.path());
+    assert!(!healthy.contains("damaged"), "{healthy}");
+    fault(index.path());
+    let reported = status(project.path(), index.path());
+    assert!(reported.contains("damaged"), "{reported}");
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
+    // The damage was set aside and rebuilt: the index is healthy again.
+    let after = status(project.path(), index.path());
+    assert!(!after.contains("damaged"), "{after}");
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
+}
+
+#[test]
+fn issue_16_1_a_segment_store_file_removed() {
+    damaged_at_rest(|index| std::fs::remove_file(with_extension(index, "store")).unwrap());
+}
+
+#[test]
+fn issue_16_1_a_segment_term_file_removed() {
+    damaged_at_rest(|index| std::fs::remove_file(with_extension(index, "term")).unwrap());
+}
+
+#[test]
+fn issue_16_1_a_byte_flipped_in_a_segment_file() {
+    damaged_at_rest(|index| {
+        for ext in ["store", "term"] {
+            let path = with_extension(index, ext);
+            let mut bytes = std::fs::read(&path).unwrap();
+            let at = bytes.len() / 2;
+            bytes[at] ^= 0xff;
+            std::fs::write(&path, bytes).unwrap();
+        }
+    });
+}
+
+#[test]
+fn issue_16_1_meta_json_naming_a_missing_segment() {
+    damaged_at_rest(|index| {
+        for file in segment_files(index) {
+            std::fs::remove_file(file).unwrap();
+        }
+    });
+}
+
+/// Overwrite 4 KiB of `mirror.sqlite` with bytes that are no page: its fourth page, one
+/// of the schema's b-tree pages (a page in the middle may hold nothing a start reads).
+fn overwrite_4k(mirror: &Path) {
+    use std::io::{Seek, SeekFrom, Write};
+    let len = std::fs::metadata(mirror).unwrap().len();
+    assert!(len >= 8 * 4096, "mirror of {len} bytes");
+    let at = 3 * 4096;
+    let junk: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(mirror)
+        .unwrap();
+    f.seek(SeekFrom::Start(at)).unwrap();
+    f.write_all(&junk).unwrap();
+}
+
+#[test]
+fn issue_16_2_mirror_with_4_kib_overwritten() {
+    damaged_at_rest(|index| overwrite_4k(&index.join("mirror.sqlite")));
+}
+
+/// Write `content` over `path` the way an atomic writer does: a temp name, then a rename.
+fn write_atomically(path: &Path, content: &str) {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp{}",
+        path.file_name().unwrap().to_string_lossy(),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, content).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+/// An edit of the table's statistics: its row count, and a value resolve_value lists.
+fn edit_print(project: &Path) {
+    let path = project.join(STATS);
+    let original = std::fs::read_to_string(&path).unwrap();
+    assert!(original.contains("\nrow_count: 40\n") && original.contains("\n    - value: 1\n"));
+    let edited = original
+        .replace("\nrow_count: 40\n", "\nrow_count: 1040\n")
+        .replacen("\n    - value: 1\n", "\n    - value: 1040\n", 1);
+    write_atomically(&path, &edited);
+}
+
+/// `answers` after `edit_print` shows the edit.
+fn shows_the_edit(answers: &[String]) {
+    assert!(answers[3].contains("1040"), "{}", answers[3]);
+}
+
+/// `writer.lock` held by another process that does not let go (a stopped `index
+/// rebuild`): this test process holds it.
+fn hold_writer_lock(index: &Path) -> std::fs::File {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(index.join("writer.lock"))
+        .unwrap();
+    file.lock().unwrap();
+    file
+}
+
+#[test]
+fn issue_16_3_a_held_writer_lock_does_not_stop_a_new_server() {
+    let project = library();
+    let expected = fresh(project.path());
+    for warm_first in [false, true] {
+        let index = tempfile::tempdir().unwrap();
+        if warm_first {
+            warm(project.path(), index.path());
+        }
+        let _held = hold_writer_lock(index.path());
+        assert_eq!(
+            answers_after_start(project.path(), index.path(), |_| {}),
+            expected,
+            "warm index: {warm_first}"
+        );
+    }
+}
+
+#[test]
+fn issue_16_3_a_held_writer_lock_does_not_hang_a_running_server() {
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+    answers(&mut server);
+    let _held = hold_writer_lock(index.path());
+    edit_print(project.path());
+    let expected = fresh(project.path());
+    let answered = within(&mut server, WITHIN, answers);
+    assert_eq!(answered, expected);
+    shows_the_edit(&answered);
+}
+
+#[test]
+fn issue_16_3_the_shared_index_is_used_again_once_its_lock_is_let_go() {
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let held = hold_writer_lock(index.path());
+    let mut server = Server::start_in(project.path(), &[NO_HANDSHAKE], Some(index.path()));
+    within(&mut server, WITHIN, |s| {
+        initialize(s);
+        answers(s)
+    });
+    // Answered from a private index: nothing was written to the shared one.
+    assert!(!index.path().join("mirror.sqlite").exists());
+    drop(held);
+    // The shared location is tried again every few seconds, at the next write.
+    std::thread::sleep(Duration::from_secs(6));
+    edit_print(project.path());
+    let expected = fresh(project.path());
+    assert_eq!(within(&mut server, WITHIN, answers), expected);
+    let edited = Instant::now();
+    while !index.path().join("mirror.sqlite").is_file() {
+        assert!(
+            edited.elapsed() < WITHIN,
+            "the shared index was not used again"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(server.close().success());
+    // What the server left there is the edited print's index.
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
+}
+
+#[test]
+fn issue_16_4_index_dir_removed_under_a_running_server() {
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let dir = index.path().join("index");
+    let mut server = Server::start_in(project.path(), &[], Some(&dir));
+    answers(&mut server);
+    std::fs::remove_dir_all(&dir).unwrap();
+    edit_print(project.path());
+    let edited = Instant::now();
+    let expected = fresh(project.path());
+    let answered = within(&mut server, WITHIN_REMOVED, answers);
+    assert_eq!(answered, expected);
+    shows_the_edit(&answered);
+    // The location is made again, not left for a restart.
+    while !dir.join("mirror.sqlite").is_file() {
+        assert!(
+            edited.elapsed() < WITHIN_REMOVED,
+            "{} not made again",
+            dir.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // And a warm start on it serves the edit.
+    drop(server);
+    assert_eq!(answers_after_start(project.path(), &dir, |_| {}), expected);
+}
+
+#[test]
+fn issue_16_5_mirror_sqlite_a_directory() {
+    let project = library();
+    let expected = fresh(project.path());
+    let index = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(index.path().join("mirror.sqlite/inside")).unwrap();
+    assert_eq!(
+        answers_after_start(project.path(), index.path(), |_| {}),
+        expected
+    );
+}
+
+#[test]
+fn issue_16_5_index_dir_a_plain_file() {
+    let project = library();
+    let expected = fresh(project.path());
+    let index = tempfile::tempdir().unwrap();
+    let file = index.path().join("index");
+    std::fs::write(&file, "not a directory").unwrap();
+    assert_eq!(answers_after_start(project.path(), &file, |_| {}), expected);
+    assert_eq!(std::fs::read(&file).unwrap(), b"not a directory");
+}
+
+/// Run the server inside a mount namespace of its own where `index` is a mount made by
+/// `mount` (a shell line; `$D` is the index directory). `None` where this system lets no
+/// unprivileged process make one (then the fault cannot be staged).
+fn in_own_mount(project: &Path, index: &Path, mount: &str) -> Option<Vec<String>> {
+    let probe = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "true"])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("unshare is not permitted here: fault not staged");
+        return None;
+    }
+    let script = format!("set -e; D=\"$1\"; shift; {mount}; exec \"$@\"");
+    let answers = answers_after_start(project, index, |command| {
+        // `Server::start_with` adds `serve ... --index-dir` to the command's arguments:
+        // run the binary through the shell line, which execs it.
+        *command = Command::new("unshare");
+        command
+            .args([
+                "--user",
+                "--map-root-user",
+                "--mount",
+                "sh",
+                "-c",
+                &script,
+                "sh",
+            ])
+            .arg(index)
+            .arg(bin());
+    });
+    Some(answers)
+}
+
+#[test]
+fn issue_16_5_read_only_index_dir_with_a_full_index() {
+    let project = library();
+    let expected = fresh(project.path());
+    let index = tempfile::tempdir().unwrap();
+    warm(project.path(), index.path());
+    let before = std::fs::read(index.path().join("mirror.sqlite")).unwrap();
+    let Some(answered) = in_own_mount(
+        project.path(),
+        index.path(),
+        "mount --bind \"$D\" \"$D\"; mount -o remount,bind,ro \"$D\"",
+    ) else {
+        return;
+    };
+    assert_eq!(answered, expected);
+    assert_eq!(
+        std::fs::read(index.path().join("mirror.sqlite")).unwrap(),
+        before
+    );
+}
+
+#[test]
+fn issue_16_5_disk_full_on_a_cold_start() {
+    let project = library();
+    let expected = fresh(project.path());
+    let index = tempfile::tempdir().unwrap();
+    // Room for the first pages of a mirror, not for a whole index.
+    let Some(answered) = in_own_mount(
+        project.path(),
+        index.path(),
+        "mount -t tmpfs -o size=48k tmpfs \"$D\"",
+    ) else {
+        return;
+    };
+    assert_eq!(answered, expected);
+}

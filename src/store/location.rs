@@ -1,0 +1,470 @@
+//! The index location: the directory the mirror and the search index live in, opened
+//! defensively, and the one place that decides what a failure of it means.
+//!
+//! - A damaged part (the mirror fails `PRAGMA quick_check`, does not open or is not a
+//!   file; the search index fails to open, read or match its checksums) is set aside as
+//!   `<name>.damaged-<n>` (an earlier one removed) and made again: the index is a cache,
+//!   and nothing the user owns is in it.
+//! - A location that cannot be used (not a directory, read-only, full, or its writer
+//!   lock held by a process that does not let go) is stood in for by a private temporary
+//!   one, warned once; the shared one is tried again now and then and used again as soon
+//!   as it opens.
+//! - A location removed under the process (its mirror file gone or another) is made
+//!   again at the next write.
+//!
+//! Whether a part is verified on open is decided by the clean-shutdown marker: a
+//! location closed cleanly and untouched since (its files as the marker lists them) is
+//! trusted; any other is checked.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use super::cache::Cache;
+use super::lock::{Writer, LOCK_WAIT};
+use super::mirror::{Mirror, MirrorError, MIRROR_FILE};
+use super::search::{IndexError, SearchIndex};
+use super::Shared;
+
+/// Written on a clean shutdown: the location's files as they were left.
+const CLEAN_MARKER: &str = "clean-shutdown";
+const SEARCH_DIR: &str = "search";
+/// How often a private location tries the shared one again.
+const RETRY_SHARED_EVERY: Duration = Duration::from_secs(5);
+
+#[derive(Debug, thiserror::Error)]
+pub enum LocationError {
+    #[error("index location {} cannot be used: {reason}", .path.display())]
+    Unusable { path: PathBuf, reason: String },
+    #[error("index location {}: another process holds its writer lock", .path.display())]
+    Busy { path: PathBuf },
+}
+
+/// A private temporary index directory, removed when the last reader lets it go.
+pub(super) struct PrivateDir(PathBuf);
+
+/// The name of every private index directory: `<PRIVATE_PREFIX><pid>-<n>`.
+const PRIVATE_PREFIX: &str = "printdex-private-index-";
+
+impl PrivateDir {
+    fn make() -> std::io::Result<PrivateDir> {
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, Ordering::SeqCst);
+        if n == 0 {
+            remove_abandoned();
+        }
+        let dir = std::env::temp_dir().join(format!("{PRIVATE_PREFIX}{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir)?;
+        Ok(PrivateDir(dir))
+    }
+
+    pub(super) fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        self.remove();
+    }
+}
+
+/// Remove the private index directories of processes that are gone (killed before they
+/// could remove their own). Only where `/proc` says which processes are alive.
+fn remove_abandoned() {
+    let proc = Path::new("/proc");
+    if !proc.join("self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(PRIVATE_PREFIX)
+            .and_then(|rest| rest.split('-').next())
+            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            continue;
+        };
+        if !proc.join(pid).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// The location the store writes now: the shared one, or a private one standing in.
+pub(super) struct Locations {
+    shared_dir: PathBuf,
+    shared_writer: Arc<Writer>,
+    cache: Arc<Cache>,
+    current: RwLock<Arc<Shared>>,
+    /// One change of location at a time.
+    moving: Mutex<()>,
+    /// When a private location last tried the shared one.
+    tried_shared: Mutex<Instant>,
+    warned: AtomicBool,
+}
+
+impl Locations {
+    /// Open `dir` (or, when it cannot be used, a private location).
+    pub(super) fn open(dir: &Path) -> Result<Locations, MirrorError> {
+        let shared_writer = Arc::new(Writer::new(dir));
+        let cache = Arc::new(Cache::default());
+        let locations = |current: Shared| Locations {
+            shared_dir: dir.to_path_buf(),
+            shared_writer: shared_writer.clone(),
+            cache: cache.clone(),
+            current: RwLock::new(Arc::new(current)),
+            moving: Mutex::new(()),
+            tried_shared: Mutex::new(Instant::now()),
+            warned: AtomicBool::new(false),
+        };
+        match open_at(dir, &shared_writer, &cache, None, LOCK_WAIT) {
+            Ok(shared) => Ok(locations(shared)),
+            Err(e) => {
+                let private = open_private(&cache)?;
+                let this = locations(private);
+                this.warn_private(&e);
+                Ok(this)
+            }
+        }
+    }
+
+    /// The location written and read now.
+    pub(super) fn current(&self) -> Arc<Shared> {
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    pub(super) fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    fn swap(&self, was: &Arc<Shared>, now: Shared) {
+        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+        if Arc::ptr_eq(&current, was) {
+            *current = Arc::new(now);
+        }
+    }
+
+    fn warn_private(&self, why: &dyn std::fmt::Display) {
+        let dir = self.current().dir.clone();
+        if !self.warned.swap(true, Ordering::SeqCst) {
+            tracing::warn!(
+                "{why}; answering from a private index at {} until it can be used again",
+                dir.display()
+            );
+        } else {
+            tracing::debug!("{why}; private index at {}", dir.display());
+        }
+    }
+
+    /// `failed` (the location a write or read used) failed with `error`: repair it
+    /// (set aside what is damaged) or, when that cannot be done or `error` says the
+    /// location is unusable, stand in a private location. `first`: the first failure of
+    /// this write (a second one never repairs again).
+    pub(super) fn after_failure(&self, failed: &Arc<Shared>, error: &MirrorError, first: bool) {
+        let _one = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+        if !Arc::ptr_eq(&self.current(), failed) {
+            return; // another thread moved already
+        }
+        let busy = matches!(error, MirrorError::Location(LocationError::Busy { .. }));
+        if failed.private.is_none() && first && !busy && !error.unusable_location() {
+            tracing::warn!(
+                "the index at {} failed ({error}): checking it",
+                failed.dir.display()
+            );
+            match open_at(&failed.dir, &failed.writer, &self.cache, None, LOCK_WAIT) {
+                Ok(again) => return self.swap(failed, again),
+                Err(e) => tracing::debug!("reopening the index failed: {e}"),
+            }
+        }
+        match open_private(&self.cache) {
+            Ok(private) => {
+                self.swap(failed, private);
+                self.warn_private(error);
+            }
+            Err(e) => tracing::warn!("no private index could be made either: {e}"),
+        }
+    }
+
+    /// The shared location was removed under this process: make it again.
+    pub(super) fn remake(&self, lost: &Arc<Shared>) {
+        let failed = {
+            let _one = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+            if !Arc::ptr_eq(&self.current(), lost) {
+                return;
+            }
+            tracing::warn!(
+                "the index at {} was removed: making it again",
+                lost.dir.display()
+            );
+            match open_at(&lost.dir, &lost.writer, &self.cache, None, LOCK_WAIT) {
+                Ok(again) => return self.swap(lost, again),
+                Err(e) => e,
+            }
+        };
+        self.after_failure(lost, &MirrorError::Location(failed), false);
+    }
+
+    /// While a private location stands in: try the shared one again (at most every few
+    /// seconds, never waiting for its lock); `true` when it is used again.
+    pub(super) fn retry_shared(&self) -> bool {
+        let current = self.current();
+        if current.private.is_none() {
+            return false;
+        }
+        {
+            let mut tried = self.tried_shared.lock().unwrap_or_else(|e| e.into_inner());
+            if tried.elapsed() < RETRY_SHARED_EVERY {
+                return false;
+            }
+            *tried = Instant::now();
+        }
+        let _one = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+        match open_at(
+            &self.shared_dir,
+            &self.shared_writer,
+            &self.cache,
+            None,
+            Duration::ZERO,
+        ) {
+            Ok(shared) => {
+                tracing::warn!(
+                    "the index at {} can be used again",
+                    self.shared_dir.display()
+                );
+                self.swap(&current, shared);
+                true
+            }
+            Err(e) => {
+                tracing::debug!("the shared index is still unusable: {e}");
+                false
+            }
+        }
+    }
+
+    /// A call failed reading `read`: check it, and repair or replace it when it is
+    /// damaged or gone. `true` when the location changed (the call is worth asking again).
+    pub(super) fn check_after_read_failure(&self, read: &Arc<Shared>) -> bool {
+        if !Arc::ptr_eq(&self.current(), read) {
+            return true;
+        }
+        if !read.mirror.intact() && read.private.is_none() {
+            self.remake(read);
+            return true;
+        }
+        let found = match read.mirror.verify() {
+            Err(e) => Some(e),
+            Ok(()) => read
+                .index
+                .verify()
+                .err()
+                .map(|e| MirrorError::Index(e.to_string())),
+        };
+        match found {
+            Some(e) => {
+                self.after_failure(read, &e, true);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Open the location in `dir` under its writer lock (waiting at most `wait` for it),
+/// verifying what the clean-shutdown marker does not vouch for and setting aside what is
+/// damaged. `private`: the temporary directory this is, if it is one.
+fn open_at(
+    dir: &Path,
+    writer: &Arc<Writer>,
+    cache: &Arc<Cache>,
+    private: Option<PrivateDir>,
+    wait: Duration,
+) -> Result<Shared, LocationError> {
+    let unusable = |reason: String| LocationError::Unusable {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| unusable(e.to_string()))?;
+    let lock = writer.lock_within(wait).ok_or(LocationError::Busy {
+        path: dir.to_path_buf(),
+    })?;
+    let clean = take_clean_marker(dir);
+    let mut repaired = false;
+    let mirror = open_part(
+        dir,
+        MIRROR_FILE,
+        &mut repaired,
+        || Mirror::open_checked(dir, !clean),
+        MirrorError::unusable_location,
+    )?;
+    let index = open_part(
+        dir,
+        SEARCH_DIR,
+        &mut repaired,
+        || SearchIndex::open(&dir.join(SEARCH_DIR), !clean),
+        IndexError::unusable_location,
+    )?;
+    drop(lock);
+    Ok(Shared {
+        mirror,
+        index,
+        writer: writer.clone(),
+        cache: cache.clone(),
+        dir: dir.to_path_buf(),
+        repaired,
+        private,
+    })
+}
+
+fn open_private(cache: &Arc<Cache>) -> Result<Shared, MirrorError> {
+    let private = PrivateDir::make().map_err(|source| MirrorError::Io {
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let dir = private.0.clone();
+    let writer = Arc::new(Writer::new(&dir));
+    Ok(open_at(&dir, &writer, cache, Some(private), LOCK_WAIT)?)
+}
+
+/// Open one part of a location; a part that fails as damaged (not as an unusable place)
+/// is set aside and made again once.
+fn open_part<T, E: std::fmt::Display>(
+    dir: &Path,
+    name: &str,
+    repaired: &mut bool,
+    open: impl Fn() -> Result<T, E>,
+    unusable_place: impl Fn(&E) -> bool,
+) -> Result<T, LocationError> {
+    let unusable = |reason: String| LocationError::Unusable {
+        path: dir.to_path_buf(),
+        reason,
+    };
+    let first = match open() {
+        Ok(part) => return Ok(part),
+        Err(e) if unusable_place(&e) => return Err(unusable(e.to_string())),
+        Err(e) => e,
+    };
+    let aside = set_aside(&dir.join(name))
+        .map_err(|e| unusable(format!("{first}, and it cannot be set aside: {e}")))?;
+    tracing::warn!(
+        "{first}: set aside as {}, building it again",
+        aside.display()
+    );
+    *repaired = true;
+    open().map_err(|e| unusable(e.to_string()))
+}
+
+/// Move a damaged part out of the way as `<path>.damaged-<n>`, removing an earlier one
+/// of it (and, for the mirror, its journal files, which belong to the damaged file).
+fn set_aside(path: &Path) -> std::io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let parent = path.parent().unwrap_or(Path::new("."));
+    let prefix = format!("{name}.damaged-");
+    for entry in std::fs::read_dir(parent)?.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            let p = entry.path();
+            let _ = std::fs::remove_dir_all(&p).or_else(|_| std::fs::remove_file(&p));
+        }
+    }
+    let n = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let aside = parent.join(format!("{prefix}{n}"));
+    std::fs::rename(path, &aside)?;
+    for journal in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(parent.join(format!("{name}{journal}")));
+    }
+    Ok(aside)
+}
+
+/// Whether `dir` was closed cleanly and is untouched since; the marker is removed either
+/// way (this process writes now, and a crash must not leave it behind).
+fn take_clean_marker(dir: &Path) -> bool {
+    let marker = dir.join(CLEAN_MARKER);
+    let noted = std::fs::read_to_string(&marker).ok();
+    let _ = std::fs::remove_file(&marker);
+    noted.is_some_and(|noted| noted == files_digest(dir))
+}
+
+/// Note a clean shutdown of `dir`: what its files are now.
+pub(super) fn mark_clean(dir: &Path) {
+    let _ = std::fs::write(dir.join(CLEAN_MARKER), files_digest(dir));
+}
+
+/// The name, size and mtime of the mirror's file, its WAL (when it holds anything: an
+/// empty one and none are the same) and every search index file but tantivy's lock files.
+fn files_digest(dir: &Path) -> String {
+    let mut files = vec![dir.join(MIRROR_FILE)];
+    let wal = dir.join(format!("{MIRROR_FILE}-wal"));
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        files.push(wal);
+    }
+    if let Ok(entries) = std::fs::read_dir(dir.join(SEARCH_DIR)) {
+        files.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_none_or(|e| e != "lock")),
+        );
+    }
+    files.sort();
+    let mut h = blake3::Hasher::new();
+    for f in files {
+        h.update(f.as_os_str().as_encoded_bytes());
+        match crate::ingest::identity(&f) {
+            Some(id) => h.update(format!(":{}:{}:{}\n", id.size, id.mtime_ns, id.inode).as_bytes()),
+            None => h.update(b":-\n"),
+        };
+    }
+    h.finalize().to_hex().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_clean_marker_vouches_only_for_files_as_it_left_them() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MIRROR_FILE), b"pages").unwrap();
+        std::fs::create_dir(dir.path().join(SEARCH_DIR)).unwrap();
+        std::fs::write(dir.path().join(SEARCH_DIR).join("a.store"), b"x").unwrap();
+        assert!(!take_clean_marker(dir.path()), "no marker: not clean");
+        mark_clean(dir.path());
+        assert!(take_clean_marker(dir.path()));
+        // Taken: a second open (after a crash) is not clean.
+        assert!(!take_clean_marker(dir.path()));
+        mark_clean(dir.path());
+        std::fs::write(dir.path().join(SEARCH_DIR).join("a.store"), b"xy").unwrap();
+        assert!(!take_clean_marker(dir.path()), "a file changed since");
+    }
+
+    #[test]
+    fn a_part_set_aside_replaces_an_earlier_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let mirror = dir.path().join(MIRROR_FILE);
+        for round in 0..2 {
+            std::fs::write(&mirror, format!("round {round}")).unwrap();
+            std::fs::write(dir.path().join("mirror.sqlite-wal"), b"w").unwrap();
+            let aside = set_aside(&mirror).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&aside).unwrap(),
+                format!("round {round}")
+            );
+            assert!(!mirror.exists() && !dir.path().join("mirror.sqlite-wal").exists());
+        }
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1);
+    }
+}
