@@ -571,10 +571,12 @@ fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
     dropped.sort();
     let mut doc = data.clone();
     if let Value::Map(pairs) = &mut doc {
+        // `{**data, ...}`: a new dict.
+        let pairs = std::sync::Arc::make_mut(pairs);
         match pairs.iter_mut().find(|(k, _)| k.as_str() == Some("tables")) {
-            Some((_, v)) => *v = Value::Map(kept),
+            Some((_, v)) => *v = Value::map(kept),
             // `{**data, "tables": walkable}` appends the key when it was absent.
-            None => pairs.push((Value::Str("tables".into()), Value::Map(kept))),
+            None => pairs.push((Value::Str("tables".into()), Value::map(kept))),
         }
     }
     ManifestRead::Ok { doc, dropped }

@@ -9,13 +9,13 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::ingest::{ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
-use compat::value::Value;
+use compat::value::stored;
 
 mod pz;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "4";
+pub const SCHEMA_VERSION: &str = "5";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -231,9 +231,7 @@ impl Mirror {
             return Ok(None);
         };
         Ok(Some(match status.as_str() {
-            "ok" => Parsed::Yaml(serde_json::from_str::<Value>(
-                parsed.as_deref().unwrap_or("null"),
-            )?),
+            "ok" => Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?),
             "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
             "other_error" => Parsed::OtherError(error.unwrap_or_default()),
             "text" => Parsed::Text,
@@ -338,7 +336,7 @@ impl Mirror {
                     connection,
                     fqn,
                     dir.to_string_lossy(),
-                    serde_json::to_string(entry)?
+                    stored::to_json(entry)?
                 ])?;
             }
             let (state, reason, doc, dropped) = match &scan.manifest {
@@ -349,7 +347,7 @@ impl Mirror {
                 ManifestRead::Ok { doc, dropped } => (
                     "ok",
                     None,
-                    Some(serde_json::to_string(doc)?),
+                    Some(stored::to_json(doc)?),
                     dropped.clone(),
                 ),
             };
@@ -441,7 +439,7 @@ impl Mirror {
     /// bytes; nothing was written and the file must be read again in full.
     fn upsert_on(db: &Connection, f: &FileRecord) -> Result<bool, MirrorError> {
         let (status, error, parsed) = match &f.parsed {
-            Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
+            Parsed::Yaml(v) => ("ok", None, Some(stored::to_json(v)?)),
             Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),
