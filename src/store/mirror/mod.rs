@@ -344,12 +344,9 @@ impl Mirror {
                 ManifestRead::Unparseable(r) => ("unparseable", Some(r.clone()), None, Vec::new()),
                 ManifestRead::Malformed(r) => ("malformed", Some(r.clone()), None, Vec::new()),
                 ManifestRead::Failed(r) => ("failed", Some(r.clone()), None, Vec::new()),
-                ManifestRead::Ok { doc, dropped } => (
-                    "ok",
-                    None,
-                    Some(stored::to_json(doc)?),
-                    dropped.clone(),
-                ),
+                ManifestRead::Ok { doc, dropped } => {
+                    ("ok", None, Some(stored::to_json(doc)?), dropped.clone())
+                }
             };
             tx.execute(
                 "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped, fingerprint)

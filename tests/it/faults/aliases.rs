@@ -44,6 +44,18 @@ fn expected(project: &str) -> Vec<Expected> {
         .collect()
 }
 
+/// `age_days` moves with the clock: it is left out of the comparison.
+fn without_age(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            o.remove("age_days");
+            o.values_mut().for_each(without_age);
+        }
+        Value::Array(a) => a.iter_mut().for_each(without_age),
+        _ => {}
+    }
+}
+
 /// A page without its cursor (a JSON key, a Markdown marker or a YAML comment), and that
 /// cursor.
 fn split_cursor(page: &str) -> (String, Option<String>) {
@@ -51,7 +63,9 @@ fn split_cursor(page: &str) -> (String, Option<String>) {
         let cursor = o
             .remove("next_cursor")
             .and_then(|c| c.as_str().map(str::to_string));
-        return (Value::Object(o).to_string(), cursor);
+        let mut v = Value::Object(o);
+        without_age(&mut v);
+        return (v.to_string(), cursor);
     }
     for open in ["\n<!-- next_cursor: ", "# next_cursor: "] {
         if let Some(at) = page.rfind(open) {
@@ -79,13 +93,22 @@ fn pages(server: &mut Server, tool: &str, arguments: &Value, limit: usize) -> Ve
     out
 }
 
+/// Markdown's legend is printdex's own wording: those replies are compared between servers.
+fn markdown(call: &Expected) -> bool {
+    call.tool == "get_table_context" && call.arguments.get("format").is_none()
+}
+
 /// Every expected call answers as dbprint did (all pages, or the first ones recorded).
 fn answers_as_the_reference(server: &mut Server, project: &str) {
     let calls = expected(project);
     assert!(!calls.is_empty());
-    for call in calls {
+    for call in calls.into_iter().filter(|c| !markdown(c)) {
         let want: Vec<String> = call.pages.iter().map(|p| split_cursor(p).0).collect();
-        let limit = if call.complete { usize::MAX } else { want.len() };
+        let limit = if call.complete {
+            usize::MAX
+        } else {
+            want.len()
+        };
         let got = pages(server, &call.tool, &call.arguments, limit);
         assert_eq!(got, want, "{} {}", call.tool, call.arguments);
     }
@@ -136,6 +159,14 @@ fn an_alias_structure_in_statistics_costs_its_text_and_answers_as_the_reference(
     answers_as_the_reference(&mut warm, "statistics");
     let mut fresh = Server::start(&project("statistics"), &[]);
     answers_as_the_reference(&mut fresh, "statistics");
+    for call in expected("statistics").iter().filter(|c| markdown(c)) {
+        assert_eq!(
+            pages(&mut warm, &call.tool, &call.arguments, usize::MAX),
+            pages(&mut fresh, &call.tool, &call.arguments, usize::MAX),
+            "{}",
+            call.arguments
+        );
+    }
 }
 
 #[test]

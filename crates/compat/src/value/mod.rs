@@ -156,7 +156,10 @@ mod arc_vec {
 
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    pub fn serialize<T: Serialize, S: Serializer>(v: &Arc<Vec<T>>, s: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<T: Serialize, S: Serializer>(
+        v: &Arc<Vec<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         v.as_slice().serialize(s)
     }
 

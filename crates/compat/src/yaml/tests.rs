@@ -434,7 +434,9 @@ fn aliased_collections_stay_one_allocation() {
     let (Some(Value::Seq(e)), Value::Seq(f)) = (v.get("e"), f) else {
         panic!("{v:?}")
     };
-    assert!(f.iter().all(|item| matches!(item, Value::Seq(x) if std::sync::Arc::ptr_eq(x, e))));
+    assert!(f
+        .iter()
+        .all(|item| matches!(item, Value::Seq(x) if std::sync::Arc::ptr_eq(x, e))));
     // Seven levels load too: 4,782,969 leaves, still seven allocations.
     let v = load(&alias_structure(7)).unwrap();
     let mut seen = std::collections::HashSet::new();

@@ -221,8 +221,12 @@ fn anchor_name(a: Anchor) -> String {
 /// scalars are never aliased, as `ignore_aliases` says).
 fn shared_id(v: &Value) -> Option<usize> {
     match v {
-        Value::Seq(a) if std::sync::Arc::strong_count(a) > 1 => Some(std::sync::Arc::as_ptr(a) as usize),
-        Value::Map(a) if std::sync::Arc::strong_count(a) > 1 => Some(std::sync::Arc::as_ptr(a) as usize),
+        Value::Seq(a) if std::sync::Arc::strong_count(a) > 1 => {
+            Some(std::sync::Arc::as_ptr(a) as usize)
+        }
+        Value::Map(a) if std::sync::Arc::strong_count(a) > 1 => {
+            Some(std::sync::Arc::as_ptr(a) as usize)
+        }
         _ => None,
     }
 }
