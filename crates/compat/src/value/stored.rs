@@ -330,10 +330,43 @@ mod tests {
 
     #[test]
     fn an_unshared_value_reads_and_writes_as_the_derived_form() {
-        let v = crate::yaml::load(
-            "a: [1, 2.5, .nan, -.inf, null, true, 2024-01-02, 2024-01-02 03:04:05+01:00]\nb: {c: !!binary aGk=, d: 123456789012345678901234567890}\n",
-        )
-        .unwrap();
+        let date = Date {
+            year: 2024,
+            month: 1,
+            day: 2,
+        };
+        let v = Value::map(vec![
+            (
+                Value::Str("a".into()),
+                Value::seq(vec![
+                    Value::Int(1),
+                    Value::Float(2.5),
+                    Value::Float(f64::NAN),
+                    Value::Float(f64::NEG_INFINITY),
+                    Value::Null,
+                    Value::Bool(true),
+                    Value::Date(date),
+                    Value::DateTime(DateTime {
+                        date,
+                        hour: 3,
+                        minute: 4,
+                        second: 5,
+                        microsecond: 6,
+                        offset_seconds: Some(3600),
+                    }),
+                ]),
+            ),
+            (
+                Value::Str("b".into()),
+                Value::map(vec![
+                    (Value::Str("c".into()), Value::Bytes(b"hi".to_vec())),
+                    (
+                        Value::Str("d".into()),
+                        Value::BigInt("123456789012345678901234567890".into()),
+                    ),
+                ]),
+            ),
+        ]);
         let derived = serde_json::to_string(&v).unwrap();
         assert_eq!(to_json(&v).unwrap(), derived);
         let back = from_json(&derived).unwrap();
