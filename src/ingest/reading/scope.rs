@@ -70,8 +70,9 @@ pub fn scope_of(statistics: &Value) -> Option<ScanScope> {
     if reading.state != Absence::Present && echoes.is_empty() {
         return None;
     }
+    // `dict(reading.value)`: a copy, so the block never aliases the file's own `scope`.
     let block = match reading.value {
-        Value::Map(pairs) => Value::Map(pairs),
+        Value::Map(pairs) => Value::map(pairs.to_vec()),
         _ => Value::map(Vec::new()),
     };
     let rows_scanned = match block.get("rows_scanned") {
