@@ -44,7 +44,7 @@ fn rejection(column: &str, target: &str, target_column: &str) -> Value {
 fn annotations(entries: Vec<Value>) -> Value {
     map(vec![
         ("format_version", Value::Int(1)),
-        ("refers_to", Value::Seq(entries)),
+        ("refers_to", Value::seq(entries)),
     ])
 }
 
@@ -99,7 +99,7 @@ fn rejecting(owner: &str, edge: (&str, &str, &str)) -> Disk {
 fn referenced_by(edges: Vec<Value>) -> Value {
     map(vec![
         ("refers_to", Value::seq(vec![])),
-        ("referenced_by", Value::Seq(edges)),
+        ("referenced_by", Value::seq(edges)),
     ])
 }
 
