@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS files (
     hash         TEXT,                  -- blake3 of the content, hex; NULL when absent
     parse_status TEXT NOT NULL,         -- ok | split | yaml_error | other_error | text | absent
     parse_error  TEXT,                  -- the exact error text when it did not parse
-    parsed       TEXT                   -- the parsed value (tagged JSON) for YAML kinds
+    parsed       TEXT                   -- the parsed value (tagged JSON, sharing kept: compat::value::stored)
 );
 CREATE INDEX IF NOT EXISTS files_by_table ON files (connection, fqn);
 
@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS tables (
     connection TEXT NOT NULL,
     fqn        TEXT NOT NULL,
     table_dir  TEXT NOT NULL,
-    entry      TEXT NOT NULL,           -- the manifest entry (tagged JSON)
+    entry      TEXT NOT NULL,           -- the manifest entry (tagged JSON, as files.parsed)
     PRIMARY KEY (connection, fqn)
 );
 

@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
                 (Format::Yaml, "yaml"),
             ] {
                 let purpose = if query { "query" } else { "profile" };
-                let args = Value::Map(vec![
+                let args = Value::map(vec![
                     (Value::Str("table".into()), Value::Str(fqn.clone())),
                     (Value::Str("purpose".into()), Value::Str(purpose.into())),
                     (Value::Str("format".into()), Value::Str(name.into())),

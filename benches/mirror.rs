@@ -41,7 +41,7 @@ fn bench(c: &mut Criterion) {
     });
     let store = Arc::new(Store::open(served(), dir.path()).unwrap());
     for detail in [false, true] {
-        let args = Value::Map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
+        let args = Value::map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
         group.bench_function(format!("list_tables_detail_{detail}"), |b| {
             b.iter(|| {
                 let state = store.connection(None).unwrap();

@@ -31,7 +31,7 @@ fn served() -> Served {
 }
 
 fn args(pairs: &[(&str, &str)]) -> Value {
-    Value::Map(
+    Value::map(
         pairs
             .iter()
             .map(|(k, v)| (Value::Str(k.to_string()), Value::Str(v.to_string())))

@@ -640,10 +640,12 @@ fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
     dropped.sort();
     let mut doc = data.clone();
     if let Value::Map(pairs) = &mut doc {
+        // `{**data, ...}`: a new dict.
+        let pairs = std::sync::Arc::make_mut(pairs);
         match pairs.iter_mut().find(|(k, _)| k.as_str() == Some("tables")) {
-            Some((_, v)) => *v = Value::Map(kept),
+            Some((_, v)) => *v = Value::map(kept),
             // `{**data, "tables": walkable}` appends the key when it was absent.
-            None => pairs.push((Value::Str("tables".into()), Value::Map(kept))),
+            None => pairs.push((Value::Str("tables".into()), Value::map(kept))),
         }
     }
     ManifestRead::Ok { doc, dropped }
@@ -772,7 +774,7 @@ mod tests {
         let Parsed::Split(header) = &record.parsed else {
             panic!("not split: {:?}", record.parsed);
         };
-        assert_eq!(header.get(SPLIT_KEY), Some(&Value::Seq(Vec::new())));
+        assert_eq!(header.get(SPLIT_KEY), Some(&Value::seq(Vec::new())));
         let items = std::mem::take(&mut *stash.items.lock().unwrap());
         assert_eq!(items.len(), ITEM_BATCH * 2 + 3);
         let hash = record.hash.as_deref().unwrap();

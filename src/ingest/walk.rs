@@ -210,7 +210,7 @@ mod tests {
     use super::*;
 
     fn map(pairs: Vec<(&str, Value)>) -> Value {
-        Value::Map(
+        Value::map(
             pairs
                 .into_iter()
                 .map(|(k, v)| (Value::Str(k.into()), v))

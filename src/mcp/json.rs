@@ -17,8 +17,8 @@ pub fn from_json(v: &serde_json::Value) -> Value {
             }
         }
         serde_json::Value::String(s) => Value::Str(s.clone()),
-        serde_json::Value::Array(a) => Value::Seq(a.iter().map(from_json).collect()),
-        serde_json::Value::Object(o) => Value::Map(
+        serde_json::Value::Array(a) => Value::seq(a.iter().map(from_json).collect()),
+        serde_json::Value::Object(o) => Value::map(
             o.iter()
                 .map(|(k, v)| (Value::Str(k.clone()), from_json(v)))
                 .collect(),

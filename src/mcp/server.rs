@@ -125,14 +125,14 @@ impl<S: ToolSet> Server<S> {
         let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
             let mut reply = vec![(
                 Value::Str("tools".into()),
-                Value::Seq(run.iter().map(Unit::value).collect()),
+                Value::seq(run.iter().map(Unit::value).collect()),
             )];
             if let Some(c) = next {
                 reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
             }
-            Value::Map(reply)
+            Value::map(reply)
         };
-        let call = Call::new("tools/list", &Value::Map(Vec::new()), &[]);
+        let call = Call::new("tools/list", &Value::map(Vec::new()), &[]);
         let units = paging::units(&call, items, &render);
         let page = paging::page(&call, &units, &render, cursor)?;
         let next = page

@@ -313,10 +313,10 @@ fn split(shown: Value) -> (Vec<(Value, Value)>, Vec<Value>) {
     };
     let mut header = Vec::with_capacity(pairs.len());
     let mut changes = Vec::new();
-    for (k, v) in pairs {
+    for (k, v) in std::sync::Arc::unwrap_or_clone(pairs) {
         if k.as_str() == Some("changes") {
             if let Value::Seq(items) = v {
-                changes = items;
+                changes = std::sync::Arc::unwrap_or_clone(items);
             }
         } else {
             header.push((k, v));

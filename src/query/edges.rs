@@ -147,7 +147,7 @@ pub fn iterate(v: Option<&Value>) -> Result<Vec<Value>, QueryError> {
     match v {
         None => Ok(Vec::new()),
         Some(v) if !v.truthy() => Ok(Vec::new()),
-        Some(Value::Seq(items)) => Ok(items.clone()),
+        Some(Value::Seq(items)) => Ok(items.to_vec()),
         Some(Value::Map(pairs)) => Ok(pairs.iter().map(|(k, _)| k.clone()).collect()),
         Some(Value::Str(s)) => Ok(s.chars().map(|c| Value::Str(c.to_string())).collect()),
         Some(Value::Bytes(b)) => Ok(b.iter().map(|x| Value::Int(i64::from(*x))).collect()),
@@ -372,10 +372,10 @@ pub fn withhold_rejected(
     }
     let mut out = relationships.clone();
     if refers_to.is_some_and(|v| *v != Value::Null) {
-        super::value::set(&mut out, "refers_to", Value::Seq(own));
+        super::value::set(&mut out, "refers_to", Value::seq(own));
     }
     if referenced.is_some_and(|v| *v != Value::Null) {
-        super::value::set(&mut out, "referenced_by", Value::Seq(others));
+        super::value::set(&mut out, "referenced_by", Value::seq(others));
     }
     Ok(Some(out))
 }
@@ -492,10 +492,10 @@ pub fn diff_without_rejected(
         }
     }
     let dropped = changes.len() - kept.len();
-    let kept = Value::Seq(kept.into_iter().cloned().collect());
+    let kept = Value::seq(kept.into_iter().cloned().collect());
     // `{**data, "changes": kept}`: every other key copied, `changes` in its own place.
     let mut shown = match data {
-        Value::Map(pairs) => Value::Map(
+        Value::Map(pairs) => Value::map(
             pairs
                 .iter()
                 .filter(|(k, _)| k.as_str() != Some("changes"))
@@ -509,7 +509,7 @@ pub fn diff_without_rejected(
             .iter()
             .position(|(k, _)| k.as_str() == Some("changes"))
             .unwrap_or(out.len());
-        out.insert(at, (Value::Str("changes".into()), kept));
+        std::sync::Arc::make_mut(out).insert(at, (Value::Str("changes".into()), kept));
     }
     if dropped > 0 {
         if let Some(summary @ Value::Map(_)) = data.get("summary") {

@@ -227,7 +227,7 @@ pub fn verdict(
         ("age_days", age_value),
         ("max_age_days", threshold_value(threshold)),
     ]) {
-        Value::Map(p) => p,
+        Value::Map(p) => std::sync::Arc::unwrap_or_clone(p),
         _ => Vec::new(),
     };
     (pairs, size_gated)

@@ -74,7 +74,7 @@ impl Tables<'_> {
         pairs.extend(verdict);
         Table {
             fqn,
-            entry: Value::Map(pairs),
+            entry: Value::map(pairs),
             size_gated,
         }
     }

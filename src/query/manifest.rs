@@ -63,7 +63,7 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Manifest<'a>, Qu
     if !failed.is_empty() {
         head.push((
             "failed_tables".into(),
-            Value::Seq(failed.into_iter().map(Value::Str).collect()),
+            Value::seq(failed.into_iter().map(Value::Str).collect()),
         ));
     }
     Ok(Manifest {

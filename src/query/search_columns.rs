@@ -61,7 +61,7 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
         .iter()
         .filter(|(_, note)| casefold(note).contains(&needle))
         .map(|(value, note)| {
-            Value::Map(vec![
+            Value::map(vec![
                 (Value::Str("value".into()), value.clone()),
                 (
                     Value::Str("note".into()),
@@ -86,7 +86,7 @@ fn shown_match(
     record: &ColumnRecord,
     value_notes: &[Value],
 ) -> Value {
-    let mut m = Value::Map(vec![
+    let mut m = Value::map(vec![
         (Value::Str("table".into()), Value::Str(fqn.into())),
         (
             Value::Str("column".into()),
@@ -117,7 +117,7 @@ fn shown_match(
     match &record.part {
         None => {
             if !value_notes.is_empty() {
-                set(&mut m, "value_notes", Value::Seq(value_notes.to_vec()));
+                set(&mut m, "value_notes", Value::seq(value_notes.to_vec()));
             }
         }
         Some(path) => {
@@ -194,7 +194,7 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, Que
         }
     }
     let fqns = |ranks: Vec<usize>| -> Value {
-        Value::Seq(
+        Value::seq(
             ranks
                 .into_iter()
                 .map(|r| Value::Str(snap.tables[r].fqn.clone()))

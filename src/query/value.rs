@@ -4,7 +4,7 @@ use compat::value::Value;
 
 /// A dict from string keys, in order.
 pub fn dict<I: IntoIterator<Item = (&'static str, Value)>>(pairs: I) -> Value {
-    Value::Map(
+    Value::map(
         pairs
             .into_iter()
             .map(|(k, v)| (Value::Str(k.to_string()), v))
@@ -16,7 +16,7 @@ pub fn dict<I: IntoIterator<Item = (&'static str, Value)>>(pairs: I) -> Value {
 /// assignment).
 pub fn set(map: &mut Value, key: &str, value: Value) {
     if let Value::Map(pairs) = map {
-        put(pairs, key, value);
+        put(std::sync::Arc::make_mut(pairs), key, value);
     }
 }
 

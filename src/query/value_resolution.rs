@@ -64,7 +64,7 @@ fn entry_payload(entry: &Value, notes: &HashMap<String, String>) -> Vec<(String,
 }
 
 fn dict(pairs: Vec<(String, Value)>) -> Value {
-    Value::Map(pairs.into_iter().map(|(k, v)| (Value::Str(k), v)).collect())
+    Value::map(pairs.into_iter().map(|(k, v)| (Value::Str(k), v)).collect())
 }
 
 /// Whether `needle` occurs in `hay` with no word character right before or after it
@@ -214,7 +214,7 @@ pub fn resolve(
     if complete && listed.len() <= DOMAIN_LIMIT {
         reply.push((
             "domain".to_string(),
-            Value::Seq(
+            Value::seq(
                 listed
                     .iter()
                     .map(|e| dict(entry_payload(e, notes)))
@@ -240,7 +240,7 @@ pub fn resolve(
     };
     reply.push(("match".to_string(), Value::Str(kind.into())));
     if let Some((key, items)) = list {
-        reply.push((key.to_string(), Value::Seq(items)));
+        reply.push((key.to_string(), Value::seq(items)));
     }
     reply
 }

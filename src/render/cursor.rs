@@ -94,7 +94,7 @@ fn arguments_digest(arguments: &Value) -> String {
                 .cloned()
                 .collect();
             pairs.sort_by(|a, b| a.0.as_str().unwrap_or("").cmp(b.0.as_str().unwrap_or("")));
-            Value::Map(pairs)
+            Value::map(pairs)
         }
         other => other.clone(),
     };

@@ -11,7 +11,7 @@ use compat::value::Value;
 pub fn page(diff: Diff, arguments: &Value, cursor: Option<&str>) -> Result<Value, QueryError> {
     let Diff::Events(events) = diff else {
         // The reference answers a non-mapping diff with an empty object, `total` and all.
-        return Ok(Value::Map(Vec::new()));
+        return Ok(Value::map(Vec::new()));
     };
     let total = events.total();
     // Head units are named by their index in `header`, so a key that is not a string
@@ -45,7 +45,7 @@ pub fn page(diff: Diff, arguments: &Value, cursor: Option<&str>) -> Result<Value
             .collect();
         reply.push((
             Value::Str("changes".into()),
-            Value::Seq(rest.iter().map(|u| u.value()).collect()),
+            Value::seq(rest.iter().map(|u| u.value()).collect()),
         ));
         // Assigned as the reference assigns dict keys: a diff key of the same name keeps
         // its place and takes the value.
@@ -53,7 +53,7 @@ pub fn page(diff: Diff, arguments: &Value, cursor: Option<&str>) -> Result<Value
         if let Some(c) = next {
             put(&mut reply, "next_cursor", Value::Str(c.to_string()));
         }
-        Value::Map(reply)
+        Value::map(reply)
     };
     let call = Call::pinned("get_diff", arguments, &events.pins());
     paging::lazy_page(&call, head, total, &mut item, &shape, cursor)

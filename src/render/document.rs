@@ -211,7 +211,7 @@ mod tests {
     use super::*;
 
     fn call() -> Call {
-        Call::new("doc_tool", &Value::Map(Vec::new()), &[])
+        Call::new("doc_tool", &Value::map(Vec::new()), &[])
     }
 
     /// `line_pages` by code points, as strings.

@@ -20,7 +20,7 @@ fn size_gate_warning(connection: &str, tables: &[&str]) -> String {
 pub fn page(tables: &Tables, arguments: &Value, cursor: Option<&str>) -> Result<Value, QueryError> {
     let mut head = Vec::new();
     if !tables.failed.is_empty() {
-        let list = Value::Seq(tables.failed.iter().cloned().map(Value::Str).collect());
+        let list = Value::seq(tables.failed.iter().cloned().map(Value::Str).collect());
         head.push((UnitKey::Head("failed_tables".into()), list));
     }
     // The size-gated tables among those made, by index: a page's warning names its own.
@@ -48,7 +48,7 @@ pub fn page(tables: &Tables, arguments: &Value, cursor: Option<&str>) -> Result<
             let warning = size_gate_warning(&tables.connection, &on_page);
             reply.push((
                 Value::Str("warnings".into()),
-                Value::Seq(vec![Value::Str(warning)]),
+                Value::seq(vec![Value::Str(warning)]),
             ));
         }
         paging::with_total(reply, total, next)

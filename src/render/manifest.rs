@@ -33,7 +33,7 @@ pub fn page(
                 UnitKey::Head(k) => (Value::Str(k.clone()), u.value()),
             })
             .collect();
-        reply.push((Value::Str("tables".into()), Value::Map(tables)));
+        reply.push((Value::Str("tables".into()), Value::map(tables)));
         paging::with_total(reply, total, next)
     };
     let call = Call::pinned("get_manifest", arguments, &manifest.pins);

@@ -408,7 +408,7 @@ pub fn list_reply(run: &[Unit], key: &str) -> Vec<(Value, Value)> {
         head.into_iter().map(|(k, v)| (Value::Str(k), v)).collect();
     reply.push((
         Value::Str(key.into()),
-        Value::Seq(rest.iter().map(|u| u.value()).collect()),
+        Value::seq(rest.iter().map(|u| u.value()).collect()),
     ));
     reply
 }
@@ -423,7 +423,7 @@ pub fn with_total(
     if let Some(c) = next_cursor {
         reply.push((Value::Str("next_cursor".into()), Value::Str(c.to_string())));
     }
-    Value::Map(reply)
+    Value::map(reply)
 }
 
 #[cfg(test)]
@@ -435,7 +435,7 @@ mod tests {
     }
 
     fn call() -> Call {
-        Call::new("t", &Value::Map(vec![]), &[])
+        Call::new("t", &Value::map(vec![]), &[])
     }
 
     fn walk(items: Vec<(UnitKey, Value)>) -> Vec<Value> {
@@ -514,7 +514,7 @@ mod tests {
 
     #[test]
     fn a_cursor_belongs_to_its_call() {
-        let args = Value::Map(vec![(
+        let args = Value::map(vec![(
             Value::Str("pattern".into()),
             Value::Str("a*".into()),
         )]);
@@ -528,7 +528,7 @@ mod tests {
             other_tool.position(Some(&cursor)),
             Err(QueryError::ForeignCursor("get_manifest".into()))
         );
-        let other_args = Call::new("list_tables", &Value::Map(vec![]), &files);
+        let other_args = Call::new("list_tables", &Value::map(vec![]), &files);
         assert_eq!(
             other_args.position(Some(&cursor)),
             Err(QueryError::ForeignCursor("list_tables".into()))

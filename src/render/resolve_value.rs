@@ -32,7 +32,7 @@ pub fn page(
     for (key, entries) in &lists {
         for (i, e) in entries.iter().enumerate() {
             items.push((
-                UnitKey::Item(Value::Seq(vec![
+                UnitKey::Item(Value::seq(vec![
                     Value::Str(key.to_string()),
                     Value::Int(i as i64),
                 ])),
@@ -53,7 +53,7 @@ pub fn page(
                 .map(Unit::value)
                 .collect();
             if !here.is_empty() || (first && entries.is_empty()) {
-                page.push((Value::Str(key.to_string()), Value::Seq(here)));
+                page.push((Value::Str(key.to_string()), Value::seq(here)));
             }
         }
         paging::with_total(page, total, next)

@@ -132,7 +132,7 @@ fn entry_value(entry: &Entry) -> Value {
 /// `resources/list`'s page `cursor` points at, paged past 20,000 characters; the cursor
 /// pins every served manifest.
 pub fn list_page(listing: &Listing, cursor: Option<&str>) -> Result<ListPage, QueryError> {
-    let call = Call::pinned("resources/list", &Value::Map(Vec::new()), &listing.pins);
+    let call = Call::pinned("resources/list", &Value::map(Vec::new()), &listing.pins);
     let start = paging::lazy_start(&call, cursor)?;
     let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
         let listed = listing
@@ -146,12 +146,12 @@ pub fn list_page(listing: &Listing, cursor: Option<&str>) -> Result<ListPage, Qu
     let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let mut reply = vec![(
             Value::Str("resources".into()),
-            Value::Seq(run.iter().map(Unit::value).collect()),
+            Value::seq(run.iter().map(Unit::value).collect()),
         )];
         if let Some(c) = next {
             reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
         }
-        Value::Map(reply)
+        Value::map(reply)
     };
     let page = paging::lazy_page(&call, Vec::new(), listing.len(), &mut item, &shape, cursor)?;
     let shown = page

@@ -20,7 +20,7 @@ fn finding(f: &Finding) -> Value {
         ("message", s(&f.message)),
         (
             "suggestions",
-            Value::Seq(f.suggestions.iter().map(|x| s(x)).collect()),
+            Value::seq(f.suggestions.iter().map(|x| s(x)).collect()),
         ),
     ])
 }
@@ -34,7 +34,7 @@ pub fn dict(report: &Report) -> Value {
         ("statements", Value::Int(report.statements as i64)),
         (
             "findings",
-            Value::Seq(report.findings.iter().map(finding).collect()),
+            Value::seq(report.findings.iter().map(finding).collect()),
         ),
     ])
 }

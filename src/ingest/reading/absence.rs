@@ -264,12 +264,12 @@ fn stated_by_absence(head: &str) -> Option<(Value, &'static str, &'static str)> 
         "inferred.candidate_key_exception" => (Value::Null, "no exception to state", "§4.2"),
         "redacted" => (Value::Null, "no redact rule covers the column", "§2.2.9"),
         "unmeasured" => (
-            Value::Seq(Vec::new()),
+            Value::seq(Vec::new()),
             "every field the column should carry was measured",
             "§2.2.4",
         ),
         "unrepresentable" => (
-            Value::Seq(Vec::new()),
+            Value::seq(Vec::new()),
             "no emitted bound lies outside years 0001-9999",
             "§2.2.4",
         ),
@@ -572,12 +572,12 @@ fn implied_block(statistics: &Value, head: &str) -> FieldReading {
         "physical_layout" => omitted(Value::Null, "the table declares no layout", "§2.2.11"),
         "merging" => omitted(Value::Null, "no merging engine", "§2.2.19"),
         "unmeasured" => omitted(
-            Value::Seq(Vec::new()),
+            Value::seq(Vec::new()),
             "every block the file should carry was measured",
             "§2.2.1",
         ),
         "disabled" => omitted(
-            Value::Seq(Vec::new()),
+            Value::seq(Vec::new()),
             "no measurement was switched off",
             "§2.2.21",
         ),

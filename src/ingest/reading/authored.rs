@@ -75,13 +75,13 @@ pub fn iso_dates(node: &Value) -> Value {
                 .replacen(' ', "T", 1)
                 .replace("+00:00", "Z"),
         ),
-        Value::Map(pairs) => Value::Map(
+        Value::Map(pairs) => Value::map(
             pairs
                 .iter()
                 .map(|(k, v)| (k.clone(), iso_dates(v)))
                 .collect(),
         ),
-        Value::Seq(items) => Value::Seq(items.iter().map(iso_dates).collect()),
+        Value::Seq(items) => Value::seq(items.iter().map(iso_dates).collect()),
         other => other.clone(),
     }
 }
@@ -106,7 +106,7 @@ fn non_string_keys(
 ) {
     match data {
         Value::Map(pairs) => {
-            for (k, v) in pairs {
+            for (k, v) in pairs.iter() {
                 prefix.push(k.clone());
                 if !matches!(k, Value::Str(_)) {
                     found(prefix, k);
@@ -183,7 +183,7 @@ fn json_equal(a: &Value, b: &Value) -> bool {
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Str(_), _) | (_, Value::Str(_)) => false,
         (Value::Seq(x), Value::Seq(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(i, j)| json_equal(i, j))
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(i, j)| json_equal(i, j))
         }
         (Value::Map(x), Value::Map(y)) => {
             x.len() == y.len()

@@ -70,9 +70,10 @@ pub fn scope_of(statistics: &Value) -> Option<ScanScope> {
     if reading.state != Absence::Present && echoes.is_empty() {
         return None;
     }
+    // `dict(reading.value)`: a copy, so the block never aliases the file's own `scope`.
     let block = match reading.value {
-        Value::Map(pairs) => Value::Map(pairs),
-        _ => Value::Map(Vec::new()),
+        Value::Map(pairs) => Value::map(pairs.to_vec()),
+        _ => Value::map(Vec::new()),
     };
     let rows_scanned = match block.get("rows_scanned") {
         Some(v) if is_int(v) => Some(v.clone()),
@@ -147,7 +148,7 @@ mod tests {
     #[test]
     fn unscoped_files_have_no_scope() {
         assert_eq!(scope_of(&load("row_count: 3\ncolumns: {a: {}}\n")), None);
-        assert_eq!(scope_of(&Value::Map(vec![])), None);
+        assert_eq!(scope_of(&Value::map(vec![])), None);
     }
 
     #[test]
@@ -161,10 +162,10 @@ mod tests {
         assert_eq!(s.filter.as_deref(), Some("x > 1"));
         assert_eq!(s.share(), Some(0.4));
         let s = scope_of(&load("columns: {a: {rows_scanned: 7}}\n")).unwrap();
-        assert_eq!(s.block, Value::Map(vec![]));
+        assert_eq!(s.block, Value::map(vec![]));
         assert_eq!(s.rows_scanned, Some(Value::Int(7)));
         let s = scope_of(&load("scope: [1]\ncolumns: {}\n")).unwrap();
-        assert_eq!(s.block, Value::Map(vec![]));
+        assert_eq!(s.block, Value::map(vec![]));
         assert_eq!(s.rows_scanned, None);
     }
 

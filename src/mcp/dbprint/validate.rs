@@ -92,5 +92,5 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, String> {
             }
         }
     }
-    Ok(Value::Map(pairs))
+    Ok(Value::map(pairs))
 }

@@ -278,7 +278,7 @@ pub fn codes_undocumented(
 pub fn effective_profile(base: &Value, delta: Option<&Value>) -> Value {
     let mut out: Vec<(Value, Value)> = base.as_map().map(<[_]>::to_vec).unwrap_or_default();
     let Some(Value::Map(delta)) = delta else {
-        return Value::Map(out);
+        return Value::map(out);
     };
     let put = |out: &mut Vec<(Value, Value)>, k: &Value, v: Value| match out
         .iter_mut()
@@ -287,7 +287,7 @@ pub fn effective_profile(base: &Value, delta: Option<&Value>) -> Value {
         Some(slot) => slot.1 = v,
         None => out.push((k.clone(), v)),
     };
-    for (name, block) in delta {
+    for (name, block) in delta.iter() {
         if name.as_str() == Some("read") && matches!(block, Value::Map(_)) {
             let mut read: Vec<(Value, Value)> = out
                 .iter()
@@ -298,12 +298,12 @@ pub fn effective_profile(base: &Value, delta: Option<&Value>) -> Value {
             for (k, v) in block.as_map().unwrap_or_default() {
                 put(&mut read, k, v.clone());
             }
-            put(&mut out, name, Value::Map(read));
+            put(&mut out, name, Value::map(read));
         } else {
             put(&mut out, name, block.clone());
         }
     }
-    Value::Map(out)
+    Value::map(out)
 }
 
 /// `non_null_rows`: a part's occurrences, the rows scanned, else the row count, less nulls.

@@ -199,7 +199,7 @@ fn annotated_edge(
     extra: Option<(&str, &str)>,
     note: Option<&str>,
 ) -> Value {
-    let mut edge = Value::Map(Vec::new());
+    let mut edge = Value::map(Vec::new());
     if let Some((k, v)) = extra {
         set(&mut edge, k, Value::Str(v.to_string()));
     }
@@ -313,8 +313,8 @@ fn with_human_edges(relationships: Option<Value>, ix: &Overlay, fqn: &str) -> R<
         return Ok(Some(rel));
     }
     let mut out = rel;
-    set(&mut out, "refers_to", Value::Seq(refers_to));
-    set(&mut out, "referenced_by", Value::Seq(referenced_by));
+    set(&mut out, "refers_to", Value::seq(refers_to));
+    set(&mut out, "referenced_by", Value::seq(referenced_by));
     Ok(Some(out))
 }
 
@@ -469,7 +469,7 @@ fn inherited_notes(
                 continue;
             }
             let Some(noted) = noted else { continue };
-            let mut item = Value::Map(vec![(
+            let mut item = Value::map(vec![(
                 Value::Str("source".into()),
                 Value::Str(format!("{table}.{column}")),
             )]);
@@ -486,7 +486,7 @@ fn inherited_notes(
                 .filter_map(|v| {
                     let note = v.get("note").and_then(Value::as_str)?;
                     (matches!(v, Value::Map(_)) && !compat::py::strip(note).is_empty()).then(|| {
-                        Value::Map(vec![
+                        Value::map(vec![
                             (
                                 Value::Str("value".into()),
                                 v.get("value").cloned().unwrap_or(Value::Null),
@@ -497,7 +497,7 @@ fn inherited_notes(
                 })
                 .collect();
             if !values.is_empty() {
-                set(&mut item, "values", Value::Seq(values));
+                set(&mut item, "values", Value::seq(values));
             }
             match out.iter_mut().find(|(n, _)| *n == name) {
                 Some(slot) => slot.1.push(item),
@@ -618,7 +618,7 @@ pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).
 pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Artifacts> {
     let empty = Table {
-        entry: Value::Map(Vec::new()),
+        entry: Value::map(Vec::new()),
         dir: cx.state.config.print_root.join(fqn.replace('.', "/")),
         artifacts: Vec::new(),
     };

@@ -130,7 +130,7 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
             .map(str::to_string),
         profile: match manifest.get("profile") {
             Some(p @ Value::Map(_)) => p.clone(),
-            _ => Value::Map(Vec::new()),
+            _ => Value::map(Vec::new()),
         },
         pins: (*pins).clone(),
     })

@@ -7,7 +7,7 @@ fn s(text: &str) -> Value {
 }
 
 fn map(pairs: Vec<(&str, Value)>) -> Value {
-    Value::Map(pairs.into_iter().map(|(k, v)| (s(k), v)).collect())
+    Value::map(pairs.into_iter().map(|(k, v)| (s(k), v)).collect())
 }
 
 #[test]
@@ -27,7 +27,7 @@ fn the_table_filter_reads_all_three_table_fields_and_ands_with_kind() {
     assert!(!matches(&column, Some("a.b.c"), Some("relationship_added")));
     assert!(!matches(&edge, Some("x.y.z"), Some("relationship_added")));
     // Python `==`: a table named by a non-string, or an event with no kind, never matches.
-    let odd = map(vec![("table", Value::Seq(vec![s("a.b.c")]))]);
+    let odd = map(vec![("table", Value::seq(vec![s("a.b.c")]))]);
     assert!(!matches(&odd, Some("a.b.c"), None));
     assert!(!matches(&odd, None, Some("column_added")));
 }
@@ -154,7 +154,7 @@ fn events(diff: &Diff) -> Vec<(String, String)> {
 }
 
 fn relationships_changed(diff: &Diff) -> Value {
-    Value::Map(parts(diff).0.to_vec())
+    Value::map(parts(diff).0.to_vec())
         .get("summary")
         .and_then(|s| s.get("relationships_changed"))
         .unwrap()
@@ -169,7 +169,7 @@ fn total(diff: &Diff) -> usize {
 fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
     let project = Project::new();
     let store = project.store();
-    let reply = ask(&store, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::map(vec![])).unwrap();
     assert_eq!(
         events(&reply),
         [
@@ -188,7 +188,7 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
         "db/s/events/relationships.annotations.yaml",
         "format_version: 1\nrefers_to: []\n",
     );
-    let reply = ask(&store, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
     assert_eq!(relationships_changed(&reply), Value::Int(2));
 
@@ -198,7 +198,7 @@ fn a_rejected_edge_is_withheld_and_counted_out_until_the_verdict_goes() {
         "db/s/events/relationships.yaml",
         "refers_to:\n- column: [customer_id]\n  target_table: db.s.customers\n  target_column: [id]\n  detection: declared\n  note: a foreign key\n",
     );
-    let reply = ask(&store, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
 }
 
@@ -241,25 +241,25 @@ fn missing_unparseable_and_non_mapping_diffs() {
 
     project.write("diff.yaml", "- just\n- a list\n");
     assert!(matches!(
-        ask(&store, Value::Map(vec![])),
+        ask(&store, Value::map(vec![])),
         Ok(Diff::NotMapping)
     ));
     // An empty file is None: not a mapping either.
     project.write("diff.yaml", "");
     assert!(matches!(
-        ask(&store, Value::Map(vec![])),
+        ask(&store, Value::map(vec![])),
         Ok(Diff::NotMapping)
     ));
 
     project.write("diff.yaml", "summary: [unclosed\n");
-    match ask(&store, Value::Map(vec![])) {
+    match ask(&store, Value::map(vec![])) {
         Err(QueryError::YamlParse { path, .. }) => assert_eq!(path, shown),
         other => panic!("{other:?}"),
     }
 
     std::fs::remove_file(&path).unwrap();
     assert_eq!(
-        ask(&store, Value::Map(vec![]))
+        ask(&store, Value::map(vec![]))
             .map(|_| ())
             .map_err(|e| e.to_string()),
         Err(format!(
@@ -268,16 +268,16 @@ fn missing_unparseable_and_non_mapping_diffs() {
     );
 
     project.write("diff.yaml", DIFF);
-    assert_eq!(total(&ask(&store, Value::Map(vec![])).unwrap()), 2);
+    assert_eq!(total(&ask(&store, Value::map(vec![])).unwrap()), 2);
 }
 
 #[test]
 fn the_pins_move_when_a_deciding_file_changes() {
     let project = Project::new();
     let store = project.store();
-    let before = ask(&store, Value::Map(vec![])).unwrap();
+    let before = ask(&store, Value::map(vec![])).unwrap();
     assert_eq!(
-        parts(&ask(&store, Value::Map(vec![])).unwrap()).2,
+        parts(&ask(&store, Value::map(vec![])).unwrap()).2,
         parts(&before).2
     );
     // The annotation file decides the diff, so editing it moves what a cursor pins.
@@ -285,7 +285,7 @@ fn the_pins_move_when_a_deciding_file_changes() {
         "db/s/events/relationships.annotations.yaml",
         "format_version: 1\nrefers_to: []\n",
     );
-    let after = ask(&store, Value::Map(vec![])).unwrap();
+    let after = ask(&store, Value::map(vec![])).unwrap();
     assert_ne!(parts(&after).2, parts(&before).2);
 }
 
@@ -294,7 +294,7 @@ fn without_a_usable_manifest_nothing_is_withheld() {
     let project = Project::new();
     project.write("manifest.yaml", "tables: [unclosed\n");
     let store = project.store();
-    let reply = ask(&store, Value::Map(vec![])).unwrap();
+    let reply = ask(&store, Value::map(vec![])).unwrap();
     assert_eq!(events(&reply).len(), 3);
     assert_eq!(relationships_changed(&reply), Value::Int(2));
 }
@@ -307,7 +307,7 @@ fn floats_survive_the_mirror_exactly() {
         "changes:\n- kind: statistic_changed\n  table: t\n  delta_pct: 0.13320013320013321\n  big: .inf\n  small: -.inf\n  nan: .nan\n",
     );
     let store = project.store();
-    let reply = ask(&store, Value::Map(vec![]))
+    let reply = ask(&store, Value::map(vec![]))
         .map_err(|e| e.to_string())
         .unwrap();
     let change = &parts(&reply).1[0];

@@ -7,11 +7,11 @@ fn s(text: &str) -> Value {
 }
 
 fn seq(items: &[&str]) -> Value {
-    Value::Seq(items.iter().map(|i| s(i)).collect())
+    Value::seq(items.iter().map(|i| s(i)).collect())
 }
 
 fn map(pairs: Vec<(&str, Value)>) -> Value {
-    Value::Map(pairs.into_iter().map(|(k, v)| (s(k), v)).collect())
+    Value::map(pairs.into_iter().map(|(k, v)| (s(k), v)).collect())
 }
 
 fn edge(column: &str, target: &str, target_column: &str, detection: &str) -> Value {
@@ -44,7 +44,7 @@ fn rejection(column: &str, target: &str, target_column: &str) -> Value {
 fn annotations(entries: Vec<Value>) -> Value {
     map(vec![
         ("format_version", Value::Int(1)),
-        ("refers_to", Value::Seq(entries)),
+        ("refers_to", Value::seq(entries)),
     ])
 }
 
@@ -98,8 +98,8 @@ fn rejecting(owner: &str, edge: (&str, &str, &str)) -> Disk {
 /// A relationships document with no outgoing edge and these incoming ones.
 fn referenced_by(edges: Vec<Value>) -> Value {
     map(vec![
-        ("refers_to", Value::Seq(vec![])),
-        ("referenced_by", Value::Seq(edges)),
+        ("refers_to", Value::seq(vec![])),
+        ("referenced_by", Value::seq(edges)),
     ])
 }
 
@@ -116,12 +116,12 @@ fn own_rejection_withholds_an_inferred_edge_but_never_a_declared_one() {
     let rels = map(vec![
         (
             "refers_to",
-            Value::Seq(vec![
+            Value::seq(vec![
                 edge("customer_id", "db.customers", "customer_id", "inferred"),
                 edge("order_id", "db.orders", "id", "declared"),
             ]),
         ),
-        ("referenced_by", Value::Seq(vec![])),
+        ("referenced_by", Value::seq(vec![])),
     ]);
     let path = annotation_path("db.events");
     let own = own_rejections(&disk, Some(&path), rels.get("refers_to")).unwrap();
@@ -131,14 +131,14 @@ fn own_rejection_withholds_an_inferred_edge_but_never_a_declared_one() {
         .expect("something withheld");
     assert_eq!(
         shown.get("refers_to"),
-        Some(&Value::Seq(vec![edge(
+        Some(&Value::seq(vec![edge(
             "order_id",
             "db.orders",
             "id",
             "declared"
         )]))
     );
-    assert_eq!(shown.get("referenced_by"), Some(&Value::Seq(vec![])));
+    assert_eq!(shown.get("referenced_by"), Some(&Value::seq(vec![])));
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn the_referencers_file_withholds_the_incoming_row() {
         .expect("withheld");
     assert_eq!(
         shown.get("referenced_by"),
-        Some(&Value::Seq(vec![incoming(
+        Some(&Value::seq(vec![incoming(
             "customer_id",
             "db.orders",
             "customer_id",
@@ -211,13 +211,13 @@ fn a_rejection_written_on_the_target_side_binds_nothing() {
 fn an_inadmissible_or_unparseable_file_rejects_nothing() {
     let mut disk = Disk::default();
     let path = annotation_path("db.events");
-    let refers = Value::Seq(vec![edge("a", "t", "b", "inferred")]);
+    let refers = Value::seq(vec![edge("a", "t", "b", "inferred")]);
     // `format_version` missing: not admitted.
     disk.0.insert(
         path.clone(),
         Content::Yaml(map(vec![(
             "refers_to",
-            Value::Seq(vec![rejection("a", "t", "b")]),
+            Value::seq(vec![rejection("a", "t", "b")]),
         )])),
     );
     assert!(own_rejections(&disk, Some(&path), Some(&refers))
@@ -245,7 +245,7 @@ fn an_inadmissible_or_unparseable_file_rejects_nothing() {
 fn nothing_withheld_keeps_the_document() {
     let rels = map(vec![(
         "refers_to",
-        Value::Seq(vec![edge("a", "t", "b", "inferred")]),
+        Value::seq(vec![edge("a", "t", "b", "inferred")]),
     )]);
     assert!(withhold_rejected(
         &rels,
@@ -295,7 +295,7 @@ fn the_diff_drops_rejected_relationship_events_and_recounts() {
         rels_path.clone(),
         Content::Yaml(map(vec![(
             "refers_to",
-            Value::Seq(vec![edge(
+            Value::seq(vec![edge(
                 "customer_id",
                 "db.customers",
                 "customer_id",
@@ -319,7 +319,7 @@ fn the_diff_drops_rejected_relationship_events_and_recounts() {
         ),
         (
             "changes",
-            Value::Seq(vec![
+            Value::seq(vec![
                 event(
                     "relationship_added",
                     "db.events",

@@ -24,7 +24,7 @@ fn s(text: &str) -> Value {
 }
 
 fn map() -> Value {
-    Value::Map(Vec::new())
+    Value::map(Vec::new())
 }
 
 /// The identity fields: `table, type, columns_count, row_count?, _unprofiled?, _missing?,
@@ -44,14 +44,14 @@ pub fn header(a: &Artifacts, options: &Options) -> Value {
         set(
             &mut h,
             "_missing",
-            Value::Seq(a.missing.iter().map(|m| s(m)).collect()),
+            Value::seq(a.missing.iter().map(|m| s(m)).collect()),
         );
     }
     if !a.corrupted.is_empty() {
         set(
             &mut h,
             "_corrupted",
-            Value::Map(a.corrupted.iter().map(|(k, v)| (s(k), s(v))).collect()),
+            Value::map(a.corrupted.iter().map(|(k, v)| (s(k), s(v))).collect()),
         );
     }
     if !meanings_documented(a, options.query) {
@@ -75,7 +75,7 @@ fn stripped_statistics(statistics: &Value) -> Value {
         .iter()
         .map(|(name, col)| {
             let col = match col {
-                Value::Map(pairs) => Value::Map(
+                Value::Map(pairs) => Value::map(
                     pairs
                         .iter()
                         .filter(|(k, _)| k.as_str() != Some("sketch"))
@@ -88,12 +88,12 @@ fn stripped_statistics(statistics: &Value) -> Value {
         })
         .collect();
     let mut out = statistics.clone();
-    set(&mut out, "columns", Value::Map(stripped));
+    set(&mut out, "columns", Value::map(stripped));
     out
 }
 
 fn annotations_value(a: &Artifacts) -> Value {
-    Value::Map(
+    Value::map(
         a.annotations
             .iter()
             .map(|(k, v)| (s(k), v.clone()))
@@ -151,14 +151,14 @@ fn joins(a: &Artifacts) -> R<Value> {
         })
         .collect();
     let mut j = map();
-    set(&mut j, "refers_to", Value::Seq(out_edges));
-    set(&mut j, "referenced_by", Value::Seq(incoming));
+    set(&mut j, "refers_to", Value::seq(out_edges));
+    set(&mut j, "referenced_by", Value::seq(incoming));
     Ok(j)
 }
 
 fn structured_entries(entries: &[Value], annotation: Option<&Value>) -> Value {
     let notes = value_notes(annotation);
-    Value::Seq(
+    Value::seq(
         entries
             .iter()
             .filter(|e| matches!(e, Value::Map(_)))
@@ -225,7 +225,7 @@ fn values(a: &Artifacts) -> R<Vec<(String, Value)>> {
                 set(
                     &mut block,
                     "counts",
-                    Value::Seq(
+                    Value::seq(
                         shown
                             .iter()
                             .map(|e| e.get("count").cloned().unwrap_or(Value::Null))
@@ -267,7 +267,7 @@ pub fn candidates(a: &Artifacts, options: &Options) -> R<Vec<(&'static str, Valu
         if !values.is_empty() {
             out.push((
                 "values",
-                Value::Map(values.iter().map(|(k, v)| (s(k), v.clone())).collect()),
+                Value::map(values.iter().map(|(k, v)| (s(k), v.clone())).collect()),
             ));
         }
         if options.include_relationships && a.relationships.is_some() {
@@ -284,7 +284,7 @@ pub fn candidates(a: &Artifacts, options: &Options) -> R<Vec<(&'static str, Valu
             .map(|(n, _, rate)| (s(&n), rate))
             .collect();
         if !nulls.is_empty() {
-            out.push(("nulls", Value::Map(nulls)));
+            out.push(("nulls", Value::map(nulls)));
         }
         if options.include_annotations {
             let dictionary: Vec<(Value, Value)> = a
@@ -296,15 +296,15 @@ pub fn candidates(a: &Artifacts, options: &Options) -> R<Vec<(&'static str, Valu
                 })
                 .collect();
             if !dictionary.is_empty() {
-                out.push(("dictionary", Value::Map(dictionary)));
+                out.push(("dictionary", Value::map(dictionary)));
             }
             if !a.inherited.is_empty() {
                 out.push((
                     "inherited_notes",
-                    Value::Map(
+                    Value::map(
                         a.inherited
                             .iter()
-                            .map(|(k, v)| (s(k), Value::Seq(v.clone())))
+                            .map(|(k, v)| (s(k), Value::seq(v.clone())))
                             .collect(),
                     ),
                 ));
@@ -347,14 +347,14 @@ pub fn candidates(a: &Artifacts, options: &Options) -> R<Vec<(&'static str, Valu
             .as_ref()
             .filter(|r| !r.is_empty())
         {
-            out.push(("relationship_annotations", Value::Seq(ra.clone())));
+            out.push(("relationship_annotations", Value::seq(ra.clone())));
         }
     }
     Ok(out)
 }
 
 fn path_key(parts: &[&str]) -> UnitKey {
-    UnitKey::Item(Value::Seq(parts.iter().map(|p| s(p)).collect()))
+    UnitKey::Item(Value::seq(parts.iter().map(|p| s(p)).collect()))
 }
 
 /// `_context_units`: the identity head keys, then the sections, statistics columns and the
@@ -375,16 +375,16 @@ pub fn units(head: &Value, candidates: Vec<(&'static str, Value)>) -> Vec<(UnitK
                     .filter(|(k, _)| k.as_str() != Some("columns"))
                     .cloned()
                     .collect();
-                out.push((path_key(&[name]), Value::Map(rest)));
+                out.push((path_key(&[name]), Value::map(rest)));
                 if let Some(Value::Map(columns)) = value.get("columns") {
-                    for (col, v) in columns {
+                    for (col, v) in columns.iter() {
                         let col = compat::py::str_of(col);
                         out.push((path_key(&[name, "columns", &col]), v.clone()));
                     }
                 }
             }
             ("annotations" | "values" | "dictionary", Value::Map(pairs)) if !pairs.is_empty() => {
-                for (col, v) in pairs {
+                for (col, v) in pairs.iter() {
                     let col = compat::py::str_of(col);
                     out.push((path_key(&[name, &col]), v.clone()));
                 }
@@ -422,15 +422,17 @@ pub fn nested(run: &[Unit]) -> Value {
         match (&value, target.get(last)) {
             (Value::Map(pairs), Some(Value::Map(_))) => {
                 let existing = get_mut(target, last);
-                for (k, v) in pairs {
+                for (k, v) in pairs.iter() {
                     if let Value::Map(e) = existing {
-                        match e.iter_mut().find(|(x, _)| x == k) {
+                        match std::sync::Arc::make_mut(e).iter_mut().find(|(x, _)| x == k) {
                             Some(slot) => slot.1 = v.clone(),
-                            None => e.push((k.clone(), v.clone())),
+                            None => std::sync::Arc::make_mut(e).push((k.clone(), v.clone())),
                         }
                     }
                 }
             }
+            // `dict(value)`: a unit's mapping is a copy, so it is never an alias of another.
+            (Value::Map(pairs), _) => set(target, last, Value::map(pairs.to_vec())),
             _ => set(target, last, value),
         }
     }
@@ -440,6 +442,7 @@ pub fn nested(run: &[Unit]) -> Value {
 fn get_mut<'a>(map: &'a mut Value, key: &str) -> &'a mut Value {
     match map {
         Value::Map(pairs) => {
+            let pairs = std::sync::Arc::make_mut(pairs);
             let i = pairs
                 .iter()
                 .position(|(k, _)| k.as_str() == Some(key))

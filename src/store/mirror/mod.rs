@@ -9,13 +9,13 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
-use compat::value::Value;
+use compat::value::{stored, Value};
 
 mod pz;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "5";
+pub const SCHEMA_VERSION: &str = "6";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -298,18 +298,16 @@ impl Mirror {
             return Ok(None);
         };
         Ok(Some(match status.as_str() {
-            "ok" => Parsed::Yaml(serde_json::from_str::<Value>(
-                parsed.as_deref().unwrap_or("null"),
-            )?),
+            "ok" => Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?),
             "split" => {
-                let mut whole = serde_json::from_str::<Value>(parsed.as_deref().unwrap_or("null"))?;
+                let mut whole = stored::from_json(parsed.as_deref().unwrap_or("null"))?;
                 let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
                 if let Value::Map(pairs) = &mut whole {
-                    if let Some((_, list)) = pairs
+                    if let Some((_, list)) = std::sync::Arc::make_mut(pairs)
                         .iter_mut()
                         .find(|(k, _)| k.as_str() == Some(ingest::SPLIT_KEY))
                     {
-                        *list = Value::Seq(items);
+                        *list = Value::seq(items);
                     }
                 }
                 Parsed::Yaml(whole)
@@ -328,7 +326,7 @@ impl Mirror {
         let rows = stmt.query_map(params![hash], |r| r.get::<_, String>(0))?;
         let mut items = Vec::new();
         for row in rows {
-            items.push(serde_json::from_str::<Value>(&row?)?);
+            items.push(stored::from_json(&row?)?);
         }
         Ok(items)
     }
@@ -345,7 +343,7 @@ impl Mirror {
             )?;
             for (i, item) in items.iter().enumerate() {
                 let ord = (first + i as u64) as i64;
-                insert.execute(params![hash, ord, serde_json::to_string(item)?])?;
+                insert.execute(params![hash, ord, stored::to_json(item)?])?;
             }
         }
         tx.commit()?;
@@ -459,7 +457,7 @@ impl Mirror {
                     connection,
                     fqn,
                     dir.to_string_lossy(),
-                    serde_json::to_string(entry)?
+                    stored::to_json(entry)?
                 ])?;
             }
             let (state, reason, doc, dropped) = match &scan.manifest {
@@ -467,12 +465,9 @@ impl Mirror {
                 ManifestRead::Unparseable(r) => ("unparseable", Some(r.clone()), None, Vec::new()),
                 ManifestRead::Malformed(r) => ("malformed", Some(r.clone()), None, Vec::new()),
                 ManifestRead::Failed(r) => ("failed", Some(r.clone()), None, Vec::new()),
-                ManifestRead::Ok { doc, dropped } => (
-                    "ok",
-                    None,
-                    Some(serde_json::to_string(doc)?),
-                    dropped.clone(),
-                ),
+                ManifestRead::Ok { doc, dropped } => {
+                    ("ok", None, Some(stored::to_json(doc)?), dropped.clone())
+                }
             };
             tx.execute(
                 "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped, fingerprint)
@@ -562,9 +557,9 @@ impl Mirror {
     /// bytes; nothing was written and the file must be read again in full.
     fn upsert_on(db: &Connection, f: &FileRecord) -> Result<bool, MirrorError> {
         let (status, error, parsed) = match &f.parsed {
-            Parsed::Yaml(v) => ("ok", None, Some(serde_json::to_string(v)?)),
+            Parsed::Yaml(v) => ("ok", None, Some(stored::to_json(v)?)),
             // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => ("split", None, Some(serde_json::to_string(header)?)),
+            Parsed::Split(header) => ("split", None, Some(stored::to_json(header)?)),
             Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),

@@ -174,7 +174,7 @@ fn present_str(v: &Value) -> Option<String> {
 fn mapping_or_empty(data: &Value) -> Value {
     match data {
         Value::Map(_) if data.truthy() => data.clone(),
-        _ => Value::Map(Vec::new()),
+        _ => Value::map(Vec::new()),
     }
 }
 
@@ -335,16 +335,16 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
     let mut search_error: Option<String> = None;
     let mut unreadable = false;
     let (stats_state, statistics) = match stats {
-        Input::Undeclared => (FileState::Undeclared, Value::Map(Vec::new())),
-        Input::Absent => (FileState::Absent, Value::Map(Vec::new())),
+        Input::Undeclared => (FileState::Undeclared, Value::map(Vec::new())),
+        Input::Absent => (FileState::Absent, Value::map(Vec::new())),
         Input::Yaml(v) => (FileState::Ok, mapping_or_empty(v)),
         Input::YamlError(m) => {
             unreadable = true;
-            (FileState::ParseError(m.to_string()), Value::Map(Vec::new()))
+            (FileState::ParseError(m.to_string()), Value::map(Vec::new()))
         }
         Input::OtherError(m) => {
             search_error = Some(m.to_string());
-            (FileState::OtherError(m.to_string()), Value::Map(Vec::new()))
+            (FileState::OtherError(m.to_string()), Value::map(Vec::new()))
         }
     };
     let (ann_state, annotation_columns): (FileState, Vec<(String, Value)>) = match annotations {
@@ -363,7 +363,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
             let data = if v.truthy() {
                 v.clone()
             } else {
-                Value::Map(Vec::new())
+                Value::map(Vec::new())
             };
             match authored::malformation(Kind::Statistics, &data) {
                 Some(problem) => {
@@ -414,7 +414,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
     names.dedup();
 
     let mut columns = Vec::new();
-    let empty = Value::Map(Vec::new());
+    let empty = Value::map(Vec::new());
     for (rank, name) in names.iter().enumerate() {
         let raw = stats_columns
             .iter()

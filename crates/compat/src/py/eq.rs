@@ -116,8 +116,8 @@ mod tests {
         // Inside a list, PyYAML's one NaN object is equal to itself.
         assert!(seq_eq(&[float(f64::NAN)], &[float(f64::NAN)]));
         assert!(py_eq(
-            &Value::Map(vec![(nan.clone(), int(1))]),
-            &Value::Map(vec![(nan, float(1.0))])
+            &Value::map(vec![(nan.clone(), int(1))]),
+            &Value::map(vec![(nan, float(1.0))])
         ));
     }
 
@@ -153,19 +153,19 @@ mod tests {
         assert!(py_eq(&Value::Null, &Value::Null));
         assert!(!py_eq(&Value::Null, &int(0)));
         assert!(py_eq(
-            &Value::Seq(vec![int(1), s("a")]),
-            &Value::Seq(vec![float(1.0), s("a")])
+            &Value::seq(vec![int(1), s("a")]),
+            &Value::seq(vec![float(1.0), s("a")])
         ));
-        assert!(!py_eq(&Value::Seq(vec![int(1)]), &Value::Seq(vec![])));
-        assert!(!py_eq(&Value::Seq(vec![]), &Value::Map(vec![])));
+        assert!(!py_eq(&Value::seq(vec![int(1)]), &Value::seq(vec![])));
+        assert!(!py_eq(&Value::seq(vec![]), &Value::map(vec![])));
         // Dicts compare as mappings, whatever their order.
         assert!(py_eq(
-            &Value::Map(vec![(s("a"), int(1)), (int(1), s("b"))]),
-            &Value::Map(vec![(Value::Bool(true), s("b")), (s("a"), float(1.0))])
+            &Value::map(vec![(s("a"), int(1)), (int(1), s("b"))]),
+            &Value::map(vec![(Value::Bool(true), s("b")), (s("a"), float(1.0))])
         ));
         assert!(!py_eq(
-            &Value::Map(vec![(s("a"), int(1))]),
-            &Value::Map(vec![(s("a"), int(2))])
+            &Value::map(vec![(s("a"), int(1))]),
+            &Value::map(vec![(s("a"), int(2))])
         ));
     }
 }

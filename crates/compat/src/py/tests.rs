@@ -267,14 +267,14 @@ fn value_of(j: &J) -> Value {
             microsecond: n(7) as u32,
             offset_seconds: a[8].as_i64().map(|o| o as i32),
         }),
-        "L" => Value::Seq(
+        "L" => Value::seq(
             a[1].as_array()
                 .expect("list")
                 .iter()
                 .map(value_of)
                 .collect(),
         ),
-        "M" => Value::Map(
+        "M" => Value::map(
             a[1].as_array()
                 .expect("dict")
                 .iter()
@@ -331,13 +331,13 @@ fn hand_picked() {
     assert_eq!(casefold("Straße ﬁ"), "strasse fi");
     assert_eq!(lower("ΟΔΥΣΣΕΥΣ"), "οδυσσευς");
     assert_eq!(lower("İ"), "i\u{307}");
-    let v = Value::Map(vec![
-        (Value::Str("a".into()), Value::Seq(vec![])),
-        (Value::Int(1), Value::Map(vec![])),
+    let v = Value::map(vec![
+        (Value::Str("a".into()), Value::seq(vec![])),
+        (Value::Int(1), Value::map(vec![])),
     ]);
     assert_eq!(json_indent2(&v), "{\n  \"a\": [],\n  \"1\": {}\n}");
     assert_eq!(json_compact(&v), "{\"a\": [], \"1\": {}}");
-    let date_key = Value::Map(vec![(
+    let date_key = Value::map(vec![(
         Value::Date(Date {
             year: 2024,
             month: 1,

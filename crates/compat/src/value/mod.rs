@@ -4,6 +4,9 @@
 
 pub(crate) mod bigint;
 pub(crate) mod pydict;
+pub mod stored;
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,11 +33,16 @@ pub enum Value {
     Date(Date),
     /// A `datetime.datetime`, naive or aware.
     DateTime(DateTime),
-    /// A `list`.
-    Seq(Vec<Value>),
+    /// A `list`. Shared as Python shares it: a YAML alias, or a value put in two places,
+    /// is one allocation, and the YAML writers spell a repeated one as an alias
+    /// (`Arc::ptr_eq` is Python's `is`).
+    #[serde(with = "arc_vec")]
+    Seq(Arc<Vec<Value>>),
     /// A `dict`, in insertion order. Keys are unique under Python equality
     /// (a later duplicate replaced the earlier value in place, as dict assignment does).
-    Map(Vec<(Value, Value)>),
+    /// Shared as [`Value::Seq`] is.
+    #[serde(with = "arc_vec")]
+    Map(Arc<Vec<(Value, Value)>>),
 }
 
 /// A `datetime.date`.
@@ -66,6 +74,16 @@ pub struct DateTime {
 }
 
 impl Value {
+    /// A new `list` (an object of its own).
+    pub fn seq(items: Vec<Value>) -> Value {
+        Value::Seq(Arc::new(items))
+    }
+
+    /// A new `dict` (an object of its own) of pairs with unique keys.
+    pub fn map(pairs: Vec<(Value, Value)>) -> Value {
+        Value::Map(Arc::new(pairs))
+    }
+
     /// The text of a `str`.
     pub fn as_str(&self) -> Option<&str> {
         match self {
@@ -128,6 +146,27 @@ impl Value {
             Value::Seq(_) => "list",
             Value::Map(_) => "dict",
         }
+    }
+}
+
+/// A shared collection in serde's plain form: its items, written out wherever it stands
+/// ([`stored`] keeps the sharing).
+mod arc_vec {
+    use std::sync::Arc;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<T: Serialize, S: Serializer>(
+        v: &Arc<Vec<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        v.as_slice().serialize(s)
+    }
+
+    pub fn deserialize<'de, T: Deserialize<'de>, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Arc<Vec<T>>, D::Error> {
+        Vec::deserialize(d).map(Arc::new)
     }
 }
 

@@ -5,7 +5,8 @@
 //! in `state_generators`). The order decides which of several errors is
 //! raised, so it is kept here: collections are filled from a FIFO queue.
 //! Objects are built as a graph first (aliases share one object) and turned
-//! into a [`Value`] tree at the end.
+//! into a [`Value`] at the end, where an object reached twice stays one shared
+//! allocation, so a value costs what its text holds, not what its aliases expand to.
 
 use std::collections::{HashSet, VecDeque};
 
@@ -508,9 +509,9 @@ impl Ctor {
         Ok(())
     }
 
-    /// Turns the object graph into a tree. Collections referenced once are
-    /// moved; shared ones are built once and copied. A collection that
-    /// contains itself has no tree form.
+    /// Turns the object graph into a [`Value`]. Collections referenced once are
+    /// moved; shared ones are built once and shared. A collection that contains
+    /// itself has no such form.
     fn materialize(mut self, root: Obj) -> Res<Value> {
         let n = self.stores.len();
         let mut refs = vec![0u32; n];
@@ -536,8 +537,6 @@ impl Ctor {
             refs,
             state: vec![0; n],
             built: vec![None; n],
-            // Alias-heavy texts can describe trees far larger than themselves.
-            budget: 10_000_000 + 10 * self.nodes.len() as u64,
         };
         drop(self);
         m.run(root)
@@ -556,12 +555,10 @@ struct Frame {
     store: u32,
     acc: Acc,
     pending: std::vec::IntoIter<Obj>,
-    size: u64,
 }
 
 impl Frame {
-    fn push(&mut self, v: Value, size: u64) {
-        self.size += size;
+    fn push(&mut self, v: Value) {
         match &mut self.acc {
             Acc::List(out) | Acc::Pairs(out) => out.push(v),
             Acc::Map(out, next) => {
@@ -575,22 +572,22 @@ impl Frame {
 
     fn finish(self) -> Value {
         match self.acc {
-            Acc::List(out) => Value::Seq(out),
-            Acc::Map(out, _) => Value::Map(out),
+            Acc::List(out) => Value::seq(out),
+            Acc::Map(out, _) => Value::map(out),
             Acc::Pairs(out) => {
                 let mut pairs = Vec::with_capacity(out.len() / 2);
                 let mut it = out.into_iter();
                 while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                    pairs.push(Value::Seq(vec![k, v]));
+                    pairs.push(Value::seq(vec![k, v]));
                 }
-                Value::Seq(pairs)
+                Value::seq(pairs)
             }
         }
     }
 }
 
 enum Next {
-    Ready(Value, u64),
+    Ready(Value),
     Open(u32),
 }
 
@@ -599,9 +596,8 @@ struct Materializer {
     refs: Vec<u32>,
     /// 0 not started, 1 being built, 2 built.
     state: Vec<u8>,
-    /// Built values of collections referenced more than once, with sizes.
-    built: Vec<Option<(Value, u64)>>,
-    budget: u64,
+    /// Built values of collections referenced more than once (each one allocation).
+    built: Vec<Option<Value>>,
 }
 
 fn recursive_error() -> LoadError {
@@ -611,17 +607,10 @@ fn recursive_error() -> LoadError {
 }
 
 impl Materializer {
-    fn spend(&mut self, size: u64) -> Res<()> {
-        self.budget = self.budget.checked_sub(size).ok_or_else(|| {
-            LoadError::Other("aliases expand to a structure too large to build".to_string())
-        })?;
-        Ok(())
-    }
-
     fn resolve(&mut self, obj: Obj) -> Res<Next> {
         match obj {
-            Obj::Val(v) => Ok(Next::Ready(v, 1)),
-            Obj::SharedNan => Ok(Next::Ready(Value::Float(f64::from_bits(NAN_VALUE)), 1)),
+            Obj::Val(v) => Ok(Next::Ready(v)),
+            Obj::SharedNan => Ok(Next::Ready(Value::Float(f64::from_bits(NAN_VALUE)))),
             Obj::Coll(i) => match self.state[i as usize] {
                 0 => {
                     self.state[i as usize] = 1;
@@ -629,7 +618,7 @@ impl Materializer {
                 }
                 1 => Err(recursive_error()),
                 _ => match &self.built[i as usize] {
-                    Some((v, size)) => Ok(Next::Ready(v.clone(), *size)),
+                    Some(v) => Ok(Next::Ready(v.clone())),
                     None => Err(recursive_error()),
                 },
             },
@@ -673,14 +662,13 @@ impl Materializer {
             store: i,
             acc,
             pending: pending.into_iter(),
-            size: 1,
         }
     }
 
     fn run(&mut self, root: Obj) -> Res<Value> {
         let mut stack: Vec<Frame> = Vec::new();
         match self.resolve(root)? {
-            Next::Ready(v, _) => return Ok(v),
+            Next::Ready(v) => return Ok(v),
             Next::Open(i) => {
                 let f = self.open(i);
                 stack.push(f);
@@ -689,10 +677,9 @@ impl Materializer {
         while let Some(top) = stack.last_mut() {
             if let Some(obj) = top.pending.next() {
                 match self.resolve(obj)? {
-                    Next::Ready(v, size) => {
-                        self.spend(size)?;
+                    Next::Ready(v) => {
                         if let Some(top) = stack.last_mut() {
-                            top.push(v, size);
+                            top.push(v);
                         }
                     }
                     Next::Open(i) => {
@@ -703,16 +690,15 @@ impl Materializer {
                 continue;
             }
             let Some(frame) = stack.pop() else { break };
-            let (store, size) = (frame.store as usize, frame.size);
+            let store = frame.store as usize;
             let value = frame.finish();
-            self.spend(1)?;
             self.state[store] = 2;
             if self.refs[store] > 1 {
-                self.built[store] = Some((value.clone(), size));
+                self.built[store] = Some(value.clone());
             }
             match stack.last_mut() {
                 None => return Ok(value),
-                Some(parent) => parent.push(value, size),
+                Some(parent) => parent.push(value),
             }
         }
         Ok(Value::Null)

@@ -6,13 +6,14 @@
 //!
 //! Where Python's objects have no `Value` of their own, the nearest is used:
 //! `!!set` becomes a `Map` whose values are all `Null`, and `!!omap` /
-//! `!!pairs` (lists of 2-tuples) become `Seq`s of 2-item `Seq`s.
+//! `!!pairs` (lists of 2-tuples) become `Seq`s of 2-item `Seq`s. A collection
+//! an alias reaches is one shared allocation, as PyYAML's is one object: an
+//! alias structure costs what its text holds, whatever it expands to.
 //!
 //! Known differences from the reference, all far from what print files
 //! hold: a collection that contains itself through an alias (Python builds
-//! a cyclic object) and aliases expanding past a size budget fail with
-//! `LoadError::Other`; integers of more than 2^18 bits in base 2, 8 or 16
-//! are refused.
+//! a cyclic object) fails with `LoadError::Other`; integers of more than
+//! 2^18 bits in base 2, 8 or 16 are refused.
 
 mod compose;
 mod construct;

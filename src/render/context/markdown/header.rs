@@ -142,7 +142,7 @@ fn grain_summary(statistics: &Value, annotated: Option<&Value>) -> R<Rendered> {
                 .get("columns")
                 .filter(|c| c.truthy())
                 .cloned()
-                .unwrap_or(Value::Seq(Vec::new()));
+                .unwrap_or(Value::seq(Vec::new()));
             let mut entry = vec![
                 (Value::Str("columns".into()), columns),
                 (
@@ -155,7 +155,7 @@ fn grain_summary(statistics: &Value, annotated: Option<&Value>) -> R<Rendered> {
                     entry.push((Value::Str("note".into()), Value::Str(n.to_string())));
                 }
             }
-            keys.push(Value::Map(entry));
+            keys.push(Value::map(entry));
         }
     }
     let grain = terms::keys(["grain"]);
@@ -339,7 +339,7 @@ pub(super) fn profile_header(
 
 pub(super) fn query_header(a: &Artifacts, adapter: Option<&str>) -> R<Vec<Rendered>> {
     let mut lines = identity_lines(a, adapter, true)?;
-    let empty = Value::Map(Vec::new());
+    let empty = Value::map(Vec::new());
     let statistics = a.statistics().unwrap_or(&empty);
     // The scope line rides even when empty: the reference appends its (truthy) blank line.
     lines.push(scope_summary(Some(statistics)));

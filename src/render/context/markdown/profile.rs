@@ -266,8 +266,8 @@ type Profiled<'a> = (
 );
 
 fn profiled_columns(a: &Artifacts) -> R<Profiled<'_>> {
-    static EMPTY: Value = Value::Map(Vec::new());
-    let statistics = a.statistics().unwrap_or(&EMPTY);
+    static EMPTY: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| Value::map(Vec::new()));
+    let statistics = a.statistics().unwrap_or(&*EMPTY);
     let columns = statistics
         .get("columns")
         .filter(|c| c.truthy())
@@ -312,7 +312,7 @@ pub(super) fn cardinality_lines(a: &Artifacts, profile: &Value) -> R<Vec<Rendere
 }
 
 pub(super) fn null_patterns_lines(statistics: &Value) -> R<Vec<Rendered>> {
-    let empty = Value::Map(Vec::new());
+    let empty = Value::map(Vec::new());
     let block = cv(statistics, "null_patterns")
         .filter(|b| b.truthy())
         .unwrap_or(&empty);
@@ -451,7 +451,7 @@ fn presence(
 pub(super) fn parts_lines(a: &Artifacts) -> R<Vec<Rendered>> {
     let (columns, row_count, scope) = profiled_columns(a)?;
     let mut rows = Vec::new();
-    let no_profile = Value::Map(Vec::new());
+    let no_profile = Value::map(Vec::new());
     for (name, col) in columns {
         let Some(parts) = cv(col, "parts").and_then(Value::as_map) else {
             continue;

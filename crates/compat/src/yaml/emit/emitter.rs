@@ -1,8 +1,8 @@
-//! A port of `yaml.emitter.Emitter` (canonical off, no anchors, no directives), kept in
+//! A port of `yaml.emitter.Emitter` (canonical off, no directives), kept in
 //! PyYAML's shape: the output depends on incidental state (column, `whitespace`, `indention`,
 //! `open_ended`) that a restructured emitter would drift from.
 
-use super::{Event, Opts};
+use super::{anchor_name, Anchor, Event, Opts};
 
 fn is_break(c: char) -> bool {
     matches!(c, '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
@@ -231,6 +231,11 @@ impl<'e> Emitter<'e> {
         self.mapping_context = mapping;
         self.simple_key_context = simple_key;
         match self.event() {
+            Event::Alias(anchor) => {
+                // expect_alias
+                self.write_indicator(&format!("*{}", anchor_name(*anchor)), true, false, false);
+                self.pop_state();
+            }
             Event::Scalar(_) => {
                 self.process_tag();
                 // expect_scalar
@@ -239,7 +244,8 @@ impl<'e> Emitter<'e> {
                 self.pop_indent();
                 self.pop_state();
             }
-            Event::SequenceStart { flow } => {
+            Event::SequenceStart { flow, anchor } => {
+                self.process_anchor(*anchor);
                 // Collection tags are always implicit: nothing to write.
                 self.prepared_tag = None;
                 if self.flow_level > 0 || *flow || self.check_empty_sequence() {
@@ -253,7 +259,8 @@ impl<'e> Emitter<'e> {
                     self.state = State::FirstBlockSequenceItem;
                 }
             }
-            Event::MappingStart { flow } => {
+            Event::MappingStart { flow, anchor } => {
+                self.process_anchor(*anchor);
                 self.prepared_tag = None;
                 if self.flow_level > 0 || *flow || self.check_empty_mapping() {
                     self.write_indicator("{", true, true, false);
@@ -350,10 +357,18 @@ impl<'e> Emitter<'e> {
             && matches!(self.next_event(), Some(Event::MappingEnd))
     }
 
+    /// `process_anchor('&')`: a collection's anchor, before its tag.
+    fn process_anchor(&mut self, anchor: Option<Anchor>) {
+        if let Some(a) = anchor {
+            self.write_indicator(&format!("&{}", anchor_name(a)), true, false, false);
+        }
+    }
+
     fn check_simple_key(&mut self) -> bool {
         // PyYAML counts the prepared tag even when it will not be written (`!!str` adds 5).
         let mut length = 0;
         match self.event() {
+            Event::Alias(a) => anchor_name(*a).len() < 128,
             Event::Scalar(ev) => {
                 length += 2 + ev.tag.chars().count();
                 if self.analysis.is_none() {
@@ -365,12 +380,12 @@ impl<'e> Emitter<'e> {
                 length += a.scalar.len();
                 length < 128 && !a.empty && !a.multiline
             }
-            Event::SequenceStart { .. } => {
-                length += "!!seq".len();
+            Event::SequenceStart { anchor, .. } => {
+                length += "!!seq".len() + anchor.map_or(0, |a| anchor_name(a).len());
                 length < 128 && self.check_empty_sequence()
             }
-            Event::MappingStart { .. } => {
-                length += "!!map".len();
+            Event::MappingStart { anchor, .. } => {
+                length += "!!map".len() + anchor.map_or(0, |a| anchor_name(a).len());
                 length < 128 && self.check_empty_mapping()
             }
             _ => false,

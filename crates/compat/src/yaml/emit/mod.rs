@@ -9,8 +9,11 @@
 //!
 //! The pipeline mirrors PyYAML's: a representer turns the value into scalar/collection events
 //! (tag, implicit flags, requested style; plain-scalar resolution is the loader's own), and a
-//! port of `yaml.emitter.Emitter`'s state machine (`emitter.rs`) writes them. Values are trees,
-//! so the serializer never needs anchors or aliases.
+//! port of `yaml.emitter.Emitter`'s state machine (`emitter.rs`) writes them. A collection
+//! that stands in several places (one shared allocation, Python's one object) is written once
+//! with an anchor and then as aliases, as PyYAML's serializer does (`&id001`, `*id001`).
+
+use std::collections::HashMap;
 
 use super::compose::Tag;
 use super::scalars::resolve_plain;
@@ -66,7 +69,7 @@ pub fn try_flow_inline(v: &Value) -> Result<String, Unrepresentable> {
         }
         Value::Map(pairs) => {
             let mut parts = Vec::with_capacity(pairs.len());
-            for (k, val) in pairs {
+            for (k, val) in pairs.iter() {
                 parts.push(format!("{}: {}", spell_nested(k)?, spell_nested(val)?));
             }
             Ok(format!("{{{}}}", parts.join(", ")))
@@ -91,7 +94,7 @@ fn spell_nested(v: &Value) -> Result<String, Unrepresentable> {
         Value::Str(s) if s.chars().any(escaped) => Ok(double_quoted(s)),
         _ => {
             // A one-element flow sequence, so the scalar is quoted for a flow context.
-            let text = dump_flow(&Value::Seq(vec![v.clone()]))?;
+            let text = dump_flow(&Value::seq(vec![v.clone()]))?;
             let mut chars = text.chars();
             chars.next();
             chars.next_back();
@@ -168,7 +171,14 @@ struct Opts {
 
 fn dump(v: &Value, opts: Opts) -> Result<String, Unrepresentable> {
     let mut events = vec![Event::StreamStart, Event::DocumentStart];
-    serialize(v, opts, &mut events)?;
+    let mut anchors = Anchors::default();
+    anchors.assign(v);
+    Serializer {
+        opts,
+        anchors,
+        events: &mut events,
+    }
+    .serialize(v)?;
     events.push(Event::DocumentEnd);
     events.push(Event::StreamEnd);
     let mut emitter = Emitter::new(&events, opts);
@@ -186,48 +196,142 @@ struct ScalarEvent {
     style: Option<char>,
 }
 
+/// A collection's anchor: `id001` is 1.
+type Anchor = u32;
+
 enum Event {
     StreamStart,
     DocumentStart,
     DocumentEnd,
     StreamEnd,
     Scalar(ScalarEvent),
-    SequenceStart { flow: bool },
+    SequenceStart { flow: bool, anchor: Option<Anchor> },
     SequenceEnd,
-    MappingStart { flow: bool },
+    MappingStart { flow: bool, anchor: Option<Anchor> },
     MappingEnd,
+    Alias(Anchor),
 }
 
-fn serialize(v: &Value, opts: Opts, events: &mut Vec<Event>) -> Result<(), Unrepresentable> {
+/// `ANCHOR_TEMPLATE`.
+fn anchor_name(a: Anchor) -> String {
+    format!("id{a:03}")
+}
+
+/// The identity of a collection that may stand in more than one place (Python's `id()`;
+/// scalars are never aliased, as `ignore_aliases` says).
+fn shared_id(v: &Value) -> Option<usize> {
     match v {
-        Value::Seq(items) => {
-            events.push(Event::SequenceStart { flow: opts.flow });
-            for item in items {
-                serialize(item, opts, events)?;
-            }
-            events.push(Event::SequenceEnd);
+        Value::Seq(a) if std::sync::Arc::strong_count(a) > 1 => {
+            Some(std::sync::Arc::as_ptr(a) as usize)
         }
-        Value::Map(pairs) => {
-            events.push(Event::MappingStart { flow: opts.flow });
-            for (k, val) in pairs {
-                serialize(k, opts, events)?;
-                serialize(val, opts, events)?;
-            }
-            events.push(Event::MappingEnd);
+        Value::Map(a) if std::sync::Arc::strong_count(a) > 1 => {
+            Some(std::sync::Arc::as_ptr(a) as usize)
         }
-        scalar => {
-            let (tag, value, style) = represent_scalar(scalar, opts.rep)?;
-            // The serializer's two resolutions: as a plain scalar, and as a quoted one (always str).
-            let implicit = (resolve(&value) == tag, tag == "str");
-            events.push(Event::Scalar(ScalarEvent {
-                tag,
-                implicit,
-                value,
-                style,
-            }));
+        _ => None,
+    }
+}
+
+/// How often `Serializer.anchor_node` met a collection, and whether it is written yet.
+enum Mark {
+    Once,
+    Anchored(Anchor),
+    Written(Anchor),
+}
+
+/// `Serializer.anchor_node`: a collection met a second time in document order gets the next
+/// anchor; what is under it was walked the first time.
+#[derive(Default)]
+struct Anchors {
+    seen: HashMap<usize, Mark>,
+    last: Anchor,
+}
+
+impl Anchors {
+    fn assign(&mut self, v: &Value) {
+        if let Some(id) = shared_id(v) {
+            match self.seen.get_mut(&id) {
+                Some(mark) => {
+                    if matches!(mark, Mark::Once) {
+                        self.last += 1;
+                        *mark = Mark::Anchored(self.last);
+                    }
+                    return;
+                }
+                None => {
+                    self.seen.insert(id, Mark::Once);
+                }
+            }
+        }
+        match v {
+            Value::Seq(items) => items.iter().for_each(|item| self.assign(item)),
+            Value::Map(pairs) => pairs.iter().for_each(|(k, val)| {
+                self.assign(k);
+                self.assign(val);
+            }),
+            _ => {}
         }
     }
-    Ok(())
+}
+
+struct Serializer<'a> {
+    opts: Opts,
+    anchors: Anchors,
+    events: &'a mut Vec<Event>,
+}
+
+impl Serializer<'_> {
+    /// `Serializer.serialize_node`: an anchored collection already written is an alias.
+    fn serialize(&mut self, v: &Value) -> Result<(), Unrepresentable> {
+        let mut anchor = None;
+        if let Some(id) = shared_id(v) {
+            match self.anchors.seen.get(&id) {
+                Some(Mark::Written(a)) => {
+                    self.events.push(Event::Alias(*a));
+                    return Ok(());
+                }
+                Some(&Mark::Anchored(a)) => {
+                    anchor = Some(a);
+                    self.anchors.seen.insert(id, Mark::Written(a));
+                }
+                _ => {}
+            }
+        }
+        match v {
+            Value::Seq(items) => {
+                self.events.push(Event::SequenceStart {
+                    flow: self.opts.flow,
+                    anchor,
+                });
+                for item in items.iter() {
+                    self.serialize(item)?;
+                }
+                self.events.push(Event::SequenceEnd);
+            }
+            Value::Map(pairs) => {
+                self.events.push(Event::MappingStart {
+                    flow: self.opts.flow,
+                    anchor,
+                });
+                for (k, val) in pairs.iter() {
+                    self.serialize(k)?;
+                    self.serialize(val)?;
+                }
+                self.events.push(Event::MappingEnd);
+            }
+            scalar => {
+                let (tag, value, style) = represent_scalar(scalar, self.opts.rep)?;
+                // The serializer's two resolutions: as a plain scalar, and as a quoted one (always str).
+                let implicit = (resolve(&value) == tag, tag == "str");
+                self.events.push(Event::Scalar(ScalarEvent {
+                    tag,
+                    implicit,
+                    value,
+                    style,
+                }));
+            }
+        }
+        Ok(())
+    }
 }
 
 type Represented = (&'static str, String, Option<char>);

@@ -48,8 +48,8 @@ fn decode(j: &J) -> Value {
             microsecond: int(&v[6]) as u32,
             offset_seconds: v[7].as_i64().map(|o| o as i32),
         }),
-        "list" => Value::Seq(v.as_array().expect("list").iter().map(decode).collect()),
-        "dict" => Value::Map(
+        "list" => Value::seq(v.as_array().expect("list").iter().map(decode).collect()),
+        "dict" => Value::map(
             v.as_array()
                 .expect("dict")
                 .iter()
@@ -170,9 +170,66 @@ fn spot_checks() {
         "0.00001\n...\n"
     );
     assert_eq!(
-        safe_dump(&Value::Map(vec![(s("k"), Value::Seq(vec![s("a")]))])),
+        safe_dump(&Value::map(vec![(s("k"), Value::seq(vec![s("a")]))])),
         "k:\n- a\n"
     );
     assert_eq!(try_flow_inline(&s("a b")).unwrap(), "'a b'");
     assert!(try_dbprint_dump(&Value::Bytes(vec![1])).is_err());
+}
+
+fn shared_sample() -> Value {
+    let a = Value::seq(vec![Value::Int(1), Value::Int(2)]);
+    let e = Value::map(vec![]);
+    Value::map(vec![
+        (Value::Str("k".into()), a.clone()),
+        (Value::Str("l".into()), a.clone()),
+        (
+            Value::Str("m".into()),
+            Value::seq(vec![a, Value::map(vec![])]),
+        ),
+        (Value::Str("n".into()), e.clone()),
+        (Value::Str("o".into()), e),
+    ])
+}
+
+/// What PyYAML 6.0.3 writes for the same objects (`a = [1, 2]` standing in three places,
+/// `e = {}` in two).
+#[test]
+fn a_shared_collection_is_written_with_an_anchor_and_aliases() {
+    let b = shared_sample();
+    assert_eq!(
+        safe_dump(&b),
+        "k: &id001\n- 1\n- 2\nl: *id001\nm:\n- *id001\n- {}\nn: &id002 {}\no: *id002\n"
+    );
+    let Some(Value::Seq(a)) = b.get("k") else {
+        panic!()
+    };
+    let outer = Value::seq(vec![
+        Value::Seq(a.clone()),
+        Value::Seq(a.clone()),
+        Value::seq(vec![b.clone()]),
+    ]);
+    assert_eq!(
+        safe_dump(&outer),
+        "- &id001\n  - 1\n  - 2\n- *id001\n- - k: *id001\n    l: *id001\n    m:\n    - *id001\n    - {}\n    n: &id002 {}\n    o: *id002\n"
+    );
+}
+
+#[test]
+fn an_alias_structure_is_written_as_its_text_not_its_expansion() {
+    let text = "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n";
+    let v = crate::yaml::load(text).unwrap();
+    let dumped = safe_dump(&v);
+    assert_eq!(
+        dumped,
+        "a: &id001\n- x\n- x\nb: &id002\n- *id001\n- *id001\nc:\n- *id002\n- *id002\n"
+    );
+    // The same value without sharing writes the expansion, and both read back equal.
+    let unshared = crate::yaml::load(
+        "a: [x, x]\nb: [[x, x], [x, x]]\nc: [[[x, x], [x, x]], [[x, x], [x, x]]]\n",
+    )
+    .unwrap();
+    assert_eq!(unshared, v);
+    assert_eq!(crate::yaml::load(&dumped).unwrap(), unshared);
+    assert!(!safe_dump(&unshared).contains('&'));
 }
