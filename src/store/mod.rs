@@ -501,10 +501,10 @@ impl Store {
             state: &state,
             mirror: &shared.mirror,
         };
+        let spill: ingest::Spill = &shared.mirror;
         let records: Vec<ingest::FileRecord> = wanted
             .iter()
             .map(|(path, fqn, kind)| {
-                let spill: ingest::Spill = &shared.mirror;
                 ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
             })
             .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))

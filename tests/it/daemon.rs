@@ -44,7 +44,7 @@ fn answered_rows(server: &mut Server) -> Value {
 }
 
 /// Write `content` over `path` the way an atomic writer does: a temp name, then a rename.
-fn write_atomically(path: &Path, content: &str) {
+pub(crate) fn write_atomically(path: &Path, content: &str) {
     let tmp = path.with_file_name(format!(
         ".{}.tmp{}",
         path.file_name().unwrap().to_string_lossy(),

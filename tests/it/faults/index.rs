@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use crate::daemon::write_atomically;
 use crate::util::{bin, copy_dir, fixtures, Server, NO_HANDSHAKE};
 
 const TABLE: &str = "stacks.catalog.series";
@@ -235,17 +236,6 @@ fn overwrite_4k(mirror: &Path) {
 #[test]
 fn issue_16_2_mirror_with_4_kib_overwritten() {
     damaged_at_rest(|index| overwrite_4k(&index.join("mirror.sqlite")));
-}
-
-/// Write `content` over `path` the way an atomic writer does: a temp name, then a rename.
-fn write_atomically(path: &Path, content: &str) {
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp{}",
-        path.file_name().unwrap().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, content).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
 }
 
 /// An edit of the table's statistics: its row count, and a value resolve_value lists.

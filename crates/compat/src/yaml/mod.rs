@@ -63,16 +63,9 @@ pub fn load(text: &str) -> Result<Value, LoadError> {
 /// the caller drops the items it was given and uses [`load`], which gives the exact value
 /// or error.
 pub fn load_split(text: &str, key: &str, item: &mut dyn FnMut(Value) -> bool) -> Option<Value> {
-    let mut failed = false;
-    let header = compose::compose_split(text, key, &mut |doc| match construct::construct(doc) {
-        Ok(value) => item(value),
-        Err(_) => {
-            failed = true;
-            false
-        }
+    // An item that does not construct stops the split, which then answers `None`.
+    let header = compose::compose_split(text, key, &mut |doc| {
+        construct::construct(doc).is_ok_and(&mut *item)
     })?;
-    if failed {
-        return None;
-    }
     construct::construct(header).ok()
 }
