@@ -24,6 +24,9 @@ CREATE TABLE IF NOT EXISTS files (
     parsed       TEXT                   -- the parsed value (tagged JSON, sharing kept: compat::value::stored)
 );
 CREATE INDEX IF NOT EXISTS files_by_table ON files (connection, fqn);
+-- A warm start compares every file's identity with the stored one: this index covers that
+-- read, so it never touches the rows' parsed values.
+CREATE INDEX IF NOT EXISTS files_identity ON files (connection, path, mtime_ns, size, inode, settled, hash);
 
 -- The items of a split file's top-level list (diff.yaml's `changes`), kept apart so that a
 -- large diff is never held parsed whole: its `files` row says `split` and holds the rest of

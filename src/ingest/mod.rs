@@ -446,34 +446,13 @@ pub fn scan_connection(
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let manifest_path = root.join(MANIFEST_FILENAME);
-    let manifest_record = refresh_file(&manifest_path, name, None, "manifest", known, None);
-    let manifest_parsed = match &manifest_record.parsed {
-        Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
-            known.parsed(&manifest_path).unwrap_or(Parsed::Absent)
-        }
-        other => other.clone(),
-    };
-    let manifest = if !manifest_path.is_file() {
-        ManifestRead::Absent
-    } else if !walk::contained(root, &manifest_path) {
-        ManifestRead::Malformed("it resolves outside the connection root".into())
-    } else {
-        match &manifest_parsed {
-            Parsed::YamlError(m) => ManifestRead::Unparseable(m.clone()),
-            Parsed::OtherError(m) => ManifestRead::Failed(m.clone()),
-            Parsed::Yaml(data) => match manifest_shape_error(data) {
-                Some(reason) => ManifestRead::Malformed(reason),
-                None => walkable_manifest(root, data),
-            },
-            Parsed::Text
-            | Parsed::Absent
-            | Parsed::Unchanged
-            | Parsed::Touched
-            | Parsed::Stored
-            // Only diff.yaml is read in pieces.
-            | Parsed::Split(_) => ManifestRead::Absent,
-        }
-    };
+    // The walk for symlinks reads every directory and the manifest's read decodes the
+    // largest value of the print: on a warm start they take about as long each, so they
+    // run side by side.
+    let (manifest_record, manifest) = std::thread::scope(|scope| {
+        let links = scope.spawn(|| walk::walk_links(root));
+        read_manifest(root, &manifest_path, name, known, links)
+    });
     let manifest_read = started.elapsed();
     let mut files = vec![manifest_record];
     for (kind, file) in [
@@ -621,8 +600,53 @@ fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
     dropped
 }
 
-fn walkable_manifest(root: &Path, data: &Value) -> ManifestRead {
-    let links = walk::escaping_links(root, Some(data));
+/// The manifest's record and how it reads; `links` is the walk for symlinks under way.
+fn read_manifest(
+    root: &Path,
+    manifest_path: &Path,
+    name: &str,
+    known: Known,
+    links: std::thread::ScopedJoinHandle<'_, walk::LinkWalk>,
+) -> (FileRecord, ManifestRead) {
+    let manifest_record = refresh_file(manifest_path, name, None, "manifest", known, None);
+    let manifest_parsed = match &manifest_record.parsed {
+        Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
+            known.parsed(manifest_path).unwrap_or(Parsed::Absent)
+        }
+        other => other.clone(),
+    };
+    let manifest = if !manifest_path.is_file() {
+        ManifestRead::Absent
+    } else if !walk::contained(root, manifest_path) {
+        ManifestRead::Malformed("it resolves outside the connection root".into())
+    } else {
+        match &manifest_parsed {
+            Parsed::YamlError(m) => ManifestRead::Unparseable(m.clone()),
+            Parsed::OtherError(m) => ManifestRead::Failed(m.clone()),
+            Parsed::Yaml(data) => match manifest_shape_error(data) {
+                Some(reason) => ManifestRead::Malformed(reason),
+                None => walkable_manifest(root, data, links.join()),
+            },
+            Parsed::Text
+            | Parsed::Absent
+            | Parsed::Unchanged
+            | Parsed::Touched
+            | Parsed::Stored
+            // Only diff.yaml is read in pieces.
+            | Parsed::Split(_) => ManifestRead::Absent,
+        }
+    };
+    (manifest_record, manifest)
+}
+
+fn walkable_manifest(
+    root: &Path,
+    data: &Value,
+    walked: std::thread::Result<walk::LinkWalk>,
+) -> ManifestRead {
+    // A walk that panicked is walked again here, where a panic is the caller's.
+    let walked = walked.unwrap_or_else(|_| walk::walk_links(root));
+    let links = walked.escaping(root, Some(data));
     let keep: std::collections::HashSet<String> =
         walk::walkable(data, &links).into_iter().collect();
     let mut dropped = Vec::new();

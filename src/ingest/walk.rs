@@ -112,6 +112,20 @@ pub fn contained(root: &Path, path: &Path) -> bool {
 
 /// The root-relative POSIX paths of links below `root` that resolve outside it.
 pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> {
+    walk_links(root).escaping(root, manifest)
+}
+
+/// What a walk of every directory below a root found about its symlinks; the manifest's
+/// entries are checked against it afterwards, so the walk can run while the manifest is
+/// still being read.
+pub struct LinkWalk {
+    found: HashSet<String>,
+    symlinks_seen: usize,
+}
+
+/// Walk every directory below `root` (links inside it followed once), noting each link
+/// that resolves outside it.
+pub fn walk_links(root: &Path) -> LinkWalk {
     let resolved_root = crate::config::absolute_resolved(root);
     let mut found = HashSet::new();
     let mut symlinks_seen = 0usize;
@@ -144,12 +158,28 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
             }
         }
     }
-    // Paths passing the lexical rule (no `..`, not absolute) can only leave the root
-    // through a symlink; with none below the root, resolving each one is wasted work.
-    if symlinks_seen == 0 {
-        return found;
+    LinkWalk {
+        found,
+        symlinks_seen,
     }
-    if let Some(manifest) = manifest {
+}
+
+impl LinkWalk {
+    /// The links found, with every path an entry of `manifest` opens that resolves outside
+    /// `root`.
+    pub fn escaping(self, root: &Path, manifest: Option<&Value>) -> HashSet<String> {
+        let LinkWalk {
+            mut found,
+            symlinks_seen,
+        } = self;
+        // Paths passing the lexical rule (no `..`, not absolute) can only leave the root
+        // through a symlink; with none below the root, resolving each one is wasted work.
+        if symlinks_seen == 0 {
+            return found;
+        }
+        let Some(manifest) = manifest else {
+            return found;
+        };
         for (key, entry) in shaped(manifest) {
             let fqn = key_text(key);
             if leaves_lexically(&table_path(&fqn, entry)) {
@@ -161,8 +191,8 @@ pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> 
                 }
             }
         }
+        found
     }
-    found
 }
 
 fn linked_out(path: &str, entry: &Value, links: &HashSet<String>) -> bool {

@@ -15,7 +15,7 @@ mod pz;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "6";
+pub const SCHEMA_VERSION: &str = "7";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
