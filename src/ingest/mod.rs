@@ -625,7 +625,11 @@ fn read_manifest(
             Parsed::OtherError(m) => ManifestRead::Failed(m.clone()),
             Parsed::Yaml(data) => match manifest_shape_error(data) {
                 Some(reason) => ManifestRead::Malformed(reason),
-                None => walkable_manifest(root, data, links.join()),
+                None => {
+                    // A panic in the walk is the scan's, as it was before the walk moved.
+                    let walked = links.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    walkable_manifest(root, data, walked)
+                }
             },
             Parsed::Text
             | Parsed::Absent
@@ -639,13 +643,7 @@ fn read_manifest(
     (manifest_record, manifest)
 }
 
-fn walkable_manifest(
-    root: &Path,
-    data: &Value,
-    walked: std::thread::Result<walk::LinkWalk>,
-) -> ManifestRead {
-    // A walk that panicked is walked again here, where a panic is the caller's.
-    let walked = walked.unwrap_or_else(|_| walk::walk_links(root));
+fn walkable_manifest(root: &Path, data: &Value, walked: walk::LinkWalk) -> ManifestRead {
     let links = walked.escaping(root, Some(data));
     let keep: std::collections::HashSet<String> =
         walk::walkable(data, &links).into_iter().collect();

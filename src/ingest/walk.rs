@@ -110,11 +110,6 @@ pub fn contained(root: &Path, path: &Path) -> bool {
     crate::config::absolute_resolved(path).starts_with(&root)
 }
 
-/// The root-relative POSIX paths of links below `root` that resolve outside it.
-pub fn escaping_links(root: &Path, manifest: Option<&Value>) -> HashSet<String> {
-    walk_links(root).escaping(root, manifest)
-}
-
 /// What a walk of every directory below a root found about its symlinks; the manifest's
 /// entries are checked against it afterwards, so the walk can run while the manifest is
 /// still being read.
@@ -165,8 +160,8 @@ pub fn walk_links(root: &Path) -> LinkWalk {
 }
 
 impl LinkWalk {
-    /// The links found, with every path an entry of `manifest` opens that resolves outside
-    /// `root`.
+    /// The root-relative POSIX paths of links below `root` that resolve outside it: the
+    /// links found, with every path an entry of `manifest` opens that leaves `root`.
     pub fn escaping(self, root: &Path, manifest: Option<&Value>) -> HashSet<String> {
         let LinkWalk {
             mut found,
