@@ -8,9 +8,15 @@ Prints: time from process start to the first list_tables answer (a warm start wh
 index exists), then the median and p95 of `--runs` calls of each measured request, the
 first call's time (a tool's first call may build what later calls reuse), and the server's
 resident set (now and peak) after them.
+
+Every paged call (list_tables, get_manifest, get_diff, resources/list, resources/read) is
+measured at page 1 and at page `--page-n` (reached once by following its cursors, then
+asked `--runs` times with that cursor), so a page deep in a large print is measured too.
+`--only REGEX` measures the matching cases alone.
 """
 import argparse
 import json
+import re
 import shlex
 import statistics
 import subprocess
@@ -19,6 +25,7 @@ import time
 CALLS = {
     "list_tables": {"name": "list_tables", "arguments": {}},
     "list_tables detail": {"name": "list_tables", "arguments": {"detail": True}},
+    "get_manifest": {"name": "get_manifest", "arguments": {}},
     "get_manifest pattern": {"name": "get_manifest", "arguments": {"pattern": "*_c0001.*"}},
     "search_columns pattern": {"name": "search_columns", "arguments": {"pattern": "*email*"}},
     "search_columns text": {"name": "search_columns", "arguments": {"text": "legacy"}},
@@ -29,6 +36,7 @@ CALLS = {
                                     "column": "status", "text": "Active"}},
     "get_diff table": {"name": "get_diff", "arguments": {"table": "stacks.lending_c0001.loans"}},
     "get_diff kind": {"name": "get_diff", "arguments": {"kind": "relationship_added"}},
+    "get_diff": {"name": "get_diff", "arguments": {}},
     "get_table_context profile md": {"name": "get_table_context", "arguments": {
         "table": "stacks.catalog_c0001.books"}},
     "get_table_context profile json": {"name": "get_table_context", "arguments": {
@@ -38,6 +46,40 @@ CALLS = {
     "get_table_context query md": {"name": "get_table_context", "arguments": {
         "table": "stacks.lending_c0001.loans", "purpose": "query"}},
 }
+# Calls other than tools/call: (method, params).
+METHODS = {
+    "resources/list": ("resources/list", {}),
+    "resources/read statistics": ("resources/read", {
+        "uri": "dbprint://library/stacks.catalog_c0001.books/statistics"}),
+    "resources/read manifest": ("resources/read", {"uri": "dbprint://library/manifest"}),
+}
+PAGED_TOOLS = {"list_tables", "get_manifest", "get_diff"}
+
+
+def next_cursor(method, params, result):
+    """The cursor of the page after `result`, and the params that ask for it."""
+    if method == "tools/call":
+        if params["name"] not in PAGED_TOOLS:
+            return None
+        text = result["content"][0]["text"]
+        try:
+            cursor = json.loads(text).get("next_cursor")
+        except ValueError:
+            return None
+        if cursor is None:
+            return None
+        return {"name": params["name"], "arguments": {**params["arguments"], "cursor": cursor}}
+    if method == "resources/list":
+        cursor = result.get("nextCursor")
+        return None if cursor is None else {"cursor": cursor}
+    if method == "resources/read":
+        meta = result["contents"][0].get("_meta", {})
+        page, pages = meta.get("page", 1), meta.get("pages", 1)
+        if page >= pages:
+            return None
+        base = params["uri"].split("?")[0]
+        return {"uri": f"{base}?page={page + 1}&version={meta['version']}"}
+    return None
 
 
 def main() -> None:
@@ -45,6 +87,9 @@ def main() -> None:
     ap.add_argument("--cmd", required=True)
     ap.add_argument("--cwd", required=True)
     ap.add_argument("--runs", type=int, default=50)
+    ap.add_argument("--page-n", type=int, default=10,
+                    help="the deep page measured for paged calls (the last when fewer)")
+    ap.add_argument("--only", default=None, help="measure only the cases matching this regex")
     ap.add_argument("--settle", type=float, default=0.0,
                     help="seconds to wait after the first answer, so the work a start leaves "
                          "in the background (the diff's warm-up, the watchers' walks) is done")
@@ -69,16 +114,37 @@ def main() -> None:
     request("tools/call", CALLS["list_tables"])
     print(f"start to first list_tables answer: {(time.perf_counter() - started) * 1000:.1f} ms")
     time.sleep(args.settle)
-    for label, params in CALLS.items():
+
+    def measure(label, method, params):
         times = []
         for _ in range(args.runs):
             t = time.perf_counter()
-            request("tools/call", params)
+            msg = request(method, params)
             times.append((time.perf_counter() - t) * 1000)
+        if "error" in msg:
+            raise SystemExit(f"{label}: {msg['error']}")
         first = times[0]
         times.sort()
         p95 = times[int(len(times) * 0.95) - 1]
         print(f"{label}: median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms ({args.runs} calls, first {first:.2f} ms)")
+        return msg["result"]
+
+    cases = [(label, "tools/call", params) for label, params in CALLS.items()]
+    cases += [(label, method, params) for label, (method, params) in METHODS.items()]
+    for label, method, params in cases:
+        if args.only and not re.search(args.only, label):
+            continue
+        result = measure(label, method, params)
+        # Page N: follow the cursors once, then measure that page.
+        page, deeper = 1, next_cursor(method, params, result)
+        if deeper is None:
+            continue
+        while deeper is not None and page < args.page_n:
+            at = deeper
+            result = request(method, at)["result"]
+            page += 1
+            deeper = next_cursor(method, at, result)
+        measure(f"{label} page {page}", method, at)
     with open(f"/proc/{proc.pid}/status") as status:
         for line in status:
             if line.startswith(("VmRSS", "VmHWM")):

@@ -3,16 +3,19 @@
 //! a text as is), stays within 20,000 characters; an item too large for any page is sent as
 //! parts. Each tool's reply shape (`Shape`) lives in its own module beside this one.
 //!
-//! The cut is the reference's: probe 1, 2, 4... units, then bisect. Whether a run fits is
-//! monotone in its length (a longer run only adds entries, and two parts of one item sharing
-//! a page stay shared), so the longest fitting run is the `c` with `fits(c)` and not
-//! `fits(c + 1)`, however it is found: [`guided_page`] estimates `c` from each unit's size
-//! alone and confirms it with a few renders, for shapes whose renders are dear (YAML).
+//! The cut is the reference's: it probes 1, 2, 4... units, then bisects. Whether a run fits
+//! is monotone in its length (a longer run only adds entries, and two parts of one item
+//! sharing a page stay shared), so the longest fitting run is the `c` with `fits(c)` and not
+//! `fits(c + 1)`, however it is found. Here it is found from an estimate: each unit's size
+//! alone, less what two units on one page share, summed until the page is full; then real
+//! renders confirm the estimate or gallop out from it ([`longest_fitting`]), which takes two
+//! or three renders where the reference's search takes a dozen. A page is measured by
+//! counting its JSON, never writing it (`compat::py::json_indent2_len`).
 
 use super::cursor::Call;
 use crate::error::QueryError;
 use crate::query::value::dict;
-use compat::py::{json_compact, json_indent2};
+use compat::py::json_compact;
 use compat::value::Value;
 
 pub const PAGE_CHARACTERS: usize = 20_000;
@@ -72,7 +75,7 @@ impl<F: Fn(&[Unit], bool, Option<&str>) -> Value> Shape for F {}
 fn measure(reply: &Value) -> usize {
     match reply {
         Value::Str(s) => compat::py::len(s),
-        other => compat::py::len(&json_indent2(other)),
+        other => compat::py::json_indent2_len(other),
     }
 }
 
@@ -153,8 +156,7 @@ pub fn page(
 
 /// The page of `items` that `cursor` points at, cut exactly where [`page`] cuts it with far
 /// fewer renders: the run's length is first estimated from each unit's own size, then
-/// confirmed or moved one unit at a time by real renders; an estimate that needs more than
-/// a few moves falls back to the reference's search.
+/// confirmed by real renders (see [`longest_fitting`]).
 pub fn guided_page(
     call: &Call,
     items: Vec<(UnitKey, Value)>,
@@ -204,46 +206,205 @@ pub fn lazy_page(
             None => item(e - heads),
         }
     };
-    // The units from the resume point on, and the (entry, part) each one is.
-    let mut units: Vec<Unit> = Vec::new();
-    let mut at: Vec<(usize, usize)> = Vec::new();
-    let mut next = start_entry;
     let placeholder = call.cursor(0);
-    let mut wanted = 64usize;
-    loop {
-        while next < entries && units.len() < wanted {
-            let made = self::units(call, vec![make(next)?], shape);
-            let skip = if next == start_entry { start_part } else { 0 };
-            for (part, unit) in made.into_iter().enumerate().skip(skip) {
-                units.push(unit);
-                at.push((next, part));
+    // The units from the resume point on: each with the (entry, part) it is and its size
+    // alone on a page.
+    let mut made = Made::default();
+    let mut next = start_entry;
+    let mut more = |made: &mut Made| -> Result<bool, QueryError> {
+        if next >= entries {
+            return Ok(false);
+        }
+        let (units, sizes) = measured_units(call, vec![make(next)?], shape, true);
+        let skip = if next == start_entry { start_part } else { 0 };
+        for (part, (unit, size)) in units.into_iter().zip(sizes).enumerate().skip(skip) {
+            made.units.push(unit);
+            made.sizes.push(size);
+            made.at.push((next, part));
+        }
+        next += 1;
+        Ok(true)
+    };
+    let mut estimate = Estimate::new(shape, first, &placeholder);
+    while !estimate.full {
+        if estimate.fitting == made.units.len() && !more(&mut made)? {
+            break;
+        }
+        estimate.take(&made.units, &made.sizes, shape, &placeholder);
+    }
+    let mut probe = |n: usize| -> Result<Probe, QueryError> {
+        while made.units.len() < n {
+            if !more(&mut made)? {
+                return Ok(Probe::PastEnd(made.units.len()));
             }
-            next += 1;
         }
-        let complete = next == entries;
-        let fits = |n: usize| run_fits(&units[..n], first, shape, &placeholder);
-        let run = longest_run(units.len(), &fits);
-        if complete && run == units.len() {
-            return Ok(shape(&units, first, None));
+        Ok(Probe::of(run_fits(
+            &made.units[..n],
+            first,
+            shape,
+            &placeholder,
+        )))
+    };
+    let run = longest_fitting(estimate.fitting, &mut probe)?;
+    let units = &made.units;
+    if run == units.len() {
+        // The search saw the end: every remaining unit fits.
+        return Ok(shape(units, first, None));
+    }
+    let run = if run == 0 && !first { 1 } else { run };
+    let (entry, part) = made.at[run];
+    Ok(shape(
+        &units[..run],
+        first,
+        Some(&call.cursor(entry * PARTS_PER_ENTRY + part)),
+    ))
+}
+
+/// The units a lazy page has made so far.
+#[derive(Default)]
+struct Made {
+    units: Vec<Unit>,
+    /// Each unit's size alone on a page.
+    sizes: Vec<usize>,
+    /// The (entry, part) each unit is.
+    at: Vec<(usize, usize)>,
+}
+
+/// A running estimate of how many units fit a page, from their sizes alone: the empty
+/// page, plus each unit's growth of an empty page, less what consecutive units share
+/// (a list's brackets and indentation are paid once per page, not once per unit).
+struct Estimate {
+    /// The empty page's size as a page that is not the first.
+    empty: usize,
+    /// The estimated size of the first `fitting` units.
+    total: usize,
+    /// What a second unit on a page costs less than its growth of an empty page.
+    shared: Option<usize>,
+    /// How many units the estimate fits so far.
+    fitting: usize,
+    /// The next unit would not fit.
+    full: bool,
+}
+
+impl Estimate {
+    fn new(shape: &impl Shape, first: bool, placeholder: &str) -> Estimate {
+        let empty = measure(&shape(&[], false, Some(placeholder)));
+        let total = if first {
+            measure(&shape(&[], true, Some(placeholder)))
+        } else {
+            empty
+        };
+        Estimate {
+            empty,
+            total,
+            shared: None,
+            fitting: 0,
+            full: false,
         }
-        if run < units.len() {
-            let run = if run == 0 && !first { 1 } else { run };
-            let (entry, part) = at[run];
-            return Ok(shape(
-                &units[..run],
-                first,
-                Some(&call.cursor(entry * PARTS_PER_ENTRY + part)),
-            ));
+    }
+
+    /// Count unit `self.fitting` of `units` (whose sizes alone are `sizes`) in, unless the
+    /// page is full.
+    fn take(&mut self, units: &[Unit], sizes: &[usize], shape: &impl Shape, placeholder: &str) {
+        let i = self.fitting;
+        let mut growth = sizes[i].saturating_sub(self.empty);
+        if i > 0 {
+            let shared = *self.shared.get_or_insert_with(|| {
+                let two = measure(&shape(&units[..2], false, Some(placeholder)));
+                (sizes[0] + sizes[1]).saturating_sub(self.empty + two)
+            });
+            growth = growth.saturating_sub(shared);
         }
-        wanted = wanted.saturating_mul(2);
+        if self.total + growth > PAGE_CHARACTERS {
+            self.full = true;
+            return;
+        }
+        self.total += growth;
+        self.fitting += 1;
     }
 }
 
-/// How many probes the guided search may spend before it falls back to the reference's.
-const GUIDE_STEPS: usize = 6;
+/// What rendering a run of `n` units found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Probe {
+    Fits,
+    TooLong,
+    /// There are fewer than `n` units: only this many.
+    PastEnd(usize),
+}
+
+impl Probe {
+    fn of(fits: bool) -> Probe {
+        if fits {
+            Probe::Fits
+        } else {
+            Probe::TooLong
+        }
+    }
+}
+
+/// The longest run that fits, found from `guess`: confirmed when the run of `guess` fits
+/// and one more does not, else galloped out from it (1, 2, 4... units away) and bisected.
+/// For a monotone fit this is the run the reference's search finds ([`longest_run`]);
+/// an estimate off by `d` units costs about `2 log2(d)` renders more.
+fn longest_fitting(
+    guess: usize,
+    probe: &mut dyn FnMut(usize) -> Result<Probe, QueryError>,
+) -> Result<usize, QueryError> {
+    let mut at = guess.max(1);
+    let found = loop {
+        match probe(at)? {
+            Probe::PastEnd(0) => return Ok(0),
+            Probe::PastEnd(total) => at = total,
+            p => break p,
+        }
+    };
+    // lo fits (or is 0); hi is known not to fit.
+    let (mut lo, mut hi) = if found == Probe::Fits {
+        let (mut lo, mut step) = (at, 1);
+        loop {
+            match probe(lo + step)? {
+                Probe::Fits => {
+                    lo += step;
+                    step *= 2;
+                }
+                Probe::TooLong => break (lo, lo + step),
+                Probe::PastEnd(total) if total == lo => return Ok(lo),
+                Probe::PastEnd(total) => match probe(total)? {
+                    Probe::Fits => return Ok(total),
+                    _ => break (lo, total),
+                },
+            }
+        }
+    } else {
+        let (mut hi, mut step) = (at, 1);
+        loop {
+            if hi <= step {
+                break (0, hi);
+            }
+            match probe(hi - step)? {
+                Probe::Fits => break (hi - step, hi),
+                _ => {
+                    hi -= step;
+                    step *= 2;
+                }
+            }
+        }
+    };
+    while hi - lo > 1 {
+        let middle = (lo + hi) / 2;
+        if probe(middle)? == Probe::Fits {
+            lo = middle;
+        } else {
+            hi = middle;
+        }
+    }
+    Ok(lo)
+}
 
 /// The longest run from the cursor's unit that fits a page, rendered. `sizes`: each unit's
-/// size alone, for the guided search.
+/// size alone, for an estimate to start from (without, the search starts at one unit, as
+/// the reference's does).
 fn cut(
     call: &Call,
     units: &[Unit],
@@ -258,13 +419,28 @@ fn cut(
     }
     let placeholder = call.cursor(0);
     let remaining = units.len() - start;
-    let fits = |count: usize| run_fits(&units[start..start + count], first, shape, &placeholder);
-    let count = sizes
-        .and_then(|sizes| {
-            let guess = estimate(&sizes[start..], first, shape, &placeholder);
-            settle(guess, remaining, &fits)
-        })
-        .unwrap_or_else(|| longest_run(remaining, &fits));
+    let guess = match sizes {
+        Some(sizes) => {
+            let mut estimate = Estimate::new(shape, first, &placeholder);
+            while estimate.fitting < remaining && !estimate.full {
+                estimate.take(&units[start..], &sizes[start..], shape, &placeholder);
+            }
+            estimate.fitting
+        }
+        None => 1,
+    };
+    let mut probe = |n: usize| -> Result<Probe, QueryError> {
+        if n > remaining {
+            return Ok(Probe::PastEnd(remaining));
+        }
+        Ok(Probe::of(run_fits(
+            &units[start..start + n],
+            first,
+            shape,
+            &placeholder,
+        )))
+    };
+    let count = longest_fitting(guess, &mut probe)?;
     if count == remaining {
         return Ok(shape(&units[start..], first, None));
     }
@@ -290,56 +466,9 @@ fn run_fits(run: &[Unit], first: bool, shape: &impl Shape, placeholder: &str) ->
     measure(&shape(run, first, Some(placeholder))) <= PAGE_CHARACTERS
 }
 
-/// The run length the empty page plus each unit's own growth of it reaches.
-fn estimate(sizes: &[usize], first: bool, shape: &impl Shape, placeholder: &str) -> usize {
-    let empty = measure(&shape(&[], false, Some(placeholder)));
-    let mut total = if first {
-        measure(&shape(&[], true, Some(placeholder)))
-    } else {
-        empty
-    };
-    let mut guess = 0;
-    while guess < sizes.len() {
-        total += sizes[guess].saturating_sub(empty);
-        if total > PAGE_CHARACTERS {
-            break;
-        }
-        guess += 1;
-    }
-    guess
-}
-
-/// From `guess`, the `c` with `fits(c)` and not `fits(c + 1)`, within `GUIDE_STEPS` renders.
-fn settle(guess: usize, remaining: usize, fits: &impl Fn(usize) -> bool) -> Option<usize> {
-    let mut c = guess.min(remaining);
-    let mut steps = 0;
-    if c > 0 && !fits(c) {
-        loop {
-            c -= 1;
-            steps += 1;
-            if c == 0 || fits(c) {
-                return Some(c);
-            }
-            if steps >= GUIDE_STEPS {
-                return None;
-            }
-        }
-    }
-    while c < remaining {
-        steps += 1;
-        if !fits(c + 1) {
-            return Some(c);
-        }
-        c += 1;
-        if steps >= GUIDE_STEPS {
-            return None;
-        }
-    }
-    Some(c)
-}
-
-/// The reference's own search (`paging._longest_run`): probes 1, 2, 4... then bisection,
-/// so page cuts land where its do.
+/// The reference's own search (`paging._longest_run`): probes 1, 2, 4... then bisection.
+/// [`longest_fitting`] lands where it does; the tests hold the two together.
+#[cfg(test)]
 fn longest_run(remaining: usize, fits: &impl Fn(usize) -> bool) -> usize {
     let (mut low, mut high) = (0usize, 1usize);
     while high <= remaining && fits(high) {
@@ -591,5 +720,110 @@ mod tests {
                 return;
             }
         }
+    }
+
+    /// A monotone fit over `total` units that holds up to `threshold`, as a probe.
+    fn probe_of(total: usize, threshold: usize) -> impl FnMut(usize) -> Result<Probe, QueryError> {
+        move |n| {
+            Ok(if n > total {
+                Probe::PastEnd(total)
+            } else {
+                Probe::of(n <= threshold)
+            })
+        }
+    }
+
+    #[test]
+    fn the_search_from_any_guess_finds_the_reference_run() {
+        for total in 0..40 {
+            for threshold in 0..=total + 1 {
+                let reference = longest_run(total, &|n| n <= threshold);
+                for guess in 0..total + 4 {
+                    let found = longest_fitting(guess, &mut probe_of(total, threshold));
+                    assert_eq!(
+                        found,
+                        Ok(reference),
+                        "total {total}, threshold {threshold}, guess {guess}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_right_guess_costs_two_renders() {
+        let mut probes = 0;
+        let mut inner = probe_of(1000, 500);
+        let mut counted = |n| {
+            probes += 1;
+            inner(n)
+        };
+        assert_eq!(longest_fitting(500, &mut counted), Ok(500));
+        assert_eq!(probes, 2);
+    }
+
+    /// Every page of `items` as [`lazy_page`] cuts them, following the cursors.
+    fn walk_lazy(items: &[(UnitKey, Value)]) -> Vec<Value> {
+        let call = call();
+        let (head, rest): (Vec<_>, Vec<_>) = items
+            .iter()
+            .cloned()
+            .partition(|(k, _)| matches!(k, UnitKey::Head(_)));
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut item = |i: usize| Ok(rest[i].clone());
+            let page = lazy_page(
+                &call,
+                head.clone(),
+                rest.len(),
+                &mut item,
+                &list_render,
+                cursor.as_deref(),
+            )
+            .unwrap();
+            cursor = page
+                .get("next_cursor")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            pages.push(page);
+            if cursor.is_none() {
+                return pages;
+            }
+        }
+    }
+
+    /// The items of every page, the cursor left out (the two engines number positions
+    /// differently).
+    fn page_items(pages: &[Value]) -> Vec<Value> {
+        pages
+            .iter()
+            .map(|p| p.get("items").cloned().unwrap_or(Value::Null))
+            .collect()
+    }
+
+    #[test]
+    fn lazy_pages_cut_where_the_reference_cuts() {
+        let mut items: Vec<(UnitKey, Value)> =
+            vec![(UnitKey::Head("header".into()), Value::Str("h".repeat(300)))];
+        for i in 0..1500 {
+            let text = match i {
+                150 => "z".repeat(45_000),
+                700..=720 => "é".repeat(3000),
+                _ => "x".repeat(5 + (i * 37) % 90),
+            };
+            items.push((UnitKey::Item(Value::Int(i as i64)), Value::Str(text)));
+        }
+        let reference = walk(items.clone());
+        let lazy = walk_lazy(&items);
+        assert_eq!(page_items(&lazy), page_items(&reference));
+        assert_eq!(lazy[0].get("header"), reference[0].get("header"));
+    }
+
+    #[test]
+    fn an_empty_list_is_one_page() {
+        let pages = walk_lazy(&[]);
+        assert_eq!(pages.len(), 1);
+        assert_eq!(pages[0].get("items"), Some(&Value::seq(vec![])));
     }
 }

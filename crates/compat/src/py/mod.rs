@@ -65,6 +65,12 @@ pub fn json_indent2(v: &Value) -> String {
     json::dumps(v, Some(2), true).unwrap_or_default()
 }
 
+/// `len(json_indent2(v))`, counted without writing the text (ensure_ascii makes
+/// every character one byte).
+pub fn json_indent2_len(v: &Value) -> usize {
+    json::indent2_len(v)
+}
+
 /// `json.dumps(v, default=str)`: separators `", "` and `": "`, no indent.
 ///
 /// Same key caveat as [`json_indent2`]; the exact form is [`try_json_compact`].

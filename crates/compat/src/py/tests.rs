@@ -129,6 +129,11 @@ fn strings_match_python() {
             &json_compact(&Value::Str(st.into())),
             s(&r["json"]),
         );
+        f.eq(
+            &ctx("json length"),
+            &json_indent2_len(&Value::Str(st.into())).to_string(),
+            &s(&r["json"]).chars().count().to_string(),
+        );
         f.eq(&ctx("lower"), &lower(st), s(&r["lower"]));
         f.eq(&ctx("casefold"), &casefold(st), s(&r["fold"]));
         f.eq(&ctx("strip"), strip(st), s(&r["strip"]));
@@ -188,6 +193,13 @@ fn every_code_point_matches_python() {
                 continue; // surrogates: skipped on both sides
             };
             let one = c.to_string();
+            // The counted length agrees with the text written (checked against Python
+            // by the digest below).
+            assert_eq!(
+                json_indent2_len(&Value::Str(one.clone())),
+                json_compact(&Value::Str(one.clone())).len(),
+                "json length of {cp:#x}"
+            );
             text.clear();
             text.push_str(&format!(
                 "{cp:x}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
@@ -309,6 +321,11 @@ fn values_match_python() {
         if !want_indent.starts_with('!') {
             f.eq(&ctx("json_indent2"), &json_indent2(&v), want_indent);
             f.eq(&ctx("json_compact"), &json_compact(&v), s(&r["compact"]));
+            f.eq(
+                &ctx("json_indent2_len"),
+                &json_indent2_len(&v).to_string(),
+                &want_indent.chars().count().to_string(),
+            );
         }
         f.eq(&ctx("repr"), &repr(&v), s(&r["repr"]));
         f.eq(&ctx("str"), &str_of(&v), s(&r["str"]));
