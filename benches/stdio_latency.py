@@ -52,6 +52,7 @@ METHODS = {
     "resources/read statistics": ("resources/read", {
         "uri": "dbprint://library/stacks.catalog_c0001.books/statistics"}),
     "resources/read manifest": ("resources/read", {"uri": "dbprint://library/manifest"}),
+    "resources/read diff": ("resources/read", {"uri": "dbprint://library/diff"}),
 }
 PAGED_TOOLS = {"list_tables", "get_manifest", "get_diff"}
 

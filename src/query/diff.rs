@@ -124,6 +124,10 @@ enum Prepared {
         header: Vec<(Value, Value)>,
         /// The dict events kept, in file order.
         changes: Vec<Value>,
+        /// Where `changes` stands among the top-level keys (`None`: absent).
+        changes_at: Option<usize>,
+        /// How many events about rejected edges were withheld.
+        dropped: usize,
         /// diff.yaml and every file that decided it.
         pins: Pins,
     },
@@ -159,6 +163,53 @@ impl Kept {
             .map(|(k, v)| value_weight(k) + value_weight(v))
             .sum();
         header + changes.iter().map(value_weight).sum::<usize>()
+    }
+}
+
+/// diff.yaml's document less its withheld events, for the diff resource.
+pub struct Withheld {
+    kept: Arc<Kept>,
+}
+
+impl Withheld {
+    /// diff.yaml and every file that decided the document: its version.
+    pub fn pins(&self) -> Pins {
+        match &self.kept.prepared {
+            Prepared::Diff { pins, .. } => pins.clone(),
+            Prepared::NotMapping => Pins::none(),
+        }
+    }
+
+    /// The whole document as shown: the header's keys with `changes` in its own place.
+    pub fn document(&self) -> Value {
+        let Prepared::Diff {
+            header,
+            changes,
+            changes_at,
+            ..
+        } = &self.kept.prepared
+        else {
+            return Value::map(Vec::new());
+        };
+        let mut pairs = header.clone();
+        if let Some(at) = *changes_at {
+            pairs.insert(
+                at.min(pairs.len()),
+                (Value::Str("changes".into()), Value::seq(changes.clone())),
+            );
+        }
+        Value::map(pairs)
+    }
+}
+
+/// What the diff resource at `path` shows beyond the file itself: `None` when the file is
+/// shown as it is (nothing withheld, or not a mapping), else the document less the
+/// withheld events. Shares get_diff's kept diff, so a read costs what a get_diff does.
+pub fn withheld(state: &Snapshot, path: &Path) -> Result<Option<Withheld>, QueryError> {
+    let kept = prepared(state, path)?;
+    match &kept.prepared {
+        Prepared::Diff { dropped, .. } if *dropped > 0 => Ok(Some(Withheld { kept })),
+        _ => Ok(None),
     }
 }
 
@@ -295,26 +346,31 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
         identities.push((consulted.clone(), identity));
         files.push((consulted.display().to_string(), hash));
     }
-    let (header, changes) = split(filtered.shown);
+    let (header, changes, changes_at) = split(filtered.shown);
     Ok(Kept {
         identities,
         prepared: Prepared::Diff {
             header,
             changes,
+            changes_at,
+            dropped: filtered.dropped,
             pins: Pins::of(&files),
         },
     })
 }
 
-/// The shown document as its header entries and its (dict-only) `changes`.
-fn split(shown: Value) -> (Vec<(Value, Value)>, Vec<Value>) {
+/// The shown document as its header entries, its `changes` (`{**data, "changes": kept}`:
+/// a list) and where `changes` stood among the keys.
+fn split(shown: Value) -> (Vec<(Value, Value)>, Vec<Value>, Option<usize>) {
     let Value::Map(pairs) = shown else {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), None);
     };
     let mut header = Vec::with_capacity(pairs.len());
     let mut changes = Vec::new();
+    let mut changes_at = None;
     for (k, v) in std::sync::Arc::unwrap_or_clone(pairs) {
         if k.as_str() == Some("changes") {
+            changes_at = Some(header.len());
             if let Value::Seq(items) = v {
                 changes = std::sync::Arc::unwrap_or_clone(items);
             }
@@ -322,7 +378,7 @@ fn split(shown: Value) -> (Vec<(Value, Value)>, Vec<Value>) {
             header.push((k, v));
         }
     }
-    (header, changes)
+    (header, changes, changes_at)
 }
 
 /// What one read of a deciding file saw.

@@ -470,6 +470,14 @@ enum Body {
     /// A file served as it is: its bytes (valid UTF-8, no `\r`) in this thread's
     /// `READ_BUFFER`, so a large file is neither copied nor freshly allocated per read.
     Buffered,
+    /// A file served as it is, known by content and not read yet: its identity vouched for
+    /// the content hash the version names, and an earlier read of those bytes found them
+    /// plain (valid UTF-8, no `\r`). A page reads only its own bytes, checking the
+    /// identity around the read, so a page of a large file costs the page.
+    OnDisk {
+        path: PathBuf,
+        identity: ingest::FileIdentity,
+    },
 }
 
 thread_local! {
@@ -490,22 +498,92 @@ impl Whole {
     }
 
     /// Run `f` over the text. A buffered text is the one this thread just read: nothing
-    /// reads another file through `whole` before the reply is cut.
-    pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> R {
+    /// reads another file through `whole` before the reply is cut. A text on disk is read
+    /// now; `QueryError::Stale` when the file moved since its version was taken.
+    pub fn with_text<R>(&self, f: impl FnOnce(&str) -> R) -> Result<R, QueryError> {
         match &self.body {
-            Body::Owned(text) => f(text),
-            Body::Buffered => READ_BUFFER.with(|buffer| {
+            Body::Owned(text) => Ok(f(text)),
+            Body::Buffered => Ok(READ_BUFFER.with(|buffer| {
                 let buffer = buffer.borrow();
                 f(std::str::from_utf8(&buffer).unwrap_or_default())
+            })),
+            Body::OnDisk { path, identity } => READ_BUFFER.with(|buffer| {
+                let mut buffer = buffer.borrow_mut();
+                let size = usize::try_from(identity.size).unwrap_or(usize::MAX);
+                read_as_known(path, *identity, 0..size, &mut buffer)?;
+                let text =
+                    std::str::from_utf8(&buffer).map_err(|_| QueryError::Stale(path.clone()))?;
+                Ok(f(text))
             }),
         }
     }
+
+    /// The text's bytes `range`, which a page cut puts on character boundaries.
+    pub fn text_of(&self, range: std::ops::Range<usize>) -> Result<String, QueryError> {
+        let cut = |text: &str| text.get(range.clone()).map(str::to_string);
+        let missing = || QueryError::Internal("a resource page outside its text".into());
+        match &self.body {
+            Body::OnDisk { path, identity } => {
+                let mut bytes = Vec::new();
+                read_as_known(path, *identity, range, &mut bytes)?;
+                String::from_utf8(bytes).map_err(|_| QueryError::Stale(path.clone()))
+            }
+            _ => self.with_text(cut)?.ok_or_else(missing),
+        }
+    }
+
+    /// The text's length in bytes.
+    pub fn len(&self) -> Result<usize, QueryError> {
+        match &self.body {
+            Body::OnDisk { identity, .. } => Ok(usize::try_from(identity.size).unwrap_or(0)),
+            _ => self.with_text(str::len),
+        }
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> Result<bool, QueryError> {
+        Ok(self.len()? == 0)
+    }
+}
+
+/// Read bytes `range` of `path` into `into`, provided the file is still the one `identity`
+/// names before and after the read (a settled identity vouches for the bytes, as
+/// everywhere in the store); `QueryError::Stale` otherwise.
+fn read_as_known(
+    path: &Path,
+    identity: ingest::FileIdentity,
+    range: std::ops::Range<usize>,
+    into: &mut Vec<u8>,
+) -> Result<(), QueryError> {
+    use std::io::{Seek, SeekFrom};
+    let moved = || QueryError::Stale(path.to_path_buf());
+    let same = |file: &std::fs::File| {
+        let before = ingest::clock_ns();
+        file.metadata()
+            .is_ok_and(|m| ingest::FileIdentity::from_metadata(&m, before) == identity)
+    };
+    let mut file = std::fs::File::open(path).map_err(|_| moved())?;
+    if !same(&file) {
+        return Err(moved());
+    }
+    into.clear();
+    into.reserve(range.len());
+    file.seek(SeekFrom::Start(range.start as u64))
+        .map_err(|_| moved())?;
+    let read = (&mut file)
+        .take(range.len() as u64)
+        .read_to_end(into)
+        .map_err(|_| moved())?;
+    if read != range.len() || !same(&file) {
+        return Err(moved());
+    }
+    Ok(())
 }
 
 impl Drop for Whole {
     /// A buffer grown past `KEEP_BUFFER` by this text is given back once the text is done.
     fn drop(&mut self) {
-        if let Body::Buffered = self.body {
+        if matches!(self.body, Body::Buffered | Body::OnDisk { .. }) {
             READ_BUFFER.with(|buffer| {
                 let mut buffer = buffer.borrow_mut();
                 if buffer.capacity() > KEEP_BUFFER {
@@ -576,7 +654,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
                 return Err(QueryError::NoDiff(shown(&path)));
             }
             let whole = files.whole(&path, None, kind)?;
-            without_rejected_events(&files, &state, &path, whole)
+            without_rejected_events(&state, &path, whole)
         }
         ("reading", _) => {
             let path = root.join(READING_FILENAME);
@@ -702,27 +780,28 @@ fn without_rejected_edges(
 }
 
 /// `diff.yaml` less its relationship events about edges people rejected, versioned over
-/// the files that decided it; the file itself when nothing is dropped.
+/// the files that decided it; the file itself when nothing is dropped. The verdicts are
+/// get_diff's kept diff, and the text is written once per version.
 fn without_rejected_events(
-    files: &RequestFiles,
     state: &Snapshot,
     path: &Path,
     whole: Whole,
 ) -> Result<Whole, QueryError> {
-    let Some(raw) = mapping(files, path)? else {
+    let Some(withheld) = super::diff::withheld(state, path)? else {
         return Ok(whole);
     };
-    let filtered = edges::diff_without_rejected_in(state, &raw, files)?;
-    if filtered.dropped == 0 {
-        return Ok(whole);
-    }
-    let mut decided_by = vec![path.to_path_buf()];
-    decided_by.extend(filtered.consulted);
-    Ok(Whole::owned(
-        dump_yaml(&filtered.shown)?,
-        whole.mime_type,
-        files.version(&decided_by)?,
-    ))
+    let version = withheld.pins().digest().to_string();
+    let key = Key::new("diff resource text", [version.as_bytes()]);
+    let text = state.cache().get_or_build(
+        key,
+        |text: &Arc<str>| text.len(),
+        || dump_yaml(&withheld.document()).map(Arc::<str>::from),
+    )?;
+    Ok(Whole {
+        body: Body::Owned(Arc::clone(&text)),
+        mime_type: whole.mime_type,
+        version,
+    })
 }
 
 /// dbprint's own YAML dumper (block style, width 80, its quoting rules).
@@ -777,6 +856,28 @@ impl<'a> RequestFiles<'a> {
                 path: shown(path),
             });
         }
+        // Known by content: the identity vouches for a hash whose bytes were found plain.
+        let known = self.state.current_file(path, fqn, kind, false)?;
+        if let (Some(hash), Some(identity)) = (&known.hash, known.identity) {
+            if self
+                .state
+                .cache()
+                .peek::<PlainText>(&plain_key(hash))
+                .is_some()
+            {
+                check_parse(path, kind, &known.check)?;
+                let version = pins::digest(&[(path.display().to_string(), hash.clone())]);
+                self.seen.borrow_mut().insert(path.to_path_buf(), known);
+                return Ok(Whole {
+                    body: Body::OnDisk {
+                        path: path.to_path_buf(),
+                        identity,
+                    },
+                    mime_type: mime_type(kind),
+                    version,
+                });
+            }
+        }
         for attempt in 0..2 {
             let read = READ_BUFFER.with(|buffer| -> Result<_, std::io::Error> {
                 let mut buffer = buffer.borrow_mut();
@@ -806,21 +907,18 @@ impl<'a> RequestFiles<'a> {
                 continue;
             }
             let body = match body {
-                Ok(()) => Body::Buffered,
+                Ok(()) => {
+                    let noted = self.state.cache().get_or_build(
+                        plain_key(&hash),
+                        |_| 64,
+                        || Ok::<_, std::convert::Infallible>(PlainText),
+                    );
+                    let _ = noted;
+                    Body::Buffered
+                }
                 Err(converted) => Body::Owned(converted.map_err(QueryError::Other)?.into()),
             };
-            if is_yaml(kind) {
-                match &fresh.check {
-                    Check::YamlError(m) => {
-                        return Err(QueryError::YamlParse {
-                            path: shown(path),
-                            message: m.clone(),
-                        })
-                    }
-                    Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
-                    _ => {}
-                }
-            }
+            check_parse(path, kind, &fresh.check)?;
             self.seen.borrow_mut().insert(path.to_path_buf(), fresh);
             return Ok(Whole {
                 body,
@@ -869,6 +967,31 @@ impl Files for RequestFiles<'_> {
             .insert(path.to_path_buf(), content.clone());
         Ok(content)
     }
+}
+
+/// What the cache remembers of content whose bytes were read: they are plain text (valid
+/// UTF-8, no `\r`), so the file can be served as it is, a page at a time.
+struct PlainText;
+
+fn plain_key(hash: &str) -> Key {
+    Key::new("resource plain text", [hash.as_bytes()])
+}
+
+/// A YAML kind's parse failure, as a read of it answers.
+fn check_parse(path: &Path, kind: &str, check: &Check) -> Result<(), QueryError> {
+    if is_yaml(kind) {
+        match check {
+            Check::YamlError(m) => {
+                return Err(QueryError::YamlParse {
+                    path: shown(path),
+                    message: m.clone(),
+                })
+            }
+            Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The kind a print file's name says it is (used only when the mirror has no row for it).

@@ -151,20 +151,7 @@ pub fn page(
     shape: &impl Shape,
     cursor: Option<&str>,
 ) -> Result<Value, QueryError> {
-    cut(call, units, shape, cursor, None)
-}
-
-/// The page of `items` that `cursor` points at, cut exactly where [`page`] cuts it with far
-/// fewer renders: the run's length is first estimated from each unit's own size, then
-/// confirmed by real renders (see [`longest_fitting`]).
-pub fn guided_page(
-    call: &Call,
-    items: Vec<(UnitKey, Value)>,
-    shape: &impl Shape,
-    cursor: Option<&str>,
-) -> Result<Value, QueryError> {
-    let (units, sizes) = measured_units(call, items, shape, true);
-    cut(call, &units, shape, cursor, Some(&sizes))
+    cut(call, units, shape, cursor)
 }
 
 /// Positions of a [`lazy_page`] cursor: `entry * PARTS_PER_ENTRY + part`, where entries
@@ -402,15 +389,13 @@ fn longest_fitting(
     Ok(lo)
 }
 
-/// The longest run from the cursor's unit that fits a page, rendered. `sizes`: each unit's
-/// size alone, for an estimate to start from (without, the search starts at one unit, as
-/// the reference's does).
+/// The longest run from the cursor's unit that fits a page, rendered; the search starts at
+/// one unit, as the reference's does (these lists are short).
 fn cut(
     call: &Call,
     units: &[Unit],
     shape: &impl Shape,
     cursor: Option<&str>,
-    sizes: Option<&[usize]>,
 ) -> Result<Value, QueryError> {
     let first = cursor.is_none();
     let start = call.position(cursor)?;
@@ -419,16 +404,6 @@ fn cut(
     }
     let placeholder = call.cursor(0);
     let remaining = units.len() - start;
-    let guess = match sizes {
-        Some(sizes) => {
-            let mut estimate = Estimate::new(shape, first, &placeholder);
-            while estimate.fitting < remaining && !estimate.full {
-                estimate.take(&units[start..], &sizes[start..], shape, &placeholder);
-            }
-            estimate.fitting
-        }
-        None => 1,
-    };
     let mut probe = |n: usize| -> Result<Probe, QueryError> {
         if n > remaining {
             return Ok(Probe::PastEnd(remaining));
@@ -440,7 +415,7 @@ fn cut(
             &placeholder,
         )))
     };
-    let count = longest_fitting(guess, &mut probe)?;
+    let count = longest_fitting(1, &mut probe)?;
     if count == remaining {
         return Ok(shape(&units[start..], first, None));
     }
@@ -689,37 +664,6 @@ mod tests {
             page(&call, &units, &list_render, Some(&past)),
             Err(QueryError::ForeignCursor("t".into()))
         );
-    }
-
-    #[test]
-    fn the_guided_cut_lands_where_the_reference_cut_does() {
-        let call = call();
-        let mut items: Vec<(UnitKey, Value)> =
-            vec![(UnitKey::Head("header".into()), Value::Str("h".repeat(300)))];
-        // Items of uneven sizes, one too large for any page.
-        for i in 0..400 {
-            let text = if i == 150 {
-                "z".repeat(45_000)
-            } else {
-                "x".repeat(20 + (i * 37) % 700)
-            };
-            items.push((UnitKey::Item(Value::Int(i as i64)), Value::Str(text)));
-        }
-        let units = units(&call, items.clone(), &list_render);
-        let mut cursor: Option<String> = None;
-        loop {
-            let reference = page(&call, &units, &list_render, cursor.as_deref()).unwrap();
-            let guided =
-                guided_page(&call, items.clone(), &list_render, cursor.as_deref()).unwrap();
-            assert_eq!(guided, reference);
-            cursor = reference
-                .get("next_cursor")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            if cursor.is_none() {
-                return;
-            }
-        }
     }
 
     /// A monotone fit over `total` units that holds up to `threshold`, as a probe.

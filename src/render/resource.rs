@@ -11,7 +11,7 @@ use super::cursor::Call;
 use super::document;
 use super::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
 use crate::error::QueryError;
-use crate::query::resources::{Entry, Listing, Resource};
+use crate::query::resources::{Entry, Listing, Resource, Whole};
 use crate::query::value::dict;
 use crate::store::cache::{Cache, Key};
 use compat::value::Value;
@@ -47,47 +47,44 @@ pub struct Page {
 pub fn page(uri: &str, resource: &Resource, cache: &Cache) -> Result<Page, QueryError> {
     let whole = &resource.whole;
     let query = &resource.query;
-    whole.with_text(|text| {
-        let ranges = page_ranges(cache, text, &whole.version);
-        let page = page_number(&query.page)?
-            .filter(|n| (1..=ranges.len()).contains(n))
-            .ok_or_else(|| QueryError::PageOutOfRange {
-                uri: uri.to_string(),
-                pages: ranges.len(),
-            })?;
-        match &query.version {
-            None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
-            Some(v) if *v != whole.version => {
-                return Err(QueryError::StalePageVersion(uri.to_string()))
-            }
-            _ => {}
-        }
-        Ok(Page {
-            text: text[ranges[page - 1].clone()].to_string(),
-            mime_type: whole.mime_type,
-            page,
+    let ranges = page_ranges(cache, whole)?;
+    let page = page_number(&query.page)?
+        .filter(|n| (1..=ranges.len()).contains(n))
+        .ok_or_else(|| QueryError::PageOutOfRange {
+            uri: uri.to_string(),
             pages: ranges.len(),
-            version: whole.version.clone(),
-        })
+        })?;
+    match &query.version {
+        None if page > 1 => return Err(QueryError::MissingPageVersion(uri.to_string())),
+        Some(v) if *v != whole.version => {
+            return Err(QueryError::StalePageVersion(uri.to_string()))
+        }
+        _ => {}
+    }
+    Ok(Page {
+        text: whole.text_of(ranges[page - 1].clone())?,
+        mime_type: whole.mime_type,
+        page,
+        pages: ranges.len(),
+        version: whole.version.clone(),
     })
 }
 
-/// The page cut of a text, kept per version: following pages 2..n of a large file
-/// re-reads and re-hashes it, but never re-measures it.
-fn page_ranges(cache: &Cache, text: &str, version: &str) -> Arc<Vec<Range<usize>>> {
+/// The page cut of a text, kept per version: a later page of a large file, or the same
+/// page again, reads only that page's bytes and never re-measures the text.
+fn page_ranges(cache: &Cache, whole: &Whole) -> Result<Arc<Vec<Range<usize>>>, QueryError> {
     let key = Key::new(
         "resource page cut",
-        [version.as_bytes(), &(text.len() as u64).to_le_bytes()],
+        [
+            whole.version.as_bytes(),
+            &(whole.len()? as u64).to_le_bytes(),
+        ],
     );
-    let cut = cache.get_or_build(
+    cache.get_or_build(
         key,
         |r: &Vec<Range<usize>>| 16 * r.len(),
-        || Ok::<_, std::convert::Infallible>(line_pages(text, PAGE_CHARACTERS)),
-    );
-    match cut {
-        Ok(ranges) => ranges,
-        Err(never) => match never {},
-    }
+        || whole.with_text(|text| line_pages(text, PAGE_CHARACTERS)),
+    )
 }
 
 /// Python's limit on converting a decimal string to `int`.

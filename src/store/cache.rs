@@ -94,6 +94,24 @@ impl Cache {
         self.get_valid_or_build(key, |_| true, weight, build)
     }
 
+    /// The value held for `key`, if one was built: never builds, never waits for a build
+    /// under way.
+    pub fn peek<T>(&self, key: &Key) -> Option<Arc<T>>
+    where
+        T: Send + Sync + 'static,
+    {
+        let slot = {
+            let mut entries = self.entries();
+            entries.clock += 1;
+            let now = entries.clock;
+            let entry = entries.map.get_mut(key)?;
+            entry.used = now;
+            entry.slot.clone()
+        };
+        let value = slot.value.try_lock().ok()?;
+        value.as_ref().and_then(|v| v.clone().downcast::<T>().ok())
+    }
+
     /// `get_or_build` for an entry whose key cannot name everything it depends on (files
     /// found only while building it): a held value that `valid` rejects is built again
     /// in its place.

@@ -30,6 +30,9 @@ pub struct FreshFile {
     /// blake3 of the content; `None` when absent.
     pub hash: Option<String>,
     pub check: Check,
+    /// The settled identity that vouched for `hash` (the file's identity now, equal to the
+    /// one the mirror stored with it); `None` when this request read the bytes itself.
+    pub identity: Option<ingest::FileIdentity>,
     /// The parsed value, when this request had to parse the file itself.
     value: Option<Value>,
 }
@@ -84,6 +87,7 @@ impl Shared {
                         path: path.to_path_buf(),
                         hash: row.hash.clone(),
                         check: check.clone(),
+                        identity: now,
                         value: None,
                     });
                 }
@@ -124,6 +128,7 @@ impl Shared {
                 path: path.to_path_buf(),
                 hash: record.hash,
                 check: stored_check.unwrap_or(Check::Absent),
+                identity: None,
                 value: None,
             });
         }
@@ -136,6 +141,7 @@ impl Shared {
             path: path.to_path_buf(),
             hash: record.hash,
             check,
+            identity: None,
             value,
         })
     }

@@ -263,8 +263,10 @@ fn every_kind_reads_as_the_file_on_disk() {
         ),
     ];
     for (uri, file, mime) in cases {
-        let (pages, _, count) = read_all(&mut server, uri);
+        let (pages, version, count) = read_all(&mut server, uri);
         assert_eq!(pages.concat(), on_disk(&library_file(file)), "{uri}");
+        // Read again, each page is read alone from the file its version names.
+        assert_eq!(read_all(&mut server, uri), (pages.clone(), version, count));
         for p in &pages {
             assert!(
                 escaped_width(p) <= PAGE,

@@ -6,6 +6,7 @@ use rmcp::model::{
 use serde::de::DeserializeOwned;
 
 use super::DbprintTools;
+use crate::error::QueryError;
 use crate::mcp::errors::rpc_error;
 use crate::mcp::tool_set::Resources;
 use crate::query::resources;
@@ -61,9 +62,20 @@ impl Resources for DbprintTools {
             cache: self.store.cache(),
             connection: &connection,
         };
-        let resource = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
-        let page = render::resource::page(uri, &resource, self.store.cache())
-            .map_err(|e| rpc_error(&e))?;
+        // A file known by content is read a page at a time; one rewritten between its
+        // check and the read of its page is read again from the start, once.
+        let mut attempts = 0;
+        let page = loop {
+            let resource = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
+            match render::resource::page(uri, &resource, self.store.cache()) {
+                Err(QueryError::Stale(_)) if attempts == 0 => attempts += 1,
+                Err(QueryError::Stale(path)) => {
+                    let shown = path.display().to_string();
+                    return Err(rpc_error(&QueryError::StalePageVersion(shown)));
+                }
+                other => break other.map_err(|e| rpc_error(&e))?,
+            }
+        };
         wire(serde_json::json!({
             "contents": [{
                 "uri": uri,

@@ -296,3 +296,57 @@ fn unquote_plus_matches_python() {
     assert_eq!(unquote_plus("%e2%82"), "\u{fffd}");
     assert_eq!(unquote_plus("é%41"), "éA");
 }
+
+/// A file written with a fixed mtime long past, and its settled identity.
+fn settled_file(dir: &Path, text: &str) -> (PathBuf, ingest::FileIdentity) {
+    let path = dir.join("statistics.yaml");
+    std::fs::write(&path, text).unwrap();
+    let past = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(past)
+        .unwrap();
+    let identity = ingest::identity(&path).unwrap();
+    assert!(identity.settled);
+    (path, identity)
+}
+
+#[test]
+fn a_file_known_by_content_is_read_a_range_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, identity) = settled_file(dir.path(), "columns:\n  a: 1\n  b: 2\n");
+    let mut bytes = Vec::new();
+    read_as_known(&path, identity, 9..16, &mut bytes).unwrap();
+    assert_eq!(bytes, b"  a: 1\n");
+    read_as_known(&path, identity, 0..23, &mut bytes).unwrap();
+    assert_eq!(bytes, b"columns:\n  a: 1\n  b: 2\n");
+}
+
+#[test]
+fn a_file_known_by_content_that_moved_is_stale() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, identity) = settled_file(dir.path(), "columns:\n  a: 1\n");
+    let stale = Err(QueryError::Stale(path.clone()));
+    let mut bytes = Vec::new();
+    // Rewritten in place with bytes of the same length: the mtime moved.
+    std::fs::write(&path, "columns:\n  z: 9\n").unwrap();
+    assert_eq!(read_as_known(&path, identity, 0..4, &mut bytes), stale);
+    // Replaced by another file with the same size and mtime: the inode moved.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let (other, _) = settled_file(&elsewhere, "columns:\n  a: 1\n");
+    let (path, identity) = settled_file(dir.path(), "columns:\n  a: 1\n");
+    std::fs::rename(&other, &path).unwrap();
+    assert_eq!(
+        read_as_known(&path, identity, 0..4, &mut bytes),
+        Err(QueryError::Stale(path.clone()))
+    );
+    // Gone, or shorter than the range asked.
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(
+        read_as_known(&path, identity, 0..4, &mut bytes),
+        Err(QueryError::Stale(path.clone()))
+    );
+}

@@ -71,7 +71,14 @@ pub fn page(
         }
         reply
     };
-    match paging::guided_page(&call, items, &shape, cursor)? {
+    let mut item = |i: usize| {
+        items
+            .get(i)
+            .cloned()
+            .ok_or_else(|| QueryError::Internal("get_table_context: a unit past the end".into()))
+    };
+    let page = paging::lazy_page(&call, Vec::new(), items.len(), &mut item, &shape, cursor)?;
+    match page {
         Value::Str(text) => Ok(Reply::Text(text)),
         dict => Ok(Reply::Dict(dict)),
     }

@@ -16,12 +16,12 @@ fn is_space_or_break0(c: char) -> bool {
 }
 
 /// `text[start:end]` with Python's slicing forgiveness (an inverted range is empty).
-fn slice(text: &[char], start: usize, end: usize) -> String {
+fn slice(text: &[char], start: usize, end: usize) -> &[char] {
     let end = end.min(text.len());
     if start >= end {
-        String::new()
+        &[]
     } else {
-        text[start..end].iter().collect()
+        &text[start..end]
     }
 }
 
@@ -66,7 +66,7 @@ enum State {
 }
 
 pub(super) struct Emitter<'e> {
-    events: &'e [Event],
+    events: &'e [Event<'e>],
     /// Index of the current event; `events[pos + 1]` is PyYAML's `self.events[0]`.
     pos: usize,
     pub(super) out: String,
@@ -88,10 +88,13 @@ pub(super) struct Emitter<'e> {
     analysis: Option<Analysis>,
     style: Option<Style>,
     prepared_tag: Option<String>,
+    /// The last scalar's characters, kept for the next one's: one allocation per document
+    /// rather than one per scalar.
+    spare: Vec<char>,
 }
 
 impl<'e> Emitter<'e> {
-    pub(super) fn new(events: &'e [Event], opts: Opts) -> Self {
+    pub(super) fn new(events: &'e [Event<'e>], opts: Opts) -> Self {
         Emitter {
             events,
             pos: 0,
@@ -115,6 +118,7 @@ impl<'e> Emitter<'e> {
             analysis: None,
             style: None,
             prepared_tag: None,
+            spare: Vec::new(),
         }
     }
 
@@ -125,11 +129,11 @@ impl<'e> Emitter<'e> {
         }
     }
 
-    fn event(&self) -> &'e Event {
+    fn event(&self) -> &'e Event<'e> {
         &self.events[self.pos]
     }
 
-    fn next_event(&self) -> Option<&'e Event> {
+    fn next_event(&self) -> Option<&'e Event<'e>> {
         self.events.get(self.pos + 1)
     }
 
@@ -475,12 +479,15 @@ impl<'e> Emitter<'e> {
             Style::Literal => self.write_literal(&text),
             Style::Plain => self.write_plain(&text, split),
         }
+        self.spare = text;
         self.analysis = None;
         self.style = None;
     }
 
-    fn analyze_scalar(&self, scalar: &str) -> Analysis {
-        let chars: Vec<char> = scalar.chars().collect();
+    fn analyze_scalar(&mut self, scalar: &str) -> Analysis {
+        let mut chars = std::mem::take(&mut self.spare);
+        chars.clear();
+        chars.extend(scalar.chars());
         if chars.is_empty() {
             return Analysis {
                 scalar: chars,
@@ -515,7 +522,24 @@ impl<'e> Emitter<'e> {
 
         for (index, &ch) in chars.iter().enumerate() {
             if index == 0 {
-                if "#,[]{}&*!|>'\"%@`".contains(ch) {
+                if matches!(
+                    ch,
+                    '#' | ','
+                        | '['
+                        | ']'
+                        | '{'
+                        | '}'
+                        | '&'
+                        | '*'
+                        | '!'
+                        | '|'
+                        | '>'
+                        | '\''
+                        | '"'
+                        | '%'
+                        | '@'
+                        | '`'
+                ) {
                     flow_indicators = true;
                     block_indicators = true;
                 }
@@ -530,7 +554,7 @@ impl<'e> Emitter<'e> {
                     block_indicators = true;
                 }
             } else {
-                if ",?[]{}".contains(ch) {
+                if matches!(ch, ',' | '?' | '[' | ']' | '{' | '}') {
                     flow_indicators = true;
                 }
                 if ch == ':' {
@@ -644,6 +668,12 @@ impl<'e> Emitter<'e> {
         self.out.push_str(data);
     }
 
+    /// `write_raw` of a run of a scalar's characters.
+    fn write_chars(&mut self, data: &[char]) {
+        self.column += data.len();
+        self.out.extend(data.iter());
+    }
+
     fn write_indicator(
         &mut self,
         indicator: &str,
@@ -667,8 +697,8 @@ impl<'e> Emitter<'e> {
         }
         if self.column < indent {
             self.whitespace = true;
-            let pad = " ".repeat(indent - self.column);
-            self.out.push_str(&pad);
+            self.out
+                .extend(std::iter::repeat_n(' ', indent - self.column));
             self.column = indent;
         }
     }
@@ -720,7 +750,7 @@ impl<'e> Emitter<'e> {
                         self.whitespace = false;
                         self.indention = false;
                     } else {
-                        self.write_raw(&slice(text, start, end));
+                        self.write_chars(slice(text, start, end));
                     }
                     start = end;
                 }
@@ -733,7 +763,7 @@ impl<'e> Emitter<'e> {
                     start = end;
                 }
             } else if ch.is_none_or(|c| c == ' ' || is_break(c)) {
-                self.write_raw(&slice(text, start, end));
+                self.write_chars(slice(text, start, end));
                 start = end;
             }
             if let Some(c) = ch {
@@ -762,7 +792,7 @@ impl<'e> Emitter<'e> {
                     {
                         self.write_indent();
                     } else {
-                        self.write_raw(&slice(text, start, end));
+                        self.write_chars(slice(text, start, end));
                     }
                     start = end;
                 }
@@ -773,7 +803,7 @@ impl<'e> Emitter<'e> {
                     start = end;
                 }
             } else if ch.is_none_or(|c| c == ' ' || c == '\'' || is_break(c)) && start < end {
-                self.write_raw(&slice(text, start, end));
+                self.write_chars(slice(text, start, end));
                 start = end;
             }
             if ch == Some('\'') {
@@ -809,7 +839,7 @@ impl<'e> Emitter<'e> {
             };
             if needs_escape {
                 if start < end {
-                    self.write_raw(&slice(text, start, end));
+                    self.write_chars(slice(text, start, end));
                     start = end;
                 }
                 if let Some(c) = ch {
@@ -845,12 +875,11 @@ impl<'e> Emitter<'e> {
                 && self.column as isize + pending > self.best_width as isize
                 && split
             {
-                let mut data = slice(text, start, end);
-                data.push('\\');
+                self.write_chars(slice(text, start, end));
+                self.write_raw("\\");
                 if start < end {
                     start = end;
                 }
-                self.write_raw(&data);
                 self.write_indent();
                 self.whitespace = false;
                 self.indention = false;
@@ -895,8 +924,7 @@ impl<'e> Emitter<'e> {
                 }
             } else if ch.is_none_or(is_break) {
                 // PyYAML does not advance the column for literal text.
-                let data = slice(text, start, end);
-                self.out.push_str(&data);
+                self.out.extend(slice(text, start, end).iter());
                 if ch.is_none() {
                     self.write_line_break(None);
                 }

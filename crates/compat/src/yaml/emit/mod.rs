@@ -13,6 +13,7 @@
 //! that stands in several places (one shared allocation, Python's one object) is written once
 //! with an anchor and then as aliases, as PyYAML's serializer does (`&id001`, `*id001`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::compose::Tag;
@@ -186,12 +187,13 @@ fn dump(v: &Value, opts: Opts) -> Result<String, Unrepresentable> {
     Ok(emitter.out)
 }
 
-struct ScalarEvent {
+struct ScalarEvent<'v> {
     /// Suffix after `tag:yaml.org,2002:`.
     tag: &'static str,
     /// (plain scalar resolves to `tag`, any quoted scalar resolves to `tag`).
     implicit: (bool, bool),
-    value: String,
+    /// The text, borrowed from the value where it is its own spelling.
+    value: Cow<'v, str>,
     /// The representer's requested style: None, `'`, `"` or `|`.
     style: Option<char>,
 }
@@ -199,12 +201,12 @@ struct ScalarEvent {
 /// A collection's anchor: `id001` is 1.
 type Anchor = u32;
 
-enum Event {
+enum Event<'v> {
     StreamStart,
     DocumentStart,
     DocumentEnd,
     StreamEnd,
-    Scalar(ScalarEvent),
+    Scalar(ScalarEvent<'v>),
     SequenceStart { flow: bool, anchor: Option<Anchor> },
     SequenceEnd,
     MappingStart { flow: bool, anchor: Option<Anchor> },
@@ -273,15 +275,15 @@ impl Anchors {
     }
 }
 
-struct Serializer<'a> {
+struct Serializer<'a, 'v> {
     opts: Opts,
     anchors: Anchors,
-    events: &'a mut Vec<Event>,
+    events: &'a mut Vec<Event<'v>>,
 }
 
-impl Serializer<'_> {
+impl<'v> Serializer<'_, 'v> {
     /// `Serializer.serialize_node`: an anchored collection already written is an alias.
-    fn serialize(&mut self, v: &Value) -> Result<(), Unrepresentable> {
+    fn serialize(&mut self, v: &'v Value) -> Result<(), Unrepresentable> {
         let mut anchor = None;
         if let Some(id) = shared_id(v) {
             match self.anchors.seen.get(&id) {
@@ -334,17 +336,22 @@ impl Serializer<'_> {
     }
 }
 
-type Represented = (&'static str, String, Option<char>);
+type Represented<'v> = (&'static str, Cow<'v, str>, Option<char>);
 
-fn represent_scalar(v: &Value, rep: Rep) -> Result<Represented, Unrepresentable> {
+fn represent_scalar(v: &Value, rep: Rep) -> Result<Represented<'_>, Unrepresentable> {
     let artifact = rep != Rep::Safe;
+    let owned = |text: String| Cow::Owned(text);
     Ok(match v {
-        Value::Null => ("null", "null".to_string(), None),
-        Value::Bool(b) => ("bool", if *b { "true" } else { "false" }.to_string(), None),
-        Value::Int(i) => ("int", i.to_string(), None),
-        Value::BigInt(s) => ("int", s.clone(), None),
-        Value::Float(f) if artifact && f.is_finite() => ("float", number_text(*f), None),
-        Value::Float(f) => ("float", non_finite_or_repr(*f), None),
+        Value::Null => ("null", Cow::Borrowed("null"), None),
+        Value::Bool(b) => (
+            "bool",
+            Cow::Borrowed(if *b { "true" } else { "false" }),
+            None,
+        ),
+        Value::Int(i) => ("int", owned(i.to_string()), None),
+        Value::BigInt(s) => ("int", Cow::Borrowed(s.as_str()), None),
+        Value::Float(f) if artifact && f.is_finite() => ("float", owned(number_text(*f)), None),
+        Value::Float(f) => ("float", owned(non_finite_or_repr(*f)), None),
         Value::Str(s) if artifact => {
             // NEL is written raw by the plain and single-quoted writers and read back as a
             // line break, so dbprint forces double quotes; 1.2-retypable text is single-quoted.
@@ -355,17 +362,17 @@ fn represent_scalar(v: &Value, rep: Rep) -> Result<Represented, Unrepresentable>
             } else {
                 None
             };
-            ("str", s.clone(), style)
+            ("str", Cow::Borrowed(s.as_str()), style)
         }
-        Value::Str(s) => ("str", s.clone(), None),
+        Value::Str(s) => ("str", Cow::Borrowed(s.as_str()), None),
         Value::Bytes(_) if artifact => return Err(Unrepresentable),
-        Value::Bytes(b) => ("binary", encodebytes(b), Some('|')),
-        Value::Date(d) if artifact => ("str", date_str(d), None),
-        Value::Date(d) => ("timestamp", date_str(d), None),
-        Value::DateTime(dt) if artifact => ("str", artifact_datetime(dt), None),
-        Value::DateTime(dt) => ("timestamp", datetime_str(dt), None),
+        Value::Bytes(b) => ("binary", owned(encodebytes(b)), Some('|')),
+        Value::Date(d) if artifact => ("str", owned(date_str(d)), None),
+        Value::Date(d) => ("timestamp", owned(date_str(d)), None),
+        Value::DateTime(dt) if artifact => ("str", owned(artifact_datetime(dt)), None),
+        Value::DateTime(dt) => ("timestamp", owned(datetime_str(dt)), None),
         // Collections never reach here (serialize handles them).
-        Value::Seq(_) | Value::Map(_) => ("str", String::new(), None),
+        Value::Seq(_) | Value::Map(_) => ("str", Cow::Borrowed(""), None),
     })
 }
 
