@@ -68,7 +68,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .index_dir
         .clone()
         .unwrap_or_else(|| config::default_index_dir(&project.project_root));
+    let opening = std::time::Instant::now();
     let store = Arc::new(Store::open(served, &dir)?.with_reference_dir(args.reference_dir));
+    tracing::debug!(elapsed = ?opening.elapsed(), "store open");
     let locator = args.project.as_deref().filter(|_| located.remote.is_some());
     if let Err(e) = owner::record(&dir, &owner::Owner::now(&project.config_path, locator)) {
         tracing::warn!(
@@ -80,6 +82,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let closing = store.clone();
     warm_in_background(store.clone());
     let summary = Summary::of(&store, &project.project_root, locator, &dir);
+    tracing::debug!(elapsed = ?opening.elapsed(), "serving");
     let (announced, references) = unavailable_references(store.clone());
     let transport = args.transport;
     let server = crate::mcp::dbprint::server(store.clone());

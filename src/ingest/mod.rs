@@ -442,6 +442,24 @@ pub fn scan_connection(
     progress: Progress,
     spill: Option<Spill>,
 ) -> ConnectionScan {
+    let head = scan_head(conn, known, spill);
+    scan_tables(conn, head, known, progress, spill)
+}
+
+/// What a scan reads before the tables: the manifest and its walkability, and the other
+/// connection-level files. It needs only a few stored rows, so a warm start runs it
+/// beside loading every other file's stored identity.
+#[derive(Debug)]
+pub struct ScanHead {
+    manifest: ManifestRead,
+    files: Vec<FileRecord>,
+    spilled: usize,
+    started: std::time::Instant,
+    manifest_read: std::time::Duration,
+}
+
+/// The first part of [`scan_connection`].
+pub fn scan_head(conn: &ConnectionConfig, known: Known, spill: Option<Spill>) -> ScanHead {
     let started = std::time::Instant::now();
     let root = &conn.print_root;
     let name = conn.name.as_str();
@@ -471,7 +489,33 @@ pub fn scan_connection(
     }
     // diff.yaml can be the largest file of a print: stored at once, it is not held
     // parsed while the tables are read.
-    let mut spilled = spill_into(&mut files[1..], spill);
+    let spilled = spill_into(&mut files[1..], spill);
+    ScanHead {
+        manifest,
+        files,
+        spilled,
+        started,
+        manifest_read,
+    }
+}
+
+/// The second part of [`scan_connection`]: every file the walkable tables declare.
+pub fn scan_tables(
+    conn: &ConnectionConfig,
+    head: ScanHead,
+    known: Known,
+    progress: Progress,
+    spill: Option<Spill>,
+) -> ConnectionScan {
+    let ScanHead {
+        manifest,
+        mut files,
+        mut spilled,
+        started,
+        manifest_read,
+    } = head;
+    let root = &conn.print_root;
+    let name = conn.name.as_str();
     let mut tables = Vec::new();
     let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
     if let ManifestRead::Ok { doc, .. } = &manifest {

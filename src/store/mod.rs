@@ -329,19 +329,34 @@ impl Store {
         // sharing the index wrote since; either way a file read again is only re-parsed
         // when its bytes differ from what the state knows.
         let current = Self::built_on(self.current(&conn.name), shared);
-        let from_mirror = match &current {
-            Some(_) => None,
-            None => Some(shared.mirror.stored(&conn.name)?),
+        let spill: ingest::Spill = &shared.mirror;
+        let (scan, from_mirror) = match &current {
+            Some(state) => {
+                let known = StateKnown {
+                    state,
+                    mirror: &shared.mirror,
+                };
+                (
+                    ingest::scan_connection(conn, &known, progress, Some(spill)),
+                    None,
+                )
+            }
+            None => {
+                // A first scan in this process: the manifest and the other connection
+                // files are read (a few stored rows) while every other file's stored
+                // identity is loaded beside them.
+                let rows = mirror::RowLookup(&shared.mirror);
+                let (head, stored) = std::thread::scope(|scope| {
+                    let head = scope.spawn(|| ingest::scan_head(conn, &rows, Some(spill)));
+                    let stored = shared.mirror.stored(&conn.name);
+                    let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                    (head, stored)
+                });
+                let stored = stored?;
+                let scan = ingest::scan_tables(conn, head, &stored, progress, Some(spill));
+                (scan, Some(stored))
+            }
         };
-        let known: ingest::Known = match (&current, &from_mirror) {
-            (_, Some(stored)) => stored,
-            (Some(state), None) => &StateKnown {
-                state,
-                mirror: &shared.mirror,
-            },
-            (None, None) => &ingest::Cold,
-        };
-        let scan = ingest::scan_connection(conn, known, progress, Some(&shared.mirror));
         let scanned = started.elapsed();
         let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
             if shared.mirror.unchanged(&conn.name, &scan)? {
@@ -396,9 +411,11 @@ impl Store {
         shared
             .mirror
             .record_reconcile(&conn.name, scan.files.len(), reread, started.elapsed())?;
+        let recorded = started.elapsed();
         let search =
             search::sync_connection(&shared.index, &shared.mirror, conn, &scan, &hashes, epoch)
                 .map_err(|e| MirrorError::Index(e.to_string()))?;
+        tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
         // The identity the manifest had before the scan read it: a write during the scan
         // then shows as a change to the next call.
         let manifest_path = conn.print_root.join(MANIFEST_FILENAME);

@@ -226,32 +226,34 @@ impl Mirror {
 
     /// Identities stored for one connection's files.
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
-        let db = self.db();
-        let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
-        )?;
-        let mut hashes = HashMap::new();
-        let rows = stmt.query_map(params![connection], |r| {
-            let mtime: Option<i64> = r.get(1)?;
-            let identity = match mtime {
-                Some(mtime_ns) => Some(FileIdentity {
-                    mtime_ns,
-                    size: r.get::<_, i64>(2)? as u64,
-                    inode: r.get::<_, i64>(3)? as u64,
-                    settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
-                }),
-                None => None,
-            };
-            Ok((
-                PathBuf::from(r.get::<_, String>(0)?),
-                r.get::<_, Option<String>>(4)?,
-                identity,
-            ))
-        })?;
-        let mut identities = HashMap::new();
+        type Row = (String, Option<String>, Option<FileIdentity>);
+        // The rows are taken under the lock; the maps are built after it is let go, so a
+        // reader beside (a warm start's manifest) waits only for the query.
+        let rows: Vec<Row> = {
+            let db = self.db();
+            let mut stmt = db.prepare(
+                "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
+            )?;
+            let rows = stmt.query_map(params![connection], |r| {
+                let mtime: Option<i64> = r.get(1)?;
+                let identity = match mtime {
+                    Some(mtime_ns) => Some(FileIdentity {
+                        mtime_ns,
+                        size: r.get::<_, i64>(2)? as u64,
+                        inode: r.get::<_, i64>(3)? as u64,
+                        settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
+                    }),
+                    None => None,
+                };
+                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(4)?, identity))
+            })?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let mut identities = HashMap::with_capacity(rows.len());
+        let mut hashes = HashMap::with_capacity(rows.len());
         let mut absent = std::collections::HashSet::new();
-        for row in rows {
-            let (path, hash, identity) = row?;
+        for (path, hash, identity) in rows {
+            let path = PathBuf::from(path);
             if let Some(h) = hash {
                 hashes.insert(path.clone(), h);
             }
@@ -297,21 +299,23 @@ impl Mirror {
         let Some((status, error, parsed, hash)) = row else {
             return Ok(None);
         };
+        if status == "split" {
+            let mut whole = stored::from_json(parsed.as_deref().unwrap_or("null"))?;
+            let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
+            if let Value::Map(pairs) = &mut whole {
+                if let Some((_, list)) = std::sync::Arc::make_mut(pairs)
+                    .iter_mut()
+                    .find(|(k, _)| k.as_str() == Some(ingest::SPLIT_KEY))
+                {
+                    *list = Value::seq(items);
+                }
+            }
+            return Ok(Some(Parsed::Yaml(whole)));
+        }
+        // Decoded after the lock is let go: a manifest runs to megabytes.
+        drop(db);
         Ok(Some(match status.as_str() {
             "ok" => Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?),
-            "split" => {
-                let mut whole = stored::from_json(parsed.as_deref().unwrap_or("null"))?;
-                let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
-                if let Value::Map(pairs) = &mut whole {
-                    if let Some((_, list)) = std::sync::Arc::make_mut(pairs)
-                        .iter_mut()
-                        .find(|(k, _)| k.as_str() == Some(ingest::SPLIT_KEY))
-                    {
-                        *list = Value::seq(items);
-                    }
-                }
-                Parsed::Yaml(whole)
-            }
             "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
             "other_error" => Parsed::OtherError(error.unwrap_or_default()),
             "text" => Parsed::Text,
@@ -876,6 +880,33 @@ impl Stored for StoredFiles<'_> {
 
     fn absent(&self, path: &Path) -> bool {
         self.absent.contains(path)
+    }
+}
+
+/// What the mirror holds, looked up a row at a time: for the few files a scan reads
+/// before the whole connection's stored identities are loaded.
+pub struct RowLookup<'a>(pub &'a Mirror);
+
+impl Stored for RowLookup<'_> {
+    fn identity(&self, path: &Path) -> Option<FileIdentity> {
+        self.0.status(path).ok().flatten()?.identity
+    }
+
+    fn parsed(&self, path: &Path) -> Option<Parsed> {
+        self.0.parsed(path).ok().flatten()
+    }
+
+    fn hash(&self, path: &Path) -> Option<String> {
+        self.0.status(path).ok().flatten()?.hash
+    }
+
+    /// As [`StoredFiles`]: a row without an identity.
+    fn absent(&self, path: &Path) -> bool {
+        self.0
+            .status(path)
+            .ok()
+            .flatten()
+            .is_some_and(|s| s.identity.is_none())
     }
 }
 

@@ -31,7 +31,7 @@ use records::{ColumnRecord, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "4";
+pub const INDEX_VERSION: &str = "5";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -142,7 +142,8 @@ fn schema() -> (Schema, Fields) {
     let fields = Fields {
         kind: b.add_text_field("kind", STRING),
         conn: b.add_text_field("conn", STRING),
-        table_id: b.add_text_field("table_id", STRING | STORED),
+        // FAST: a start reads which tables the index holds from the column, not the store.
+        table_id: b.add_text_field("table_id", STRING | STORED | FAST),
         table_key: b.add_u64_field("table_key", INDEXED | FAST),
         col_rank: b.add_u64_field("col_rank", FAST),
         part_rank: b.add_u64_field("part_rank", FAST),
@@ -464,16 +465,31 @@ impl SearchIndex {
             opstamp,
             tables: HashMap::new(),
         };
+        // Per segment: its table ids in term order (the column's ordinals), read as one
+        // stream; then each table document's key and id from the columns.
+        let mut ids: Vec<Option<Vec<String>>> = vec![None; searcher.segment_readers().len()];
         for address in docs {
-            let key = searcher
-                .segment_reader(address.segment_ord)
-                .fast_fields()
-                .u64("table_key")?
-                .first(address.doc_id);
-            let doc: TantivyDocument = searcher.doc(address)?;
-            let id = doc
-                .get_first(self.fields.table_id)
-                .and_then(|v| tantivy::schema::Value::as_str(&v).map(str::to_string));
+            let segment = searcher.segment_reader(address.segment_ord);
+            let columns = segment.fast_fields();
+            let key = columns.u64("table_key")?.first(address.doc_id);
+            let Some(id_column) = columns.str("table_id")? else {
+                continue;
+            };
+            let names = match &mut ids[address.segment_ord as usize] {
+                Some(names) => names,
+                slot => {
+                    let mut names = Vec::new();
+                    let mut stream = id_column.dictionary().stream()?;
+                    while stream.advance() {
+                        names.push(String::from_utf8_lossy(stream.key()).into_owned());
+                    }
+                    slot.insert(names)
+                }
+            };
+            let id = id_column
+                .ords()
+                .first(address.doc_id)
+                .and_then(|ord| names.get(ord as usize));
             if let (Some(key), Some(id)) = (key, id) {
                 if let Some((conn, fqn)) = id.split_once('\0') {
                     known
