@@ -430,6 +430,9 @@ pub struct ConnectionScan {
     pub files: Vec<FileRecord>,
     /// Walkable tables: (fqn, table directory, entry).
     pub tables: Vec<(String, PathBuf, Value)>,
+    /// What the walk for symlinks depended on, when it walked now: kept, so a later scan
+    /// that finds it still holds need not walk.
+    pub walk: Option<walk::WalkMemo>,
     /// How many of `files` the spill stored during the scan (`Parsed::Stored`).
     pub spilled: usize,
 }
@@ -439,10 +442,11 @@ pub struct ConnectionScan {
 pub fn scan_connection(
     conn: &ConnectionConfig,
     known: Known,
+    memo: &(dyn Fn() -> Option<walk::WalkMemo> + Sync),
     progress: Progress,
     spill: Option<Spill>,
 ) -> ConnectionScan {
-    let head = scan_head(conn, known, spill);
+    let head = scan_head(conn, known, memo, spill);
     scan_tables(conn, head, known, progress, spill)
 }
 
@@ -453,13 +457,21 @@ pub fn scan_connection(
 pub struct ScanHead {
     manifest: ManifestRead,
     files: Vec<FileRecord>,
+    walk: Option<walk::WalkMemo>,
     spilled: usize,
     started: std::time::Instant,
     manifest_read: std::time::Duration,
 }
 
-/// The first part of [`scan_connection`].
-pub fn scan_head(conn: &ConnectionConfig, known: Known, spill: Option<Spill>) -> ScanHead {
+/// The first part of [`scan_connection`]. `memo` gives what the last walk for symlinks
+/// depended on (asked beside the manifest's read); while it holds, the directories are not
+/// read again.
+pub fn scan_head(
+    conn: &ConnectionConfig,
+    known: Known,
+    memo: &(dyn Fn() -> Option<walk::WalkMemo> + Sync),
+    spill: Option<Spill>,
+) -> ScanHead {
     let started = std::time::Instant::now();
     let root = &conn.print_root;
     let name = conn.name.as_str();
@@ -467,8 +479,8 @@ pub fn scan_head(conn: &ConnectionConfig, known: Known, spill: Option<Spill>) ->
     // The walk for symlinks reads every directory and the manifest's read decodes the
     // largest value of the print: on a warm start they take about as long each, so they
     // run side by side.
-    let (manifest_record, manifest) = std::thread::scope(|scope| {
-        let links = scope.spawn(|| walk::walk_links(root));
+    let (manifest_record, manifest, walk) = std::thread::scope(|scope| {
+        let links = scope.spawn(|| walk::links_of(root, memo()));
         read_manifest(root, &manifest_path, name, known, links)
     });
     let manifest_read = started.elapsed();
@@ -493,6 +505,7 @@ pub fn scan_head(conn: &ConnectionConfig, known: Known, spill: Option<Spill>) ->
     ScanHead {
         manifest,
         files,
+        walk,
         spilled,
         started,
         manifest_read,
@@ -510,6 +523,7 @@ pub fn scan_tables(
     let ScanHead {
         manifest,
         mut files,
+        walk,
         mut spilled,
         started,
         manifest_read,
@@ -548,6 +562,7 @@ pub fn scan_tables(
         manifest,
         files,
         tables,
+        walk,
         spilled,
     }
 }
@@ -644,14 +659,23 @@ fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
     dropped
 }
 
-/// The manifest's record and how it reads; `links` is the walk for symlinks under way.
+/// The manifest's record and how it reads, and what the walk for symlinks (`links`, under
+/// way) depended on when it walked now.
 fn read_manifest(
     root: &Path,
     manifest_path: &Path,
     name: &str,
     known: Known,
     links: std::thread::ScopedJoinHandle<'_, walk::LinkWalk>,
-) -> (FileRecord, ManifestRead) {
+) -> (FileRecord, ManifestRead, Option<walk::WalkMemo>) {
+    // A panic in the walk is the scan's, as it was before the walk moved.
+    let mut links = Some(links);
+    let mut join = || {
+        links
+            .take()
+            .map(|l| l.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    };
+    let mut memo = None;
     let manifest_record = refresh_file(manifest_path, name, None, "manifest", known, None);
     let manifest_parsed = match &manifest_record.parsed {
         Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
@@ -669,11 +693,13 @@ fn read_manifest(
             Parsed::OtherError(m) => ManifestRead::Failed(m.clone()),
             Parsed::Yaml(data) => match manifest_shape_error(data) {
                 Some(reason) => ManifestRead::Malformed(reason),
-                None => {
-                    // A panic in the walk is the scan's, as it was before the walk moved.
-                    let walked = links.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-                    walkable_manifest(root, data, walked)
-                }
+                None => match join() {
+                    Some(walked) => {
+                        memo = walked.new_memo().cloned();
+                        walkable_manifest(root, data, walked)
+                    }
+                    None => ManifestRead::Absent,
+                },
             },
             Parsed::Text
             | Parsed::Absent
@@ -684,7 +710,10 @@ fn read_manifest(
             | Parsed::Split(_) => ManifestRead::Absent,
         }
     };
-    (manifest_record, manifest)
+    if let Some(walked) = join() {
+        memo = walked.new_memo().cloned();
+    }
+    (manifest_record, manifest, memo)
 }
 
 fn walkable_manifest(root: &Path, data: &Value, walked: walk::LinkWalk) -> ManifestRead {

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use super::FileIdentity;
 use compat::value::Value;
 
 /// Each artifact kind's canonical file name, in manifest order.
@@ -116,6 +117,55 @@ pub fn contained(root: &Path, path: &Path) -> bool {
 pub struct LinkWalk {
     found: HashSet<String>,
     symlinks_seen: usize,
+    /// What the walk depended on, when every directory it met could be read; `fresh` when
+    /// it was walked now (so worth keeping), not taken from a memo that still held.
+    memo: Option<WalkMemo>,
+    fresh: bool,
+}
+
+/// What a walk of a root depended on, kept so that a later start can tell without walking
+/// again that its outcome still holds: every directory it read, with the identity it had
+/// before the read (adding, removing or renaming an entry, a symlink included, moves a
+/// directory's mtime), and every symlink it met, with where it resolved (a link may
+/// resolve through paths outside the root, which no directory below it shows).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkMemo {
+    pub found: Vec<String>,
+    pub symlinks_seen: usize,
+    pub dirs: Vec<(PathBuf, FileIdentity)>,
+    pub links: Vec<(PathBuf, PathBuf)>,
+}
+
+impl WalkMemo {
+    /// Whether a walk now would find what this one found: every directory has its
+    /// (settled) identity still, and every link resolves where it did.
+    pub fn holds(&self) -> bool {
+        self.dirs
+            .iter()
+            .all(|(dir, id)| crate::ingest::identity(dir) == Some(*id))
+            && self
+                .links
+                .iter()
+                .all(|(link, target)| crate::config::absolute_resolved(link) == *target)
+    }
+
+    /// The walk this memo stands for.
+    fn into_walk(self) -> LinkWalk {
+        LinkWalk {
+            found: self.found.iter().cloned().collect(),
+            symlinks_seen: self.symlinks_seen,
+            memo: Some(self),
+            fresh: false,
+        }
+    }
+}
+
+/// What walking `root` finds, from `memo` when it still holds, else by walking.
+pub fn links_of(root: &Path, memo: Option<WalkMemo>) -> LinkWalk {
+    match memo {
+        Some(memo) if memo.holds() => memo.into_walk(),
+        _ => walk_links(root),
+    }
 }
 
 /// Walk every directory below `root` (links inside it followed once), noting each link
@@ -124,18 +174,42 @@ pub fn walk_links(root: &Path) -> LinkWalk {
     let resolved_root = crate::config::absolute_resolved(root);
     let mut found = HashSet::new();
     let mut symlinks_seen = 0usize;
+    // What the walk depends on (directories, links); `None` once a directory or an entry
+    // could not be read.
+    type Depends = (Vec<(PathBuf, FileIdentity)>, Vec<(PathBuf, PathBuf)>);
+    let mut depends: Option<Depends> = Some((Vec::new(), Vec::new()));
     let mut pending: Vec<(PathBuf, Vec<PathBuf>)> =
         vec![(root.to_path_buf(), vec![resolved_root.clone()])];
     while let Some((dir, chain)) = pending.pop() {
+        // Taken before the read: a change during it shows at the next comparison.
+        let identity = crate::ingest::identity(&dir);
         let Ok(entries) = std::fs::read_dir(&dir) else {
+            depends = None;
             continue;
         };
-        for entry in entries.flatten() {
+        // Only a settled identity can vouch for the directory later.
+        match (&mut depends, identity) {
+            (Some((dirs, _)), Some(identity)) if identity.settled => {
+                dirs.push((dir.clone(), identity))
+            }
+            _ => depends = None,
+        }
+        for entry in entries {
+            let Ok(entry) = entry else {
+                depends = None;
+                continue;
+            };
             let path = entry.path();
-            let Ok(ft) = entry.file_type() else { continue };
+            let Ok(ft) = entry.file_type() else {
+                depends = None;
+                continue;
+            };
             if ft.is_symlink() {
                 symlinks_seen += 1;
                 let target = crate::config::absolute_resolved(&path);
+                if let Some((_, links)) = &mut depends {
+                    links.push((path.clone(), target.clone()));
+                }
                 if !target.starts_with(&resolved_root) {
                     if let Ok(rel) = path.strip_prefix(root) {
                         found.insert(rel.to_string_lossy().replace('\\', "/"));
@@ -153,19 +227,37 @@ pub fn walk_links(root: &Path) -> LinkWalk {
             }
         }
     }
+    let memo = depends.map(|(dirs, links)| {
+        let mut found: Vec<String> = found.iter().cloned().collect();
+        found.sort();
+        WalkMemo {
+            found,
+            symlinks_seen,
+            dirs,
+            links,
+        }
+    });
     LinkWalk {
         found,
         symlinks_seen,
+        memo,
+        fresh: true,
     }
 }
 
 impl LinkWalk {
+    /// What this walk depended on, when it was walked now and could be kept.
+    pub fn new_memo(&self) -> Option<&WalkMemo> {
+        self.memo.as_ref().filter(|_| self.fresh)
+    }
+
     /// The root-relative POSIX paths of links below `root` that resolve outside it: the
     /// links found, with every path an entry of `manifest` opens that leaves `root`.
     pub fn escaping(self, root: &Path, manifest: Option<&Value>) -> HashSet<String> {
         let LinkWalk {
             mut found,
             symlinks_seen,
+            ..
         } = self;
         // Paths passing the lexical rule (no `..`, not absolute) can only leave the root
         // through a symlink; with none below the root, resolving each one is wasted work.
@@ -290,5 +382,98 @@ mod tests {
             vec![("ddl".to_string(), "ddl.sql".to_string())]
         );
         assert_eq!(table_path("a.b.c", &entry), "a/b/c");
+    }
+
+    /// Set a path's mtime a minute back, so its identity settles at once.
+    #[cfg(unix)]
+    fn age(path: &Path) {
+        let past = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let dir = std::fs::File::open(path).unwrap();
+        dir.set_modified(past).unwrap();
+    }
+
+    /// A root with a/b/c and x/y, every directory settled.
+    #[cfg(unix)]
+    fn settled_tree() -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["a/b/c", "x/y"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        for dir in ["a/b/c", "a/b", "a", "x/y", "x", ""] {
+            age(&root.path().join(dir));
+        }
+        root
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_memo_holds_until_a_directory_or_a_link_moves() {
+        let root = settled_tree();
+        let walked = walk_links(root.path());
+        let memo = walked
+            .new_memo()
+            .cloned()
+            .expect("a memo of a readable tree");
+        assert_eq!(memo.dirs.len(), 6);
+        assert!(memo.holds());
+        // The memo stands for the walk it was taken from.
+        let again = links_of(root.path(), Some(memo.clone()));
+        assert!(again.new_memo().is_none(), "not walked again");
+        assert_eq!(again.found, walked.found);
+
+        // A link added below the root changes its directory: walked again, and found.
+        std::os::unix::fs::symlink("/etc", root.path().join("a/b/out")).unwrap();
+        assert!(!memo.holds());
+        let walked = links_of(root.path(), Some(memo));
+        assert!(walked.found.contains("a/b/out"), "{:?}", walked.found);
+        // Not yet settled: nothing to keep.
+        assert!(walked.new_memo().is_none());
+        age(&root.path().join("a/b"));
+        let walked = walk_links(root.path());
+        let memo = walked.new_memo().cloned().expect("settled again");
+        assert_eq!(memo.found, vec!["a/b/out".to_string()]);
+        assert_eq!(memo.links.len(), 1);
+        assert!(memo.holds());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_memo_fails_when_a_link_resolves_elsewhere_through_an_outside_path() {
+        // root/a/in -> outside/hop, and outside/hop -> root/x: the link resolves inside
+        // until the hop, outside the root, is pointed elsewhere.
+        let root = settled_tree();
+        let outside = tempfile::tempdir().unwrap();
+        let hop = outside.path().join("hop");
+        std::os::unix::fs::symlink(root.path().join("x"), &hop).unwrap();
+        std::os::unix::fs::symlink(&hop, root.path().join("a/in")).unwrap();
+        age(&root.path().join("a"));
+        let walked = walk_links(root.path());
+        assert!(walked.found.is_empty());
+        let memo = walked.new_memo().cloned().expect("memo");
+        assert!(memo.holds());
+        std::fs::remove_file(&hop).unwrap();
+        std::os::unix::fs::symlink("/etc", &hop).unwrap();
+        assert!(!memo.holds());
+        assert!(links_of(root.path(), Some(memo)).found.contains("a/in"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_walk_memo_fails_when_a_directory_is_gone_or_replaced() {
+        let root = settled_tree();
+        let memo = walk_links(root.path()).new_memo().cloned().expect("memo");
+        // Replaced by a directory of the same name: another inode.
+        std::fs::remove_dir(root.path().join("x/y")).unwrap();
+        assert!(!memo.holds());
+        std::fs::create_dir(root.path().join("x/y")).unwrap();
+        age(&root.path().join("x/y"));
+        age(&root.path().join("x"));
+        assert!(!memo.holds());
+        // Replaced by a link to where it was: the walk follows it, and it resolves inside.
+        let memo = walk_links(root.path()).new_memo().cloned().expect("memo");
+        std::fs::remove_dir(root.path().join("x/y")).unwrap();
+        std::os::unix::fs::symlink(root.path().join("a"), root.path().join("x/y")).unwrap();
+        age(&root.path().join("x"));
+        assert!(!memo.holds());
     }
 }

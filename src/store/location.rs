@@ -296,7 +296,9 @@ fn open_at(
     let lock = writer.lock_within(wait).ok_or(LocationError::Busy {
         path: dir.to_path_buf(),
     })?;
+    let started = std::time::Instant::now();
     let clean = take_clean_marker(dir);
+    let marked = started.elapsed();
     let mut repaired = false;
     let mirror = open_part(
         dir,
@@ -305,6 +307,7 @@ fn open_at(
         || Mirror::open_checked(dir, !clean),
         MirrorError::unusable_location,
     )?;
+    let mirrored = started.elapsed();
     let index = open_part(
         dir,
         SEARCH_DIR,
@@ -313,6 +316,7 @@ fn open_at(
         IndexError::unusable_location,
     )?;
     drop(lock);
+    tracing::debug!(?marked, ?mirrored, total = ?started.elapsed(), clean, "location opened");
     Ok(Shared {
         mirror,
         index,

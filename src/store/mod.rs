@@ -336,8 +336,9 @@ impl Store {
                     state,
                     mirror: &shared.mirror,
                 };
+                let memo = || shared.mirror.walk_memo(&conn.name);
                 (
-                    ingest::scan_connection(conn, &known, progress, Some(spill)),
+                    ingest::scan_connection(conn, &known, &memo, progress, Some(spill)),
                     None,
                 )
             }
@@ -346,8 +347,9 @@ impl Store {
                 // files are read (a few stored rows) while every other file's stored
                 // identity is loaded beside them.
                 let rows = mirror::RowLookup(&shared.mirror);
+                let memo = || shared.mirror.walk_memo(&conn.name);
                 let (head, stored) = std::thread::scope(|scope| {
-                    let head = scope.spawn(|| ingest::scan_head(conn, &rows, Some(spill)));
+                    let head = scope.spawn(|| ingest::scan_head(conn, &rows, &memo, Some(spill)));
                     let stored = shared.mirror.stored(&conn.name);
                     let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
                     (head, stored)
@@ -402,6 +404,9 @@ impl Store {
                     .collect();
                 (identities, hashes)
             };
+        if let Some(memo) = &scan.walk {
+            shared.mirror.store_walk(&conn.name, memo)?;
+        }
         tracing::debug!(connection = %conn.name, ?scanned, total = ?started.elapsed(), "reconciled");
         let reread = scan
             .files
@@ -412,9 +417,17 @@ impl Store {
             .mirror
             .record_reconcile(&conn.name, scan.files.len(), reread, started.elapsed())?;
         let recorded = started.elapsed();
-        let search =
-            search::sync_connection(&shared.index, &shared.mirror, conn, &scan, &hashes, epoch)
-                .map_err(|e| MirrorError::Index(e.to_string()))?;
+        // The content digests need only the hashes: taken beside the search sync.
+        let (search, versions) = std::thread::scope(|scope| {
+            let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
+            let search =
+                search::sync_connection(&shared.index, &shared.mirror, conn, &scan, &hashes, epoch);
+            let versions = versions
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (search, versions)
+        });
+        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
         tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
         // The identity the manifest had before the scan read it: a write during the scan
         // then shows as a change to the next call.
@@ -430,17 +443,27 @@ impl Store {
             .filter(|f| f.identity.is_none())
             .map(|f| f.path.clone())
             .collect();
-        Ok(self.publish(Snapshot {
+        let ingest::ConnectionScan {
+            manifest,
+            files,
+            tables,
+            ..
+        } = scan;
+        // A large print's records are many small allocations: freed off the caller's path.
+        std::thread::spawn(move || drop((files, tables)));
+        let published = self.publish(Snapshot {
             config: conn.clone(),
             absent,
-            manifest: scan.manifest,
+            manifest,
             manifest_identity,
-            versions: snapshot::ContentVersions::of(&hashes),
+            versions,
             hashes,
             search,
             identities,
             shared: shared.clone(),
-        }))
+        });
+        tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
+        Ok(published)
     }
 
     /// The snapshot requests of connection `name` read now, if one was built on the

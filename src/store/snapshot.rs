@@ -191,13 +191,21 @@ impl ContentVersions {
         xor(&mut self.all, &pair);
         let name = path
             .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+            .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        let named = self.by_name.entry(name.clone()).or_default();
+        // Looked up before it is owned: a print holds a few names many times over.
+        let named = match self.by_name.get_mut(name.as_ref()) {
+            Some(named) => named,
+            None => self.by_name.entry(name.into_owned()).or_default(),
+        };
         xor(named, &pair);
         if *named == [0; 32] {
             // The last file of that name went: keep the map equal to a fresh digest's.
-            self.by_name.remove(&name);
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            self.by_name.remove(name.as_ref());
         }
     }
 

@@ -134,6 +134,43 @@ fn a_warm_restart_answers_from_the_same_index() {
     assert_eq!(second.call("get_manifest", json!({})).0, before);
 }
 
+/// A table directory turned into a link out of the print while no server ran: the next
+/// start must not trust what the last walk of the directories found (the walk memo), and
+/// answers as a fresh index does.
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_print_made_while_down_is_seen_at_the_next_start() {
+    let project = tempfile::tempdir().unwrap();
+    crate::util::copy_dir(&fixtures().join("library"), project.path());
+    // Directories settle (a walk keeps what it saw only then).
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let index = tempfile::tempdir().unwrap();
+    let tables = |server: &mut Server| server.call("list_tables", json!({})).0;
+    let mut first = Server::start_in(project.path(), &[], Some(index.path()));
+    let listed = tables(&mut first);
+    assert!(listed.contains("stacks.catalog.books"), "{listed}");
+    assert!(first.close().success());
+    // Restarted with nothing changed: the same answer.
+    let mut again = Server::start_in(project.path(), &[], Some(index.path()));
+    assert_eq!(tables(&mut again), listed);
+    assert!(again.close().success());
+
+    let outside = tempfile::tempdir().unwrap();
+    let books = project.path().join("prints/library/stacks/catalog/books");
+    std::fs::rename(&books, outside.path().join("books")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("books"), &books).unwrap();
+    let mut warm = Server::start_in(project.path(), &[], Some(index.path()));
+    let mut fresh = Server::start(project.path(), &[]);
+    let now = tables(&mut warm);
+    assert!(!now.contains("stacks.catalog.books"), "{now}");
+    assert_eq!(now, tables(&mut fresh));
+    let context = json!({"table": "stacks.catalog.books"});
+    assert_eq!(
+        warm.call("get_table_context", context.clone()),
+        fresh.call("get_table_context", context)
+    );
+}
+
 #[test]
 fn sigterm_and_sigint_exit_zero() {
     for signal in ["-TERM", "-INT"] {

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::ingest::walk::WalkMemo;
 use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
 use compat::value::{stored, Value};
 
@@ -15,7 +16,7 @@ mod pz;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "7";
+pub const SCHEMA_VERSION: &str = "8";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -245,7 +246,11 @@ impl Mirror {
                     }),
                     None => None,
                 };
-                Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(4)?, identity))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, Option<String>>(4)?,
+                    identity,
+                ))
             })?;
             rows.collect::<Result<_, _>>()?
         };
@@ -483,6 +488,73 @@ impl Mirror {
         // Same bytes as this process knew them, but the row holds another version (another
         // process wrote it since): the caller reads these files again in full.
         Ok(mismatched)
+    }
+
+    /// Keep what the last walk for symlinks of `connection` depended on, beside its row
+    /// (which `apply` writes first).
+    pub fn store_walk(&self, connection: &str, memo: &WalkMemo) -> Result<(), MirrorError> {
+        let kept = KeptWalk {
+            found: memo.found.clone(),
+            symlinks_seen: memo.symlinks_seen,
+            dirs: memo
+                .dirs
+                .iter()
+                .map(|(path, id)| {
+                    let path = path.to_string_lossy().into_owned();
+                    (path, id.mtime_ns, id.size, id.inode)
+                })
+                .collect(),
+            links: memo
+                .links
+                .iter()
+                .map(|(link, target)| {
+                    let link = link.to_string_lossy().into_owned();
+                    (link, target.to_string_lossy().into_owned())
+                })
+                .collect(),
+        };
+        self.db().execute(
+            "UPDATE connections SET walk = ?2 WHERE name = ?1",
+            params![connection, serde_json::to_string(&kept)?],
+        )?;
+        Ok(())
+    }
+
+    /// What the last walk for symlinks of `connection` depended on, if it was kept and
+    /// reads back (anything else: walk again).
+    pub fn walk_memo(&self, connection: &str) -> Option<WalkMemo> {
+        let text: String = self
+            .db()
+            .query_row(
+                "SELECT walk FROM connections WHERE name = ?1",
+                params![connection],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .ok()??;
+        let kept: KeptWalk = serde_json::from_str(&text).ok()?;
+        Some(WalkMemo {
+            found: kept.found,
+            symlinks_seen: kept.symlinks_seen,
+            dirs: kept
+                .dirs
+                .into_iter()
+                .map(|(path, mtime_ns, size, inode)| {
+                    // Only settled identities are kept (an unsettled one never matches).
+                    let id = FileIdentity {
+                        mtime_ns,
+                        size,
+                        inode,
+                        settled: true,
+                    };
+                    (PathBuf::from(path), id)
+                })
+                .collect(),
+            links: kept
+                .links
+                .into_iter()
+                .map(|(link, target)| (PathBuf::from(link), PathBuf::from(target)))
+                .collect(),
+        })
     }
 
     /// Store the records a scan just read (its spill): every record that is not an identity
@@ -762,30 +834,31 @@ impl Mirror {
 
 /// The outcome of a scan apart from file contents: manifest state, dropped entries, tables.
 fn fingerprint(scan: &ConnectionScan) -> String {
-    let mut h = blake3::Hasher::new();
+    // Written out whole, then hashed once: many small updates cost more than the bytes.
+    let mut h: Vec<u8> = Vec::with_capacity(64 * (scan.files.len() + scan.tables.len()));
     match &scan.manifest {
         ManifestRead::Ok { dropped, .. } => {
-            h.update(b"ok\0");
+            h.extend_from_slice(b"ok\0");
             for d in dropped {
-                h.update(d.as_bytes());
-                h.update(b"\0");
+                h.extend_from_slice(d.as_bytes());
+                h.extend_from_slice(b"\0");
             }
         }
         other => {
-            h.update(format!("{other:?}").as_bytes());
+            h.extend_from_slice(format!("{other:?}").as_bytes());
         }
     }
     for (fqn, dir, _) in &scan.tables {
-        h.update(fqn.as_bytes());
-        h.update(b"\0");
-        h.update(dir.to_string_lossy().as_bytes());
-        h.update(b"\0");
+        h.extend_from_slice(fqn.as_bytes());
+        h.extend_from_slice(b"\0");
+        h.extend_from_slice(dir.as_os_str().as_encoded_bytes());
+        h.extend_from_slice(b"\0");
     }
     for f in &scan.files {
-        h.update(f.path.to_string_lossy().as_bytes());
-        h.update(b"\0");
+        h.extend_from_slice(f.path.as_os_str().as_encoded_bytes());
+        h.extend_from_slice(b"\0");
     }
-    h.finalize().to_hex().to_string()
+    blake3::hash(&h).to_hex().to_string()
 }
 
 /// `PRAGMA quick_check`: `Damaged` with its first findings unless it answers `ok`.
@@ -881,6 +954,16 @@ impl Stored for StoredFiles<'_> {
     fn absent(&self, path: &Path) -> bool {
         self.absent.contains(path)
     }
+}
+
+/// A [`WalkMemo`] as the `connections.walk` column holds it: directories as (path, mtime,
+/// size, inode), links as (link, where it resolved).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptWalk {
+    found: Vec<String>,
+    symlinks_seen: usize,
+    dirs: Vec<(String, i64, u64, u64)>,
+    links: Vec<(String, String)>,
 }
 
 /// What the mirror holds, looked up a row at a time: for the few files a scan reads

@@ -392,10 +392,12 @@ impl SearchIndex {
         fields: Fields,
         opened: super::Opened,
     ) -> Result<SearchIndex, IndexError> {
+        let started = std::time::Instant::now();
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()?;
+        let read = started.elapsed();
         let this = SearchIndex {
             index,
             reader,
@@ -404,6 +406,7 @@ impl SearchIndex {
             opened,
         };
         *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
+        tracing::debug!(?read, total = ?started.elapsed(), "search index read");
         Ok(this)
     }
 
@@ -466,37 +469,38 @@ impl SearchIndex {
             tables: HashMap::new(),
         };
         // Per segment: its table ids in term order (the column's ordinals), read as one
-        // stream; then each table document's key and id from the columns.
-        let mut ids: Vec<Option<Vec<String>>> = vec![None; searcher.segment_readers().len()];
+        // stream; then each table document's key and id from the two columns, opened once.
+        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); searcher.segment_readers().len()];
         for address in docs {
-            let segment = searcher.segment_reader(address.segment_ord);
-            let columns = segment.fast_fields();
-            let key = columns.u64("table_key")?.first(address.doc_id);
-            let Some(id_column) = columns.str("table_id")? else {
+            by_segment[address.segment_ord as usize].push(address.doc_id);
+        }
+        for (segment, docs) in by_segment.iter().enumerate() {
+            if docs.is_empty() {
+                continue;
+            }
+            let columns = searcher.segment_reader(segment as u32).fast_fields();
+            let keys = columns.u64("table_key")?;
+            let Some(ids) = columns.str("table_id")? else {
                 continue;
             };
-            let names = match &mut ids[address.segment_ord as usize] {
-                Some(names) => names,
-                slot => {
-                    let mut names = Vec::new();
-                    let mut stream = id_column.dictionary().stream()?;
-                    while stream.advance() {
-                        names.push(String::from_utf8_lossy(stream.key()).into_owned());
+            let mut names = Vec::new();
+            let mut stream = ids.dictionary().stream()?;
+            while stream.advance() {
+                names.push(String::from_utf8_lossy(stream.key()).into_owned());
+            }
+            for &doc in docs {
+                let id = ids
+                    .ords()
+                    .first(doc)
+                    .and_then(|ord| names.get(ord as usize));
+                if let (Some(key), Some(id)) = (keys.first(doc), id) {
+                    if let Some((conn, fqn)) = id.split_once('\0') {
+                        known
+                            .tables
+                            .entry(conn.to_string())
+                            .or_default()
+                            .insert(fqn.to_string(), key);
                     }
-                    slot.insert(names)
-                }
-            };
-            let id = id_column
-                .ords()
-                .first(address.doc_id)
-                .and_then(|ord| names.get(ord as usize));
-            if let (Some(key), Some(id)) = (key, id) {
-                if let Some((conn, fqn)) = id.split_once('\0') {
-                    known
-                        .tables
-                        .entry(conn.to_string())
-                        .or_default()
-                        .insert(fqn.to_string(), key);
                 }
             }
         }
@@ -828,43 +832,61 @@ pub fn sync_connection(
             _ => record.identity,
         }
     };
-    let tables: Vec<TableEntry> = scan
-        .tables
-        .iter()
-        .map(|(fqn, dir, entry)| {
-            let declared = crate::ingest::walk::declared_artifacts(entry);
-            let path_of = |kind: &str| {
-                declared
-                    .iter()
-                    .find(|(k, _)| k == kind)
-                    .map(|(_, file)| dir.join(file))
-            };
-            let stats = path_of("statistics");
-            let annotations = path_of("statistics_annotations");
-            let (sv, av) = (
-                stats.as_deref().map(version),
-                annotations.as_deref().map(version),
-            );
-            let key = table_key(
-                &conn.name,
-                fqn,
-                stats.as_deref().zip(sv.as_deref()),
-                annotations.as_deref().zip(av.as_deref()),
-            );
-            TableEntry {
-                fqn: fqn.clone(),
-                key,
-                row_count: entry
-                    .get("row_count")
-                    .filter(|v| !matches!(v, compat::value::Value::Null))
-                    .cloned(),
-                stats_identity: identity(stats.as_deref()),
-                annotations_identity: identity(annotations.as_deref()),
-                stats,
-                annotations,
-            }
+    let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
+        let declared = crate::ingest::walk::declared_artifacts(entry);
+        let path_of = |kind: &str| {
+            declared
+                .iter()
+                .find(|(k, _)| k == kind)
+                .map(|(_, file)| dir.join(file))
+        };
+        let stats = path_of("statistics");
+        let annotations = path_of("statistics_annotations");
+        let (sv, av) = (
+            stats.as_deref().map(version),
+            annotations.as_deref().map(version),
+        );
+        let key = table_key(
+            &conn.name,
+            fqn,
+            stats.as_deref().zip(sv.as_deref()),
+            annotations.as_deref().zip(av.as_deref()),
+        );
+        TableEntry {
+            fqn: fqn.clone(),
+            key,
+            row_count: entry
+                .get("row_count")
+                .filter(|v| !matches!(v, compat::value::Value::Null))
+                .cloned(),
+            stats_identity: identity(stats.as_deref()),
+            annotations_identity: identity(annotations.as_deref()),
+            stats,
+            annotations,
+        }
+    };
+    // Each entry is a few lookups and a digest: a large print's are made on every core.
+    const PER_THREAD: usize = 2048;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(scan.tables.len().div_ceil(PER_THREAD))
+        .max(1);
+    let tables: Vec<TableEntry> = if workers == 1 {
+        scan.tables.iter().map(entry_of).collect()
+    } else {
+        let per = scan.tables.len().div_ceil(workers);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = scan
+                .tables
+                .chunks(per)
+                .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
         })
-        .collect();
+    };
     let load = |p: &Path| parse_of(&fresh, mirror, p);
     index.sync(&conn.name, tables, &load, epoch)
 }
