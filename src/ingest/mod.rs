@@ -463,6 +463,15 @@ pub struct ScanHead {
     manifest_read: std::time::Duration,
 }
 
+impl ScanHead {
+    /// Whether any connection-level file was read (not just found unchanged).
+    pub fn read_any(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
+    }
+}
+
 /// The first part of [`scan_connection`]. `memo` gives what the last walk for symlinks
 /// depended on (asked beside the manifest's read); while it holds, the directories are not
 /// read again.
@@ -531,32 +540,31 @@ pub fn scan_tables(
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let mut tables = Vec::new();
-    let mut jobs: Vec<(PathBuf, String, String)> = Vec::new();
+    let mut artifacts = 0;
     if let ManifestRead::Ok { doc, .. } = &manifest {
         if let Some(entries) = doc.get("tables").and_then(Value::as_map) {
             for (key, entry) in entries {
                 let fqn = compat::py::str_of(key);
                 let dir = root.join(walk::table_path(&fqn, entry));
-                for (kind, file) in walk::declared_artifacts(entry) {
-                    jobs.push((dir.join(&file), fqn.clone(), kind));
-                }
+                artifacts += walk::declared_artifacts(entry).len();
                 tables.push((fqn, dir, entry.clone()));
             }
         }
     }
     // Progress counts every file the connection's mirror will hold, these included.
     let before = files.len();
-    let total = before + jobs.len();
+    let total = before + artifacts;
     progress(before, total);
-    let (artifacts, spilled_tables) = read_all(
-        &jobs,
+    let (read, spilled_tables) = read_all(
+        &tables,
+        artifacts,
         name,
         known,
         &|done, _| progress(before + done, total),
         spill,
     );
     spilled += spilled_tables;
-    files.extend(artifacts);
+    files.extend(read);
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
     ConnectionScan {
         manifest,
@@ -586,11 +594,14 @@ const SPILL_BATCH: usize = 128;
 /// Reports `(files done, files in all)` while a scan reads artifacts.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// Read every artifact job, in order, on as many threads as there are cores: parsing
-/// dominates a cold ingest, and files are independent. With a spill, each worker hands its
-/// records over every `SPILL_BATCH` files; the count of records it took is returned too.
+/// Read every file the walkable `tables` declare (`total` in all), in order, on as many
+/// threads as there are cores: parsing dominates a cold ingest, and files are independent.
+/// Each worker makes its tables' paths as it goes (a large print's list of paths is never
+/// held whole) and, with a spill, hands its records over every `SPILL_BATCH` files; the
+/// count of records it took is returned too.
 fn read_all(
-    jobs: &[(PathBuf, String, String)],
+    tables: &[(String, PathBuf, Value)],
+    total: usize,
     connection: &str,
     known: Known,
     progress: Progress,
@@ -601,40 +612,50 @@ fn read_all(
         .unwrap_or(1)
         .clamp(1, 8);
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let total = jobs.len();
-    let chunk = total.div_ceil(workers).max(1);
+    let chunk = tables.len().div_ceil(workers).max(1);
     let spilled = std::sync::atomic::AtomicUsize::new(0);
-    let read_chunk = |part: &[(PathBuf, String, String)]| -> Vec<FileRecord> {
-        let mut out = Vec::with_capacity(part.len());
-        for batch in part.chunks(SPILL_BATCH) {
-            let mut records: Vec<FileRecord> = batch
-                .iter()
-                .map(|(path, fqn, kind)| {
-                    let record = refresh_file(path, connection, Some(fqn), kind, known, None);
-                    let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                    if n.is_multiple_of(64) || n == total {
-                        progress(n, total);
-                    }
-                    record
-                })
-                .collect();
-            let n = spill_into(&mut records, spill);
+    let read_chunk = |part: &[(String, PathBuf, Value)]| -> Vec<FileRecord> {
+        let mut out = Vec::new();
+        let mut batch: Vec<FileRecord> = Vec::with_capacity(SPILL_BATCH);
+        let hand_over = |batch: &mut Vec<FileRecord>, out: &mut Vec<FileRecord>| {
+            let n = spill_into(batch, spill);
             spilled.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-            out.extend(records);
+            out.append(batch);
+        };
+        for (fqn, dir, entry) in part {
+            for (kind, file) in walk::declared_artifacts(entry) {
+                let path = dir.join(&file);
+                batch.push(refresh_file(
+                    &path,
+                    connection,
+                    Some(fqn),
+                    &kind,
+                    known,
+                    None,
+                ));
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if n.is_multiple_of(64) || n == total {
+                    progress(n, total);
+                }
+                if batch.len() == SPILL_BATCH {
+                    hand_over(&mut batch, &mut out);
+                }
+            }
         }
+        hand_over(&mut batch, &mut out);
         out
     };
     let records = if workers == 1 || total < 64 {
-        read_chunk(jobs)
+        read_chunk(tables)
     } else {
         std::thread::scope(|scope| {
-            let handles: Vec<_> = jobs
+            let handles: Vec<_> = tables
                 .chunks(chunk)
                 .map(|part| scope.spawn(|| read_chunk(part)))
                 .collect();
             handles
                 .into_iter()
-                .flat_map(|h| h.join().unwrap_or_default())
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
                 .collect()
         })
     };

@@ -11,6 +11,7 @@ pub mod changes;
 pub mod files;
 pub mod location;
 mod lock;
+pub mod memory;
 pub mod mirror;
 pub mod owner;
 pub mod pz_docs;
@@ -355,6 +356,10 @@ impl Store {
                     (head, stored)
                 });
                 let stored = stored?;
+                if head.read_any() {
+                    // The manifest's and the diff's parses leave much freed behind.
+                    memory::release_freed();
+                }
                 let scan = ingest::scan_tables(conn, head, &stored, progress, Some(spill));
                 (scan, Some(stored))
             }
@@ -393,15 +398,8 @@ impl Store {
                 let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
                 Self::read_in_full(shared, &mismatched, &scan.files)?;
                 shared.mirror.checkpoint()?;
-                let files = shared.mirror.files(&conn.name)?;
-                let identities = files
-                    .iter()
-                    .filter_map(|f| Some((f.path.clone(), f.identity?)))
-                    .collect();
-                let hashes = files
-                    .into_iter()
-                    .filter_map(|f| Some((f.path, f.hash?)))
-                    .collect();
+                let (identities, hashes, _) =
+                    shared.mirror.stored_in_place(&conn.name)?.into_parts();
                 (identities, hashes)
             };
         if let Some(memo) = &scan.walk {
@@ -413,22 +411,7 @@ impl Store {
             .iter()
             .filter(|f| !matches!(f.parsed, ingest::Parsed::Unchanged))
             .count();
-        shared
-            .mirror
-            .record_reconcile(&conn.name, scan.files.len(), reread, started.elapsed())?;
-        let recorded = started.elapsed();
-        // The content digests need only the hashes: taken beside the search sync.
-        let (search, versions) = std::thread::scope(|scope| {
-            let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
-            let search =
-                search::sync_connection(&shared.index, &shared.mirror, conn, &scan, &hashes, epoch);
-            let versions = versions
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (search, versions)
-        });
-        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
-        tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
+        let files = scan.files.len();
         // The identity the manifest had before the scan read it: a write during the scan
         // then shows as a change to the next call.
         let manifest_path = conn.print_root.join(MANIFEST_FILENAME);
@@ -445,12 +428,42 @@ impl Store {
             .collect();
         let ingest::ConnectionScan {
             manifest,
-            files,
+            files: records,
             tables,
             ..
         } = scan;
-        // A large print's records are many small allocations: freed off the caller's path.
-        std::thread::spawn(move || drop((files, tables)));
+        // Every record is in the mirror now, and the maps say what they said: a large
+        // print's records go before the search sync, which reads parses from the mirror.
+        if reread >= memory::TRIM_AFTER_FILES {
+            drop(records);
+            memory::release_freed();
+        } else {
+            // Many small allocations: freed off the caller's path.
+            std::thread::spawn(move || drop(records));
+        }
+        shared
+            .mirror
+            .record_reconcile(&conn.name, files, reread, started.elapsed())?;
+        let recorded = started.elapsed();
+        // The content digests need only the hashes: taken beside the search sync.
+        let (search, versions) = std::thread::scope(|scope| {
+            let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
+            let search = search::sync_connection(
+                &shared.index,
+                &shared.mirror,
+                conn,
+                &tables,
+                (&identities, &hashes),
+                epoch,
+            );
+            let versions = versions
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (search, versions)
+        });
+        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
+        tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
+        std::thread::spawn(move || drop(tables));
         let published = self.publish(Snapshot {
             config: conn.clone(),
             absent,

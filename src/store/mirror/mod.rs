@@ -225,58 +225,58 @@ impl Mirror {
         self.db.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Identities stored for one connection's files.
+    /// Identities stored for one connection's files. The rows are taken under the lock and
+    /// the maps built after it is let go, so a reader beside (a warm start's manifest)
+    /// waits only for the query; [`Mirror::stored_in_place`] holds no copy of the rows.
     pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
-        type Row = (String, Option<String>, Option<FileIdentity>);
-        // The rows are taken under the lock; the maps are built after it is let go, so a
-        // reader beside (a warm start's manifest) waits only for the query.
-        let rows: Vec<Row> = {
-            let db = self.db();
-            let mut stmt = db.prepare(
-                "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
-            )?;
-            let rows = stmt.query_map(params![connection], |r| {
-                let mtime: Option<i64> = r.get(1)?;
-                let identity = match mtime {
-                    Some(mtime_ns) => Some(FileIdentity {
-                        mtime_ns,
-                        size: r.get::<_, i64>(2)? as u64,
-                        inode: r.get::<_, i64>(3)? as u64,
-                        settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
-                    }),
-                    None => None,
-                };
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, Option<String>>(4)?,
-                    identity,
-                ))
-            })?;
-            rows.collect::<Result<_, _>>()?
-        };
-        let mut identities = HashMap::with_capacity(rows.len());
-        let mut hashes = HashMap::with_capacity(rows.len());
-        let mut absent = std::collections::HashSet::new();
-        for (path, hash, identity) in rows {
-            let path = PathBuf::from(path);
-            if let Some(h) = hash {
-                hashes.insert(path.clone(), h);
-            }
-            match identity {
-                Some(identity) => {
-                    identities.insert(path, identity);
-                }
-                None => {
-                    absent.insert(path);
-                }
-            }
+        let mut rows = Vec::new();
+        self.each_stored(connection, |row| rows.push(row))?;
+        let mut maps = Maps::with_capacity(rows.len());
+        for row in rows {
+            maps.insert(row);
         }
-        Ok(StoredFiles {
-            mirror: self,
-            identities,
-            hashes,
-            absent,
-        })
+        Ok(maps.into_stored(self))
+    }
+
+    /// [`Mirror::stored`], each row put in the maps as it is read (under the lock): for a
+    /// large connection just written, whose rows are not held twice.
+    pub fn stored_in_place(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
+        let mut maps = Maps::with_capacity(0);
+        self.each_stored(connection, |row| maps.insert(row))?;
+        Ok(maps.into_stored(self))
+    }
+
+    /// Every stored (path, hash, identity) of `connection`.
+    fn each_stored(
+        &self,
+        connection: &str,
+        mut each: impl FnMut(StoredRow),
+    ) -> Result<(), MirrorError> {
+        let db = self.db();
+        let mut stmt = db.prepare(
+            "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
+        )?;
+        let rows = stmt.query_map(params![connection], |r| {
+            let mtime: Option<i64> = r.get(1)?;
+            let identity = match mtime {
+                Some(mtime_ns) => Some(FileIdentity {
+                    mtime_ns,
+                    size: r.get::<_, i64>(2)? as u64,
+                    inode: r.get::<_, i64>(3)? as u64,
+                    settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
+                }),
+                None => None,
+            };
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(4)?,
+                identity,
+            ))
+        })?;
+        for row in rows {
+            each(row?);
+        }
+        Ok(())
     }
 
     /// The parse stored for `path`.
@@ -408,13 +408,21 @@ impl Mirror {
         let tx = db.transaction()?;
         let mut mismatched = Vec::new();
         {
-            let mut keep: Vec<String> = Vec::with_capacity(scan.files.len());
+            // The paths the print still implies, noted as they go by: a large print's list
+            // is never held twice.
+            tx.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS keep_paths (path TEXT PRIMARY KEY)",
+                [],
+            )?;
+            tx.execute("DELETE FROM keep_paths", [])?;
+            let mut keep =
+                tx.prepare_cached("INSERT OR IGNORE INTO keep_paths (path) VALUES (?1)")?;
             let mut touch = tx.prepare_cached(
                 "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
             )?;
             for f in &scan.files {
-                let path = f.path.to_string_lossy().to_string();
-                keep.push(path.clone());
+                let path = f.path.to_string_lossy();
+                keep.execute(params![path])?;
                 if matches!(f.parsed, Parsed::Stored) {
                     // Stored by the scan's spill already: its row is this record.
                     continue;
@@ -440,16 +448,6 @@ impl Mirror {
                 Self::upsert_on(&tx, f)?;
             }
             // Rows for files the print no longer implies.
-            tx.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS keep_paths (path TEXT PRIMARY KEY)",
-                [],
-            )?;
-            tx.execute("DELETE FROM keep_paths", [])?;
-            let mut ins =
-                tx.prepare_cached("INSERT OR IGNORE INTO keep_paths (path) VALUES (?1)")?;
-            for p in &keep {
-                ins.execute(params![p])?;
-            }
             tx.execute(
                 "DELETE FROM files WHERE connection = ?1 AND path NOT IN (SELECT path FROM keep_paths)",
                 params![connection],
@@ -909,6 +907,50 @@ fn version_matches(db: &Connection) -> bool {
     )
     .map(|v| v == SCHEMA_VERSION)
     .unwrap_or(false)
+}
+
+/// One stored file: its path, content hash and identity.
+type StoredRow = (String, Option<String>, Option<FileIdentity>);
+
+/// [`StoredFiles`] while it is filled.
+struct Maps {
+    identities: HashMap<PathBuf, FileIdentity>,
+    hashes: HashMap<PathBuf, String>,
+    absent: std::collections::HashSet<PathBuf>,
+}
+
+impl Maps {
+    fn with_capacity(n: usize) -> Maps {
+        Maps {
+            identities: HashMap::with_capacity(n),
+            hashes: HashMap::with_capacity(n),
+            absent: std::collections::HashSet::new(),
+        }
+    }
+
+    fn insert(&mut self, (path, hash, identity): StoredRow) {
+        let path = PathBuf::from(path);
+        if let Some(h) = hash {
+            self.hashes.insert(path.clone(), h);
+        }
+        match identity {
+            Some(identity) => {
+                self.identities.insert(path, identity);
+            }
+            None => {
+                self.absent.insert(path);
+            }
+        }
+    }
+
+    fn into_stored(self, mirror: &Mirror) -> StoredFiles<'_> {
+        StoredFiles {
+            mirror,
+            identities: self.identities,
+            hashes: self.hashes,
+            absent: self.absent,
+        }
+    }
 }
 
 /// A connection's stored identities, for a warm start.

@@ -817,21 +817,13 @@ pub fn sync_connection(
     index: &SearchIndex,
     mirror: &crate::store::mirror::Mirror,
     conn: &crate::config::ConnectionConfig,
-    scan: &crate::ingest::ConnectionScan,
-    hashes: &HashMap<PathBuf, String>,
+    tables: &[(String, PathBuf, compat::value::Value)],
+    (identities, hashes): (&HashMap<PathBuf, FileIdentity>, &HashMap<PathBuf, String>),
     epoch: Option<u64>,
 ) -> Result<SearchView, IndexError> {
     let version = |p: &Path| version_in(hashes, p);
-    let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
-        scan.files.iter().map(|f| (f.path.as_path(), f)).collect();
-    let identity = |p: Option<&Path>| -> Option<FileIdentity> {
-        let record = fresh.get(p?)?;
-        // An absent record keeps the identity of what was there; it is not a file.
-        match record.parsed {
-            Parsed::Absent => None,
-            _ => record.identity,
-        }
-    };
+    // A file stored absent has no identity: it is not a file.
+    let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
     let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
         let declared = crate::ingest::walk::declared_artifacts(entry);
         let path_of = |kind: &str| {
@@ -869,15 +861,14 @@ pub fn sync_connection(
     const PER_THREAD: usize = 2048;
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(scan.tables.len().div_ceil(PER_THREAD))
+        .min(tables.len().div_ceil(PER_THREAD))
         .max(1);
     let tables: Vec<TableEntry> = if workers == 1 {
-        scan.tables.iter().map(entry_of).collect()
+        tables.iter().map(entry_of).collect()
     } else {
-        let per = scan.tables.len().div_ceil(workers);
+        let per = tables.len().div_ceil(workers);
         std::thread::scope(|scope| {
-            let parts: Vec<_> = scan
-                .tables
+            let parts: Vec<_> = tables
                 .chunks(per)
                 .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
                 .collect();
@@ -887,7 +878,10 @@ pub fn sync_connection(
                 .collect()
         })
     };
-    let load = |p: &Path| parse_of(&fresh, mirror, p);
+    // Every parse is in the mirror by now.
+    let load = |p: &Path| -> Cow<'_, Parsed> {
+        Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
+    };
     index.sync(&conn.name, tables, &load, epoch)
 }
 
