@@ -44,19 +44,17 @@ CREATE TABLE IF NOT EXISTS connections (
     print_root      TEXT NOT NULL,
     manifest_state  TEXT NOT NULL,      -- absent | unparseable | malformed | ok
     manifest_reason TEXT,
-    manifest_doc    TEXT,               -- the manifest with `tables` cut to walkable entries
     dropped         TEXT NOT NULL,      -- JSON list of entries no reader can follow
     fingerprint     TEXT NOT NULL,      -- blake3 of the scan's outcome: an unchanged rescan writes nothing
     walk            TEXT                -- what the last walk for symlinks depended on (JSON, ingest::walk::WalkMemo):
                                         -- while every directory keeps its identity, a start need not walk again
 );
 
--- One row per walkable manifest entry.
+-- One row per walkable manifest entry (the entry itself is the manifest's, in its row).
 CREATE TABLE IF NOT EXISTS tables (
     connection TEXT NOT NULL,
     fqn        TEXT NOT NULL,
     table_dir  TEXT NOT NULL,
-    entry      TEXT NOT NULL,           -- the manifest entry (tagged JSON, as files.parsed)
     PRIMARY KEY (connection, fqn)
 );
 

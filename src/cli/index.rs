@@ -87,7 +87,7 @@ fn rebuild(args: IndexTarget) -> anyhow::Result<ExitCode> {
         .progress_chars("=> "),
     );
     let counted = Mutex::new(Counted::default());
-    let store = Store::open_with_progress(
+    let store = Store::rebuild(
         all_connections(&project),
         &dir,
         &|connection, done, total| {

@@ -485,6 +485,18 @@ pub fn scan_head(
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let manifest_path = root.join(MANIFEST_FILENAME);
+    // diff.yaml can be the largest file of a print and the manifest the largest value:
+    // each is stored as soon as it is read, so neither is held while the other is read
+    // (or while the tables are).
+    let mut others: Vec<FileRecord> = [
+        ("diff", DIFF_FILENAME),
+        ("reading", READING_FILENAME),
+        ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
+    ]
+    .into_iter()
+    .map(|(kind, file)| refresh_file(&root.join(file), name, None, kind, known, spill))
+    .collect();
+    let mut spilled = spill_into(&mut others, spill);
     // The walk for symlinks reads every directory and the manifest's read decodes the
     // largest value of the print: on a warm start they take about as long each, so they
     // run side by side.
@@ -494,23 +506,8 @@ pub fn scan_head(
     });
     let manifest_read = started.elapsed();
     let mut files = vec![manifest_record];
-    for (kind, file) in [
-        ("diff", DIFF_FILENAME),
-        ("reading", READING_FILENAME),
-        ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
-    ] {
-        files.push(refresh_file(
-            &root.join(file),
-            name,
-            None,
-            kind,
-            known,
-            spill,
-        ));
-    }
-    // diff.yaml can be the largest file of a print: stored at once, it is not held
-    // parsed while the tables are read.
-    let spilled = spill_into(&mut files[1..], spill);
+    spilled += spill_into(&mut files, spill);
+    files.extend(others);
     ScanHead {
         manifest,
         files,

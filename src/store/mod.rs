@@ -154,6 +154,45 @@ impl Store {
         Ok(store)
     }
 
+    /// Read every served connection into the index at `index_dir`, as [`Store::open`]
+    /// does, but keep no snapshot: a rebuild answers no call, so each connection's manifest
+    /// and maps are let go before its tables are indexed, and indexing a large print holds
+    /// only its table entries beside the index writer.
+    pub fn rebuild(
+        served: Served,
+        index_dir: &Path,
+        progress: &(dyn Fn(&str, usize, usize) + Sync),
+    ) -> Result<Store, MirrorError> {
+        let store = Store {
+            served,
+            locations: Locations::open(index_dir)?,
+            changes: Arc::default(),
+            states: RwLock::new(HashMap::new()),
+            references: ReferenceDocs::default(),
+        };
+        for conn in store.served.connections.clone() {
+            let name = conn.name.clone();
+            let progress = |done, total| progress(&name, done, total);
+            store.write(|shared, lock| {
+                let Ingested {
+                    manifest,
+                    absent,
+                    identities,
+                    hashes,
+                    tables,
+                    epoch,
+                    ..
+                } = store.ingest_locked(shared, &conn, &progress, lock)?;
+                drop((manifest, absent, identities, hashes));
+                memory::release_freed();
+                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables, epoch)
+                    .map_err(|e| MirrorError::Index(e.to_string()))?;
+                Ok(())
+            })?;
+        }
+        Ok(store)
+    }
+
     /// Read the reference documents from this dbprint package directory first.
     pub fn with_reference_dir(mut self, dir: Option<PathBuf>) -> Store {
         self.references = ReferenceDocs::new(dir);
@@ -321,8 +360,57 @@ impl Store {
         shared: &Arc<Shared>,
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
-        _lock: &WriteLock,
+        lock: &WriteLock,
     ) -> Result<Arc<Snapshot>, MirrorError> {
+        let started = std::time::Instant::now();
+        let ingested = self.ingest_locked(shared, conn, progress, lock)?;
+        let Ingested {
+            manifest,
+            manifest_identity,
+            absent,
+            identities,
+            hashes,
+            tables,
+            epoch,
+        } = ingested;
+        let recorded = started.elapsed();
+        // The content digests need only the hashes: taken beside the search sync.
+        let (search, versions) = std::thread::scope(|scope| {
+            let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
+            let search =
+                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables, epoch);
+            let versions = versions
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (search, versions)
+        });
+        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
+        tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
+        let published = self.publish(Snapshot {
+            config: conn.clone(),
+            absent,
+            manifest,
+            manifest_identity,
+            versions,
+            hashes,
+            search,
+            identities,
+            shared: shared.clone(),
+        });
+        tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
+        Ok(published)
+    }
+
+    /// A whole connection read against the disk and stored in the mirror (files that moved
+    /// read again), as far as a snapshot's parts: the search index is not touched yet. For
+    /// a caller holding the write lock.
+    fn ingest_locked(
+        &self,
+        shared: &Arc<Shared>,
+        conn: &ConnectionConfig,
+        progress: crate::ingest::Progress,
+        _lock: &WriteLock,
+    ) -> Result<Ingested, MirrorError> {
         let started = std::time::Instant::now();
         // Before the scan: a change while it runs leaves the new state unverified.
         let epoch = self.change_feed().map(changes::ChangeFeed::poll);
@@ -365,7 +453,8 @@ impl Store {
             }
         };
         let scanned = started.elapsed();
-        let (identities, hashes): (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>) =
+        // `None`: the maps are the mirror's, read once the records are gone.
+        let maps: Option<(HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>)> =
             if shared.mirror.unchanged(&conn.name, &scan)? {
                 // Same bytes throughout: at most some identities to note (a touch, a
                 // rewrite of the same content, an identity that settled).
@@ -392,15 +481,13 @@ impl Store {
                         }
                     }
                 }
-                (identities, hashes)
+                Some((identities, hashes))
             } else {
                 drop(from_mirror);
                 let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
                 Self::read_in_full(shared, &mismatched, &scan.files)?;
                 shared.mirror.checkpoint()?;
-                let (identities, hashes, _) =
-                    shared.mirror.stored_in_place(&conn.name)?.into_parts();
-                (identities, hashes)
+                None
             };
         if let Some(memo) = &scan.walk {
             shared.mirror.store_walk(&conn.name, memo)?;
@@ -432,8 +519,8 @@ impl Store {
             tables,
             ..
         } = scan;
-        // Every record is in the mirror now, and the maps say what they said: a large
-        // print's records go before the search sync, which reads parses from the mirror.
+        // Every record is in the mirror now: a large print's records go before the maps
+        // are read back and the search sync reads parses from the mirror.
         if reread >= memory::TRIM_AFTER_FILES {
             drop(records);
             memory::release_freed();
@@ -441,42 +528,27 @@ impl Store {
             // Many small allocations: freed off the caller's path.
             std::thread::spawn(move || drop(records));
         }
+        let (identities, hashes) = match maps {
+            Some(maps) => maps,
+            None => {
+                let (identities, hashes, _) =
+                    shared.mirror.stored_in_place(&conn.name)?.into_parts();
+                (identities, hashes)
+            }
+        };
         shared
             .mirror
             .record_reconcile(&conn.name, files, reread, started.elapsed())?;
-        let recorded = started.elapsed();
-        // The content digests need only the hashes: taken beside the search sync.
-        let (search, versions) = std::thread::scope(|scope| {
-            let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
-            let search = search::sync_connection(
-                &shared.index,
-                &shared.mirror,
-                conn,
-                &tables,
-                (&identities, &hashes),
-                epoch,
-            );
-            let versions = versions
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (search, versions)
-        });
-        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
-        tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
-        std::thread::spawn(move || drop(tables));
-        let published = self.publish(Snapshot {
-            config: conn.clone(),
-            absent,
+        let tables = search::table_entries(&conn.name, &tables, &identities, &hashes);
+        Ok(Ingested {
             manifest,
             manifest_identity,
-            versions,
-            hashes,
-            search,
+            absent,
             identities,
-            shared: shared.clone(),
-        });
-        tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
-        Ok(published)
+            hashes,
+            tables,
+            epoch,
+        })
     }
 
     /// The snapshot requests of connection `name` read now, if one was built on the
@@ -740,6 +812,18 @@ impl Store {
                 .map_err(|e| QueryError::Internal(e.to_string())),
         }
     }
+}
+
+/// A connection as a whole scan left it, before the search index is brought in line.
+struct Ingested {
+    manifest: ingest::ManifestRead,
+    manifest_identity: Option<FileIdentity>,
+    absent: std::collections::HashSet<PathBuf>,
+    identities: HashMap<PathBuf, FileIdentity>,
+    hashes: HashMap<PathBuf, String>,
+    /// The walkable tables as the index keys them.
+    tables: Vec<search::TableEntry>,
+    epoch: Option<u64>,
 }
 
 /// A location's mirror, held for as long as a caller reads it.

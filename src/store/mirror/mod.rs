@@ -16,7 +16,7 @@ mod pz;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "8";
+pub const SCHEMA_VERSION: &str = "9";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -408,21 +408,11 @@ impl Mirror {
         let tx = db.transaction()?;
         let mut mismatched = Vec::new();
         {
-            // The paths the print still implies, noted as they go by: a large print's list
-            // is never held twice.
-            tx.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS keep_paths (path TEXT PRIMARY KEY)",
-                [],
-            )?;
-            tx.execute("DELETE FROM keep_paths", [])?;
-            let mut keep =
-                tx.prepare_cached("INSERT OR IGNORE INTO keep_paths (path) VALUES (?1)")?;
             let mut touch = tx.prepare_cached(
                 "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
             )?;
             for f in &scan.files {
                 let path = f.path.to_string_lossy();
-                keep.execute(params![path])?;
                 if matches!(f.parsed, Parsed::Stored) {
                     // Stored by the scan's spill already: its row is this record.
                     continue;
@@ -447,39 +437,51 @@ impl Mirror {
                 }
                 Self::upsert_on(&tx, f)?;
             }
-            // Rows for files the print no longer implies.
-            tx.execute(
-                "DELETE FROM files WHERE connection = ?1 AND path NOT IN (SELECT path FROM keep_paths)",
-                params![connection],
-            )?;
+            // Rows for files the print no longer implies: the stored paths are read and
+            // each compared with the scan's (a set of borrowed paths, not a copy of them).
+            let keep: std::collections::HashSet<std::borrow::Cow<str>> = scan
+                .files
+                .iter()
+                .map(|f| f.path.to_string_lossy())
+                .collect();
+            let gone: Vec<String> = {
+                let mut stmt = tx.prepare("SELECT path FROM files WHERE connection = ?1")?;
+                let rows = stmt.query_map(params![connection], |r| r.get::<_, String>(0))?;
+                let mut gone = Vec::new();
+                for path in rows {
+                    let path = path?;
+                    if !keep.contains(path.as_str()) {
+                        gone.push(path);
+                    }
+                }
+                gone
+            };
+            drop(keep);
+            let mut forget = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+            for path in &gone {
+                forget.execute(params![path])?;
+            }
             tx.execute(
                 "DELETE FROM tables WHERE connection = ?1",
                 params![connection],
             )?;
             let mut table = tx.prepare_cached(
-                "INSERT OR REPLACE INTO tables (connection, fqn, table_dir, entry) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT OR REPLACE INTO tables (connection, fqn, table_dir) VALUES (?1, ?2, ?3)",
             )?;
-            for (fqn, dir, entry) in &scan.tables {
-                table.execute(params![
-                    connection,
-                    fqn,
-                    dir.to_string_lossy(),
-                    stored::to_json(entry)?
-                ])?;
+            for (fqn, dir, _) in &scan.tables {
+                table.execute(params![connection, fqn, dir.to_string_lossy()])?;
             }
-            let (state, reason, doc, dropped) = match &scan.manifest {
-                ManifestRead::Absent => ("absent", None, None, Vec::new()),
-                ManifestRead::Unparseable(r) => ("unparseable", Some(r.clone()), None, Vec::new()),
-                ManifestRead::Malformed(r) => ("malformed", Some(r.clone()), None, Vec::new()),
-                ManifestRead::Failed(r) => ("failed", Some(r.clone()), None, Vec::new()),
-                ManifestRead::Ok { doc, dropped } => {
-                    ("ok", None, Some(stored::to_json(doc)?), dropped.clone())
-                }
+            let (state, reason, dropped) = match &scan.manifest {
+                ManifestRead::Absent => ("absent", None, &[][..]),
+                ManifestRead::Unparseable(r) => ("unparseable", Some(r), &[][..]),
+                ManifestRead::Malformed(r) => ("malformed", Some(r), &[][..]),
+                ManifestRead::Failed(r) => ("failed", Some(r), &[][..]),
+                ManifestRead::Ok { dropped, .. } => ("ok", None, dropped.as_slice()),
             };
             tx.execute(
-                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, manifest_doc, dropped, fingerprint)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![connection, print_root.to_string_lossy(), state, reason, doc, serde_json::to_string(&dropped)?, fingerprint(scan)],
+                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, dropped, fingerprint)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![connection, print_root.to_string_lossy(), state, reason, serde_json::to_string(dropped)?, fingerprint(scan)],
             )?;
         }
         tx.commit()?;

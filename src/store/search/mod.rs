@@ -810,17 +810,15 @@ pub fn sync_changed(
     index.sync(conn, tables, &load, None)
 }
 
-/// The index's view of one connection scan: key every walkable table by the content of
-/// its two searched files, and (re)index the tables whose key moved. Parses come from the
-/// scan when it read the file, else from the mirror; nothing is parsed here.
-pub fn sync_connection(
-    index: &SearchIndex,
-    mirror: &crate::store::mirror::Mirror,
-    conn: &crate::config::ConnectionConfig,
+/// Every walkable table of a connection scan as the index keys it: by the content of its
+/// two searched files (`hashes`), with their identities (`identities`). Made on every core:
+/// each entry is a few lookups and a digest.
+pub fn table_entries(
+    conn: &str,
     tables: &[(String, PathBuf, compat::value::Value)],
-    (identities, hashes): (&HashMap<PathBuf, FileIdentity>, &HashMap<PathBuf, String>),
-    epoch: Option<u64>,
-) -> Result<SearchView, IndexError> {
+    identities: &HashMap<PathBuf, FileIdentity>,
+    hashes: &HashMap<PathBuf, String>,
+) -> Vec<TableEntry> {
     let version = |p: &Path| version_in(hashes, p);
     // A file stored absent has no identity: it is not a file.
     let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
@@ -839,7 +837,7 @@ pub fn sync_connection(
             annotations.as_deref().map(version),
         );
         let key = table_key(
-            &conn.name,
+            conn,
             fqn,
             stats.as_deref().zip(sv.as_deref()),
             annotations.as_deref().zip(av.as_deref()),
@@ -857,32 +855,40 @@ pub fn sync_connection(
             annotations,
         }
     };
-    // Each entry is a few lookups and a digest: a large print's are made on every core.
     const PER_THREAD: usize = 2048;
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(tables.len().div_ceil(PER_THREAD))
         .max(1);
-    let tables: Vec<TableEntry> = if workers == 1 {
-        tables.iter().map(entry_of).collect()
-    } else {
-        let per = tables.len().div_ceil(workers);
-        std::thread::scope(|scope| {
-            let parts: Vec<_> = tables
-                .chunks(per)
-                .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        })
-    };
-    // Every parse is in the mirror by now.
+    if workers == 1 {
+        return tables.iter().map(entry_of).collect();
+    }
+    let per = tables.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = tables
+            .chunks(per)
+            .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}
+
+/// The index's view of one connection after a whole scan: (re)index the tables whose key
+/// moved. Every parse is in the mirror by then; nothing is parsed here.
+pub fn sync_connection(
+    index: &SearchIndex,
+    mirror: &crate::store::mirror::Mirror,
+    conn: &str,
+    tables: Vec<TableEntry>,
+    epoch: Option<u64>,
+) -> Result<SearchView, IndexError> {
     let load = |p: &Path| -> Cow<'_, Parsed> {
         Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
     };
-    index.sync(&conn.name, tables, &load, epoch)
+    index.sync(conn, tables, &load, epoch)
 }
 
 #[cfg(test)]

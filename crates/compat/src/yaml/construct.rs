@@ -8,7 +8,7 @@
 //! into a [`Value`] at the end, where an object reached twice stays one shared
 //! allocation, so a value costs what its text holds, not what its aliases expand to.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::compose::{Body, Doc, Node, NodeId, Tag};
 use super::error::MarkedError;
@@ -59,7 +59,9 @@ struct Ctor {
     nodes: Vec<Node>,
     /// Reachable through an alias: constructed once, then shared.
     shared: Vec<bool>,
-    cache: Vec<Option<Obj>>,
+    /// What a shared node was constructed as (only shared nodes are kept: a document
+    /// without aliases, the usual one, keeps nothing here).
+    cache: HashMap<NodeId, Obj>,
     stores: Vec<Store>,
     queue: VecDeque<(NodeId, u32, Fill)>,
 }
@@ -76,11 +78,10 @@ pub(crate) fn construct(doc: Doc) -> Res<Value> {
         return Ok(Value::Null);
     };
     let shared = shared_nodes(&doc.nodes);
-    let n = doc.nodes.len();
     let mut c = Ctor {
         nodes: doc.nodes,
         shared,
-        cache: vec![None; n],
+        cache: HashMap::new(),
         stores: Vec::new(),
         queue: VecDeque::new(),
     };
@@ -146,7 +147,7 @@ impl Ctor {
     fn construct_object(&mut self, id: NodeId) -> Res<Obj> {
         let shared = self.shared[id as usize];
         if shared {
-            if let Some(o) = &self.cache[id as usize] {
+            if let Some(o) = self.cache.get(&id) {
                 return Ok(o.clone());
             }
         }
@@ -229,7 +230,7 @@ impl Ctor {
             }
         };
         if shared {
-            self.cache[id as usize] = Some(obj.clone());
+            self.cache.insert(id, obj.clone());
         }
         Ok(obj)
     }
