@@ -11,7 +11,8 @@ resident set (now and peak) after them.
 
 Every paged call (list_tables, get_manifest, get_diff, resources/list, resources/read) is
 measured at page 1 and at page `--page-n` (reached once by following its cursors, then
-asked `--runs` times with that cursor), so a page deep in a large print is measured too.
+asked `--runs` times with that cursor; the last page, which may be short, only when it is
+the second), so a page deep in a large print is measured too.
 `--only REGEX` measures the matching cases alone.
 """
 import argparse
@@ -136,15 +137,19 @@ def main() -> None:
         if args.only and not re.search(args.only, label):
             continue
         result = measure(label, method, params)
-        # Page N: follow the cursors once, then measure that page.
+        # Page N: follow the cursors once, then measure that page. The last page may be
+        # short, so a walk that reaches it measures the one before (a full page) instead.
         page, deeper = 1, next_cursor(method, params, result)
         if deeper is None:
             continue
+        before, at = None, None
         while deeper is not None and page < args.page_n:
-            at = deeper
+            before, at = at, deeper
             result = request(method, at)["result"]
             page += 1
             deeper = next_cursor(method, at, result)
+        if deeper is None and before is not None:
+            at, page = before, page - 1
         measure(f"{label} page {page}", method, at)
     with open(f"/proc/{proc.pid}/status") as status:
         for line in status:

@@ -132,6 +132,8 @@ fn warm_in_background(store: Arc<Store>) {
                 crate::query::validate_sql::warm(&state);
             }
         }
+        // They read the whole print: what they freed goes back to the system.
+        crate::store::memory::release_freed();
     });
 }
 

@@ -40,6 +40,9 @@ pub struct Context {
 pub struct Ctx<'a> {
     pub state: &'a Snapshot,
     pub strict: bool,
+    /// A read of every table (validate_sql's catalog): the files it parses are not kept in
+    /// the cache, which a whole print's files would fill, evicting what calls reuse.
+    pub bulk: bool,
 }
 
 fn stale(path: &std::path::Path) -> QueryError {
@@ -61,6 +64,7 @@ pub fn warm(state: &Snapshot) {
     let cx = Ctx {
         state,
         strict: false,
+        bulk: false,
     };
     // A failure here is the first call's to report, in its own words.
     let _ = overlay::overlay(&cx);
@@ -74,6 +78,7 @@ pub fn joins_by_table(state: &Snapshot) -> Result<Vec<(String, Joins)>, QueryErr
     let cx = Ctx {
         state,
         strict: false,
+        bulk: true,
     };
     let ix = overlay::overlay(&cx)?;
     let mut names: Vec<&String> = ix.tables.keys().collect();
@@ -98,7 +103,11 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
     let Some(manifest) = manifest.filter(|_| known) else {
         return Err(absent_table(table, &state.config.name, manifest));
     };
-    let cx = Ctx { state, strict };
+    let cx = Ctx {
+        state,
+        strict,
+        bulk: false,
+    };
     let ix = overlay::overlay(&cx)?;
     // The table's own files and the connection notes are checked here; the other tables'
     // annotation files this answer depends on are checked where the overlay reads them

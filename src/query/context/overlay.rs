@@ -95,14 +95,21 @@ pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
         "parsed print file",
         [path.as_os_str().as_encoded_bytes(), hash.as_bytes()],
     );
-    let parsed = cx.state.cache().get_or_build(key, loaded_weight, || {
+    let read = || {
         Ok(match cx.state.parsed(path)? {
             Some(Parsed::Yaml(v)) => Loaded::Yaml(Arc::new(v)),
             Some(Parsed::YamlError(m)) => Loaded::YamlError(m),
             Some(Parsed::OtherError(m)) => return Err(QueryError::Other(m)),
             _ => Loaded::Absent,
         })
-    })?;
+    };
+    if cx.bulk {
+        return match cx.state.cache().peek::<Loaded>(&key) {
+            Some(kept) => Ok((*kept).clone()),
+            None => read(),
+        };
+    }
+    let parsed = cx.state.cache().get_or_build(key, loaded_weight, read)?;
     Ok((*parsed).clone())
 }
 

@@ -398,28 +398,31 @@ impl SearchView {
     /// kind, for a reader of the whole print (validate_sql's catalog).
     pub fn all_records(&self) -> Result<Vec<TableRecords>, IndexError> {
         let mut out: Vec<TableRecords> = vec![TableRecords::default(); self.tables.len()];
-        for (rank, doc) in self.docs_of_kind("table")? {
-            if let Some(bytes) = payload(&doc, self.fields.payload) {
+        self.each_doc_of_kind("table", &mut |rank, doc| {
+            if let Some(bytes) = payload(doc, self.fields.payload) {
                 out[rank].table = Some(serde_json::from_slice(bytes)?);
             }
-        }
-        for (rank, doc) in self.docs_of_kind("table_columns")? {
+            Ok(())
+        })?;
+        self.each_doc_of_kind("table_columns", &mut |rank, doc| {
             if let (Some(bytes), Some(table)) =
-                (payload(&doc, self.fields.resolve), out[rank].table.as_mut())
+                (payload(doc, self.fields.resolve), out[rank].table.as_mut())
             {
                 table.stats_columns = serde_json::from_slice(bytes)?;
             }
-        }
-        for (rank, doc) in self.docs_of_kind("column")? {
-            if let Some(bytes) = payload(&doc, self.fields.payload) {
+            Ok(())
+        })?;
+        self.each_doc_of_kind("column", &mut |rank, doc| {
+            if let Some(bytes) = payload(doc, self.fields.payload) {
                 out[rank].columns.push(serde_json::from_slice(bytes)?);
             }
-        }
+            Ok(())
+        })?;
         for slot in &mut out {
             slot.columns.sort_by_key(|c| c.col_rank);
         }
-        for (rank, doc) in self.docs_of_kind("values")? {
-            if let Some(bytes) = payload(&doc, self.fields.resolve) {
+        self.each_doc_of_kind("values", &mut |rank, doc| {
+            if let Some(bytes) = payload(doc, self.fields.resolve) {
                 let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
                 let columns = &mut out[rank].columns;
                 // Columns are in name order (`col_rank` ranks the sorted names).
@@ -428,25 +431,31 @@ impl SearchView {
                     columns[at].resolve = Some(resolve);
                 }
             }
-        }
+            Ok(())
+        })?;
         Ok(out)
     }
 
-    /// This connection's documents of `kind` for the view's tables, with each one's table
-    /// position.
-    fn docs_of_kind(&self, kind: &str) -> Result<Vec<(usize, TantivyDocument)>, IndexError> {
+    /// Each of this connection's documents of `kind` for the view's tables, with its table
+    /// position, handed to `each` as it is read (a whole print's documents are never held
+    /// at once).
+    fn each_doc_of_kind(
+        &self,
+        kind: &str,
+        each: &mut dyn FnMut(usize, &TantivyDocument) -> Result<(), IndexError>,
+    ) -> Result<(), IndexError> {
         let query = BooleanQuery::new(vec![
             (Occur::Must, term_query(self.fields.conn, &self.conn)),
             (Occur::Must, term_query(self.fields.kind, kind)),
         ]);
         let raw = self.searcher.search(&query, &HitCollector)?;
-        let mut out = Vec::with_capacity(raw.len());
         for (seg, doc, key, _, _) in raw {
-            if let Some(rank) = self.rank.get(&key) {
-                out.push((*rank, self.searcher.doc(DocAddress::new(seg, doc))?));
+            if let Some(&rank) = self.rank.get(&key) {
+                let doc: TantivyDocument = self.searcher.doc(DocAddress::new(seg, doc))?;
+                each(rank, &doc)?;
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Positions of the walkable tables whose record carries `flag`
