@@ -46,6 +46,10 @@ CALLS = {
         "table": "stacks.members_c0001.patrons", "format": "yaml"}},
     "get_table_context query md": {"name": "get_table_context", "arguments": {
         "table": "stacks.lending_c0001.loans", "purpose": "query"}},
+    "validate_sql": {"name": "validate_sql", "arguments": {"sql": (
+        "SELECT l.loan_id, p.full_nam FROM stacks.lending_c0001.loans l "
+        "JOIN stacks.members_c0001.patrons p ON p.patron_id = l.patron_id "
+        "WHERE l.status = 'overdue' AND p.status = 'Activ'")}},
 }
 # Calls other than tools/call: (method, params).
 METHODS = {

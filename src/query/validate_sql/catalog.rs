@@ -1,8 +1,11 @@
 //! The catalog validate_sql checks against, built once per snapshot content through the
 //! store's cache: every table the print names (with its columns, their storage types and
-//! exhaustive value lists, read from the search index's records), and every join edge the
-//! print knows, read as get_table_context reads them (people's rejections withheld, their
-//! added edges included). Names are held in the spelling the connection's adapter compares.
+//! whether the print lists every value, read from the search index's records), and every
+//! join edge the print knows, read as get_table_context reads them (people's rejections
+//! withheld, their added edges included). Names are held in the spelling the connection's
+//! adapter compares. A column's value list itself is read from the index only when a
+//! literal is compared with it ([`Domains`]): held for every column, a large print's lists
+//! would outweigh the rest of the catalog many times over.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,8 +17,8 @@ use crate::error::QueryError;
 use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
-use crate::store::cache::{value_weight, Key};
-use crate::store::search::records::{FileState, ValuesState};
+use crate::store::cache::Key;
+use crate::store::search::records::FileState;
 use crate::store::Snapshot;
 use compat::value::Value;
 
@@ -27,8 +30,9 @@ pub struct Column {
     /// The spelling the adapter compares (the catalog's, where recorded).
     pub stored: String,
     pub sql_type: Option<String>,
-    /// The column's every value, when the print lists them all.
-    pub domain: Option<Domain>,
+    /// The print lists every value the column holds (complete, over the whole table, not
+    /// redacted): [`Domains`] gives them.
+    pub listed: bool,
 }
 
 impl Column {
@@ -66,6 +70,42 @@ pub struct Table {
     pub yields: Arc<Columns>,
     /// A relationships file was read for it, so a join the print does not list is news.
     pub joins_known: bool,
+}
+
+/// Where the value lists of the columns a catalog marks `listed` come from.
+pub trait Domains {
+    /// The value list of `column` (of table `table`), when the print lists every value.
+    fn domain(&self, table: &Table, column: &Column) -> Option<Domain>;
+}
+
+/// No value lists: a catalog built by hand.
+pub struct NoDomains;
+
+impl Domains for NoDomains {
+    fn domain(&self, _: &Table, _: &Column) -> Option<Domain> {
+        None
+    }
+}
+
+/// The value lists of a snapshot's search index (the one the catalog was built from: the
+/// catalog is keyed by the snapshot's content).
+pub struct IndexDomains<'a>(pub &'a Snapshot);
+
+impl Domains for IndexDomains<'_> {
+    fn domain(&self, table: &Table, column: &Column) -> Option<Domain> {
+        if !column.listed {
+            return None;
+        }
+        let search = &self.0.search;
+        let rank = search.table_rank(&table.fqn)?;
+        let record = search.column_by_name(rank, &column.name).ok()??;
+        let own = record.resolve.as_ref()?.own.as_ref()?;
+        Some(Domain {
+            listed: own.listed.clone(),
+            notes: value_notes(&record.value_notes),
+            coverage: own.coverage.clone(),
+        })
+    }
 }
 
 impl Table {
@@ -179,13 +219,7 @@ impl Catalog {
             .tables
             .iter()
             .flat_map(|t| t.columns.iter().flatten())
-            .map(|c| {
-                160 + c.name.len() * 2
-                    + c.stored.len() * 4
-                    + c.domain
-                        .as_ref()
-                        .map_or(0, |d| d.listed.iter().map(value_weight).sum())
-            })
+            .map(|c| 160 + c.name.len() * 2 + c.stored.len() * 4)
             .sum();
         columns + self.tables.len() * 256 + self.edges.len() * 128
     }
@@ -342,39 +376,23 @@ fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
             tables.push(Table::new(adapter, &fqn, "table", None));
         }
     }
-    let records = state.search.all_records().map_err(internal)?;
+    let records = state.search.catalog_records().map_err(internal)?;
     for (entry, records) in state.search.tables.iter().zip(records) {
-        let (Some(&at), Some(table)) = (position.get(&entry.fqn), records.table) else {
+        let Some(&at) = position.get(&entry.fqn) else {
             continue;
         };
-        if table.stats != FileState::Ok || table.stats_columns.is_empty() {
+        if records.stats != Some(FileState::Ok) || records.stats_columns.is_empty() {
             continue;
         }
-        let exhaustive_scope = table.scope.is_none();
         let columns = records
             .columns
             .into_iter()
-            .filter(|c| table.stats_columns.binary_search(&c.column).is_ok())
-            .map(|c| {
-                let own = c.resolve.as_ref().and_then(|r| r.own.as_ref());
-                let domain = own
-                    .filter(|r| {
-                        exhaustive_scope
-                            && r.complete
-                            && r.redaction.is_none()
-                            && r.values == ValuesState::Present
-                    })
-                    .map(|r| Domain {
-                        listed: r.listed.clone(),
-                        notes: value_notes(&c.value_notes),
-                        coverage: r.coverage.clone(),
-                    });
-                Column {
-                    stored: adapter.stored_column(&c.column, c.physical_name.as_deref()),
-                    sql_type: c.sql_type,
-                    name: c.column,
-                    domain,
-                }
+            .filter(|c| records.stats_columns.binary_search(&c.column).is_ok())
+            .map(|c| Column {
+                stored: adapter.stored_column(&c.column, c.physical_name.as_deref()),
+                sql_type: c.sql_type,
+                listed: records.whole_table && c.complete_values,
+                name: c.column,
             })
             .collect();
         tables[at].columns = Some(columns);

@@ -6,7 +6,7 @@
 
 use sqlparser::ast::{BinaryOperator, Expr, InTarget, Spanned};
 
-use super::catalog::Column;
+use super::catalog::{Column, Domain};
 use super::exprs;
 use super::scope::{ColRef, Scope};
 use super::types::{numeric_text, Literal, TypeClass};
@@ -117,8 +117,12 @@ fn one(walk: &mut Walk, col: ColRef, column: &Expr, literal: &Expr, lit: &Litera
         walk.report(Kind::TypeMismatch, span, &shown, message, Vec::new());
         return;
     }
-    if test == Test::Equality {
-        if let Some((message, suggestions)) = unlisted(c, fqn, &written, &shown, lit) {
+    if test == Test::Equality && c.listed {
+        // Read from the index now: only a compared column's list is ever loaded.
+        let Some(domain) = walk.domains.domain(&cat.tables[col.table], c) else {
+            return;
+        };
+        if let Some((message, suggestions)) = unlisted(c, &domain, fqn, &written, &shown, lit) {
             walk.report(Kind::UnknownValue, span, &shown, message, suggestions);
         }
     }
@@ -154,12 +158,12 @@ fn as_literal(v: &Value, quoted: bool) -> String {
 /// The finding for a literal the column's exhaustive list lacks, if it lacks it.
 fn unlisted(
     c: &Column,
+    domain: &Domain,
     fqn: &str,
     written: &str,
     shown: &str,
     lit: &Literal,
 ) -> Option<(String, Vec<String>)> {
-    let domain = c.domain.as_ref()?;
     let listed = &domain.listed;
     let n = listed.len();
     // Spelled only for a literal found missing.

@@ -130,11 +130,22 @@ pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
     // A manifest that cannot be read fails the call as it fails every other tool.
     state.manifest_or_error()?;
     let cat = catalog::catalog(state)?;
-    Ok(check(&cat, &state.config.name, sql))
+    let domains = catalog::IndexDomains(state);
+    Ok(check_with(&cat, &domains, &state.config.name, sql))
 }
 
-/// Check `sql` against a catalog.
+/// Check `sql` against a catalog whose columns carry no value lists.
 pub fn check(cat: &Catalog, connection: &str, sql: &str) -> Report {
+    check_with(cat, &catalog::NoDomains, connection, sql)
+}
+
+/// Check `sql` against a catalog, its columns' value lists read from `domains`.
+pub fn check_with(
+    cat: &Catalog,
+    domains: &dyn catalog::Domains,
+    connection: &str,
+    sql: &str,
+) -> Report {
     let src = Source::new(sql);
     let dialect = cat.adapter.parser_dialect();
     let mut report = Report {
@@ -161,7 +172,7 @@ pub fn check(cat: &Catalog, connection: &str, sql: &str) -> Report {
         });
         return report;
     }
-    let mut walk = walk::Walk::new(cat, &src);
+    let mut walk = walk::Walk::new(cat, domains, &src);
     for statement in &statements {
         walk.statement(statement);
     }

@@ -10,7 +10,7 @@ fn column(adapter: Adapter, key: &str, physical: Option<&str>, sql_type: &str) -
         name: key.to_string(),
         stored: adapter.stored_column(key, physical),
         sql_type: Some(sql_type.to_string()),
-        domain: None,
+        listed: false,
     }
 }
 

@@ -13,7 +13,7 @@ use sqlparser::ast::{
 };
 use sqlparser::tokenizer::Span;
 
-use super::catalog::Catalog;
+use super::catalog::{Catalog, Domains};
 use super::exprs;
 use super::joins::{self, JoinSide};
 use super::scope::{self, Columns, FromList, Lookup, OutCol, Relation, Scope, Source as RelSource};
@@ -41,14 +41,17 @@ impl Ctes<'_> {
 
 pub struct Walk<'a> {
     pub cat: &'a Catalog,
+    /// The value lists of the catalog's `listed` columns.
+    pub domains: &'a dyn Domains,
     pub src: &'a Source<'a>,
     pub findings: Vec<Finding>,
 }
 
 impl<'a> Walk<'a> {
-    pub fn new(cat: &'a Catalog, src: &'a Source<'a>) -> Walk<'a> {
+    pub fn new(cat: &'a Catalog, domains: &'a dyn Domains, src: &'a Source<'a>) -> Walk<'a> {
         Walk {
             cat,
+            domains,
             src,
             findings: Vec::new(),
         }

@@ -46,13 +46,30 @@ pub struct Hits {
     pub verify: bool,
 }
 
-/// One walkable table's records, as [`SearchView::all_records`] reads them.
+/// What validate_sql's catalog reads of one walkable table ([`SearchView::catalog_records`]).
 #[derive(Debug, Clone, Default)]
-pub struct TableRecords {
-    /// `None`: the index holds no record for it.
-    pub table: Option<TableRecord>,
-    /// Its columns (no parts) in column order, each with its values.
-    pub columns: Vec<ColumnRecord>,
+pub struct CatalogTable {
+    /// How its statistics read (`None`: the index holds no record for it).
+    pub stats: Option<super::records::FileState>,
+    /// Its statistics describe the whole table (no scan scope).
+    pub whole_table: bool,
+    /// `sorted(statistics.columns)`.
+    pub stats_columns: Vec<String>,
+    /// Its columns (no parts) in column order.
+    pub columns: Vec<CatalogColumn>,
+}
+
+/// What validate_sql's catalog reads of one column record (the rest of it is skipped).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct CatalogColumn {
+    pub column: String,
+    pub sql_type: Option<String>,
+    #[serde(default)]
+    pub physical_name: Option<String>,
+    pub col_rank: u64,
+    /// Its value list is every value it holds (complete, not redacted, present).
+    #[serde(skip)]
+    pub complete_values: bool,
 }
 
 type Raw = (SegmentOrdinal, DocId, u64, u64, u64);
@@ -120,6 +137,28 @@ fn literal_prefix(pattern: &str) -> &str {
         Some(at) => &pattern[..at],
         None => pattern,
     }
+}
+
+/// Term sets up to this size are a union of term queries; larger ones a `TermSetQuery`.
+const UNION_AT_MOST: usize = 64;
+
+/// Documents holding any of `terms`. A `TermSetQuery` marks every matching document of a
+/// segment in a bitset as large as the segment before the intersection starts, a cost that
+/// grows with the print; a union of term queries walks the postings, which the other
+/// clauses skip through, so a few terms cost what their matches cost.
+fn any_term(terms: Vec<Term>) -> Box<dyn Query> {
+    if terms.len() > UNION_AT_MOST {
+        return Box::new(TermSetQuery::new(terms));
+    }
+    Box::new(BooleanQuery::new(
+        terms
+            .into_iter()
+            .map(|t| {
+                let q: Box<dyn Query> = Box::new(TermQuery::new(t, IndexRecordOption::Basic));
+                (Occur::Should, q)
+            })
+            .collect(),
+    ))
 }
 
 fn term_query(field: Field, text: &str) -> Box<dyn Query> {
@@ -198,10 +237,10 @@ impl SearchView {
             (Occur::Must, term_query(f.conn, &self.conn)),
             (
                 Occur::Must,
-                Box::new(TermSetQuery::new([
+                any_term(vec![
                     Term::from_field_text(f.kind, "column"),
                     Term::from_field_text(f.kind, "part"),
-                ])),
+                ]),
             ),
         ];
         let mut verify = false;
@@ -219,7 +258,7 @@ impl SearchView {
                 return Ok(Hits::default());
             }
             verify |= long;
-            clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+            clauses.push((Occur::Must, any_term(terms)));
         }
         if let Some(ck) = filters.candidate_key {
             clauses.push((
@@ -239,7 +278,7 @@ impl SearchView {
                 if terms.is_empty() {
                     return Ok(Hits::default());
                 }
-                clauses.push((Occur::Must, Box::new(TermSetQuery::new(terms))));
+                clauses.push((Occur::Must, any_term(terms)));
             }
         }
         let raw = self
@@ -393,22 +432,24 @@ impl SearchView {
         Ok(None)
     }
 
-    /// Every walkable table's record (with its statistics' column names) and its column
-    /// records (no parts; each with its values), by table position: one query per document
-    /// kind, for a reader of the whole print (validate_sql's catalog).
-    pub fn all_records(&self) -> Result<Vec<TableRecords>, IndexError> {
-        let mut out: Vec<TableRecords> = vec![TableRecords::default(); self.tables.len()];
+    /// What validate_sql's catalog reads of every walkable table, by table position: the
+    /// table record's verdicts, its statistics' column names, and each column (not parts)
+    /// with its storage type and whether its value list is every value it holds. One query
+    /// per document kind, each document read, reduced and let go in turn: a large print's
+    /// records are never held whole.
+    pub fn catalog_records(&self) -> Result<Vec<CatalogTable>, IndexError> {
+        let mut out: Vec<CatalogTable> = vec![CatalogTable::default(); self.tables.len()];
         self.each_doc_of_kind("table", &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.payload) {
-                out[rank].table = Some(serde_json::from_slice(bytes)?);
+                let table: TableRecord = serde_json::from_slice(bytes)?;
+                out[rank].stats = Some(table.stats);
+                out[rank].whole_table = table.scope.is_none();
             }
             Ok(())
         })?;
         self.each_doc_of_kind("table_columns", &mut |rank, doc| {
-            if let (Some(bytes), Some(table)) =
-                (payload(doc, self.fields.resolve), out[rank].table.as_mut())
-            {
-                table.stats_columns = serde_json::from_slice(bytes)?;
+            if let Some(bytes) = payload(doc, self.fields.resolve) {
+                out[rank].stats_columns = serde_json::from_slice(bytes)?;
             }
             Ok(())
         })?;
@@ -424,11 +465,16 @@ impl SearchView {
         self.each_doc_of_kind("values", &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
                 let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
+                let complete = resolve.own.as_ref().is_some_and(|r| {
+                    r.complete
+                        && r.redaction.is_none()
+                        && r.values == super::records::ValuesState::Present
+                });
                 let columns = &mut out[rank].columns;
                 // Columns are in name order (`col_rank` ranks the sorted names).
                 if let Ok(at) = columns.binary_search_by(|c| c.column.as_str().cmp(&resolve.column))
                 {
-                    columns[at].resolve = Some(resolve);
+                    columns[at].complete_values = complete;
                 }
             }
             Ok(())
