@@ -2,23 +2,28 @@
 //! (`edges::diff_without_rejected`, the one implementation the diff resource shares), its
 //! `changes` narrowed by `table` and `kind`, in file order, beside every other key.
 //!
-//! The withheld document is kept in memory between calls: a diff runs to megabytes
-//! (16,000 events on a 2,000-table print), and rebuilding it per call would cost more
-//! than answering. A kept copy is used only while the manifest it was built over (its
-//! content and walkable tables) is current and every file that decided it (diff.yaml,
-//! and the annotation and relationships files its verdicts read) still has the identity
-//! it had before it was read, the same test the mirror trusts.
+//! What the withheld document keeps is held between calls: a diff runs to hundreds of
+//! megabytes (800,000 events on a 100,000-table print), and deciding it per call would
+//! cost more than answering. Only the header and, per kept event, its place in the list
+//! and what the filters compare are held; the events stay in the mirror (ingest stores
+//! diff.yaml's list an item at a time) and a page reads its own. A kept diff is used only
+//! while the manifest it was built over (its content and walkable tables) is current and
+//! every file that decided it (diff.yaml, and the annotation and relationships files its
+//! verdicts read) still has the identity it had before it was read, the same test the
+//! mirror trusts.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::edges::{self, Content, Files};
+use super::edges::{self, Content, EventFilter, Files};
 use super::pins::Pins;
 use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
-use crate::store::cache::{value_weight, Key};
+use crate::store::cache::Key;
 use crate::store::files::Check;
+use crate::store::snapshot::SplitItems;
 use crate::store::Snapshot;
 use compat::value::Value;
 
@@ -69,10 +74,11 @@ pub enum Diff {
 }
 
 /// The kept events a call's filters match, over the prepared diff (nothing copied: a page
-/// takes only its own events).
+/// reads only its own events).
 pub struct Events {
     kept: Arc<Kept>,
     matched: Arc<Vec<u32>>,
+    items: SplitItems,
 }
 
 impl std::fmt::Debug for Events {
@@ -97,11 +103,12 @@ impl Events {
         self.matched.len()
     }
 
-    /// The `i`-th matching event, in file order.
-    pub fn change(&self, i: usize) -> &Value {
+    /// The `i`-th matching event, in file order (`QueryError::Stale` when diff.yaml was
+    /// rewritten since this diff was prepared and its events went from the mirror).
+    pub fn change(&self, i: usize) -> Result<Value, QueryError> {
         match &self.kept.prepared {
-            Prepared::Diff { changes, .. } => &changes[self.matched[i] as usize],
-            Prepared::NotMapping => &Value::Null,
+            Prepared::Diff { changes, .. } => changes.event(&self.items, self.matched[i]),
+            Prepared::NotMapping => Ok(Value::Null),
         }
     }
 
@@ -123,14 +130,126 @@ enum Prepared {
         /// Top-level entries other than `changes`, in file order (summary adjusted).
         header: Vec<(Value, Value)>,
         /// The dict events kept, in file order.
-        changes: Vec<Value>,
-        /// Where `changes` stands among the top-level keys (`None`: absent).
-        changes_at: Option<usize>,
+        changes: Box<KeptChanges>,
+        /// Where `changes` stands among the top-level keys.
+        changes_at: usize,
         /// How many events about rejected edges were withheld.
         dropped: usize,
         /// diff.yaml and every file that decided it.
         pins: Pins,
     },
+}
+
+/// A name no event field holds: an absent field, or one that is not a string.
+const NO_NAME: u32 = u32::MAX;
+
+/// The kept events by their place in diff.yaml's list, with what the filters compare.
+#[derive(Debug, Default)]
+struct KeptChanges {
+    /// Where the events themselves are.
+    source: Source,
+    /// Each kept event's position in diff.yaml's `changes`.
+    ords: Vec<u32>,
+    /// Each kept event's `kind` then its [`TABLE_FIELDS`], as numbers from `names`.
+    facets: Vec<[u32; 4]>,
+    names: HashMap<Box<str>, u32>,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// diff.yaml as ingest stored it, its list an item at a time, under its content hash.
+    Mirror { path: PathBuf, hash: String },
+    /// diff.yaml as this call parsed it whole (it moved since ingest): the kept events.
+    Memory(Vec<Value>),
+}
+
+impl Default for Source {
+    fn default() -> Source {
+        Source::Memory(Vec::new())
+    }
+}
+
+impl KeptChanges {
+    fn name(&mut self, v: Option<&Value>) -> u32 {
+        let Some(s) = v.and_then(Value::as_str) else {
+            return NO_NAME;
+        };
+        if let Some(&n) = self.names.get(s) {
+            return n;
+        }
+        let n = self.names.len() as u32;
+        self.names.insert(s.into(), n);
+        n
+    }
+
+    /// Keep the event at `ord` of the list (held here when the list is held whole).
+    fn keep(&mut self, ord: u32, change: &Value) {
+        if let Source::Memory(held) = &mut self.source {
+            held.push(change.clone());
+        }
+        let facets = [
+            self.name(change.get("kind")),
+            self.name(change.get(TABLE_FIELDS[0])),
+            self.name(change.get(TABLE_FIELDS[1])),
+            self.name(change.get(TABLE_FIELDS[2])),
+        ];
+        self.ords.push(ord);
+        self.facets.push(facets);
+    }
+
+    /// The kept events the filters match, by their number among the kept.
+    fn matching(&self, table: Option<&str>, kind: Option<&str>) -> Vec<u32> {
+        // A name no event holds matches nothing.
+        let id = |name: Option<&str>| match name {
+            None => Ok(None),
+            Some(n) => self.names.get(n).map(|&i| Some(i)).ok_or(()),
+        };
+        let (Ok(kind), Ok(table)) = (id(kind), id(table)) else {
+            return Vec::new();
+        };
+        self.facets
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                kind.is_none_or(|k| f[0] == k) && table.is_none_or(|t| f[1..].contains(&t))
+            })
+            .map(|(i, _)| i as u32)
+            .collect()
+    }
+
+    /// The `k`-th kept event.
+    fn event(&self, items: &SplitItems, k: u32) -> Result<Value, QueryError> {
+        match &self.source {
+            Source::Mirror { path, hash } => {
+                let ord = self.ords[k as usize];
+                let mut found = items.at(path, hash, &[ord])?;
+                Ok(found.pop().unwrap_or(Value::Null))
+            }
+            Source::Memory(held) => Ok(held[k as usize].clone()),
+        }
+    }
+
+    /// Every kept event, in file order.
+    fn all(&self, items: &SplitItems) -> Result<Vec<Value>, QueryError> {
+        match &self.source {
+            Source::Memory(held) => Ok(held.clone()),
+            Source::Mirror { path, hash } => {
+                let mut all = Vec::with_capacity(self.ords.len());
+                let mut wanted = self.ords.iter().peekable();
+                items.each(hash, |ord, item| {
+                    if wanted.next_if_eq(&&ord).is_some() {
+                        all.push(item);
+                    }
+                    Ok(())
+                })?;
+                // Fewer items than kept: the file was rewritten and its items went.
+                if all.len() < self.ords.len() {
+                    return Err(QueryError::Stale(path.clone()));
+                }
+                Ok(all)
+            }
+        }
+    }
 }
 
 /// Each deciding file with its identity taken before it was read (`None`: absent).
@@ -150,25 +269,12 @@ impl Kept {
             .iter()
             .all(|(p, id)| file_identity(p) == *id)
     }
-
-    fn weight(&self) -> usize {
-        let Prepared::Diff {
-            header, changes, ..
-        } = &self.prepared
-        else {
-            return 1;
-        };
-        let header: usize = header
-            .iter()
-            .map(|(k, v)| value_weight(k) + value_weight(v))
-            .sum();
-        header + changes.iter().map(value_weight).sum::<usize>()
-    }
 }
 
 /// diff.yaml's document less its withheld events, for the diff resource.
 pub struct Withheld {
     kept: Arc<Kept>,
+    items: SplitItems,
 }
 
 impl Withheld {
@@ -181,7 +287,7 @@ impl Withheld {
     }
 
     /// The whole document as shown: the header's keys with `changes` in its own place.
-    pub fn document(&self) -> Value {
+    pub fn document(&self) -> Result<Value, QueryError> {
         let Prepared::Diff {
             header,
             changes,
@@ -189,16 +295,17 @@ impl Withheld {
             ..
         } = &self.kept.prepared
         else {
-            return Value::map(Vec::new());
+            return Ok(Value::map(Vec::new()));
         };
         let mut pairs = header.clone();
-        if let Some(at) = *changes_at {
-            pairs.insert(
-                at.min(pairs.len()),
-                (Value::Str("changes".into()), Value::seq(changes.clone())),
-            );
-        }
-        Value::map(pairs)
+        pairs.insert(
+            (*changes_at).min(pairs.len()),
+            (
+                Value::Str("changes".into()),
+                Value::seq(changes.all(&self.items)?),
+            ),
+        );
+        Ok(Value::map(pairs))
     }
 }
 
@@ -208,7 +315,10 @@ impl Withheld {
 pub fn withheld(state: &Snapshot, path: &Path) -> Result<Option<Withheld>, QueryError> {
     let kept = prepared(state, path)?;
     match &kept.prepared {
-        Prepared::Diff { dropped, .. } if *dropped > 0 => Ok(Some(Withheld { kept })),
+        Prepared::Diff { dropped, .. } if *dropped > 0 => Ok(Some(Withheld {
+            kept,
+            items: state.split_items(),
+        })),
         _ => Ok(None),
     }
 }
@@ -253,31 +363,13 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Diff, QueryError> {
     let matched = state.cache().get_or_build(
         key,
         |m: &Vec<u32>| 4 * m.len() + 16,
-        || -> Result<Vec<u32>, QueryError> {
-            Ok(changes
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| matches(c, req.table, req.kind))
-                .map(|(i, _)| i as u32)
-                .collect())
-        },
+        || -> Result<Vec<u32>, QueryError> { Ok(changes.matching(req.table, req.kind)) },
     )?;
-    Ok(Diff::Events(Events { kept, matched }))
-}
-
-/// One event against the `kind` and `table` filters, both optional and ANDed.
-fn matches(change: &Value, table: Option<&str>, kind: Option<&str>) -> bool {
-    if let Some(kind) = kind {
-        if change.get("kind").and_then(Value::as_str) != Some(kind) {
-            return false;
-        }
-    }
-    match table {
-        None => true,
-        Some(table) => TABLE_FIELDS
-            .iter()
-            .any(|f| change.get(f).and_then(Value::as_str) == Some(table)),
-    }
+    Ok(Diff::Events(Events {
+        kept,
+        matched,
+        items: state.split_items(),
+    }))
 }
 
 /// The diff as built over this state's manifest, kept while every file that decided it is
@@ -300,22 +392,41 @@ fn prepared(state: &Snapshot, path: &Path) -> Result<Arc<Kept>, QueryError> {
             dropped.as_bytes(),
         ],
     );
+    // One prepared diff per connection is held whatever else the cache evicts: a large
+    // print's takes seconds to prepare, and what it keeps is small (places and facets).
+    let scope = Key::new(
+        "prepared diff of",
+        [
+            state.config.name.as_bytes(),
+            path.as_os_str().as_encoded_bytes(),
+        ],
+    );
     state
         .cache()
-        .get_valid_or_build(key, Kept::current, Kept::weight, || build(state, path))
+        .current_of_scope(scope, key, Kept::current, || build(state, path))
 }
 
 /// Read diff.yaml from the mirror (parsing it only when its identity moved since ingest)
-/// and withhold the events about rejected edges.
+/// and withhold the events about rejected edges, an event at a time.
 fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
+    let started = std::time::Instant::now();
+    let built = build_kept(state, path);
+    tracing::debug!(elapsed = ?started.elapsed(), "diff prepared");
+    built
+}
+
+fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     let tracked = TrackedFiles {
         state,
         seen: RefCell::new(Vec::new()),
     };
     let before = file_identity(path);
     let fresh = state.current_file(path, None, "diff", false)?;
-    let data = match &fresh.check {
-        Check::Yaml => state.current_value(&fresh)?,
+    let (data, split) = match &fresh.check {
+        Check::Yaml => match (state.split_header(&fresh)?, &fresh.hash) {
+            (Some(header), Some(hash)) => (Some(header), Some(hash.clone())),
+            _ => (state.current_value(&fresh)?, None),
+        },
         Check::YamlError(m) => {
             return Err(QueryError::YamlParse {
                 path: shown(path),
@@ -324,7 +435,7 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
         }
         Check::OtherError(m) => return Err(QueryError::Other(m.clone())),
         // Gone since the check above: the reference's open fails the same way.
-        Check::Absent | Check::Text => None,
+        Check::Absent | Check::Text => (None, None),
     };
     let Some(data) = data else {
         return Err(QueryError::NoDiff(shown(path)));
@@ -336,49 +447,70 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
             prepared: Prepared::NotMapping,
         });
     }
-    let filtered = edges::diff_without_rejected_in(state, &data, &tracked)?;
+    let print = edges::verdict_print(state, &tracked)?;
+    let mut filter = EventFilter::new(print.as_ref());
+    let mut changes = KeptChanges::default();
+    let mut dropped = 0;
+    let mut decide = |ord: u32, change: &Value| -> Result<(), QueryError> {
+        if !matches!(change, Value::Map(_)) {
+            return Ok(());
+        }
+        if filter.keeps(change)? {
+            changes.keep(ord, change);
+        } else {
+            dropped += 1;
+        }
+        Ok(())
+    };
+    match &split {
+        Some(hash) => {
+            state
+                .split_items()
+                .each(hash, |ord, change| decide(ord, &change))?;
+        }
+        None => {
+            // `for change in data.get("changes") or []`, as Python iterates it.
+            let iterated;
+            let listed: &[Value] = match data.get("changes") {
+                Some(Value::Seq(items)) => items,
+                other => {
+                    iterated = edges::iterate(other)?;
+                    &iterated
+                }
+            };
+            for (ord, change) in listed.iter().enumerate() {
+                decide(ord as u32, change)?;
+            }
+        }
+    }
+    let consulted = std::mem::take(&mut filter.consulted);
+    drop(filter);
+    if let Some(hash) = split {
+        changes.source = Source::Mirror {
+            path: path.to_path_buf(),
+            hash,
+        };
+    }
     let mut files = vec![(
         path.display().to_string(),
         fresh.hash.clone().unwrap_or_else(|| "absent".into()),
     )];
-    for consulted in &filtered.consulted {
+    for consulted in &consulted {
         let (identity, hash) = tracked.version(consulted)?;
         identities.push((consulted.clone(), identity));
         files.push((consulted.display().to_string(), hash));
     }
-    let (header, changes, changes_at) = split(filtered.shown);
+    let (header, changes_at) = edges::shown_header(&data, dropped);
     Ok(Kept {
         identities,
         prepared: Prepared::Diff {
-            header,
-            changes,
+            header: header.unwrap_or_default(),
+            changes: Box::new(changes),
             changes_at,
-            dropped: filtered.dropped,
+            dropped,
             pins: Pins::of(&files),
         },
     })
-}
-
-/// The shown document as its header entries, its `changes` (`{**data, "changes": kept}`:
-/// a list) and where `changes` stood among the keys.
-fn split(shown: Value) -> (Vec<(Value, Value)>, Vec<Value>, Option<usize>) {
-    let Value::Map(pairs) = shown else {
-        return (Vec::new(), Vec::new(), None);
-    };
-    let mut header = Vec::with_capacity(pairs.len());
-    let mut changes = Vec::new();
-    let mut changes_at = None;
-    for (k, v) in std::sync::Arc::unwrap_or_clone(pairs) {
-        if k.as_str() == Some("changes") {
-            changes_at = Some(header.len());
-            if let Value::Seq(items) = v {
-                changes = std::sync::Arc::unwrap_or_clone(items);
-            }
-        } else {
-            header.push((k, v));
-        }
-    }
-    (header, changes, changes_at)
 }
 
 /// What one read of a deciding file saw.

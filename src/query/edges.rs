@@ -8,6 +8,8 @@
 //! escape, so it surfaces as `QueryError::Other`).
 
 use compat::py::{py_eq, seq_eq};
+use std::cell::{Cell, OnceCell};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::QueryError;
@@ -54,14 +56,46 @@ pub struct Print<'a> {
     /// The manifest's `tables` map, cut to walkable entries.
     pub tables: &'a [(Value, Value)],
     pub files: &'a dyn Files,
+    /// Lookups so far, and each fqn's first position once they are many: a diff asks
+    /// about every event's table, of a manifest that runs to 100,000 entries.
+    lookups: Cell<u32>,
+    by_fqn: OnceCell<HashMap<&'a str, usize>>,
 }
 
-impl Print<'_> {
-    pub fn entry(&self, fqn: &str) -> Option<&Value> {
-        self.tables
-            .iter()
-            .find(|(k, _)| k.as_str() == Some(fqn))
-            .map(|(_, e)| e)
+impl<'a> Print<'a> {
+    /// Lookups a print answers by scanning its entries before it indexes them.
+    const SCANNED_LOOKUPS: u32 = 16;
+
+    pub fn new(root: &'a Path, tables: &'a [(Value, Value)], files: &'a dyn Files) -> Print<'a> {
+        Print {
+            root,
+            tables,
+            files,
+            lookups: Cell::new(0),
+            by_fqn: OnceCell::new(),
+        }
+    }
+
+    /// The walkable entry named `fqn` (the first, as the manifest's own lookup finds it).
+    pub fn entry(&self, fqn: &str) -> Option<&'a Value> {
+        let tables = self.tables;
+        if self.by_fqn.get().is_none() && self.lookups.get() < Self::SCANNED_LOOKUPS {
+            self.lookups.set(self.lookups.get() + 1);
+            return tables
+                .iter()
+                .find(|(k, _)| k.as_str() == Some(fqn))
+                .map(|(_, e)| e);
+        }
+        let index = self.by_fqn.get_or_init(|| {
+            let mut index = HashMap::with_capacity(tables.len());
+            for (i, (k, _)) in tables.iter().enumerate() {
+                if let Some(k) = k.as_str() {
+                    index.entry(k).or_insert(i);
+                }
+            }
+            index
+        });
+        index.get(fqn).map(|&i| &tables[i].1)
     }
 
     /// The path of a declared artifact of a walkable table, when it declares `kind`.
@@ -413,28 +447,23 @@ pub struct FilteredDiff {
     pub consulted: Vec<PathBuf>,
 }
 
-/// [`diff_without_rejected`] over `state`'s print, its verdict files read through `files`:
-/// without a usable manifest nothing is withheld; a manifest whose read failed otherwise
-/// fails the call.
-pub fn diff_without_rejected_in(
-    state: &Snapshot,
-    data: &Value,
-    files: &dyn Files,
-) -> Result<FilteredDiff, QueryError> {
+/// The print a diff's verdicts are taken over in `state`, its verdict files read through
+/// `files`: `None` without a usable manifest (nothing is withheld); a manifest whose read
+/// failed otherwise fails the call.
+pub fn verdict_print<'a>(
+    state: &'a Snapshot,
+    files: &'a dyn Files,
+) -> Result<Option<Print<'a>>, QueryError> {
     match &state.manifest {
         ManifestRead::Ok { doc, .. } => {
-            let print = Print {
-                root: &state.config.print_root,
-                tables: doc
-                    .get("tables")
-                    .and_then(Value::as_map)
-                    .unwrap_or_default(),
-                files,
-            };
-            diff_without_rejected(data, Some(&print))
+            let tables = doc
+                .get("tables")
+                .and_then(Value::as_map)
+                .unwrap_or_default();
+            Ok(Some(Print::new(&state.config.print_root, tables, files)))
         }
         ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
-        _ => diff_without_rejected(data, None),
+        _ => Ok(None),
     }
 }
 
@@ -443,8 +472,6 @@ pub fn diff_without_rejected(
     data: &Value,
     print: Option<&Print>,
 ) -> Result<FilteredDiff, QueryError> {
-    // Decided over borrowed events and cloned once at the end: a diff runs to thousands
-    // of events.
     let iterated;
     let listed: &[Value] = match data.get("changes") {
         Some(Value::Seq(items)) => items,
@@ -453,64 +480,100 @@ pub fn diff_without_rejected(
             &iterated
         }
     };
-    let changes: Vec<&Value> = listed
-        .iter()
-        .filter(|c| matches!(c, Value::Map(_)))
-        .collect();
-    let mut verdicts: Vec<(String, Rejections)> = Vec::new();
-    let mut consulted = Vec::new();
-    let mut kept: Vec<&Value> = Vec::with_capacity(changes.len());
-    for &change in &changes {
+    let mut filter = EventFilter::new(print);
+    let mut kept = Vec::with_capacity(listed.len());
+    let mut dropped = 0;
+    for change in listed.iter().filter(|c| matches!(c, Value::Map(_))) {
+        if filter.keeps(change)? {
+            kept.push(change.clone());
+        } else {
+            dropped += 1;
+        }
+    }
+    let (header, at) = shown_header(data, dropped);
+    let shown = match header {
+        Some(mut pairs) => {
+            pairs.insert(at, (Value::Str("changes".into()), Value::seq(kept)));
+            Value::map(pairs)
+        }
+        None => data.clone(),
+    };
+    Ok(FilteredDiff {
+        shown,
+        dropped,
+        consulted: filter.consulted,
+    })
+}
+
+/// Which dict events of a diff are kept, decided one event at a time (a diff runs to
+/// hundreds of thousands): a relationship event is dropped when its source table, a
+/// walkable one, rejected the edge; each source's verdict files are read once.
+pub struct EventFilter<'p, 'a> {
+    print: Option<&'p Print<'a>>,
+    verdicts: HashMap<String, Rejections>,
+    /// The annotation and relationships files read to decide, in the order first read.
+    pub consulted: Vec<PathBuf>,
+}
+
+impl<'p, 'a> EventFilter<'p, 'a> {
+    /// `print` is `None` when the connection has no readable manifest: every event is kept.
+    pub fn new(print: Option<&'p Print<'a>>) -> EventFilter<'p, 'a> {
+        EventFilter {
+            print,
+            verdicts: HashMap::new(),
+            consulted: Vec::new(),
+        }
+    }
+
+    /// Whether the dict event `change` is kept.
+    pub fn keeps(&mut self, change: &Value) -> Result<bool, QueryError> {
+        let Some(print) = self.print else {
+            return Ok(true);
+        };
         // `str(kind).startswith("relationship_")` holds only for a str kind.
         let relationship = change
             .get("kind")
             .and_then(Value::as_str)
             .is_some_and(|k| k.starts_with("relationship_"));
-        let source = change
+        if !relationship {
+            return Ok(true);
+        }
+        let Some(source) = change
             .get("source_table")
             .and_then(Value::as_str)
-            .filter(|s| relationship && print.is_some_and(|p| p.entry(s).is_some()));
-        let (Some(print), Some(source)) = (print, source) else {
-            kept.push(change);
-            continue;
+            .filter(|s| print.entry(s).is_some())
+        else {
+            return Ok(true);
         };
-        if !verdicts.iter().any(|(s, _)| s == source) {
-            let v = source_verdicts(print, source, &mut consulted)?;
-            verdicts.push((source.to_string(), v));
+        if !self.verdicts.contains_key(source) {
+            let v = source_verdicts(print, source, &mut self.consulted)?;
+            self.verdicts.insert(source.to_string(), v);
         }
         let key = EdgeKey {
             column: iterate(change.get("source_column"))?,
             target_table: or_null(change.get("target_table")),
             target_column: iterate(change.get("target_column"))?,
         };
-        let rejected = verdicts
-            .iter()
-            .find(|(s, _)| s == source)
-            .is_some_and(|(_, v)| v.contains(&key));
-        if !rejected {
-            kept.push(change);
-        }
+        Ok(!self.verdicts[source].contains(&key))
     }
-    let dropped = changes.len() - kept.len();
-    let kept = Value::seq(kept.into_iter().cloned().collect());
-    // `{**data, "changes": kept}`: every other key copied, `changes` in its own place.
-    let mut shown = match data {
-        Value::Map(pairs) => Value::map(
-            pairs
-                .iter()
-                .filter(|(k, _)| k.as_str() != Some("changes"))
-                .cloned()
-                .collect(),
-        ),
-        other => other.clone(),
+}
+
+/// The keys `{**data, "changes": kept}` shows besides `changes`, in the document's order,
+/// and the place `changes` takes among them; `summary.relationships_changed` counts
+/// `dropped` fewer events. `None` (with 0) when `data` is not a mapping: it is shown as it is.
+pub fn shown_header(data: &Value, dropped: usize) -> (Option<Vec<(Value, Value)>>, usize) {
+    let Value::Map(pairs) = data else {
+        return (None, 0);
     };
-    if let (Value::Map(out), Value::Map(pairs)) = (&mut shown, data) {
-        let at = pairs
-            .iter()
-            .position(|(k, _)| k.as_str() == Some("changes"))
-            .unwrap_or(out.len());
-        std::sync::Arc::make_mut(out).insert(at, (Value::Str("changes".into()), kept));
-    }
+    let at = pairs
+        .iter()
+        .position(|(k, _)| k.as_str() == Some("changes"))
+        .unwrap_or(pairs.len());
+    let mut header: Vec<(Value, Value)> = pairs
+        .iter()
+        .filter(|(k, _)| k.as_str() != Some("changes"))
+        .cloned()
+        .collect();
     if dropped > 0 {
         if let Some(summary @ Value::Map(_)) = data.get("summary") {
             let changed = match summary.get("relationships_changed") {
@@ -522,15 +585,16 @@ pub fn diff_without_rejected(
             if let Some(changed) = changed {
                 let mut adjusted = summary.clone();
                 super::value::set(&mut adjusted, "relationships_changed", changed);
-                super::value::set(&mut shown, "summary", adjusted);
+                if let Some(slot) = header
+                    .iter_mut()
+                    .find(|(k, _)| k.as_str() == Some("summary"))
+                {
+                    slot.1 = adjusted;
+                }
             }
         }
     }
-    Ok(FilteredDiff {
-        shown,
-        dropped,
-        consulted,
-    })
+    (Some(header), at)
 }
 
 /// A count beyond 64 bits less a small one; such a count is never real, but stays exact.

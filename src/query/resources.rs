@@ -727,11 +727,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
             if kind != "relationships" {
                 return Ok(whole);
             }
-            let print = Print {
-                root: &root,
-                tables,
-                files: &files,
-            };
+            let print = Print::new(&root, tables, &files);
             without_rejected_edges(&files, &print, &fqn, &path, whole)
         }
         (_, None) => Err(QueryError::MalformedUri(bare.to_string())),
@@ -795,7 +791,7 @@ fn without_rejected_events(
     let text = state.cache().get_or_build(
         key,
         |text: &Arc<str>| text.len(),
-        || dump_yaml(&withheld.document()).map(Arc::<str>::from),
+        || dump_yaml(&withheld.document()?).map(Arc::<str>::from),
     )?;
     Ok(Whole {
         body: Body::Owned(Arc::clone(&text)),

@@ -24,10 +24,7 @@ pub fn page(diff: Diff, arguments: &Value, cursor: Option<&str>) -> Result<Value
         .map(|(i, (_, value))| (UnitKey::Head(i.to_string()), value.clone()))
         .collect();
     let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
-        Ok((
-            UnitKey::Item(Value::Int(i as i64)),
-            events.change(i).clone(),
-        ))
+        Ok((UnitKey::Item(Value::Int(i as i64)), events.change(i)?))
     };
     let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
         let (head, rest) = paging::split_head(run);

@@ -2,7 +2,9 @@
 //! parsed document, get_table_context's overlay), shared by every snapshot and every
 //! request. Keys are content digests, so an entry is right for as long as it exists and
 //! never needs invalidating; the one eviction rule is least-recently-used beyond a weight
-//! budget. Builds are single-flight: a request arriving while the same key is built waits
+//! budget. A value that is its scope's current one (a connection's prepared diff or
+//! validate_sql catalog: seconds to build on a large print) is held outside the budget
+//! instead, and goes when another value of its scope is built. Builds are single-flight: a request arriving while the same key is built waits
 //! for that build instead of starting its own. A failed build caches nothing.
 
 use std::any::Any;
@@ -46,8 +48,11 @@ struct Slot {
 
 struct Entry {
     slot: Arc<Slot>,
+    /// Counted against the budget; 0 for a scope's current value (never evicted).
     weight: usize,
     used: u64,
+    /// The scope whose current value this is, if it is one.
+    scope: Option<Key>,
 }
 
 #[derive(Default)]
@@ -125,6 +130,36 @@ impl Cache {
     where
         T: Send + Sync + 'static,
     {
+        self.build_held(key, None, valid, weight, build)
+    }
+
+    /// `get_valid_or_build` for the value that is `scope`'s current one: held outside the
+    /// weight budget, so that other entries never evict it, until a value under another
+    /// key of the same scope is built (the scope's content moved on).
+    pub fn current_of_scope<T, E>(
+        &self,
+        scope: Key,
+        key: Key,
+        valid: impl FnOnce(&T) -> bool,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E>
+    where
+        T: Send + Sync + 'static,
+    {
+        self.build_held(key, Some(scope), valid, |_| 0, build)
+    }
+
+    fn build_held<T, E>(
+        &self,
+        key: Key,
+        scope: Option<Key>,
+        valid: impl FnOnce(&T) -> bool,
+        weight: impl FnOnce(&T) -> usize,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E>
+    where
+        T: Send + Sync + 'static,
+    {
         let slot = {
             let mut entries = self.entries();
             entries.clock += 1;
@@ -133,6 +168,7 @@ impl Cache {
                 slot: Arc::default(),
                 weight: 0,
                 used: now,
+                scope,
             });
             entry.used = now;
             entry.slot.clone()
@@ -151,7 +187,10 @@ impl Cache {
                 return Err(e);
             }
         };
-        let w = weight(&built).max(1);
+        let w = match scope {
+            Some(_) => 0,
+            None => weight(&built).max(1),
+        };
         *value = Some(built.clone());
         drop(value);
         self.settle(key, &slot, w);
@@ -186,7 +225,15 @@ impl Cache {
             return;
         };
         let before = std::mem::replace(&mut entry.weight, weight);
+        let scope = entry.scope;
         entries.weight = entries.weight + weight - before;
+        if let Some(scope) = scope {
+            // The scope's previous current value goes, and with it any build of another
+            // key under way (that build answers its caller and is not held).
+            entries
+                .map
+                .retain(|k, e| *k == key || e.scope != Some(scope));
+        }
         while entries.weight > self.budget {
             let oldest = entries
                 .map
@@ -251,6 +298,45 @@ mod tests {
             assert_eq!(*v, "one");
         }
         assert_eq!(builds.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn a_scopes_current_value_outlives_the_budget_until_its_scope_moves_on() {
+        let cache = Cache::with_budget(20);
+        let builds = AtomicUsize::new(0);
+        let current = |n: u8| {
+            cache
+                .current_of_scope(
+                    key(100),
+                    key(n),
+                    |_| true,
+                    || {
+                        builds.fetch_add(1, Ordering::SeqCst);
+                        Ok::<_, ()>(n)
+                    },
+                )
+                .unwrap()
+        };
+        assert_eq!(*current(1), 1);
+        // Entries past the budget evict one another, never the scope's current value.
+        for n in 10..15 {
+            cache
+                .get_or_build(key(n), |_| 15, || Ok::<_, ()>(n))
+                .unwrap();
+        }
+        assert_eq!(*current(1), 1);
+        assert_eq!(builds.load(Ordering::SeqCst), 1);
+        // A value under another key of the scope replaces it.
+        assert_eq!(*current(2), 2);
+        assert_eq!(*current(1), 1);
+        assert_eq!(builds.load(Ordering::SeqCst), 3);
+        // Another scope's current value is its own.
+        cache
+            .current_of_scope(key(101), key(3), |_| true, || Ok::<_, ()>(3u8))
+            .unwrap();
+        assert_eq!(*current(1), 1);
+        assert_eq!(builds.load(Ordering::SeqCst), 3);
+        assert_eq!(cache.usage(), (3, 15));
     }
 
     #[test]

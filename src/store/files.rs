@@ -146,6 +146,43 @@ impl Shared {
         })
     }
 
+    /// The document of a file whose check is `Yaml`, when the mirror holds it read in
+    /// pieces (see `ingest::SPLIT_KEY`): its list is empty there and its items are read
+    /// apart ([`Shared::each_split_item`]). `None`: read it whole with `current_value`.
+    pub(super) fn split_header(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
+        match (&file.check, &file.value, &file.hash) {
+            (Check::Yaml, None, Some(hash)) => {
+                self.mirror.split_header(&file.path, hash).map_err(internal)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// Each item of the split list the mirror holds under `hash`, in order, with its
+    /// position in the list.
+    pub(super) fn each_split_item(
+        &self,
+        hash: &str,
+        each: impl FnMut(u32, Value) -> Result<(), QueryError>,
+    ) -> Result<(), QueryError> {
+        self.mirror.each_item(hash, each).map_err(internal)?
+    }
+
+    /// The items at `ords` of the split list of `path` held under `hash`: a file rewritten
+    /// since (its items swept) is `QueryError::Stale`, asked again over the new content.
+    pub(super) fn split_items_at(
+        &self,
+        path: &Path,
+        hash: &str,
+        ords: &[u32],
+    ) -> Result<Vec<Value>, QueryError> {
+        let found = self.mirror.items_at(hash, ords).map_err(internal)?;
+        found
+            .into_iter()
+            .map(|item| item.ok_or_else(|| QueryError::Stale(path.to_path_buf())))
+            .collect()
+    }
+
     /// The parsed value of a file whose check is `Yaml`.
     pub(super) fn current_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
         if file.check != Check::Yaml {

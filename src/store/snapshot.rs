@@ -81,6 +81,20 @@ impl Snapshot {
         self.shared.current_value(file)
     }
 
+    /// The document of a file `current_file` found to parse as YAML, when the mirror holds
+    /// it read in pieces: its list emptied, its items read through [`Snapshot::split_items`]. `None`: read it whole with `current_value`.
+    pub fn split_header(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
+        self.shared.split_header(file)
+    }
+
+    /// The mirror's split lists, for a value kept beyond this call (get_diff's kept diff
+    /// reads its events a page at a time).
+    pub fn split_items(&self) -> SplitItems {
+        SplitItems {
+            shared: Arc::clone(&self.shared),
+        }
+    }
+
     /// The store's one cache, for values derived from this snapshot's content.
     pub fn cache(&self) -> &Cache {
         &self.shared.cache
@@ -263,5 +277,28 @@ mod tests {
         v.update(Path::new("/p/x"), None, Some("1"));
         v.update(Path::new("/p/x"), Some("1"), None);
         assert_eq!(v, ContentVersions::default());
+    }
+}
+
+/// The items of the mirror's split lists (see `ingest::SPLIT_KEY`), by content hash.
+#[derive(Clone)]
+pub struct SplitItems {
+    shared: Arc<Shared>,
+}
+
+impl SplitItems {
+    /// Each item of the list held under `hash`, in order, with its position.
+    pub fn each(
+        &self,
+        hash: &str,
+        each: impl FnMut(u32, Value) -> Result<(), QueryError>,
+    ) -> Result<(), QueryError> {
+        self.shared.each_split_item(hash, each)
+    }
+
+    /// The items at `ords` of `path`'s list held under `hash` (`QueryError::Stale` once
+    /// the file was rewritten and its items went).
+    pub fn at(&self, path: &Path, hash: &str, ords: &[u32]) -> Result<Vec<Value>, QueryError> {
+        self.shared.split_items_at(path, hash, ords)
     }
 }

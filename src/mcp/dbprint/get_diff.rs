@@ -20,10 +20,13 @@ pub fn tool() -> Tool {
         },
         instruction: Some("- get_diff: what changed between the last two runs."),
         handler: |store, args| {
-            let state = store.connection(arg_str(args, "connection"))?;
             let request = diff::Request { table: arg_str(args, "table"), kind: arg_str(args, "kind") };
-            let diff = diff::answer(&state, &request)?;
-            Ok(Reply::Dict(render::diff::page(diff, args, arg_str(args, "cursor"))?))
+            // A page reads its events from the mirror: diff.yaml rewritten meanwhile is read
+            // again and the page asked over the new content.
+            let page = store.answer_fresh(arg_str(args, "connection"), |state, _| {
+                render::diff::page(diff::answer(state, &request)?, args, arg_str(args, "cursor"))
+            })?;
+            Ok(Reply::Dict(page))
         },
     }
 }

@@ -18,18 +18,31 @@ fn the_table_filter_reads_all_three_table_fields_and_ands_with_kind() {
         ("source_table", s("a.b.src")),
         ("target_table", s("a.b.c")),
     ]);
-    assert!(matches(&column, None, None));
-    assert!(matches(&column, Some("a.b.c"), None));
-    assert!(matches(&edge, Some("a.b.c"), None));
-    assert!(matches(&edge, Some("a.b.src"), None));
-    assert!(!matches(&edge, Some("a.b"), None));
-    assert!(matches(&edge, Some("a.b.c"), Some("relationship_added")));
-    assert!(!matches(&column, Some("a.b.c"), Some("relationship_added")));
-    assert!(!matches(&edge, Some("x.y.z"), Some("relationship_added")));
     // Python `==`: a table named by a non-string, or an event with no kind, never matches.
     let odd = map(vec![("table", Value::seq(vec![s("a.b.c")]))]);
-    assert!(!matches(&odd, Some("a.b.c"), None));
-    assert!(!matches(&odd, None, Some("column_added")));
+    let mut kept = KeptChanges::default();
+    for (ord, event) in [&column, &edge, &odd].into_iter().enumerate() {
+        kept.keep(ord as u32 * 2, event);
+    }
+    assert_eq!(kept.matching(None, None), vec![0, 1, 2]);
+    assert_eq!(kept.matching(Some("a.b.c"), None), vec![0, 1]);
+    assert_eq!(kept.matching(Some("a.b.src"), None), vec![1]);
+    assert_eq!(kept.matching(Some("a.b"), None), Vec::<u32>::new());
+    assert_eq!(
+        kept.matching(Some("a.b.c"), Some("relationship_added")),
+        vec![1]
+    );
+    assert_eq!(
+        kept.matching(Some("x.y.z"), Some("relationship_added")),
+        Vec::<u32>::new()
+    );
+    assert_eq!(kept.matching(None, Some("column_added")), vec![0]);
+    // A filter naming what only another field holds: `relationship_added` is a kind, not a table.
+    assert_eq!(
+        kept.matching(Some("relationship_added"), None),
+        Vec::<u32>::new()
+    );
+    assert_eq!(kept.matching(None, Some("a.b.c")), Vec::<u32>::new());
 }
 
 #[test]
@@ -131,7 +144,7 @@ fn parts(diff: &Diff) -> (Vec<(Value, Value)>, Vec<Value>, Pins) {
         Diff::Events(events) => (
             events.header().to_vec(),
             (0..events.total())
-                .map(|i| events.change(i).clone())
+                .map(|i| events.change(i).unwrap())
                 .collect(),
             events.pins(),
         ),
@@ -336,4 +349,51 @@ fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
     project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
     let changed = store.connection(None).unwrap();
     assert!(!Arc::ptr_eq(&before, &prepared(&changed, &path).unwrap()));
+}
+
+#[test]
+fn an_ingested_diff_is_read_from_the_mirror_and_answers_as_one_parsed_whole() {
+    let project = Project::new();
+    project.settle();
+    let store = project.store();
+    let state = store.connection(None).unwrap();
+    let path = state.config.print_root.join(DIFF_FILENAME);
+    // Ingest stored the list an item at a time: only places and facets are held.
+    let kept = prepared(&state, &path).unwrap();
+    let Prepared::Diff { changes, .. } = &kept.prepared else {
+        panic!("not a mapping")
+    };
+    assert!(matches!(&changes.source, Source::Mirror { .. }));
+    assert_eq!(changes.ords, vec![1, 2]);
+    let from_mirror = parts(&ask(&store, Value::map(vec![])).unwrap());
+
+    // Its content parsed whole by a call (the file moved since ingest) answers alike.
+    project.write("diff.yaml", &format!("{DIFF}# written again\n"));
+    let state = store.connection(None).unwrap();
+    let kept = prepared(&state, &path).unwrap();
+    let Prepared::Diff { changes, .. } = &kept.prepared else {
+        panic!("not a mapping")
+    };
+    assert!(matches!(&changes.source, Source::Memory(held) if held.len() == 2));
+    let parsed_whole = parts(&ask(&store, Value::map(vec![])).unwrap());
+    assert_eq!(from_mirror.0, parsed_whole.0);
+    assert_eq!(from_mirror.1, parsed_whole.1);
+}
+
+#[test]
+fn events_whose_items_went_from_the_mirror_are_stale_not_another_diffs() {
+    let project = Project::new();
+    project.settle();
+    let store = project.store();
+    let old = ask(&store, Value::map(vec![])).unwrap();
+    // Rewritten and ingested again: the old content's items are swept.
+    project.write("diff.yaml", &DIFF.replace("amount", "price"));
+    let state = store.connection(None).unwrap();
+    store.reconcile(&state.config).unwrap();
+    let Diff::Events(events) = &old else {
+        panic!("not a mapping")
+    };
+    assert!(matches!(events.change(0), Err(QueryError::Stale(_))));
+    let new = ask(&store, Value::map(vec![])).unwrap();
+    assert_eq!(parts(&new).1[1].get("column"), Some(&s("price")));
 }

@@ -157,11 +157,7 @@ fn an_edge_without_detection_reads_inferred_and_is_rejectable() {
 fn the_referencers_file_withholds_the_incoming_row() {
     let disk = rejecting("db.events", ("customer_id", "db.customers", "customer_id"));
     let tables = tables();
-    let print = Print {
-        root: Path::new(ROOT),
-        tables: &tables,
-        files: &disk,
-    };
+    let print = Print::new(Path::new(ROOT), &tables, &disk);
     let rels = referenced_by(vec![
         incoming("customer_id", "db.events", "customer_id", "inferred"),
         incoming("customer_id", "db.orders", "customer_id", "declared"),
@@ -188,11 +184,7 @@ fn a_rejection_written_on_the_target_side_binds_nothing() {
     // outgoing edge, and the referencer (events) wrote nothing.
     let disk = rejecting("db.customers", ("customer_id", "db.events", "customer_id"));
     let tables = tables();
-    let print = Print {
-        root: Path::new(ROOT),
-        tables: &tables,
-        files: &disk,
-    };
+    let print = Print::new(Path::new(ROOT), &tables, &disk);
     let rels = referenced_by(vec![incoming(
         "customer_id",
         "db.events",
@@ -304,11 +296,7 @@ fn the_diff_drops_rejected_relationship_events_and_recounts() {
         )])),
     );
     let tables = tables();
-    let print = Print {
-        root: Path::new(ROOT),
-        tables: &tables,
-        files: &disk,
-    };
+    let print = Print::new(Path::new(ROOT), &tables, &disk);
     let diff = map(vec![
         (
             "summary",

@@ -214,16 +214,6 @@ impl Catalog {
         self.tables.get(table)?.columns.as_ref()?.get(column)
     }
 
-    fn weight(&self) -> usize {
-        let columns: usize = self
-            .tables
-            .iter()
-            .flat_map(|t| t.columns.iter().flatten())
-            .map(|c| 160 + c.name.len() * 2 + c.stored.len() * 4)
-            .sum();
-        columns + self.tables.len() * 256 + self.edges.len() * 128
-    }
-
     /// A catalog over `tables` and `edges` as given (tests build one by hand).
     pub fn new(adapter: Adapter, mut tables: Vec<Table>, all: Vec<Edge>) -> Catalog {
         let (rejected_edges, edges): (Vec<Edge>, Vec<Edge>) =
@@ -343,9 +333,15 @@ pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
             adapter.name().as_bytes(),
         ],
     );
+    // Held as the connection's current catalog whatever else the cache evicts: a large
+    // print's takes seconds to build.
+    let scope = Key::new(
+        "validate_sql catalog of",
+        [state.config.print_root.as_os_str().as_encoded_bytes()],
+    );
     state
         .cache()
-        .get_or_build(key, Catalog::weight, || build(state, adapter))
+        .current_of_scope(scope, key, |_| true, || build(state, adapter))
 }
 
 fn internal(e: impl std::fmt::Display) -> QueryError {

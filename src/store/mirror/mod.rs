@@ -328,6 +328,84 @@ impl Mirror {
         }))
     }
 
+    /// A split file's row (its document with the list emptied) while the row holds the
+    /// content `hash` names; `None` when it holds other bytes or was not read in pieces.
+    pub fn split_header(&self, path: &Path, hash: &str) -> Result<Option<Value>, MirrorError> {
+        let parsed: Option<Option<String>> = self
+            .db()
+            .query_row(
+                "SELECT parsed FROM files WHERE path = ?1 AND hash = ?2 AND parse_status = 'split'",
+                params![path.to_string_lossy(), hash],
+                |r| r.get(0),
+            )
+            .optional()?;
+        match parsed {
+            Some(json) => Ok(Some(stored::from_json(json.as_deref().unwrap_or("null"))?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Each item of the split list stored under `hash`, in order, with its position, until
+    /// `each` fails (the inner result is its). Read a chunk at a time and decoded with the
+    /// lock let go: a diff runs to hundreds of thousands of items, and other readers share
+    /// the connection.
+    pub fn each_item<E>(
+        &self,
+        hash: &str,
+        mut each: impl FnMut(u32, Value) -> Result<(), E>,
+    ) -> Result<Result<(), E>, MirrorError> {
+        const CHUNK: i64 = 2048;
+        let mut from = 0i64;
+        loop {
+            let rows: Vec<(i64, String)> = {
+                let db = self.db();
+                let mut stmt = db.prepare_cached(
+                    "SELECT ord, parsed FROM file_items WHERE hash = ?1 AND ord >= ?2 ORDER BY ord LIMIT ?3",
+                )?;
+                let rows =
+                    stmt.query_map(params![hash, from, CHUNK], |r| Ok((r.get(0)?, r.get(1)?)))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let Some(&(last, _)) = rows.last() else {
+                return Ok(Ok(()));
+            };
+            let full = rows.len() as i64 == CHUNK;
+            for (ord, json) in rows {
+                if let Err(e) = each(ord as u32, stored::from_json(&json)?) {
+                    return Ok(Err(e));
+                }
+            }
+            if !full {
+                return Ok(Ok(()));
+            }
+            from = last + 1;
+        }
+    }
+
+    /// The items at `ords` of the split list stored under `hash`, in the order asked;
+    /// `None` for one the mirror no longer holds (its file was rewritten since).
+    pub fn items_at(&self, hash: &str, ords: &[u32]) -> Result<Vec<Option<Value>>, MirrorError> {
+        let found: Vec<Option<String>> = {
+            let db = self.db();
+            let mut stmt =
+                db.prepare_cached("SELECT parsed FROM file_items WHERE hash = ?1 AND ord = ?2")?;
+            ords.iter()
+                .map(|&ord| {
+                    stmt.query_row(params![hash, ord as i64], |r| r.get(0))
+                        .optional()
+                })
+                .collect::<Result<_, _>>()?
+        };
+        found
+            .into_iter()
+            .map(|json| {
+                json.map(|j| stored::from_json(&j))
+                    .transpose()
+                    .map_err(Into::into)
+            })
+            .collect()
+    }
+
     /// The items of a split file's list, in order, by its content hash.
     fn items_on(db: &Connection, hash: &str) -> Result<Vec<Value>, MirrorError> {
         let mut stmt =
