@@ -4,6 +4,8 @@
 #
 #   benches/make_scale_print.sh            # -> /tmp/printdex-scale-2000 and /tmp/printdex-scale-10000
 #   benches/make_scale_print.sh 2000       # only the given sizes
+#   benches/make_scale_print.sh 100000     # /tmp/printdex-scale-100000: 409,096 files, 4.9 GB,
+#                                          # about 15 min (not made by default)
 #
 # Each output is a complete project (.dbprint.yaml + prints/library/ + bench_cases.jsonl for
 # /work/shared/conformance/mcp_record.py): clone j of every table <db>.<schema>.<table> is

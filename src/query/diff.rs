@@ -79,7 +79,13 @@ pub struct Events {
     kept: Arc<Kept>,
     matched: Arc<Vec<u32>>,
     items: SplitItems,
+    /// The matching events read so far, from the `usize`-th on: a page reads its events
+    /// from the mirror a window at a time, not one query each.
+    window: RefCell<(usize, Vec<Value>)>,
 }
+
+/// Matching events a page reads from the mirror at once.
+const WINDOW: usize = 64;
 
 impl std::fmt::Debug for Events {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -106,10 +112,20 @@ impl Events {
     /// The `i`-th matching event, in file order (`QueryError::Stale` when diff.yaml was
     /// rewritten since this diff was prepared and its events went from the mirror).
     pub fn change(&self, i: usize) -> Result<Value, QueryError> {
-        match &self.kept.prepared {
-            Prepared::Diff { changes, .. } => changes.event(&self.items, self.matched[i]),
-            Prepared::NotMapping => Ok(Value::Null),
+        let Prepared::Diff { changes, .. } = &self.kept.prepared else {
+            return Ok(Value::Null);
+        };
+        if i >= self.matched.len() {
+            return Err(QueryError::Internal("a diff event past the matches".into()));
         }
+        let mut window = self.window.borrow_mut();
+        let (from, read) = &mut *window;
+        if i < *from || i >= *from + read.len() {
+            let to = (i + WINDOW).min(self.matched.len());
+            *read = changes.events(&self.items, &self.matched[i..to])?;
+            *from = i;
+        }
+        Ok(read[i - *from].clone())
     }
 
     /// diff.yaml and every file that decided it.
@@ -218,14 +234,14 @@ impl KeptChanges {
     }
 
     /// The `k`-th kept event.
-    fn event(&self, items: &SplitItems, k: u32) -> Result<Value, QueryError> {
+    /// The kept events numbered `kept`, in that order.
+    fn events(&self, items: &SplitItems, kept: &[u32]) -> Result<Vec<Value>, QueryError> {
         match &self.source {
             Source::Mirror { path, hash } => {
-                let ord = self.ords[k as usize];
-                let mut found = items.at(path, hash, &[ord])?;
-                Ok(found.pop().unwrap_or(Value::Null))
+                let ords: Vec<u32> = kept.iter().map(|&k| self.ords[k as usize]).collect();
+                items.at(path, hash, &ords)
             }
-            Source::Memory(held) => Ok(held[k as usize].clone()),
+            Source::Memory(held) => Ok(kept.iter().map(|&k| held[k as usize].clone()).collect()),
         }
     }
 
@@ -369,6 +385,7 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Diff, QueryError> {
         kept,
         matched,
         items: state.split_items(),
+        window: RefCell::new((0, Vec::new())),
     }))
 }
 

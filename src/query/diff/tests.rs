@@ -397,3 +397,28 @@ fn events_whose_items_went_from_the_mirror_are_stale_not_another_diffs() {
     let new = ask(&store, Value::map(vec![])).unwrap();
     assert_eq!(parts(&new).1[1].get("column"), Some(&s("price")));
 }
+
+#[test]
+fn events_read_a_window_at_a_time_are_the_lists_in_any_order_of_asking() {
+    let project = Project::new();
+    let mut diff = String::from("format_version: 1\nchanges:\n");
+    for i in 0..150 {
+        diff.push_str(&format!(
+            "- kind: statistic_changed\n  table: db.s.events\n  column: c{i}\n"
+        ));
+    }
+    project.write("diff.yaml", &diff);
+    project.settle();
+    let store = project.store();
+    let reply = ask(&store, Value::map(vec![])).unwrap();
+    let Diff::Events(events) = &reply else {
+        panic!("not a mapping")
+    };
+    let column = |i: usize| events.change(i).unwrap().get("column").cloned();
+    let order: Vec<usize> = (0..150).rev().chain([3, 140, 64, 63, 0, 149]).collect();
+    for i in order {
+        assert_eq!(column(i), Some(s(&format!("c{i}"))), "event {i}");
+    }
+    assert!(events.change(150).is_err());
+    assert!(events.change(1000).is_err());
+}

@@ -387,14 +387,21 @@ impl Mirror {
     pub fn items_at(&self, hash: &str, ords: &[u32]) -> Result<Vec<Option<Value>>, MirrorError> {
         let found: Vec<Option<String>> = {
             let db = self.db();
+            // One read transaction for them all: each query on its own would take and
+            // let go of the database's shared lock.
+            let tx = db.unchecked_transaction()?;
             let mut stmt =
-                db.prepare_cached("SELECT parsed FROM file_items WHERE hash = ?1 AND ord = ?2")?;
-            ords.iter()
+                tx.prepare_cached("SELECT parsed FROM file_items WHERE hash = ?1 AND ord = ?2")?;
+            let found = ords
+                .iter()
                 .map(|&ord| {
                     stmt.query_row(params![hash, ord as i64], |r| r.get(0))
                         .optional()
                 })
-                .collect::<Result<_, _>>()?
+                .collect::<Result<_, _>>()?;
+            drop(stmt);
+            tx.commit()?;
+            found
         };
         found
             .into_iter()
