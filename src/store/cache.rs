@@ -149,6 +149,25 @@ impl Cache {
         self.build_held(key, Some(scope), valid, |_| 0, build)
     }
 
+    /// The value `scope` holds as its current one (built under whichever key), if any:
+    /// never builds, never waits for a build under way.
+    pub fn current_in_scope<T>(&self, scope: &Key) -> Option<Arc<T>>
+    where
+        T: Send + Sync + 'static,
+    {
+        let slots: Vec<Arc<Slot>> = self
+            .entries()
+            .map
+            .values()
+            .filter(|e| e.scope.as_ref() == Some(scope))
+            .map(|e| e.slot.clone())
+            .collect();
+        slots.iter().find_map(|slot| {
+            let value = slot.value.try_lock().ok()?;
+            value.as_ref().and_then(|v| v.clone().downcast::<T>().ok())
+        })
+    }
+
     fn build_held<T, E>(
         &self,
         key: Key,
@@ -326,8 +345,11 @@ mod tests {
         }
         assert_eq!(*current(1), 1);
         assert_eq!(builds.load(Ordering::SeqCst), 1);
+        assert_eq!(cache.current_in_scope::<u8>(&key(100)).as_deref(), Some(&1));
+        assert!(cache.current_in_scope::<u8>(&key(101)).is_none());
         // A value under another key of the scope replaces it.
         assert_eq!(*current(2), 2);
+        assert_eq!(cache.current_in_scope::<u8>(&key(100)).as_deref(), Some(&2));
         assert_eq!(*current(1), 1);
         assert_eq!(builds.load(Ordering::SeqCst), 3);
         // Another scope's current value is its own.

@@ -224,3 +224,56 @@ fn bad_arguments_are_refused_as_the_other_tools_refuse_them() {
         "connection 'nope' not in .dbprint.yaml. Configured: ['library']"
     );
 }
+
+/// The kinds of a query's findings, in order.
+fn finding_kinds(server: &mut Server, sql: &str) -> Vec<String> {
+    let (reply, is_error) = server.call("validate_sql", json!({"sql": sql, "format": "json"}));
+    assert!(!is_error, "{reply}");
+    let reply: Value = serde_json::from_str(&reply).unwrap();
+    reply["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_column_renamed_in_one_tables_statistics_is_seen_and_the_other_tables_stay_known() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::copy_dir(&fixtures().join("library"), dir.path());
+    let stats = dir
+        .path()
+        .join("prints/library/stacks/catalog/authors/statistics.yaml");
+    let mut server = Server::start(dir.path(), &[]);
+    let old = "SELECT author_id FROM stacks.catalog.authors";
+    let new = "SELECT author_key FROM stacks.catalog.authors";
+    let other = "SELECT l.loan_id, l.patron_id FROM lending.loans l";
+    assert_eq!(finding_kinds(&mut server, old), Vec::<String>::new());
+    assert_eq!(finding_kinds(&mut server, new), ["unknown_column"]);
+    assert_eq!(finding_kinds(&mut server, other), Vec::<String>::new());
+
+    let text = std::fs::read_to_string(&stats).unwrap();
+    assert!(text.contains("\ncolumns:\n  author_id:\n"));
+    std::fs::write(
+        &stats,
+        text.replace("\ncolumns:\n  author_id:\n", "\ncolumns:\n  author_key:\n"),
+    )
+    .unwrap();
+    // The watcher hears of the edit within moments; the catalog is built again from it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while finding_kinds(&mut server, new) != Vec::<String>::new() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the rename was never seen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(finding_kinds(&mut server, old), ["unknown_column"]);
+    // The tables the edit did not touch keep their columns (taken from the catalog before).
+    assert_eq!(finding_kinds(&mut server, other), Vec::<String>::new());
+    assert_eq!(
+        finding_kinds(&mut server, "SELECT l.loan_idd FROM lending.loans l"),
+        ["unknown_column"]
+    );
+}

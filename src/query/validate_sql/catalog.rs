@@ -18,6 +18,7 @@ use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
 use crate::store::cache::Key;
+use crate::store::search::lookup::CatalogTable;
 use crate::store::search::records::FileState;
 use crate::store::Snapshot;
 use compat::value::Value;
@@ -148,6 +149,11 @@ pub struct Catalog {
     by_from: HashMap<usize, Vec<usize>>,
     /// Edges a person rejected (`detection: rejected`), by table pair as `by_pair`.
     rejected: HashMap<(usize, usize), Vec<Edge>>,
+    /// Each table whose columns were read from the search index: its record's key there
+    /// (a digest of the files the record is read from, statistics and their annotations)
+    /// and its position. A catalog built after a change takes the columns of every table
+    /// whose key held from the catalog before it.
+    read_from: HashMap<String, (u64, usize)>,
 }
 
 impl Catalog {
@@ -290,6 +296,7 @@ impl Catalog {
             by_pair,
             by_from,
             rejected,
+            read_from: HashMap::new(),
         }
     }
 }
@@ -339,16 +346,53 @@ pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
         "validate_sql catalog of",
         [state.config.print_root.as_os_str().as_encoded_bytes()],
     );
-    state
-        .cache()
-        .current_of_scope(scope, key, |_| true, || build(state, adapter))
+    let cache = state.cache();
+    cache.current_of_scope(
+        scope,
+        key,
+        |_| true,
+        || {
+            let before = cache
+                .current_in_scope::<Catalog>(&scope)
+                .filter(|c| c.adapter == adapter);
+            build(state, adapter, before.as_deref())
+        },
+    )
 }
 
 fn internal(e: impl std::fmt::Display) -> QueryError {
     QueryError::Internal(e.to_string())
 }
 
-fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
+/// The columns a table's records list: those its statistics name, for a table whose
+/// statistics read; `None` otherwise.
+fn columns_of(adapter: Adapter, records: CatalogTable) -> Option<Vec<Column>> {
+    if records.stats != Some(FileState::Ok) || records.stats_columns.is_empty() {
+        return None;
+    }
+    let columns = records
+        .columns
+        .into_iter()
+        .filter(|c| records.stats_columns.binary_search(&c.column).is_ok())
+        .map(|c| Column {
+            stored: adapter.stored_column(&c.column, c.physical_name.as_deref()),
+            sql_type: c.sql_type,
+            listed: records.whole_table && c.complete_values,
+            name: c.column,
+        })
+        .collect();
+    Some(columns)
+}
+
+/// Build the catalog; `before`, the connection's catalog before a change, lends the
+/// columns of every table whose files held, so only the tables a change touched are read
+/// from the search index.
+fn build(
+    state: &Snapshot,
+    adapter: Adapter,
+    before: Option<&Catalog>,
+) -> Result<Catalog, QueryError> {
+    let started = std::time::Instant::now();
     let manifest = state.manifest_or_error()?;
     let mut tables: Vec<Table> = Vec::new();
     let mut position: HashMap<String, usize> = HashMap::new();
@@ -372,29 +416,36 @@ fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
             tables.push(Table::new(adapter, &fqn, "table", None));
         }
     }
-    let records = state.search.catalog_records().map_err(internal)?;
-    for (entry, records) in state.search.tables.iter().zip(records) {
+    let lent = |rank: usize| -> Option<&Table> {
+        let before = before?;
+        let entry = &state.search.tables[rank];
+        let (key, at) = before.read_from.get(&entry.fqn)?;
+        (*key == entry.key).then(|| &before.tables[*at])
+    };
+    let records = state
+        .search
+        .catalog_records_where(&|rank| lent(rank).is_none())
+        .map_err(internal)?;
+    let read = started.elapsed();
+    let mut read_from = HashMap::new();
+    let mut reused = 0usize;
+    for (rank, (entry, records)) in state.search.tables.iter().zip(records).enumerate() {
         let Some(&at) = position.get(&entry.fqn) else {
             continue;
         };
-        if records.stats != Some(FileState::Ok) || records.stats_columns.is_empty() {
-            continue;
-        }
-        let columns = records
-            .columns
-            .into_iter()
-            .filter(|c| records.stats_columns.binary_search(&c.column).is_ok())
-            .map(|c| Column {
-                stored: adapter.stored_column(&c.column, c.physical_name.as_deref()),
-                sql_type: c.sql_type,
-                listed: records.whole_table && c.complete_values,
-                name: c.column,
-            })
-            .collect();
-        tables[at].columns = Some(columns);
+        tables[at].columns = match lent(rank) {
+            Some(table) => {
+                reused += 1;
+                table.columns.clone()
+            }
+            None => columns_of(adapter, records),
+        };
+        read_from.insert(entry.fqn.clone(), (entry.key, at));
     }
     let mut edges = Edges::default();
-    for (fqn, context::Joins { shown, rejected }) in context::joins_by_table(state)? {
+    let joins = context::joins_by_table(state)?;
+    let joined = started.elapsed();
+    for (fqn, context::Joins { shown, rejected }) in joins {
         let Some(&at) = position.get(&fqn) else {
             continue;
         };
@@ -406,7 +457,10 @@ fn build(state: &Snapshot, adapter: Adapter) -> Result<Catalog, QueryError> {
         edges.read(at, rows(&joins, "refers_to"), &REFERS_TO, &position);
         edges.read(at, rows(&joins, "referenced_by"), &REFERENCED_BY, &position);
     }
-    Ok(Catalog::new(adapter, tables, edges.list))
+    let mut catalog = Catalog::new(adapter, tables, edges.list);
+    catalog.read_from = read_from;
+    tracing::debug!(?read, reused, ?joined, total = ?started.elapsed(), "validate_sql catalog built");
+    Ok(catalog)
 }
 
 /// The mapping entries of a relationships list.

@@ -438,8 +438,22 @@ impl SearchView {
     /// per document kind, each document read, reduced and let go in turn: a large print's
     /// records are never held whole.
     pub fn catalog_records(&self) -> Result<Vec<CatalogTable>, IndexError> {
+        self.catalog_records_where(&|_| true)
+    }
+
+    /// [`SearchView::catalog_records`] of the tables at the positions `wanted` accepts; the
+    /// others' are left empty, their documents unread (a catalog built again after a change
+    /// reads only the tables it touched).
+    pub fn catalog_records_where(
+        &self,
+        wanted: &dyn Fn(usize) -> bool,
+    ) -> Result<Vec<CatalogTable>, IndexError> {
         let mut out: Vec<CatalogTable> = vec![CatalogTable::default(); self.tables.len()];
-        self.each_doc_of_kind("table", &mut |rank, doc| {
+        let each_doc_of_kind =
+            |kind: &str,
+             each: &mut dyn FnMut(usize, &TantivyDocument) -> Result<(), IndexError>|
+             -> Result<(), IndexError> { self.each_doc_of_kind(kind, wanted, each) };
+        each_doc_of_kind("table", &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.payload) {
                 let table: TableRecord = serde_json::from_slice(bytes)?;
                 out[rank].stats = Some(table.stats);
@@ -447,13 +461,13 @@ impl SearchView {
             }
             Ok(())
         })?;
-        self.each_doc_of_kind("table_columns", &mut |rank, doc| {
+        each_doc_of_kind("table_columns", &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
                 out[rank].stats_columns = serde_json::from_slice(bytes)?;
             }
             Ok(())
         })?;
-        self.each_doc_of_kind("column", &mut |rank, doc| {
+        each_doc_of_kind("column", &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.payload) {
                 out[rank].columns.push(serde_json::from_slice(bytes)?);
             }
@@ -462,7 +476,7 @@ impl SearchView {
         for slot in &mut out {
             slot.columns.sort_by_key(|c| c.col_rank);
         }
-        self.each_doc_of_kind("values", &mut |rank, doc| {
+        each_doc_of_kind("values", &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
                 let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
                 let complete = resolve.own.as_ref().is_some_and(|r| {
@@ -482,12 +496,13 @@ impl SearchView {
         Ok(out)
     }
 
-    /// Each of this connection's documents of `kind` for the view's tables, with its table
-    /// position, handed to `each` as it is read (a whole print's documents are never held
+    /// Each of this connection's documents of `kind` for the view's tables whose position
+    /// `wanted` accepts, with that position, handed to `each` as it is read (a whole print's documents are never held
     /// at once).
     fn each_doc_of_kind(
         &self,
         kind: &str,
+        wanted: &dyn Fn(usize) -> bool,
         each: &mut dyn FnMut(usize, &TantivyDocument) -> Result<(), IndexError>,
     ) -> Result<(), IndexError> {
         let query = BooleanQuery::new(vec![
@@ -496,7 +511,7 @@ impl SearchView {
         ]);
         let raw = self.searcher.search(&query, &HitCollector)?;
         for (seg, doc, key, _, _) in raw {
-            if let Some(&rank) = self.rank.get(&key) {
+            if let Some(&rank) = self.rank.get(&key).filter(|&&rank| wanted(rank)) {
                 let doc: TantivyDocument = self.searcher.doc(DocAddress::new(seg, doc))?;
                 each(rank, &doc)?;
             }
