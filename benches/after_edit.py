@@ -25,11 +25,13 @@ def main() -> None:
     ap.add_argument("--cwd", required=True)
     ap.add_argument("--file", required=True, help="the print file edited, relative to --cwd")
     ap.add_argument("--settle", type=float, default=2.0)
+    ap.add_argument("--log", default=None, help="where the server's stderr goes")
+    ap.add_argument("--only", default=None, help="the cases whose label holds this text")
     ap.add_argument("--warm", type=float, default=30.0, help="seconds after start before the first edit")
     args = ap.parse_args()
     edited = Path(args.cwd) / args.file
     proc = subprocess.Popen(shlex.split(args.cmd), cwd=args.cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.PIPE, stderr=open(args.log, "w") if args.log else subprocess.DEVNULL, text=True)
     ids = iter(range(1, 1 << 30))
 
     def ask(method, params):
@@ -48,6 +50,7 @@ def main() -> None:
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     cases = [(label, "tools/call", params) for label, params in CALLS.items()]
     cases += [(label, method, params) for label, (method, params) in METHODS.items()]
+    cases = [c for c in cases if args.only is None or args.only in c[0]]
     for _, method, params in cases:
         ask(method, params)
     time.sleep(args.warm)

@@ -379,9 +379,10 @@ fn connection_listing(state: &Snapshot) -> Result<Arc<Vec<Listed>>, QueryError> 
         ManifestRead::Ok { dropped, .. } => dropped.join("\0"),
         _ => String::new(),
     };
+    // A person's file is listed when it exists: what it holds does not move the listing.
     let people: Vec<[u8; 32]> = OPTIONAL_FILES
         .iter()
-        .map(|name| state.versions.named(name))
+        .map(|name| state.versions.present(name))
         .collect();
     let mut parts: Vec<&[u8]> = vec![
         state.config.name.as_bytes(),

@@ -233,7 +233,10 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, Que
             .collect()
     };
 
-    // The pinned files are the same on every call against one content: digest them once.
+    // The pinned files are the manifest and every searched table's statistics and their
+    // annotations. They are pinned by the snapshot's digests of every file of each of
+    // their names, which a change updates without visiting the rest: a digest over each
+    // file would cost a pass over the print after every change.
     let key = Key::new(
         "search cursor pins",
         [
@@ -243,15 +246,26 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, Que
     );
     let pins = state.cache().get_or_build(key, Pins::weight, || {
         let manifest_path = state.manifest_path();
+        let names: std::collections::BTreeSet<&std::ffi::OsStr> = snap
+            .tables
+            .iter()
+            .flat_map(|t| [&t.stats, &t.annotations])
+            .flatten()
+            .filter_map(|path| path.file_name())
+            .collect();
         let mut files = vec![(
             manifest_path.display().to_string(),
             state.version_of(&manifest_path),
         )];
-        for t in snap.tables.iter() {
-            for path in [&t.stats, &t.annotations].into_iter().flatten() {
-                files.push((path.display().to_string(), state.version_of(path)));
-            }
+        for name in names {
+            let name = name.to_string_lossy();
+            let digest = state.versions.named(&name);
+            files.push((
+                format!("every {name}"),
+                blake3::Hash::from(digest).to_hex().to_string(),
+            ));
         }
+        files.push(("searched tables".into(), snap.tables.len().to_string()));
         Ok::<_, QueryError>(Pins::of(&files))
     })?;
     Ok(Matches {

@@ -172,6 +172,9 @@ impl Snapshot {
 pub struct ContentVersions {
     all: [u8; 32],
     by_name: HashMap<String, [u8; 32]>,
+    /// Per file name, over the paths alone: which files of that name exist, whatever
+    /// they hold (what a listing of them depends on).
+    present_by_name: HashMap<String, [u8; 32]>,
 }
 
 impl ContentVersions {
@@ -179,6 +182,7 @@ impl ContentVersions {
         let mut v = ContentVersions::default();
         for (path, hash) in hashes {
             v.toggle(path, hash);
+            v.toggle_presence(path);
         }
         v
     }
@@ -193,6 +197,26 @@ impl ContentVersions {
         }
         if let Some(h) = new {
             self.toggle(path, h);
+        }
+        if old.is_none() != new.is_none() {
+            self.toggle_presence(path);
+        }
+    }
+
+    fn toggle_presence(&mut self, path: &Path) {
+        let pair = *blake3::hash(path.as_os_str().as_encoded_bytes()).as_bytes();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let present = self.present_by_name.entry(name).or_default();
+        xor(present, &pair);
+        if *present == [0; 32] {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            self.present_by_name.remove(&name);
         }
     }
 
@@ -232,11 +256,43 @@ impl ContentVersions {
     pub fn named(&self, file_name: &str) -> [u8; 32] {
         self.by_name.get(file_name).copied().unwrap_or_default()
     }
+
+    /// Over the paths of every file called `file_name`: moves when one appears or goes,
+    /// not when one's content changes.
+    pub fn present(&self, file_name: &str) -> [u8; 32] {
+        self.present_by_name
+            .get(file_name)
+            .copied()
+            .unwrap_or_default()
+    }
 }
 
 fn xor(into: &mut [u8; 32], other: &[u8; 32]) {
     for (a, b) in into.iter_mut().zip(other) {
         *a ^= b;
+    }
+}
+
+/// The items of the mirror's split lists (see `ingest::SPLIT_KEY`), by content hash.
+#[derive(Clone)]
+pub struct SplitItems {
+    shared: Arc<Shared>,
+}
+
+impl SplitItems {
+    /// Each item of the list held under `hash`, in order, with its position.
+    pub fn each(
+        &self,
+        hash: &str,
+        each: impl FnMut(u32, Value) -> Result<(), QueryError>,
+    ) -> Result<(), QueryError> {
+        self.shared.each_split_item(hash, each)
+    }
+
+    /// The items at `ords` of `path`'s list held under `hash` (`QueryError::Stale` once
+    /// the file was rewritten and its items went).
+    pub fn at(&self, path: &Path, hash: &str, ords: &[u32]) -> Result<Vec<Value>, QueryError> {
+        self.shared.split_items_at(path, hash, ords)
     }
 }
 
@@ -272,33 +328,26 @@ mod tests {
     }
 
     #[test]
+    fn presence_moves_when_a_file_comes_or_goes_not_when_it_changes() {
+        let path = Path::new("/p/a/statistics.annotations.yaml");
+        let mut v = ContentVersions::default();
+        let none = v.present("statistics.annotations.yaml");
+        v.update(path, None, Some("1"));
+        let one = v.present("statistics.annotations.yaml");
+        assert_ne!(one, none);
+        v.update(path, Some("1"), Some("2"));
+        assert_eq!(v.present("statistics.annotations.yaml"), one);
+        assert_ne!(v.named("statistics.annotations.yaml"), [0; 32]);
+        v.update(path, Some("2"), None);
+        assert_eq!(v.present("statistics.annotations.yaml"), none);
+        assert_eq!(v, ContentVersions::default());
+    }
+
+    #[test]
     fn removing_a_file_undoes_adding_it() {
         let mut v = ContentVersions::default();
         v.update(Path::new("/p/x"), None, Some("1"));
         v.update(Path::new("/p/x"), Some("1"), None);
         assert_eq!(v, ContentVersions::default());
-    }
-}
-
-/// The items of the mirror's split lists (see `ingest::SPLIT_KEY`), by content hash.
-#[derive(Clone)]
-pub struct SplitItems {
-    shared: Arc<Shared>,
-}
-
-impl SplitItems {
-    /// Each item of the list held under `hash`, in order, with its position.
-    pub fn each(
-        &self,
-        hash: &str,
-        each: impl FnMut(u32, Value) -> Result<(), QueryError>,
-    ) -> Result<(), QueryError> {
-        self.shared.each_split_item(hash, each)
-    }
-
-    /// The items at `ords` of `path`'s list held under `hash` (`QueryError::Stale` once
-    /// the file was rewritten and its items went).
-    pub fn at(&self, path: &Path, hash: &str, ords: &[u32]) -> Result<Vec<Value>, QueryError> {
-        self.shared.split_items_at(path, hash, ords)
     }
 }

@@ -115,10 +115,13 @@ fn run(store: Arc<Store>) {
         .iter()
         .map(|c| (c.name.clone(), c.print_root.clone()))
         .collect();
-    // The feed starts after the store's first scan. A change made between the two is
-    // not in the mirror until the next reconcile, but no answer misses it: every call
-    // checks the files it reads, and searches sweep until the feed vouches for them.
+    // The feed starts after the store's first scan, and vouches for a directory only once
+    // it watches it. A change made before then is not in what the feed reports: once the
+    // feed is complete, every connection is reconciled once, so that such a change (a file
+    // a person created during the start, which only the mirror's listing would show) is
+    // not missed for as long as the process runs.
     let mut seen: Option<u64> = None;
+    let mut caught_up = false;
     let mut last_tick = Instant::now();
     loop {
         std::thread::sleep(LOOK_EVERY);
@@ -136,6 +139,12 @@ fn run(store: Arc<Store>) {
             }
             _ => Vec::new(),
         };
+        if !caught_up && seen.is_some() && feed.is_some_and(|f| f.complete()) {
+            caught_up = true;
+            events.extend(roots.iter().map(|(connection, _)| DaemonEvent::Rescan {
+                connection: connection.clone(),
+            }));
+        }
         if last_tick.elapsed() >= RECONCILE_EVERY {
             last_tick = Instant::now();
             // A feed that misses directories (or none at all) vouches for nothing there.

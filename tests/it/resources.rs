@@ -194,6 +194,44 @@ fn list_is_ordered_and_lists_peoples_files_only_when_present() {
 }
 
 #[test]
+fn a_peoples_file_is_listed_while_it_exists_whatever_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::copy_dir(&library(), dir.path());
+    let description = dir
+        .path()
+        .join("prints/library/stacks/members/patrons/description.md");
+    let uri = "dbprint://library/stacks.members.patrons/description";
+    let text = std::fs::read_to_string(&description).unwrap();
+    std::fs::remove_file(&description).unwrap();
+    let listed = |server: &mut Server| {
+        list_all(server)
+            .0
+            .iter()
+            .any(|e| e["uri"].as_str() == Some(uri))
+    };
+    // The watcher hears of a change within moments: wait for the listing to agree.
+    let settle = |server: &mut Server, want: bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while listed(server) != want {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "listed should be {want}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    let mut server = Server::start(dir.path(), &[]);
+    assert!(!listed(&mut server));
+    std::fs::write(&description, &text).unwrap();
+    settle(&mut server, true);
+    std::fs::write(&description, format!("{text}\nEdited.\n")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(listed(&mut server));
+    std::fs::remove_file(&description).unwrap();
+    settle(&mut server, false);
+}
+
+#[test]
 fn templates_list_every_pattern_in_page_form() {
     let mut server = Server::start(&library(), &[]);
     let r = server.request("resources/templates/list", json!({}));

@@ -308,10 +308,19 @@ fn a_statistics_edit_is_seen_at_once_and_stales_the_cursor() {
         json!({"classification": "categorical", "pattern": "comment"}),
     ));
     assert_eq!(categorical, ["db.s.people.comment"]);
-    // resolve_value reads the edited annotation file on its next call too.
+    // An edit to an annotation file stales a cursor too; resolve_value reads it on its
+    // next call.
+    let (again, _) = server.call("search_columns", json!({"pattern": "*"}));
+    let again: Value = serde_json::from_str(&again).unwrap();
+    let cursor = again["next_cursor"].as_str().unwrap().to_string();
     let ann = people(project.path()).join("statistics.annotations.yaml");
     let text = std::fs::read_to_string(&ann).unwrap();
     std::fs::write(&ann, text.replace("payment overdue", "awaiting payment")).unwrap();
+    let (_, is_error) = server.call("search_columns", json!({"pattern": "*", "cursor": cursor}));
+    assert!(
+        is_error,
+        "a cursor over the annotation file before its edit resumed"
+    );
     let r = resolve(
         &mut server,
         json!({"table": "db.s.people", "column": "status", "text": "awaiting payment"}),
