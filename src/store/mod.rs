@@ -726,10 +726,12 @@ impl Store {
         };
         let moved = match named {
             changes::Since::Nothing => Some(Vec::new()),
+            // What the feed names and this snapshot does not already hold as it is on
+            // disk (the watcher has usually re-read it by the time a call comes).
             changes::Since::Files(paths) => Some(
                 paths
                     .into_iter()
-                    .filter(|p| state.tracks(p))
+                    .filter(|p| state.tracks(p) && !state.unchanged_on_disk(p))
                     .collect::<Vec<_>>(),
             ),
             // One sweep finds what moved; a sweep that could not finish reconciles.

@@ -383,3 +383,42 @@ fn a_file_replaced_by_rename_is_seen_by_the_next_call() {
         json!([{"value": "closed", "note": "Closes tomorrow"}])
     );
 }
+
+#[test]
+fn an_edit_after_the_watcher_caught_up_with_another_is_seen_by_the_next_call() {
+    let project = scratch();
+    let mut server = Server::start(project.path(), &[]);
+    let ann = people(project.path()).join("statistics.annotations.yaml");
+    let original = std::fs::read_to_string(&ann).unwrap();
+    assert!(original.contains("Legacy transfer code"));
+    assert_eq!(
+        search(&mut server, json!({"text": "old transfer"}))["total"],
+        json!(0)
+    );
+    // One edit, given time for the watcher to re-read it and publish a new snapshot.
+    std::fs::write(
+        &ann,
+        original.replace("Legacy transfer code", "Old transfer code"),
+    )
+    .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(
+        search(&mut server, json!({"text": "old transfer"}))["total"],
+        json!(1)
+    );
+    // A second edit asked about at once: the snapshot the watcher made must still know
+    // what the feed named since it was last checked, not vouch for the disk blindly.
+    std::fs::write(
+        &ann,
+        original.replace("Legacy transfer code", "Renamed transfer code"),
+    )
+    .unwrap();
+    assert_eq!(
+        search(&mut server, json!({"text": "renamed transfer"}))["total"],
+        json!(1)
+    );
+    assert_eq!(
+        search(&mut server, json!({"text": "old transfer"}))["total"],
+        json!(0)
+    );
+}

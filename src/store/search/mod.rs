@@ -758,8 +758,9 @@ fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
 
 /// Bring the index up to date after a few of a connection's files changed, its manifest
 /// not: `snapshot`'s tables, those whose searched files are among `records` re-keyed and
-/// re-indexed, the rest untouched. The new snapshot vouches for no change-feed epoch (the
-/// other files were not looked at).
+/// re-indexed, the rest untouched. The new snapshot vouches for the change-feed epoch the
+/// old one did: the other files were as the old one holds them then, and what the feed
+/// names since (these files among them) is checked against the new one.
 pub fn sync_changed(
     index: &SearchIndex,
     mirror: &crate::store::mirror::Mirror,
@@ -807,7 +808,7 @@ pub fn sync_changed(
         })
         .collect();
     let load = |p: &Path| parse_of(&fresh, mirror, p);
-    index.sync(conn, tables, &load, None)
+    index.sync(conn, tables, &load, snapshot.verified())
 }
 
 /// Every walkable table of a connection scan as the index keys it: by the content of its
