@@ -277,3 +277,47 @@ fn a_column_renamed_in_one_tables_statistics_is_seen_and_the_other_tables_stay_k
         ["unknown_column"]
     );
 }
+
+#[test]
+fn a_join_added_to_one_tables_relationships_is_seen_after_other_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::copy_dir(&fixtures().join("library"), dir.path());
+    let table = |t: &str| dir.path().join("prints/library/stacks").join(t);
+    let mut server = Server::start(dir.path(), &[]);
+    let join = "SELECT * FROM lending.loans l JOIN lending.copies c ON c.book_id = l.book_id";
+    assert!(finding_kinds(&mut server, join).contains(&"unknown_join".to_string()));
+    let wait_for = |server: &mut Server, sql: &str, want: bool| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while finding_kinds(server, sql).contains(&"unknown_column".to_string()) != want {
+            assert!(std::time::Instant::now() < deadline, "{sql}: never {want}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    // An edit elsewhere: the catalog is built again, every table's joins taken as held.
+    let stats = table("catalog/authors/statistics.yaml");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    std::fs::write(
+        &stats,
+        text.replace("\ncolumns:\n  author_id:\n", "\ncolumns:\n  author_key:\n"),
+    )
+    .unwrap();
+    wait_for(
+        &mut server,
+        "SELECT author_id FROM stacks.catalog.authors",
+        true,
+    );
+    assert!(finding_kinds(&mut server, join).contains(&"unknown_join".to_string()));
+    // The join written into loans' own relationships file: that table's joins are read again.
+    let rels = table("lending/loans/relationships.yaml");
+    let text = std::fs::read_to_string(&rels).unwrap();
+    let edge = "refers_to:\n- column:\n  - book_id\n  target_table: stacks.lending.copies\n  target_column:\n  - book_id\n  detection: inferred\n";
+    std::fs::write(&rels, text.replacen("refers_to:\n", edge, 1)).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while finding_kinds(&mut server, join).contains(&"unknown_join".to_string()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the added join was never seen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

@@ -72,9 +72,14 @@ pub fn warm(state: &Snapshot) {
 
 /// Every table's joins as get_table_context's Joins list reads them (people's rejections
 /// withheld, their added edges included) and the edges its own annotation file rejects, in
-/// FQN order. Read from the mirror through the cache; a table whose files cannot be read
-/// has no joins.
-pub fn joins_by_table(state: &Snapshot) -> Result<Vec<(String, Joins)>, QueryError> {
+/// FQN order, with the content version of its relationships file. A table `keep` accepts
+/// (given its FQN and that version) is not read: its joins are `None`, for a caller that
+/// still holds them from the same overlay. Read from the mirror through the cache; a table
+/// whose files cannot be read has no joins.
+pub fn joins_by_table(
+    state: &Snapshot,
+    keep: &dyn Fn(&str, &str) -> bool,
+) -> Result<Vec<(String, String, Option<Joins>)>, QueryError> {
     let cx = Ctx {
         state,
         strict: false,
@@ -86,10 +91,21 @@ pub fn joins_by_table(state: &Snapshot) -> Result<Vec<(String, Joins)>, QueryErr
     Ok(names
         .into_iter()
         .map(|fqn| {
-            let joins = load::joins_of(&cx, &ix, fqn).unwrap_or_default();
-            (fqn.clone(), joins)
+            let version = ix
+                .table(fqn)
+                .and_then(|t| t.artifact("relationships"))
+                .map_or_else(|| "none".to_string(), |p| state.version_of(&p));
+            let joins =
+                (!keep(fqn, &version)).then(|| load::joins_of(&cx, &ix, fqn).unwrap_or_default());
+            (fqn.clone(), version, joins)
         })
         .collect())
+}
+
+/// What a table's joins depend on beyond its own relationships file: the manifest and
+/// every relationships annotation file (the overlay's content).
+pub fn joins_scope(state: &Snapshot) -> [u8; 32] {
+    overlay::key_parts(state)
 }
 
 /// `table`'s context from `state`. `strict`: a file found moved since `state` was built

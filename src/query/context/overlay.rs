@@ -14,6 +14,7 @@ use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::{walk, Parsed};
 use crate::store::cache::{value_weight, Key};
+use crate::store::Snapshot;
 use compat::value::Value;
 
 /// The file whose every copy decides the overlay's edges.
@@ -170,19 +171,27 @@ fn is_authored_edge(entry: &Value) -> bool {
 /// annotation files, so a state that changed only other files shares its predecessor's.
 pub fn overlay(cx: &Ctx) -> R<Arc<Overlay>> {
     let state = cx.state;
-    let manifest = state.version_of(&state.manifest_path());
-    let authored = state.versions.named(RELATIONSHIPS_ANNOTATIONS);
-    let key = Key::new(
-        "context overlay",
-        [
-            state.config.print_root.as_os_str().as_encoded_bytes(),
-            manifest.as_bytes(),
-            authored.as_slice(),
-        ],
-    );
+    let key = Key::new("context overlay", [key_parts(state).as_slice()]);
     state
         .cache()
         .get_or_build(key, Overlay::weight, || build(cx))
+}
+
+/// A digest of what the overlay is built from: the print's root, the manifest's content
+/// and every relationships annotation file's.
+pub fn key_parts(state: &Snapshot) -> [u8; 32] {
+    let manifest = state.version_of(&state.manifest_path());
+    let authored = state.versions.named(RELATIONSHIPS_ANNOTATIONS);
+    let mut h = blake3::Hasher::new();
+    for part in [
+        state.config.print_root.as_os_str().as_encoded_bytes(),
+        manifest.as_bytes(),
+        authored.as_slice(),
+    ] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    *h.finalize().as_bytes()
 }
 
 fn build(cx: &Ctx) -> R<Overlay> {

@@ -154,6 +154,67 @@ pub struct Catalog {
     /// and its position. A catalog built after a change takes the columns of every table
     /// whose key held from the catalog before it.
     read_from: HashMap<String, (u64, usize)>,
+    /// Each table's joins as read, for a catalog built after a change.
+    joins_read: JoinsRead,
+}
+
+/// The joins a catalog read, table by table, and the overlay content they were read over.
+#[derive(Debug, Default)]
+struct JoinsRead {
+    scope: [u8; 32],
+    tables: HashMap<String, TableJoins>,
+}
+
+/// One table's joins as the catalog reads them.
+#[derive(Debug, Clone)]
+struct TableJoins {
+    /// Its relationships file's content version.
+    version: String,
+    /// It has a readable relationships file.
+    known: bool,
+    /// The edges its files name whose other end is a table of the print, in reading
+    /// order (its rejections, then `refers_to`, then `referenced_by`), before the edges
+    /// two tables both name are counted once.
+    candidates: Vec<Edge>,
+}
+
+impl TableJoins {
+    fn read(
+        at: usize,
+        joins: &context::Joins,
+        version: String,
+        position: &HashMap<String, usize>,
+    ) -> TableJoins {
+        let mut candidates = Vec::new();
+        read_edges(
+            at,
+            joins.rejected.iter(),
+            &OWN_REJECTION,
+            position,
+            &mut candidates,
+        );
+        if let Some(shown) = &joins.shown {
+            read_edges(
+                at,
+                rows(shown, "refers_to"),
+                &REFERS_TO,
+                position,
+                &mut candidates,
+            );
+            read_edges(
+                at,
+                rows(shown, "referenced_by"),
+                &REFERENCED_BY,
+                position,
+                &mut candidates,
+            );
+        }
+        TableJoins {
+            version,
+            known: joins.shown.is_some(),
+            candidates,
+        }
+    }
 }
 
 impl Catalog {
@@ -297,6 +358,7 @@ impl Catalog {
             by_from,
             rejected,
             read_from: HashMap::new(),
+            joins_read: JoinsRead::default(),
         }
     }
 }
@@ -442,23 +504,41 @@ fn build(
         };
         read_from.insert(entry.fqn.clone(), (entry.key, at));
     }
+    // A table's joins hold while the overlay's content (the manifest, every relationships
+    // annotation file) and its own relationships file do: those are taken from before.
+    let joins_scope = context::joins_scope(state);
+    let held_joins = before
+        .map(|b| &b.joins_read)
+        .filter(|j| j.scope == joins_scope);
+    let keep = |fqn: &str, version: &str| {
+        held_joins
+            .and_then(|j| j.tables.get(fqn))
+            .is_some_and(|t| t.version == version)
+    };
     let mut edges = Edges::default();
-    let joins = context::joins_by_table(state)?;
-    let joined = started.elapsed();
-    for (fqn, context::Joins { shown, rejected }) in joins {
+    let mut joins_read = JoinsRead {
+        scope: joins_scope,
+        tables: HashMap::new(),
+    };
+    for (fqn, version, joins) in context::joins_by_table(state, &keep)? {
         let Some(&at) = position.get(&fqn) else {
             continue;
         };
-        edges.read(at, rejected.iter(), &OWN_REJECTION, &position);
-        let Some(joins) = shown else {
-            continue;
+        let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(&fqn))) {
+            (Some(joins), _) => TableJoins::read(at, &joins, version, &position),
+            (None, Some(held)) => held.clone(),
+            (None, None) => TableJoins::read(at, &context::Joins::default(), version, &position),
         };
-        tables[at].joins_known = true;
-        edges.read(at, rows(&joins, "refers_to"), &REFERS_TO, &position);
-        edges.read(at, rows(&joins, "referenced_by"), &REFERENCED_BY, &position);
+        tables[at].joins_known = table_joins.known;
+        for e in &table_joins.candidates {
+            edges.add(e);
+        }
+        joins_read.tables.insert(fqn, table_joins);
     }
+    let joined = started.elapsed();
     let mut catalog = Catalog::new(adapter, tables, edges.list);
     catalog.read_from = read_from;
+    catalog.joins_read = joins_read;
     tracing::debug!(?read, reused, ?joined, total = ?started.elapsed(), "validate_sql catalog built");
     Ok(catalog)
 }
@@ -528,63 +608,63 @@ const OWN_REJECTION: Reading = Reading {
     ..REFERS_TO
 };
 
-impl Edges {
-    /// The edges among `entries` (of table `at`) whose other end is a table of the print.
-    fn read<'v>(
-        &mut self,
-        at: usize,
-        entries: impl Iterator<Item = &'v Value>,
-        how: &Reading,
-        position: &HashMap<String, usize>,
-    ) {
-        for e in entries.filter(|e| matches!(e, Value::Map(_))) {
-            let other = e.get(how.other_table).and_then(Value::as_str);
-            let Some(&other) = other.and_then(|t| position.get(t)) else {
-                continue;
-            };
-            let (here, there) = (names(e.get(how.here)), names(e.get(how.there)));
-            let detection = match e.get("detection").and_then(Value::as_str) {
-                _ if how.rejection => "rejected",
-                Some(d) if !d.is_empty() => d,
-                _ => "inferred",
-            };
-            if how.outgoing {
-                self.add(at, here, other, there, detection, e);
-            } else {
-                self.add(other, there, at, here, detection, e);
-            }
+/// The edges among `entries` (of table `at`) whose other end is a table of the print, onto
+/// `out`.
+fn read_edges<'v>(
+    at: usize,
+    entries: impl Iterator<Item = &'v Value>,
+    how: &Reading,
+    position: &HashMap<String, usize>,
+    out: &mut Vec<Edge>,
+) {
+    for e in entries.filter(|e| matches!(e, Value::Map(_))) {
+        let other = e.get(how.other_table).and_then(Value::as_str);
+        let Some(&other) = other.and_then(|t| position.get(t)) else {
+            continue;
+        };
+        let (here, there) = (names(e.get(how.here)), names(e.get(how.there)));
+        if here.is_empty() || here.len() != there.len() {
+            continue;
         }
-    }
-
-    fn add(
-        &mut self,
-        from: usize,
-        from_columns: Vec<String>,
-        to: usize,
-        to_columns: Vec<String>,
-        detection: &str,
-        entry: &Value,
-    ) {
-        if from_columns.is_empty() || from_columns.len() != to_columns.len() {
-            return;
-        }
-        let key = (from, to, from_columns, to_columns, detection == "rejected");
-        if self.seen.contains(&key) {
-            return;
-        }
-        let note = entry
+        let detection = match e.get("detection").and_then(Value::as_str) {
+            _ if how.rejection => "rejected",
+            Some(d) if !d.is_empty() => d,
+            _ => "inferred",
+        };
+        let note = e
             .get("note")
             .and_then(Value::as_str)
             .map(|n| n.split_whitespace().collect::<Vec<_>>().join(" "))
             .filter(|n| !n.is_empty());
-        self.list.push(Edge {
+        let (from, from_columns, to, to_columns) = if how.outgoing {
+            (at, here, other, there)
+        } else {
+            (other, there, at, here)
+        };
+        out.push(Edge {
             from,
-            from_columns: key.2.clone(),
+            from_columns,
             to,
-            to_columns: key.3.clone(),
+            to_columns,
             detection: detection.to_string(),
             note,
         });
-        self.seen.insert(key);
+    }
+}
+
+impl Edges {
+    /// `edge`, unless an edge between the same columns with the same standing (rejected
+    /// or not) came first.
+    fn add(&mut self, edge: &Edge) {
+        let key = (
+            edge.from,
+            edge.to,
+            edge.from_columns.clone(),
+            edge.to_columns.clone(),
+            edge.detection == "rejected",
+        );
+        if self.seen.insert(key) {
+            self.list.push(edge.clone());
+        }
     }
 }
