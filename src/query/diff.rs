@@ -1,6 +1,7 @@
 //! get_diff: the connection's diff.yaml less its events about edges people rejected
-//! (`edges::diff_without_rejected`, the one implementation the diff resource shares), its
-//! `changes` narrowed by `table` and `kind`, in file order, beside every other key.
+//! (decided an event at a time by `edges::EventFilter`; the diff resource shows the same
+//! document through [`withheld`]), its `changes` narrowed by `table` and `kind`, in file
+//! order, beside every other key.
 //!
 //! What the withheld document keeps is held between calls: a diff runs to hundreds of
 //! megabytes (800,000 events on a 100,000-table print), and deciding it per call would

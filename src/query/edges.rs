@@ -435,18 +435,6 @@ fn source_verdicts(
     own_rejections(print.files, Some(&path), edges.as_ref())
 }
 
-/// A diff without its relationship events about an edge its source table rejected.
-#[derive(Debug, Clone)]
-pub struct FilteredDiff {
-    /// `{**data, "changes": kept}`, with `summary.relationships_changed` counting the kept
-    /// events when some were dropped.
-    pub shown: Value,
-    /// How many dict events were dropped.
-    pub dropped: usize,
-    /// The annotation and relationships files read to decide.
-    pub consulted: Vec<PathBuf>,
-}
-
 /// The print a diff's verdicts are taken over in `state`, its verdict files read through
 /// `files`: `None` without a usable manifest (nothing is withheld); a manifest whose read
 /// failed otherwise fails the call.
@@ -465,44 +453,6 @@ pub fn verdict_print<'a>(
         ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
         _ => Ok(None),
     }
-}
-
-/// `diff_without_rejected`: `print` is `None` when the connection has no readable manifest.
-pub fn diff_without_rejected(
-    data: &Value,
-    print: Option<&Print>,
-) -> Result<FilteredDiff, QueryError> {
-    let iterated;
-    let listed: &[Value] = match data.get("changes") {
-        Some(Value::Seq(items)) => items,
-        other => {
-            iterated = iterate(other)?;
-            &iterated
-        }
-    };
-    let mut filter = EventFilter::new(print);
-    let mut kept = Vec::with_capacity(listed.len());
-    let mut dropped = 0;
-    for change in listed.iter().filter(|c| matches!(c, Value::Map(_))) {
-        if filter.keeps(change)? {
-            kept.push(change.clone());
-        } else {
-            dropped += 1;
-        }
-    }
-    let (header, at) = shown_header(data, dropped);
-    let shown = match header {
-        Some(mut pairs) => {
-            pairs.insert(at, (Value::Str("changes".into()), Value::seq(kept)));
-            Value::map(pairs)
-        }
-        None => data.clone(),
-    };
-    Ok(FilteredDiff {
-        shown,
-        dropped,
-        consulted: filter.consulted,
-    })
 }
 
 /// Which dict events of a diff are kept, decided one event at a time (a diff runs to

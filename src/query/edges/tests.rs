@@ -2,6 +2,57 @@ use std::collections::HashMap;
 
 use super::*;
 
+// --- A diff's document less its withheld events, as get_diff and the diff resource
+// assemble it from `EventFilter` and `shown_header` ------------------------------------
+
+/// A diff without its relationship events about an edge its source table rejected.
+#[derive(Debug, Clone)]
+struct FilteredDiff {
+    /// `{**data, "changes": kept}`, with `summary.relationships_changed` counting the kept
+    /// events when some were dropped.
+    shown: Value,
+    /// How many dict events were dropped.
+    dropped: usize,
+    /// The annotation and relationships files read to decide.
+    consulted: Vec<PathBuf>,
+}
+
+/// `{**data, "changes": kept}` over every dict event `EventFilter` keeps; `print` is `None`
+/// when the connection has no readable manifest.
+fn diff_without_rejected(data: &Value, print: Option<&Print>) -> Result<FilteredDiff, QueryError> {
+    let iterated;
+    let listed: &[Value] = match data.get("changes") {
+        Some(Value::Seq(items)) => items,
+        other => {
+            iterated = iterate(other)?;
+            &iterated
+        }
+    };
+    let mut filter = EventFilter::new(print);
+    let mut kept = Vec::with_capacity(listed.len());
+    let mut dropped = 0;
+    for change in listed.iter().filter(|c| matches!(c, Value::Map(_))) {
+        if filter.keeps(change)? {
+            kept.push(change.clone());
+        } else {
+            dropped += 1;
+        }
+    }
+    let (header, at) = shown_header(data, dropped);
+    let shown = match header {
+        Some(mut pairs) => {
+            pairs.insert(at, (Value::Str("changes".into()), Value::seq(kept)));
+            Value::map(pairs)
+        }
+        None => data.clone(),
+    };
+    Ok(FilteredDiff {
+        shown,
+        dropped,
+        consulted: filter.consulted,
+    })
+}
+
 fn s(text: &str) -> Value {
     Value::Str(text.to_string())
 }
