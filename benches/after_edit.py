@@ -10,13 +10,11 @@ given `--settle` seconds to hear of it, and the case is asked once.
 Edits a print in place (the lines it appends are YAML comments): run it over a copy.
 """
 import argparse
-import json
-import shlex
-import subprocess
 import time
 from pathlib import Path
 
-from stdio_latency import CALLS, METHODS
+from mcp_client import Client
+from stdio_latency import bench_cases
 
 
 def main() -> None:
@@ -30,27 +28,15 @@ def main() -> None:
     ap.add_argument("--warm", type=float, default=30.0, help="seconds after start before the first edit")
     args = ap.parse_args()
     edited = Path(args.cwd) / args.file
-    proc = subprocess.Popen(shlex.split(args.cmd), cwd=args.cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=open(args.log, "w") if args.log else subprocess.DEVNULL, text=True)
-    ids = iter(range(1, 1 << 30))
+    client = Client(args.cmd, args.cwd, name="after_edit",
+                    stderr=open(args.log, "w") if args.log else None)
 
     def ask(method, params):
-        rid = next(ids)
         start = time.perf_counter()
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
-                                     "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            reply = json.loads(proc.stdout.readline())
-            if reply.get("id") == rid:
-                return (time.perf_counter() - start) * 1000
+        client.request(method, params)
+        return (time.perf_counter() - start) * 1000
 
-    ask("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "after_edit", "version": "1"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    cases = [(label, "tools/call", params) for label, params in CALLS.items()]
-    cases += [(label, method, params) for label, (method, params) in METHODS.items()]
-    cases = [c for c in cases if args.only is None or args.only in c[0]]
+    cases = [c for c in bench_cases() if args.only is None or args.only in c[0]]
     for _, method, params in cases:
         ask(method, params)
     time.sleep(args.warm)
@@ -61,8 +47,7 @@ def main() -> None:
         time.sleep(args.settle)
         print(f"{label}: {ask(method, params):.2f} ms after the edit ({steady:.2f} ms before)",
               flush=True)
-    proc.stdin.close()
-    proc.wait()
+    client.close()
 
 
 if __name__ == "__main__":

@@ -12,11 +12,11 @@ waits `--settle` seconds, so the answers are those of a server that followed the
 """
 import argparse
 import json
-import shlex
 import subprocess
 import time
 
-from stdio_latency import CALLS, METHODS, next_cursor
+from mcp_client import Client
+from stdio_latency import CALLS, bench_cases, next_cursor
 
 
 def main() -> None:
@@ -28,31 +28,14 @@ def main() -> None:
     ap.add_argument("--edit", default=None, help="a shell command run before the calls")
     ap.add_argument("--settle", type=float, default=3.0)
     args = ap.parse_args()
-    proc = subprocess.Popen(shlex.split(args.cmd), cwd=args.cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    ids = iter(range(1, 10**9))
-
-    def request(method, params):
-        rid = next(ids)
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
-                                     "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            msg = json.loads(proc.stdout.readline())
-            if msg.get("id") == rid:
-                return msg
-
-    request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                           "clientInfo": {"name": "answers", "version": "1"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    client = Client(args.cmd, args.cwd, name="answers")
+    request = client.request
     request("tools/call", CALLS["list_tables"])
     if args.edit:
         subprocess.run(args.edit, shell=True, check=True, cwd=args.cwd)
     time.sleep(args.settle)
-    cases = [(label, "tools/call", params) for label, params in CALLS.items()]
-    cases += [(label, method, params) for label, (method, params) in METHODS.items()]
     with open(args.out, "w") as out:
-        for label, method, params in cases:
+        for label, method, params in bench_cases():
             page, at = 1, params
             while at is not None and page <= args.pages:
                 msg = request(method, at)
@@ -61,8 +44,7 @@ def main() -> None:
                                      sort_keys=True) + "\n")
                 at = next_cursor(method, at, msg["result"]) if "result" in msg else None
                 page += 1
-    proc.stdin.close()
-    proc.wait()
+    client.close()
 
 
 if __name__ == "__main__":

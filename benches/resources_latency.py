@@ -9,11 +9,10 @@ the list (following its cursors), pages 1, the middle one and the last of `--uri
 small resource.
 """
 import argparse
-import json
-import shlex
 import statistics
-import subprocess
 import time
+
+from mcp_client import Client
 
 
 def main() -> None:
@@ -24,24 +23,8 @@ def main() -> None:
     ap.add_argument("--small", default="dbprint://library/manifest_annotations")
     ap.add_argument("--runs", type=int, default=30)
     args = ap.parse_args()
-    proc = subprocess.Popen(shlex.split(args.cmd), cwd=args.cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    ids = iter(range(1, 10**9))
-
-    def request(method, params):
-        rid = next(ids)
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            msg = json.loads(proc.stdout.readline())
-            if msg.get("id") == rid:
-                if "error" in msg:
-                    raise SystemExit(f"{method} {params}: {msg['error']}")
-                return msg["result"]
-
-    request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                           "clientInfo": {"name": "bench", "version": "1"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    client = Client(args.cmd, args.cwd)
+    request = client.result
 
     # Walk the list once for its page count and a middle cursor.
     cursors = [None]
@@ -78,8 +61,7 @@ def main() -> None:
         times.sort()
         p95 = times[max(int(len(times) * 0.95) - 1, 0)]
         print(f"{label}: median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms ({args.runs} calls)")
-    proc.stdin.close()
-    proc.wait()
+    client.close()
 
 
 if __name__ == "__main__":

@@ -18,10 +18,10 @@ the second), so a page deep in a large print is measured too.
 import argparse
 import json
 import re
-import shlex
 import statistics
-import subprocess
 import time
+
+from mcp_client import Client
 
 CALLS = {
     "list_tables": {"name": "list_tables", "arguments": {}},
@@ -60,6 +60,12 @@ METHODS = {
     "resources/read diff": ("resources/read", {"uri": "dbprint://library/diff"}),
 }
 PAGED_TOOLS = {"list_tables", "get_manifest", "get_diff"}
+
+
+def bench_cases():
+    """Every measured case as (label, method, params): the tool calls, then the rest."""
+    cases = [(label, "tools/call", params) for label, params in CALLS.items()]
+    return cases + [(label, method, params) for label, (method, params) in METHODS.items()]
 
 
 def next_cursor(method, params, result):
@@ -101,22 +107,8 @@ def main() -> None:
                          "in the background (the diff's warm-up, the watchers' walks) is done")
     args = ap.parse_args()
     started = time.perf_counter()
-    proc = subprocess.Popen(shlex.split(args.cmd), cwd=args.cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    ids = iter(range(1, 10**9))
-
-    def request(method, params):
-        rid = next(ids)
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
-        proc.stdin.flush()
-        while True:
-            msg = json.loads(proc.stdout.readline())
-            if msg.get("id") == rid:
-                return msg
-
-    request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                           "clientInfo": {"name": "bench", "version": "1"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    client = Client(args.cmd, args.cwd)
+    request = client.request
     request("tools/call", CALLS["list_tables"])
     print(f"start to first list_tables answer: {(time.perf_counter() - started) * 1000:.1f} ms")
     time.sleep(args.settle)
@@ -135,9 +127,7 @@ def main() -> None:
         print(f"{label}: median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms ({args.runs} calls, first {first:.2f} ms)")
         return msg["result"]
 
-    cases = [(label, "tools/call", params) for label, params in CALLS.items()]
-    cases += [(label, method, params) for label, (method, params) in METHODS.items()]
-    for label, method, params in cases:
+    for label, method, params in bench_cases():
         if args.only and not re.search(args.only, label):
             continue
         result = measure(label, method, params)
@@ -155,12 +145,11 @@ def main() -> None:
         if deeper is None and before is not None:
             at, page = before, page - 1
         measure(f"{label} page {page}", method, at)
-    with open(f"/proc/{proc.pid}/status") as status:
+    with open(f"/proc/{client.pid}/status") as status:
         for line in status:
             if line.startswith(("VmRSS", "VmHWM")):
                 print(" ".join(line.split()))
-    proc.stdin.close()
-    proc.wait()
+    client.close()
 
 
 if __name__ == "__main__":

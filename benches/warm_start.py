@@ -6,32 +6,18 @@ index already built (a warm start), as an MCP client over stdio sees it.
         --cwd /tmp/printdex-scale-10000 [--starts 10]
 """
 import argparse
-import json
-import shlex
 import statistics
-import subprocess
 import time
+
+from mcp_client import Client
 
 
 def start_once(cmd, cwd):
     started = time.perf_counter()
-    proc = subprocess.Popen(shlex.split(cmd), cwd=cwd, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-
-    def request(rid, method, params):
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method,
-                                     "params": params}) + "\n")
-        proc.stdin.flush()
-        while json.loads(proc.stdout.readline()).get("id") != rid:
-            pass
-
-    request(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                              "clientInfo": {"name": "bench", "version": "1"}})
-    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    request(2, "tools/call", {"name": "list_tables", "arguments": {}})
+    client = Client(cmd, cwd)
+    client.request("tools/call", {"name": "list_tables", "arguments": {}})
     elapsed = (time.perf_counter() - started) * 1000
-    proc.stdin.close()
-    proc.wait()
+    client.close()
     return elapsed
 
 
