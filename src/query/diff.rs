@@ -234,7 +234,6 @@ impl KeptChanges {
             .collect()
     }
 
-    /// The `k`-th kept event.
     /// The kept events numbered `kept`, in that order.
     fn events(&self, items: &SplitItems, kept: &[u32]) -> Result<Vec<Value>, QueryError> {
         match &self.source {

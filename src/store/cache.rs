@@ -4,8 +4,9 @@
 //! never needs invalidating; the one eviction rule is least-recently-used beyond a weight
 //! budget. A value that is its scope's current one (a connection's prepared diff or
 //! validate_sql catalog: seconds to build on a large print) is held outside the budget
-//! instead, and goes when another value of its scope is built. Builds are single-flight: a request arriving while the same key is built waits
-//! for that build instead of starting its own. A failed build caches nothing.
+//! instead, and goes when another value of its scope is built. Builds are single-flight:
+//! a request arriving while the same key is built waits for that build instead of
+//! starting its own. A failed build caches nothing.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -44,6 +45,14 @@ type Value = Arc<dyn Any + Send + Sync>;
 #[derive(Default)]
 struct Slot {
     value: Mutex<Option<Value>>,
+}
+
+impl Slot {
+    /// Its value as a `T`, if one is built and no build holds the slot now.
+    fn built<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let value = self.value.try_lock().ok()?;
+        value.as_ref().and_then(|v| v.clone().downcast::<T>().ok())
+    }
 }
 
 struct Entry {
@@ -113,8 +122,7 @@ impl Cache {
             entry.used = now;
             entry.slot.clone()
         };
-        let value = slot.value.try_lock().ok()?;
-        value.as_ref().and_then(|v| v.clone().downcast::<T>().ok())
+        slot.built()
     }
 
     /// `get_or_build` for an entry whose key cannot name everything it depends on (files
@@ -162,10 +170,7 @@ impl Cache {
             .filter(|e| e.scope.as_ref() == Some(scope))
             .map(|e| e.slot.clone())
             .collect();
-        slots.iter().find_map(|slot| {
-            let value = slot.value.try_lock().ok()?;
-            value.as_ref().and_then(|v| v.clone().downcast::<T>().ok())
-        })
+        slots.iter().find_map(|slot| slot.built())
     }
 
     fn build_held<T, E>(

@@ -158,31 +158,6 @@ impl Shared {
         }
     }
 
-    /// Each item of the split list the mirror holds under `hash`, in order, with its
-    /// position in the list.
-    pub(super) fn each_split_item(
-        &self,
-        hash: &str,
-        each: impl FnMut(u32, Value) -> Result<(), QueryError>,
-    ) -> Result<(), QueryError> {
-        self.mirror.each_item(hash, each).map_err(internal)?
-    }
-
-    /// The items at `ords` of the split list of `path` held under `hash`: a file rewritten
-    /// since (its items swept) is `QueryError::Stale`, asked again over the new content.
-    pub(super) fn split_items_at(
-        &self,
-        path: &Path,
-        hash: &str,
-        ords: &[u32],
-    ) -> Result<Vec<Value>, QueryError> {
-        let found = self.mirror.items_at(hash, ords).map_err(internal)?;
-        found
-            .into_iter()
-            .map(|item| item.ok_or_else(|| QueryError::Stale(path.to_path_buf())))
-            .collect()
-    }
-
     /// The parsed value of a file whose check is `Yaml`.
     pub(super) fn current_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
         if file.check != Check::Yaml {

@@ -82,7 +82,8 @@ impl Snapshot {
     }
 
     /// The document of a file `current_file` found to parse as YAML, when the mirror holds
-    /// it read in pieces: its list emptied, its items read through [`Snapshot::split_items`]. `None`: read it whole with `current_value`.
+    /// it read in pieces: its list emptied, its items read through
+    /// [`Snapshot::split_items`]. `None`: read it whole with `current_value`.
     pub fn split_header(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
         self.shared.split_header(file)
     }
@@ -205,19 +206,7 @@ impl ContentVersions {
 
     fn toggle_presence(&mut self, path: &Path) {
         let pair = *blake3::hash(path.as_os_str().as_encoded_bytes()).as_bytes();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let present = self.present_by_name.entry(name).or_default();
-        xor(present, &pair);
-        if *present == [0; 32] {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            self.present_by_name.remove(&name);
-        }
+        xor_named(&mut self.present_by_name, path, &pair);
     }
 
     fn toggle(&mut self, path: &Path, hash: &str) {
@@ -227,24 +216,7 @@ impl ContentVersions {
         h.update(hash.as_bytes());
         let pair = *h.finalize().as_bytes();
         xor(&mut self.all, &pair);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        // Looked up before it is owned: a print holds a few names many times over.
-        let named = match self.by_name.get_mut(name.as_ref()) {
-            Some(named) => named,
-            None => self.by_name.entry(name.into_owned()).or_default(),
-        };
-        xor(named, &pair);
-        if *named == [0; 32] {
-            // The last file of that name went: keep the map equal to a fresh digest's.
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy())
-                .unwrap_or_default();
-            self.by_name.remove(name.as_ref());
-        }
+        xor_named(&mut self.by_name, path, &pair);
     }
 
     /// Over every file.
@@ -267,6 +239,24 @@ impl ContentVersions {
     }
 }
 
+/// XOR `pair` into the digest of `path`'s file name in `by_name`.
+fn xor_named(by_name: &mut HashMap<String, [u8; 32]>, path: &Path, pair: &[u8; 32]) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    // Looked up before it is owned: a print holds a few names many times over.
+    let named = match by_name.get_mut(name.as_ref()) {
+        Some(named) => named,
+        None => by_name.entry(name.clone().into_owned()).or_default(),
+    };
+    xor(named, pair);
+    if *named == [0; 32] {
+        // The last file of that name went: keep the map equal to a fresh digest's.
+        by_name.remove(name.as_ref());
+    }
+}
+
 fn xor(into: &mut [u8; 32], other: &[u8; 32]) {
     for (a, b) in into.iter_mut().zip(other) {
         *a ^= b;
@@ -286,13 +276,24 @@ impl SplitItems {
         hash: &str,
         each: impl FnMut(u32, Value) -> Result<(), QueryError>,
     ) -> Result<(), QueryError> {
-        self.shared.each_split_item(hash, each)
+        self.shared
+            .mirror
+            .each_item(hash, each)
+            .map_err(|e| QueryError::Internal(e.to_string()))?
     }
 
     /// The items at `ords` of `path`'s list held under `hash` (`QueryError::Stale` once
     /// the file was rewritten and its items went).
     pub fn at(&self, path: &Path, hash: &str, ords: &[u32]) -> Result<Vec<Value>, QueryError> {
-        self.shared.split_items_at(path, hash, ords)
+        let found = self
+            .shared
+            .mirror
+            .items_at(hash, ords)
+            .map_err(|e| QueryError::Internal(e.to_string()))?;
+        found
+            .into_iter()
+            .map(|item| item.ok_or_else(|| QueryError::Stale(path.to_path_buf())))
+            .collect()
     }
 }
 

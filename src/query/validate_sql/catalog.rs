@@ -162,11 +162,12 @@ pub struct Catalog {
 #[derive(Debug, Default)]
 struct JoinsRead {
     scope: [u8; 32],
-    tables: HashMap<String, TableJoins>,
+    /// Shared with the catalogs built after it while the table's files hold.
+    tables: HashMap<String, Arc<TableJoins>>,
 }
 
 /// One table's joins as the catalog reads them.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct TableJoins {
     /// Its relationships file's content version.
     version: String,
@@ -525,9 +526,14 @@ fn build(
             continue;
         };
         let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(&fqn))) {
-            (Some(joins), _) => TableJoins::read(at, &joins, version, &position),
-            (None, Some(held)) => held.clone(),
-            (None, None) => TableJoins::read(at, &context::Joins::default(), version, &position),
+            (Some(joins), _) => Arc::new(TableJoins::read(at, &joins, version, &position)),
+            (None, Some(held)) => Arc::clone(held),
+            (None, None) => Arc::new(TableJoins::read(
+                at,
+                &context::Joins::default(),
+                version,
+                &position,
+            )),
         };
         tables[at].joins_known = table_joins.known;
         for e in &table_joins.candidates {

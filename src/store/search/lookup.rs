@@ -449,11 +449,7 @@ impl SearchView {
         wanted: &dyn Fn(usize) -> bool,
     ) -> Result<Vec<CatalogTable>, IndexError> {
         let mut out: Vec<CatalogTable> = vec![CatalogTable::default(); self.tables.len()];
-        let each_doc_of_kind =
-            |kind: &str,
-             each: &mut dyn FnMut(usize, &TantivyDocument) -> Result<(), IndexError>|
-             -> Result<(), IndexError> { self.each_doc_of_kind(kind, wanted, each) };
-        each_doc_of_kind("table", &mut |rank, doc| {
+        self.each_doc_of_kind("table", wanted, &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.payload) {
                 let table: TableRecord = serde_json::from_slice(bytes)?;
                 out[rank].stats = Some(table.stats);
@@ -461,13 +457,13 @@ impl SearchView {
             }
             Ok(())
         })?;
-        each_doc_of_kind("table_columns", &mut |rank, doc| {
+        self.each_doc_of_kind("table_columns", wanted, &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
                 out[rank].stats_columns = serde_json::from_slice(bytes)?;
             }
             Ok(())
         })?;
-        each_doc_of_kind("column", &mut |rank, doc| {
+        self.each_doc_of_kind("column", wanted, &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.payload) {
                 out[rank].columns.push(serde_json::from_slice(bytes)?);
             }
@@ -476,7 +472,7 @@ impl SearchView {
         for slot in &mut out {
             slot.columns.sort_by_key(|c| c.col_rank);
         }
-        each_doc_of_kind("values", &mut |rank, doc| {
+        self.each_doc_of_kind("values", wanted, &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
                 let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
                 let complete = resolve.own.as_ref().is_some_and(|r| {
@@ -497,8 +493,8 @@ impl SearchView {
     }
 
     /// Each of this connection's documents of `kind` for the view's tables whose position
-    /// `wanted` accepts, with that position, handed to `each` as it is read (a whole print's documents are never held
-    /// at once).
+    /// `wanted` accepts, with that position, handed to `each` as it is read (a whole
+    /// print's documents are never held at once; an unwanted one is never read).
     fn each_doc_of_kind(
         &self,
         kind: &str,
