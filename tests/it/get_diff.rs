@@ -294,3 +294,32 @@ fn a_cursor_is_pinned_to_the_diff_and_the_annotations_that_decided_it() {
     assert_eq!(again["total"], json!(310));
     assert_eq!(again["summary"]["relationships_changed"], json!(7));
 }
+
+#[test]
+fn a_diff_rewritten_under_a_running_server_is_answered_from_its_new_events() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("library"), dir.path());
+    let path = dir.path().join("prints/library/diff.yaml");
+    let mut server = Server::start(dir.path(), &[]);
+    let before = all_pages(&mut server, "get_diff", json!({}));
+    assert_eq!(before[0]["total"], json!(89));
+    // The next run's diff: its events are not the ones the server holds by position.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (head, _) = text.split_once("\nchanges:\n").unwrap();
+    std::fs::write(
+        &path,
+        format!(
+            "{head}\nchanges:\n- kind: column_added\n  table: stacks.catalog.books\n  column: subtitle\n- kind: comment_changed\n  table: stacks.catalog.authors\n"
+        ),
+    )
+    .unwrap();
+    let after = all_pages(&mut server, "get_diff", json!({}));
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0]["total"], json!(2));
+    assert_eq!(
+        Value::Array(after[0]["changes"].as_array().unwrap().clone()),
+        events_on_disk(&path)
+    );
+    let books = diff(&mut server, json!({"table": "stacks.catalog.books"}));
+    assert_eq!(events(&books), pairs(&[("column_added", "stacks.catalog.books")]));
+}
