@@ -321,5 +321,8 @@ fn a_diff_rewritten_under_a_running_server_is_answered_from_its_new_events() {
         events_on_disk(&path)
     );
     let books = diff(&mut server, json!({"table": "stacks.catalog.books"}));
-    assert_eq!(events(&books), pairs(&[("column_added", "stacks.catalog.books")]));
+    assert_eq!(
+        events(&books),
+        pairs(&[("column_added", "stacks.catalog.books")])
+    );
 }
