@@ -166,7 +166,8 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The pz executable: `--pz`, else `PZ_BIN`, else `pz` on PATH; `None` when there is none.
+/// The pz executable: `--pz`, else `PZ_BIN`, else `pz` on PATH (`pz.exe` on Windows);
+/// `None` when there is none.
 fn find_pz(flag: Option<PathBuf>) -> Option<PathBuf> {
     if let Some(p) = flag {
         return Some(p);
@@ -174,15 +175,7 @@ fn find_pz(flag: Option<PathBuf>) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PZ_BIN").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(p));
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join("pz"))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::config::find_on_path("pz")
 }
 
 fn sync(

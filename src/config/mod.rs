@@ -126,24 +126,43 @@ pub fn default_index_dir(project_root: &Path) -> PathBuf {
 }
 
 /// The first executable named `name` in a directory of PATH (`name.exe` and the other
-/// PATHEXT forms too on Windows), as `shutil.which` finds it.
+/// PATHEXT forms too on Windows), as `shutil.which` finds it. The crate's one PATH lookup.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    let names: Vec<String> = if cfg!(windows) {
-        let exts = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
-        std::iter::once(name.to_string())
-            .chain(
-                exts.split(';')
-                    .filter(|e| !e.is_empty())
-                    .map(|e| format!("{name}{e}")),
-            )
-            .collect()
-    } else {
-        vec![name.to_string()]
-    };
-    std::env::split_paths(&path)
-        .flat_map(|dir| names.iter().map(move |n| dir.join(n)))
+    on_path(name)
+        .into_iter()
         .find(|candidate| is_executable(candidate))
+}
+
+/// Every file named `name` (or a PATHEXT form of it on Windows) in PATH's directories, in
+/// PATH's order, executable or not.
+pub fn on_path(name: &str) -> Vec<PathBuf> {
+    let suffixes = if cfg!(windows) {
+        executable_suffixes(std::env::var("PATHEXT").ok().as_deref())
+    } else {
+        vec![String::new()]
+    };
+    files_named(
+        &std::env::var_os("PATH").unwrap_or_default(),
+        name,
+        &suffixes,
+    )
+}
+
+/// The files `name` + each suffix in each directory of the PATH value `path`.
+fn files_named(path: &std::ffi::OsStr, name: &str, suffixes: &[String]) -> Vec<PathBuf> {
+    std::env::split_paths(path)
+        .flat_map(|dir| suffixes.iter().map(move |s| dir.join(format!("{name}{s}"))))
+        .filter(|candidate| candidate.is_file())
+        .collect()
+}
+
+/// The suffixes a Windows command name may carry: none first (a name given whole), then
+/// each of PATHEXT's (`.COM;.EXE;.BAT;.CMD` when it is unset).
+fn executable_suffixes(pathext: Option<&str>) -> Vec<String> {
+    let exts = pathext.unwrap_or(".COM;.EXE;.BAT;.CMD");
+    std::iter::once(String::new())
+        .chain(exts.split(';').filter(|e| !e.is_empty()).map(String::from))
+        .collect()
 }
 
 #[cfg(unix)]
@@ -468,5 +487,51 @@ impl Served {
                 }),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::*;
+
+    #[test]
+    fn windows_suffixes_come_from_pathext_after_the_bare_name() {
+        assert_eq!(
+            executable_suffixes(Some(".EXE;.CMD;")),
+            ["", ".EXE", ".CMD"]
+        );
+        assert_eq!(
+            executable_suffixes(None),
+            ["", ".COM", ".EXE", ".BAT", ".CMD"]
+        );
+    }
+
+    #[test]
+    fn a_command_is_found_under_its_executable_suffix_in_path_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (first, second) = (tmp.path().join("a"), tmp.path().join("b"));
+        for dir in [&first, &second] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        // A directory named like the command is not a command.
+        std::fs::create_dir_all(first.join("pz")).unwrap();
+        std::fs::write(second.join("pz.exe"), "").unwrap();
+        std::fs::write(second.join("pz.txt"), "").unwrap();
+        let path = std::env::join_paths([&first, &second]).unwrap();
+        let suffixes = executable_suffixes(Some(".exe"));
+        assert_eq!(files_named(&path, "pz", &suffixes), [second.join("pz.exe")]);
+        assert!(files_named(&path, "pz", &[String::new()]).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_file_without_execute_permission_is_listed_but_not_run() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let plain = tmp.path().join("pz");
+        std::fs::write(&plain, "").unwrap();
+        assert!(!is_executable(&plain));
+        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(is_executable(&plain));
     }
 }

@@ -99,22 +99,21 @@ fn home() -> Option<PathBuf> {
 
 /// The package beside each `dbprint` executable on PATH (its venv's site-packages).
 fn beside_dbprint_on_path() -> Vec<PathBuf> {
-    let Some(path) = std::env::var_os("PATH") else {
-        return Vec::new();
-    };
     let mut dirs = Vec::new();
-    for bin in std::env::split_paths(&path) {
-        if !["dbprint", "dbprint.exe"]
-            .iter()
-            .any(|name| bin.join(name).is_file())
-        {
+    let mut seen = Vec::new();
+    for launcher in super::on_path("dbprint") {
+        let Some(bin) = launcher.parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        if seen.contains(&bin) {
             continue;
         }
+        seen.push(bin.clone());
         // A symlinked launcher (pipx, ~/.local/bin) lives apart from its venv.
         let mut bins = vec![bin.clone()];
-        if let Some(real) = ["dbprint", "dbprint.exe"]
-            .iter()
-            .find_map(|name| bin.join(name).canonicalize().ok())
+        if let Some(real) = launcher
+            .canonicalize()
+            .ok()
             .and_then(|p| p.parent().map(Path::to_path_buf))
         {
             if real != bin {

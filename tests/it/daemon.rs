@@ -1,22 +1,19 @@
-//! Issue 7, the long-running daemon: every call answers from the files as they are on disk
+//! The long-running daemon: every call answers from the files as they are on disk
 //! when it arrives, however they were changed underneath the server, and a server killed
 //! at any moment leaves an index the next one serves correctly.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::util::{copy_dir, fixtures, Server};
+use crate::util::{
+    bare_manifest, bare_project, bin, copy_dir, fixtures, library, relative_files, run,
+    write_atomically, Server, NO_HANDSHAKE,
+};
 
 const TABLE: &str = "stacks.catalog.series";
 const TABLE_DIR: &str = "prints/library/stacks/catalog/series";
-
-/// A private copy of the library fixture project.
-fn library() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("library"), dir.path());
-    dir
-}
 
 /// The fixture's statistics.yaml for TABLE with its `row_count: 40` replaced by `rows`.
 /// Four-digit counts keep the file's size, so only the mtime can tell two versions apart.
@@ -43,17 +40,6 @@ fn answered_rows(server: &mut Server) -> Value {
     page["statistics"]["row_count"].clone()
 }
 
-/// Write `content` over `path` the way an atomic writer does: a temp name, then a rename.
-pub(crate) fn write_atomically(path: &Path, content: &str) {
-    let tmp = path.with_file_name(format!(
-        ".{}.tmp{}",
-        path.file_name().unwrap().to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, content).unwrap();
-    std::fs::rename(&tmp, path).unwrap();
-}
-
 /// `rounds` times: `change_then_ask(round, rows)` puts version `rows` (1000 + round) on
 /// disk and returns the row count the server then answers. None may be stale.
 fn assert_never_stale(rounds: u32, mut change_then_ask: impl FnMut(u32, u32) -> Value) {
@@ -73,7 +59,7 @@ fn assert_never_stale(rounds: u32, mut change_then_ask: impl FnMut(u32, u32) -> 
 }
 
 #[test]
-fn issue_7_statistics_rewritten_in_place_is_never_stale() {
+fn statistics_rewritten_in_place_within_one_timestamp_tick_is_never_answered_stale() {
     let project = library();
     let stats = project.path().join(TABLE_DIR).join("statistics.yaml");
     let mut server = Server::start(project.path(), &[]);
@@ -98,7 +84,7 @@ fn issue_7_statistics_rewritten_in_place_is_never_stale() {
 }
 
 #[test]
-fn issue_7_statistics_replaced_by_rename_is_never_stale() {
+fn statistics_replaced_by_rename_is_never_answered_stale_by_the_tool_or_the_resource() {
     let project = library();
     let stats = project.path().join(TABLE_DIR).join("statistics.yaml");
     let mut server = Server::start(project.path(), &[]);
@@ -124,7 +110,7 @@ fn issue_7_statistics_replaced_by_rename_is_never_stale() {
 }
 
 #[test]
-fn issue_7_table_directory_removed_and_copied_back_is_never_stale() {
+fn a_table_directory_removed_and_copied_back_is_never_answered_stale() {
     let project = library();
     let dir = project.path().join(TABLE_DIR);
     let staging = tempfile::tempdir().unwrap();
@@ -151,26 +137,8 @@ fn issue_7_table_directory_removed_and_copied_back_is_never_stale() {
     });
 }
 
-/// Every file of the print, relative to the print root.
-fn print_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_dir() {
-                stack.push(entry.path());
-            } else {
-                out.push(entry.path().strip_prefix(root).unwrap().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
-fn issue_7_whole_print_rewritten_as_generate_does_is_never_stale() {
+fn a_whole_print_rewritten_as_generate_does_is_never_answered_stale() {
     // generate rewrites every file of the print (each by a rename) and the manifest last.
     // Two generations alternate: the fixture as made, and one whose every table gained
     // rows; list_tables (the manifest) and get_table_context (a table's files) must each
@@ -178,7 +146,7 @@ fn issue_7_whole_print_rewritten_as_generate_does_is_never_stale() {
     let project = library();
     let root = project.path().join("prints/library");
     let original = fixtures().join("library/prints/library");
-    let files = print_files(&original);
+    let files = relative_files(&original);
     let generation = |n: u32| -> Vec<(PathBuf, String)> {
         files
             .iter()
@@ -235,9 +203,9 @@ fn issue_7_whole_print_rewritten_as_generate_does_is_never_stale() {
 }
 
 #[test]
-fn issue_7_stdio_answers_requests_before_initialize_and_ignores_early_notifications() {
+fn stdio_answers_requests_before_initialize_and_ignores_early_notifications() {
     // The reference's stdio session does both; rmcp's handshake would exit on the first.
-    let mut server = Server::start(&fixtures().join("library"), &[crate::util::NO_HANDSHAKE]);
+    let mut server = Server::start(&fixtures().join("library"), &[NO_HANDSHAKE]);
     server.notify("notifications/initialized", json!({}));
     let early = server.request(
         "tools/call",
@@ -262,26 +230,6 @@ fn issue_7_stdio_answers_requests_before_initialize_and_ignores_early_notificati
     );
     assert!(!is_error, "{text}");
     assert_eq!(server.close().code(), Some(0));
-}
-
-/// A project whose manifest lists `n` bare tables.
-fn bare_project(dir: &Path, n: usize) {
-    std::fs::write(
-        dir.join(".dbprint.yaml"),
-        "connections:\n  c:\n    adapter: duckdb\n",
-    )
-    .unwrap();
-    let root = dir.join("prints/c");
-    std::fs::create_dir_all(&root).unwrap();
-    std::fs::write(root.join("manifest.yaml"), bare_manifest(n)).unwrap();
-}
-
-fn bare_manifest(n: usize) -> String {
-    let mut text = String::from("format_version: 1\ntables:\n");
-    for i in 0..n {
-        text.push_str(&format!("  s.t{i:06}:\n    type: table\n"));
-    }
-    text
 }
 
 /// Start a call that has a 10,000-table manifest to ingest first, then end the session
@@ -310,17 +258,17 @@ fn call_under_way_survives(stop: impl FnOnce(&mut Server)) {
 }
 
 #[test]
-fn issue_7_sigterm_lets_a_stdio_call_under_way_answer() {
+fn sigterm_lets_a_stdio_call_under_way_answer() {
     call_under_way_survives(|server| server.signal("-TERM"));
 }
 
 #[test]
-fn issue_7_sigint_lets_a_stdio_call_under_way_answer() {
+fn sigint_lets_a_stdio_call_under_way_answer() {
     call_under_way_survives(|server| server.signal("-INT"));
 }
 
 #[test]
-fn issue_7_eof_lets_a_stdio_call_under_way_answer() {
+fn eof_lets_a_stdio_call_under_way_answer() {
     call_under_way_survives(|server| server.close_stdin());
 }
 
@@ -411,7 +359,7 @@ fn fresh_answers(project: &Path, n: usize) -> Vec<String> {
 }
 
 #[test]
-fn issue_7_kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_correctly() {
+fn kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_correctly() {
     let project = tempfile::tempdir().unwrap();
     const N: usize = 300;
     scaled_print(project.path(), N, 7);
@@ -419,7 +367,7 @@ fn issue_7_kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_cor
     let index = tempfile::tempdir().unwrap();
     // Time a whole rebuild, then kill one at points spread over that time.
     let started = std::time::Instant::now();
-    let status = std::process::Command::new(crate::util::bin())
+    let status = Command::new(bin())
         .args(["index", "rebuild", "--project"])
         .arg(project.path())
         .arg("--index-dir")
@@ -431,7 +379,7 @@ fn issue_7_kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_cor
     let whole = started.elapsed();
     eprintln!("a whole rebuild of {N} tables takes {whole:?}");
     for fraction in [0.05, 0.2, 0.4, 0.6, 0.8, 0.95] {
-        let mut rebuild = std::process::Command::new(crate::util::bin())
+        let mut rebuild = Command::new(bin())
             .args(["index", "rebuild", "--project"])
             .arg(project.path())
             .arg("--index-dir")
@@ -451,7 +399,7 @@ fn issue_7_kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_cor
 }
 
 #[test]
-fn issue_7_kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serves_correctly() {
+fn kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serves_correctly() {
     let project = tempfile::tempdir().unwrap();
     const N: usize = 300;
     scaled_print(project.path(), N, 7);
@@ -483,7 +431,7 @@ fn issue_7_kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serve
 }
 
 #[test]
-fn issue_7_two_then_eight_servers_share_an_index_and_survive_one_killed_mid_ingest() {
+fn two_then_eight_servers_share_an_index_and_survive_one_killed_mid_ingest() {
     let project = tempfile::tempdir().unwrap();
     const N: usize = 300;
     scaled_print(project.path(), N, 7);
@@ -532,28 +480,22 @@ fn issue_7_two_then_eight_servers_share_an_index_and_survive_one_killed_mid_inge
 }
 
 fn printdex(args: &[&str], project: &Path, index: &Path) -> (bool, String, String) {
-    let out = std::process::Command::new(crate::util::bin())
+    let out = run(Command::new(bin())
         .args(args)
         .arg("--project")
         .arg(project)
         .arg("--index-dir")
-        .arg(index)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+        .arg(index));
+    (out.ok(), out.stdout, out.stderr)
 }
 
 #[test]
-fn issue_7_index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
+fn index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
     let project = tempfile::tempdir().unwrap();
     scaled_print(project.path(), 20, 7);
     // Written a minute ago: identities read now are settled (see FileIdentity).
     let back = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-    for rel in print_files(&project.path().join("prints/c")) {
+    for rel in relative_files(&project.path().join("prints/c")) {
         let path = project.path().join("prints/c").join(rel);
         let file = std::fs::File::options().write(true).open(path).unwrap();
         file.set_modified(back).unwrap();
@@ -618,7 +560,7 @@ fn foreign_mirror(dir: &Path) -> Vec<u8> {
 }
 
 #[test]
-fn issue_7_a_corrupt_or_foreign_index_is_rebuilt_not_served() {
+fn a_corrupt_or_foreign_index_is_rebuilt_not_served() {
     let project = tempfile::tempdir().unwrap();
     const N: usize = 12;
     scaled_print(project.path(), N, 7);

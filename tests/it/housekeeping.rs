@@ -3,23 +3,14 @@
 //! `index list` / `index prune` over every index in printdex's cache.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-use crate::util::{bin, copy_dir, fixtures, session};
+use crate::util::{bin, copy_dir, fixtures, run, session};
 
 /// `printdex ARGS` with printdex's cache in `cache`: (success, stdout, stderr).
 fn printdex(cache: &Path, args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(bin())
-        .args(args)
-        .env("XDG_CACHE_HOME", cache)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
+    let out = run(Command::new(bin()).args(args).env("XDG_CACHE_HOME", cache));
+    (out.ok(), out.stdout, out.stderr)
 }
 
 /// A private copy of the library fixture project at `dir`.

@@ -78,7 +78,7 @@ fn requests_before_initialize_are_answered_and_early_notifications_ignored() {
     let docs = cache.path().join("docs");
     synced(cache.path(), &docs);
     let mut c = PzClient::spawn(cache.path(), &["--docs-dir", docs.to_str().unwrap()], &[]);
-    c.notify("notifications/initialized");
+    c.notify("notifications/initialized", json!({}));
     let tools = c.request("tools/list", json!({}));
     assert_eq!(
         tools["result"]["tools"].as_array().map(Vec::len),

@@ -10,8 +10,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use crate::pz_util::PzClient;
-use crate::util::fixtures;
+use crate::util::{copy_dir, fixtures, relative_files, PzClient};
 
 /// The instant fixture files are dated at unless `case.json` says otherwise.
 const DEFAULT_MTIME_NS: u64 = 1_700_000_000_000_000_000;
@@ -47,19 +46,6 @@ fn path_with_fake_pz() -> String {
     format!("{}:/usr/local/bin:/usr/bin:/bin", fake_pz_dir().display())
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
 fn set_mtime(path: &Path, ns: u64) {
     let when = UNIX_EPOCH + Duration::from_nanos(ns);
     std::fs::File::options()
@@ -69,28 +55,11 @@ fn set_mtime(path: &Path, ns: u64) {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
-fn files_below(dir: &Path, rel: &str, out: &mut Vec<String>) {
-    for entry in std::fs::read_dir(dir.join(rel)).expect("read dir") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name().to_string_lossy().to_string();
-        let child = if rel.is_empty() {
-            name
-        } else {
-            format!("{rel}/{name}")
-        };
-        if entry.file_type().expect("type").is_dir() {
-            files_below(dir, &child, out);
-        } else {
-            out.push(child);
-        }
-    }
-}
-
 /// The case's project laid out in `into` as `case.json` describes it: its project (or
 /// another case's), files overlaid and removed, every file dated as the case says.
 fn lay_out(case_dir: &Path, case: &Value, into: &Path) {
     let project = case["project"].as_str().unwrap_or("project");
-    copy_tree(&case_dir.join(project), into);
+    copy_dir(&case_dir.join(project), into);
     if let Some(overlay) = case["files"].as_object() {
         for (rel, source) in overlay {
             let target = into.join(rel);
@@ -103,10 +72,9 @@ fn lay_out(case_dir: &Path, case: &Value, into: &Path) {
             std::fs::remove_file(into.join(rel.as_str().unwrap())).unwrap();
         }
     }
-    let mut all = Vec::new();
-    files_below(into, "", &mut all);
-    for rel in all {
-        let ns = case["mtimes"][&rel].as_u64().unwrap_or(DEFAULT_MTIME_NS);
+    for rel in relative_files(into) {
+        let key = rel.to_string_lossy().replace('\\', "/");
+        let ns = case["mtimes"][&key].as_u64().unwrap_or(DEFAULT_MTIME_NS);
         set_mtime(&into.join(&rel), ns);
     }
 }

@@ -1,12 +1,11 @@
-//! Driving `printdex pz …`: a stdio client for `pz serve`, the `pz docs` commands, and a
+//! Driving `printdex pz …`: the `pz docs` commands, the oracle of the docs fixture, and a
 //! loopback HTTP server that plays the docs site (127.0.0.1 only, bounded in time, and it
 //! stops by itself when dropped or after its deadline).
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -14,13 +13,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::util::{bin, fixtures};
+// `PzClient` lives with the rest of the harness; pz's tests find it here too.
+pub use crate::util::PzClient;
+use crate::util::{fixtures, pz_command, run};
 
 pub fn docs_fixture() -> PathBuf {
     fixtures().join("pz-docs")
 }
 
-/// The real pz docs corpus, when `../shared` is beside the checkout.
 /// The real pz docs corpus beside the repository (the workplace's `shared/pz-docs`), for
 /// the tests that run only when asked (`cargo test -- --ignored`): asked for and absent
 /// is a failure, never a pass.
@@ -34,151 +34,10 @@ pub fn real_docs() -> PathBuf {
     dir
 }
 
-/// A command with a clean docs environment: no inherited PZ_DOCS_URL, cache in `cache`.
-fn command(cache: &Path, env: &[(&str, &str)]) -> Command {
-    let mut c = Command::new(bin());
-    c.env_remove("PZ_DOCS_URL")
-        .env("XDG_CACHE_HOME", cache)
-        .env("PRINTDEX_LOG", "info");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c
-}
-
 /// `printdex pz docs <args…>` → (exit ok, stdout, stderr).
 pub fn docs_cmd(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
-    let out: Output = command(cache, env)
-        .arg("pz")
-        .arg("docs")
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run printdex pz docs");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-/// A running `printdex pz serve`, initialized.
-pub struct PzClient {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-    pub init: Value,
-}
-
-impl PzClient {
-    pub fn start(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> PzClient {
-        let mut client = PzClient::spawn(cache, args, env);
-        client.init = client.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}),
-        );
-        client.notify("notifications/initialized");
-        client
-    }
-
-    /// A running `printdex pz serve` that has been sent nothing yet.
-    pub fn spawn(cache: &Path, args: &[&str], env: &[(&str, &str)]) -> PzClient {
-        let mut child = command(cache, env)
-            .arg("pz")
-            .arg("serve")
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn printdex pz serve");
-        let stdin = child.stdin.take();
-        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        PzClient {
-            child,
-            stdin,
-            stdout,
-            next_id: 0,
-            init: Value::Null,
-        }
-    }
-
-    pub fn notify(&mut self, method: &str) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method}));
-    }
-
-    /// Send `signal` (`-TERM`, …) to the server process.
-    pub fn signal(&self, signal: &str) {
-        let status = Command::new("kill")
-            .arg(signal)
-            .arg(self.child.id().to_string())
-            .status()
-            .expect("run kill");
-        assert!(status.success());
-    }
-
-    /// Wait for the exit status, stdin left open.
-    pub fn wait(mut self) -> std::process::ExitStatus {
-        self.child.wait().expect("wait")
-    }
-
-    fn send(&mut self, v: &Value) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        writeln!(stdin, "{v}").expect("write");
-        stdin.flush().expect("flush");
-    }
-
-    pub fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let mut line = String::new();
-            let n = self.stdout.read_line(&mut line).expect("read");
-            assert!(n > 0, "server closed stdout while a response was pending");
-            let v: Value = serde_json::from_str(&line).expect("stdout carries only JSON-RPC");
-            if v.get("id").and_then(Value::as_u64) == Some(id) {
-                return v;
-            }
-        }
-    }
-
-    /// The raw tools/call response.
-    pub fn call_raw(&mut self, tool: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({"name": tool, "arguments": arguments}))
-    }
-
-    /// A tool call that must produce a result: (envelope text, isError).
-    pub fn call(&mut self, tool: &str, arguments: Value) -> (String, bool) {
-        let r = self.call_raw(tool, arguments);
-        let result = &r["result"];
-        let text = result["content"][0]["text"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no text in {r}"))
-            .to_string();
-        (text, result["isError"].as_bool().unwrap_or(false))
-    }
-
-    /// A tool call's envelope, parsed; asserts it is not the backstop.
-    pub fn envelope(&mut self, tool: &str, arguments: Value) -> Value {
-        let (text, is_error) = self.call(tool, arguments);
-        assert!(!is_error, "{tool}: {text}");
-        assert!(text.is_ascii(), "pz's writer escapes to ASCII: {text}");
-        serde_json::from_str(&text).expect("envelope is JSON")
-    }
-
-    pub fn close(mut self) -> std::process::ExitStatus {
-        drop(self.stdin.take());
-        self.child.wait().expect("wait")
-    }
-}
-
-impl Drop for PzClient {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    let out = run(pz_command(cache, env).arg("pz").arg("docs").args(args));
+    (out.ok(), out.stdout, out.stderr)
 }
 
 /// What the loopback site answers for one path.

@@ -151,24 +151,25 @@ fn get_reference_finds_dbprint_beside_its_executable_in_pipx_and_in_uv() {
     }
 }
 
-/// The interpreter `python3` on this machine's PATH runs, if there is one.
+/// The interpreter `python3` on this machine's PATH runs; the test needs one.
 #[cfg(unix)]
-fn real_python() -> Option<PathBuf> {
+fn real_python() -> PathBuf {
     let out = Command::new("python3")
         .args(["-c", "import sys; print(sys.executable)"])
         .output()
-        .ok()?;
-    let exe = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (out.status.success() && !exe.is_empty()).then(|| PathBuf::from(exe))
+        .expect("this test needs a python3 on PATH");
+    let exe = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(
+        out.status.success() && !exe.is_empty(),
+        "python3 on PATH does not run"
+    );
+    PathBuf::from(exe)
 }
 
 #[cfg(unix)]
 #[test]
 fn get_reference_finds_the_package_python3_imports_asking_it_once() {
-    let Some(python) = real_python() else {
-        eprintln!("skipped: no python3 on PATH");
-        return;
-    };
+    let python = real_python();
     use std::os::unix::fs::PermissionsExt;
     let tmp = tempfile::tempdir().unwrap();
     let bin_dir = tmp.path().join("bin");

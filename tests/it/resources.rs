@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::util::{fixtures, Server};
+use crate::util::{fixtures, library, Server};
 
 const PAGE: usize = 20_000;
 
@@ -80,33 +80,13 @@ fn escaped_width(text: &str) -> usize {
         .sum()
 }
 
-fn library() -> PathBuf {
+/// The library fixture project itself (read only).
+fn library_fixture() -> PathBuf {
     fixtures().join("library")
 }
 
 fn library_file(rel: &str) -> PathBuf {
-    library().join("prints/library").join(rel)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type().unwrap();
-        if kind.is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
-/// A copy of the library project that a test may change.
-fn library_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&library(), dir.path());
-    dir
+    library_fixture().join("prints/library").join(rel)
 }
 
 /// Every resources/list page's entries, following `nextCursor`.
@@ -129,7 +109,7 @@ fn list_all(server: &mut Server) -> (Vec<Value>, usize) {
 
 #[test]
 fn list_is_ordered_and_lists_peoples_files_only_when_present() {
-    let mut server = Server::start(&library(), &[]);
+    let mut server = Server::start(&library_fixture(), &[]);
     let (entries, _) = list_all(&mut server);
     let uris: Vec<&str> = entries.iter().map(|e| e["uri"].as_str().unwrap()).collect();
     assert_eq!(
@@ -195,8 +175,7 @@ fn list_is_ordered_and_lists_peoples_files_only_when_present() {
 
 #[test]
 fn a_peoples_file_is_listed_while_it_exists_whatever_it_holds() {
-    let dir = tempfile::tempdir().unwrap();
-    crate::util::copy_dir(&library(), dir.path());
+    let dir = library();
     let description = dir
         .path()
         .join("prints/library/stacks/members/patrons/description.md");
@@ -233,7 +212,7 @@ fn a_peoples_file_is_listed_while_it_exists_whatever_it_holds() {
 
 #[test]
 fn templates_list_every_pattern_in_page_form() {
-    let mut server = Server::start(&library(), &[]);
+    let mut server = Server::start(&library_fixture(), &[]);
     let r = server.request("resources/templates/list", json!({}));
     let templates = r["result"]["resourceTemplates"].as_array().unwrap();
     assert_eq!(templates.len(), 11);
@@ -249,7 +228,7 @@ fn templates_list_every_pattern_in_page_form() {
 
 #[test]
 fn every_kind_reads_as_the_file_on_disk() {
-    let mut server = Server::start(&library(), &[]);
+    let mut server = Server::start(&library_fixture(), &[]);
     let cases = [
         (
             "dbprint://library/manifest",
@@ -334,7 +313,7 @@ fn every_kind_reads_as_the_file_on_disk() {
 
 #[test]
 fn a_rejected_edge_is_withheld_from_both_sides_and_an_added_one_is_not_listed() {
-    let mut server = Server::start(&library(), &[]);
+    let mut server = Server::start(&library_fixture(), &[]);
     // activity_log rejected its inferred patron_id edge.
     let own = text(&read(
         &mut server,
@@ -369,7 +348,7 @@ fn a_rejected_edge_is_withheld_from_both_sides_and_an_added_one_is_not_listed() 
 
 #[test]
 fn a_verdict_edited_between_pages_invalidates_the_later_read() {
-    let project = library_copy();
+    let project = library();
     let root = project.path().join("prints/library");
     let mut server = Server::start(project.path(), &[]);
     let uri = "dbprint://library/stacks.lending.activity_log/relationships";
@@ -393,7 +372,7 @@ fn a_verdict_edited_between_pages_invalidates_the_later_read() {
 
 #[test]
 fn page_errors() {
-    let mut server = Server::start(&library(), &[]);
+    let mut server = Server::start(&library_fixture(), &[]);
     let uri = "dbprint://library/stacks.catalog.books/statistics";
     let first = read(&mut server, uri);
     let meta = content(&first)["_meta"].clone();
@@ -431,7 +410,7 @@ fn page_errors() {
 
 #[test]
 fn a_file_rewritten_between_pages_refuses_the_old_version() {
-    let project = library_copy();
+    let project = library();
     let file = project
         .path()
         .join("prints/library/stacks/catalog/books/statistics.yaml");
@@ -457,7 +436,7 @@ fn a_file_rewritten_between_pages_refuses_the_old_version() {
 
 #[test]
 fn a_yaml_file_that_stops_parsing_is_never_served_from_its_old_parse() {
-    let project = library_copy();
+    let project = library();
     let root = project.path().join("prints/library");
     let file = root.join("stacks/catalog/authors/statistics.yaml");
     let mut server = Server::start(project.path(), &[]);
@@ -477,7 +456,7 @@ fn a_yaml_file_that_stops_parsing_is_never_served_from_its_old_parse() {
 
 #[test]
 fn malformed_uris_and_unknown_names() {
-    let mut server = Server::start(&library(), &[]);
+    let mut server = Server::start(&library_fixture(), &[]);
     for uri in [
         "foo",
         "http://x/y",

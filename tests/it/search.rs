@@ -7,26 +7,11 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::util::{all_pages, fixtures, Server};
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
+use crate::util::{all_pages, fixture_copy, fixtures, Server};
 
 /// A private copy of the search fixture, safe to edit.
 fn scratch() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixtures().join("edge/search"), dir.path());
-    dir
+    fixture_copy("edge/search")
 }
 
 fn people(project: &Path) -> std::path::PathBuf {

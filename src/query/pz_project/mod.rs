@@ -12,6 +12,8 @@ pub mod compile;
 pub mod load;
 pub mod model;
 pub mod render;
+#[cfg(test)]
+mod tests;
 mod tools;
 
 use std::collections::HashMap;

@@ -13,6 +13,8 @@ use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead
 use compat::value::{stored, Value};
 
 mod pz;
+#[cfg(test)]
+mod tests;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::util::{bin, fixtures, Server};
+use crate::util::{bin, fixtures, run, Server};
 
 fn project(name: &str) -> PathBuf {
     fixtures().join("hostile-aliases").join(name)
@@ -130,18 +130,12 @@ fn dir_size(dir: &Path) -> u64 {
 }
 
 fn rebuild(project: &Path, index: &Path) {
-    let out = Command::new(bin())
+    let out = run(Command::new(bin())
         .args(["index", "rebuild", "--project"])
         .arg(project)
         .arg("--index-dir")
-        .arg(index)
-        .output()
-        .expect("run printdex index rebuild");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg(index));
+    assert!(out.ok(), "{}", out.stderr);
 }
 
 const MB: u64 = 1024 * 1024;

@@ -4,121 +4,28 @@
 //! sessions end when idle and are capped; an unknown one is 404 to DELETE.
 
 use std::cell::RefCell;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
 
-use crate::http::{initialize, initialized, tools_list, HttpServer};
-use crate::util::{bin, fixtures};
+use crate::util::{
+    fixtures, initialize, initialized, is_answer_to, tools_list, HttpServer, Server,
+};
 
-const ANSWER_WITHIN: Duration = Duration::from_secs(30);
-
-/// `printdex serve` over stdio, its stdout read line by line on a thread, so a missing
-/// answer fails the test instead of hanging it.
-struct Wire {
-    child: Child,
-    stdin: ChildStdin,
-    lines: mpsc::Receiver<String>,
-    _index: tempfile::TempDir,
+/// `printdex serve` over stdio on the library fixture, initialized.
+fn start() -> Server {
+    Server::start(&fixtures().join("library"), &[])
 }
 
-impl Wire {
-    fn start() -> Wire {
-        let index = tempfile::tempdir().unwrap();
-        let mut child = Command::new(bin())
-            .args(["serve", "--project"])
-            .arg(fixtures().join("library"))
-            .arg("--index-dir")
-            .arg(index.path())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn printdex");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || loop {
-            let mut line = Vec::new();
-            match stdout.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    let text = String::from_utf8(line).expect("stdout is UTF-8");
-                    if tx.send(text.trim_end().to_string()).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        let mut wire = Wire {
-            child,
-            stdin,
-            lines,
-            _index: index,
-        };
-        wire.send(&initialize().to_string());
-        wire.answer_to("1");
-        wire.send(&initialized().to_string());
-        wire
-    }
-
-    fn send(&mut self, line: &str) {
-        self.send_bytes(line.as_bytes());
-    }
-
-    fn send_bytes(&mut self, line: &[u8]) {
-        self.stdin.write_all(line).expect("the server reads stdin");
-        self.stdin.write_all(b"\n").unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn next_line(&self) -> String {
-        self.lines
-            .recv_timeout(ANSWER_WITHIN)
-            .expect("an answer within 30 s (the server is silent or gone)")
-    }
-
-    /// The next answer whose id is `raw_id` as JSON text, lines for other ids skipped.
-    fn answer_to(&self, raw_id: &str) -> String {
-        loop {
-            let line = self.next_line();
-            if answers(&line, raw_id) {
-                return line;
-            }
-        }
-    }
-
-    /// A ping answered: the server still reads and answers.
-    fn still_serves(&mut self) {
-        self.send(r#"{"jsonrpc":"2.0","id":"still","method":"ping"}"#);
-        assert_eq!(
-            self.answer_to(r#""still""#),
-            r#"{"jsonrpc":"2.0","id":"still","result":{}}"#
-        );
-    }
-
-    fn alive(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-}
-
-impl Drop for Wire {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Whether `line` is the answer to the request whose id is `raw_id` (JSON text): the
-/// server writes the id first, as the client wrote it.
-fn answers(line: &str, raw_id: &str) -> bool {
-    let head = format!(r#"{{"jsonrpc":"2.0","id":{raw_id},"#);
-    line.starts_with(&head)
+/// A ping answered: the server still reads and answers.
+fn still_serves(wire: &mut Server) {
+    wire.send_line(r#"{"jsonrpc":"2.0","id":"still","method":"ping"}"#);
+    assert_eq!(
+        wire.answer_to(r#""still""#),
+        r#"{"jsonrpc":"2.0","id":"still","result":{}}"#
+    );
 }
 
 fn json(line: &str) -> Value {
@@ -141,7 +48,7 @@ fn error_of(line: &str) -> (i64, String) {
 
 #[test]
 fn invalid_utf8_inside_a_string_is_read_as_python_reads_it() {
-    let mut wire = Wire::start();
+    let mut wire = start();
     let mut line = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"catalog"#.to_vec();
     line.extend_from_slice(b"\xff\xfe*");
     line.extend_from_slice(br#""}}}"#);
@@ -150,25 +57,25 @@ fn invalid_utf8_inside_a_string_is_read_as_python_reads_it() {
     // The bytes that are not UTF-8 read as U+FFFD, as the reference's stdio reader does:
     // a glob that matches nothing, not an error.
     assert_eq!(answer["result"]["isError"], false, "{answer}");
-    wire.still_serves();
+    still_serves(&mut wire);
 }
 
 #[test]
 fn a_number_beyond_f64_is_answered_with_its_id() {
-    let mut wire = Wire::start();
-    wire.send(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":1e400}}}"#);
+    let mut wire = start();
+    wire.send_line(r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":1e400}}}"#);
     let answer = wire.answer_to("8");
     assert_eq!(
         error_of(&answer),
         (-32700, "Parse error".into()),
         "{answer}"
     );
-    wire.still_serves();
+    still_serves(&mut wire);
 }
 
 #[test]
 fn ids_beyond_i64_go_back_exactly_as_written() {
-    let mut wire = Wire::start();
+    let mut wire = start();
     let long = "1".repeat(400);
     for id in [
         long.as_str(),
@@ -177,79 +84,79 @@ fn ids_beyond_i64_go_back_exactly_as_written() {
         "1.0",
         "7e2",
     ] {
-        wire.send(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        wire.send_line(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
         assert_eq!(
             wire.answer_to(id),
             format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
         );
     }
     // A tool call under such an id is answered in full.
-    wire.send(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"*catalog.*"}}}"#);
+    wire.send_line(r#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"*catalog.*"}}}"#);
     let answer = wire.answer_to("18446744073709551616");
     assert!(answer.contains("catalog.books"), "{answer:.300}");
-    wire.still_serves();
+    still_serves(&mut wire);
 }
 
 #[test]
 fn a_line_over_16_mib_is_answered_and_the_server_keeps_serving() {
-    let mut wire = Wire::start();
+    let mut wire = start();
     let pad = "a".repeat(17 * 1024 * 1024);
     // Its id comes before the limit: the answer carries it.
-    wire.send(&format!(
+    wire.send_line(&format!(
         r#"{{"jsonrpc":"2.0","id":22,"method":"ping","params":{{"s":"{pad}"}}}}"#
     ));
     let answer = wire.answer_to("22");
     assert_eq!(error_of(&answer).0, -32600, "{answer}");
     // Its id comes after it: a parse error without one.
-    wire.send(&format!(
+    wire.send_line(&format!(
         r#"{{"jsonrpc":"2.0","params":{{"s":"{pad}"}},"id":23,"method":"ping"}}"#
     ));
     let answer = wire.answer_to("null");
     assert_eq!(error_of(&answer).0, -32700, "{answer}");
-    wire.still_serves();
+    still_serves(&mut wire);
     assert!(wire.alive());
 }
 
 #[test]
 fn what_is_not_json_gets_parse_error_with_the_id_when_it_can_be_read() {
-    let mut wire = Wire::start();
-    wire.send("hello");
+    let mut wire = start();
+    wire.send_line("hello");
     let answer = wire.answer_to("null");
     assert_eq!(error_of(&answer), (-32700, "Parse error".into()));
-    wire.send(r#"{"jsonrpc":"2.0","id":9,"method":"pi"#);
+    wire.send_line(r#"{"jsonrpc":"2.0","id":9,"method":"pi"#);
     assert_eq!(error_of(&wire.answer_to("9")).0, -32700);
     let deep = format!(
         r#"{{"jsonrpc":"2.0","id":16,"method":"ping","params":{{"a":{}{}}}}}"#,
         "[".repeat(5000),
         "]".repeat(5000)
     );
-    wire.send(&deep);
+    wire.send_line(&deep);
     assert_eq!(error_of(&wire.answer_to("16")).0, -32700);
-    wire.still_serves();
+    still_serves(&mut wire);
 }
 
 #[test]
 fn json_that_is_no_request_gets_invalid_request_with_its_id() {
-    let mut wire = Wire::start();
-    wire.send(r#"{"id":11,"method":"ping"}"#);
+    let mut wire = start();
+    wire.send_line(r#"{"id":11,"method":"ping"}"#);
     assert_eq!(
         error_of(&wire.answer_to("11")),
         (-32600, "Invalid Request".into())
     );
-    wire.send(r#"{"jsonrpc":"2.0","id":12,"method":5}"#);
+    wire.send_line(r#"{"jsonrpc":"2.0","id":12,"method":5}"#);
     assert_eq!(error_of(&wire.answer_to("12")).0, -32600);
-    wire.send(r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":"x"}"#);
+    wire.send_line(r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":"x"}"#);
     assert_eq!(error_of(&wire.answer_to(r#""s""#)).0, -32600);
-    wire.still_serves();
+    still_serves(&mut wire);
 }
 
 #[test]
 fn methods_not_found_answer_in_dbprints_shape() {
-    let mut wire = Wire::start();
+    let mut wire = start();
     // A notification of one is not answered: the ping after it is the next line.
-    wire.send(r#"{"jsonrpc":"2.0","method":"prompts/list"}"#);
-    wire.send(r#"{"jsonrpc":"2.0","id":"first","method":"ping"}"#);
-    assert!(answers(&wire.next_line(), r#""first""#));
+    wire.send_line(r#"{"jsonrpc":"2.0","method":"prompts/list"}"#);
+    wire.send_line(r#"{"jsonrpc":"2.0","id":"first","method":"ping"}"#);
+    assert!(is_answer_to(&wire.next_line(), r#""first""#));
     for (n, method) in [
         "prompts/list",
         "prompts/get",
@@ -266,7 +173,7 @@ fn methods_not_found_answer_in_dbprints_shape() {
         let params = json!({"name": "x", "uri": "dbprint:///x", "level": "info", "taskId": "t",
             "ref": {"type": "ref/prompt", "name": "x"}, "argument": {"name": "a", "value": "b"}});
         let request = json!({"jsonrpc": "2.0", "id": n, "method": method, "params": params});
-        wire.send(&request.to_string());
+        wire.send_line(&request.to_string());
         assert_eq!(
             json(&wire.answer_to(&n.to_string()))["error"],
             json!({"code": -32601, "message": "Method not found", "data": method})
@@ -275,17 +182,12 @@ fn methods_not_found_answer_in_dbprints_shape() {
 }
 
 /// An `/mcp` server whose sessions live `idle_secs` idle and at most `max` at once.
-fn mcp_server(idle_secs: u64, max: usize) -> (HttpServer, tempfile::TempDir) {
-    let index = tempfile::tempdir().unwrap();
-    let mut command = Command::new(bin());
-    command
-        .args(["serve", "--transport", "http", "--port", "0", "--project"])
-        .arg(fixtures().join("library"))
-        .arg("--index-dir")
-        .arg(index.path())
-        .env("PRINTDEX_SESSION_IDLE_SECS", idle_secs.to_string())
-        .env("PRINTDEX_MAX_SESSIONS", max.to_string());
-    (HttpServer::spawn(command), index)
+fn mcp_server(idle_secs: u64, max: usize) -> HttpServer {
+    HttpServer::start_with(&fixtures().join("library"), |command| {
+        command
+            .env("PRINTDEX_SESSION_IDLE_SECS", idle_secs.to_string())
+            .env("PRINTDEX_MAX_SESSIONS", max.to_string());
+    })
 }
 
 const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
@@ -318,7 +220,7 @@ fn list_status(server: &HttpServer, session: &str) -> u16 {
 
 #[test]
 fn mcp_sessions_end_when_idle() {
-    let (server, _index) = mcp_server(1, 1000);
+    let server = mcp_server(1, 1000);
     let session = open_session(&server);
     assert_eq!(list_status(&server, &session), 200);
     std::thread::sleep(Duration::from_millis(2500));
@@ -330,7 +232,7 @@ fn mcp_sessions_end_when_idle() {
 
 #[test]
 fn mcp_sessions_are_capped_the_longest_idle_ending() {
-    let (server, _index) = mcp_server(600, 2);
+    let server = mcp_server(600, 2);
     let a = open_session(&server);
     let b = open_session(&server);
     assert_eq!(
@@ -346,7 +248,7 @@ fn mcp_sessions_are_capped_the_longest_idle_ending() {
 
 #[test]
 fn deleting_an_unknown_mcp_session_is_404() {
-    let (server, _index) = mcp_server(600, 1000);
+    let server = mcp_server(600, 1000);
     let host = server.host();
     let unknown = "0123456789abcdef0123456789abcdef";
     let r = server.send(
@@ -373,7 +275,7 @@ fn deleting_an_unknown_mcp_session_is_404() {
 
 #[test]
 fn mcp_methods_not_found_answer_in_dbprints_shape() {
-    let (server, _index) = mcp_server(600, 1000);
+    let server = mcp_server(600, 1000);
     let session = open_session(&server);
     let r = server.post(
         "/mcp",
@@ -462,7 +364,7 @@ fn mutate(rest: String, how: u8, at: usize, junk: Vec<u8>) -> Vec<u8> {
 }
 
 /// The five tools the fuzz calls, each with its argument names, from tools/list.
-fn tool_arguments(wire: &mut Wire) -> Vec<(String, Vec<String>)> {
+fn tool_arguments(wire: &mut Server) -> Vec<(String, Vec<String>)> {
     const FUZZED: [&str; 5] = [
         "list_tables",
         "get_table_context",
@@ -470,7 +372,7 @@ fn tool_arguments(wire: &mut Wire) -> Vec<(String, Vec<String>)> {
         "resolve_value",
         "validate_sql",
     ];
-    wire.send(&tools_list(2).to_string());
+    wire.send_line(&tools_list(2).to_string());
     let list = json(&wire.answer_to("2"));
     list["result"]["tools"]
         .as_array()
@@ -489,7 +391,7 @@ fn tool_arguments(wire: &mut Wire) -> Vec<(String, Vec<String>)> {
 
 #[test]
 fn every_generated_line_with_a_readable_id_gets_one_answer_and_the_server_lives() {
-    let mut wire = Wire::start();
+    let mut wire = start();
     let tools = tool_arguments(&mut wire);
     assert_eq!(tools.len(), 5, "{tools:?}");
     let wire = RefCell::new(wire);
@@ -521,20 +423,20 @@ fn every_generated_line_with_a_readable_id_gets_one_answer_and_the_server_lives(
             let noise: Vec<u8> = noise.into_iter().filter(|b| *b != b'\n').collect();
             wire.send_bytes(&noise);
             wire.send_bytes(&line);
-            wire.send(r#"{"jsonrpc":"2.0","id":"sentinel","method":"ping"}"#);
+            wire.send_line(r#"{"jsonrpc":"2.0","id":"sentinel","method":"ping"}"#);
             // Exactly one answer with the case's id, and the sentinel's; anything else is
             // the noise's error, which has no id.
             let (mut case_answers, mut sentinel) = (0, false);
             while case_answers == 0 || !sentinel {
                 let answer = wire.next_line();
-                if answers(&answer, &id) {
+                if is_answer_to(&answer, &id) {
                     let reply = json(&answer);
                     prop_assert!(reply.get("result").is_some() || reply.get("error").is_some());
                     case_answers += 1;
-                } else if answers(&answer, r#""sentinel""#) {
+                } else if is_answer_to(&answer, r#""sentinel""#) {
                     sentinel = true;
                 } else {
-                    prop_assert!(answers(&answer, "null"), "a stray line: {answer:.300}");
+                    prop_assert!(is_answer_to(&answer, "null"), "a stray line: {answer:.300}");
                 }
             }
             prop_assert!(wire.alive());
@@ -542,14 +444,14 @@ fn every_generated_line_with_a_readable_id_gets_one_answer_and_the_server_lives(
         })
         .unwrap();
     let mut wire = wire.borrow_mut();
-    wire.send(r#"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"*catalog.*"}}}"#);
+    wire.send_line(r#"{"jsonrpc":"2.0","id":"last","method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"*catalog.*"}}}"#);
     let last = json(&wire.answer_to(r#""last""#));
     assert_eq!(last["result"]["isError"], false);
     let text = last["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("catalog.books"), "{text}");
     // Nothing answered twice: the lines left are null-id errors at most.
     std::thread::sleep(Duration::from_millis(200));
-    while let Ok(line) = wire.lines.try_recv() {
-        assert!(answers(&line, "null"), "a stray line: {line:.300}");
+    for line in wire.lines_written() {
+        assert!(is_answer_to(&line, "null"), "a stray line: {line:.300}");
     }
 }

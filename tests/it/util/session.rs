@@ -1,0 +1,72 @@
+//! A whole stdio session run to its end, for what shows only once a server has exited
+//! (its stderr, its exit status) or never started.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::{Command, ExitStatus, Stdio};
+
+use serde_json::{json, Value};
+
+/// `initialize`, the `requests` (ids 1, 2, ...), then EOF; every response by id, stderr,
+/// and the exit status.
+pub struct Session {
+    pub responses: HashMap<u64, Value>,
+    pub stderr: String,
+    pub status: ExitStatus,
+}
+
+impl Session {
+    /// The text and isError of the tool call with this id.
+    pub fn call(&self, id: u64) -> (String, bool) {
+        let r = self
+            .responses
+            .get(&id)
+            .unwrap_or_else(|| panic!("no response {id}; stderr: {}", self.stderr));
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no text in {r}"))
+            .to_string();
+        (text, r["result"]["isError"].as_bool().expect("isError"))
+    }
+}
+
+/// Run `command` (a `printdex serve ...`) through one session of `requests`.
+pub fn session(mut command: Command, requests: &[(&str, Value)]) -> Session {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn printdex");
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "it", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized", "params": {}}),
+    ];
+    for (i, (method, params)) in requests.iter().enumerate() {
+        lines.push(json!({"jsonrpc": "2.0", "id": i + 1, "method": method, "params": params}));
+    }
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in lines {
+        // A server that refused to start has closed its stdin: nothing more to send.
+        if writeln!(stdin, "{line}").is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    let responses = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("stdout carries only JSON-RPC"))
+        .filter_map(|v| Some((v.get("id")?.as_u64()?, v)))
+        .collect();
+    Session {
+        responses,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: out.status,
+    }
+}
+
+/// A tool call as a `session` request.
+pub fn tool_call(name: &str, arguments: Value) -> (&'static str, Value) {
+    ("tools/call", json!({"name": name, "arguments": arguments}))
+}
