@@ -17,7 +17,7 @@ mod joins;
 mod literals;
 mod scope;
 mod source;
-mod suggest;
+pub mod suggest;
 mod tables;
 #[cfg(test)]
 mod tests;
