@@ -163,3 +163,106 @@ fn edges_among(graph: &Graph, tables: &[usize]) -> Vec<usize> {
         .map(|(i, _)| i)
         .collect()
 }
+
+/// The resource template a diagram around one table is read by (a scheme of printdex's
+/// own, so it never meets dbprint's URIs).
+pub const TEMPLATE: &str = "printdex://{connection}/erd/{table}{?depth}";
+/// The scheme's prefix.
+pub const SCHEME: &str = "printdex://";
+/// The depth a URI without one draws.
+pub const DEFAULT_DEPTH: usize = 1;
+
+/// What an ERD resource URI names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErdUri {
+    pub connection: String,
+    pub table: String,
+    pub depth: usize,
+}
+
+/// `printdex://<connection>/erd/<table>[?depth=N]`, or the exact error.
+pub fn parse_uri(uri: &str) -> Result<ErdUri, crate::error::QueryError> {
+    use crate::error::QueryError;
+    let malformed = || {
+        QueryError::InvalidArgument(format!(
+            "URI {} does not match {TEMPLATE}.",
+            compat::py::repr_str(uri)
+        ))
+    };
+    let rest = uri.strip_prefix(SCHEME).ok_or_else(malformed)?;
+    let (path, query) = match rest.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (rest, None),
+    };
+    let mut parts = path.split('/');
+    let (Some(connection), Some("erd"), Some(table), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(malformed());
+    };
+    if connection.is_empty() || table.is_empty() {
+        return Err(malformed());
+    }
+    let mut depth = DEFAULT_DEPTH;
+    for pair in query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if key != "depth" {
+            return Err(QueryError::InvalidArgument(format!(
+                "URI {} takes no parameter {}: only depth.",
+                compat::py::repr_str(uri),
+                compat::py::repr_str(key)
+            )));
+        }
+        depth = value
+            .parse::<usize>()
+            .ok()
+            .filter(|d| (1..=MAX_DEPTH).contains(d))
+            .ok_or_else(|| {
+                QueryError::InvalidArgument(format!(
+                    "depth {} in URI {} must be a whole number from 1 to {MAX_DEPTH}.",
+                    compat::py::repr_str(value),
+                    compat::py::repr_str(uri)
+                ))
+            })?;
+    }
+    Ok(ErdUri {
+        connection: connection.to_string(),
+        table: table.to_string(),
+        depth,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erd_uris_name_a_connection_a_table_and_a_depth() {
+        assert_eq!(
+            parse_uri("printdex://library/erd/lending.loans?depth=2").unwrap(),
+            ErdUri {
+                connection: "library".into(),
+                table: "lending.loans".into(),
+                depth: 2
+            }
+        );
+        assert_eq!(parse_uri("printdex://library/erd/loans").unwrap().depth, 1);
+        let err = |u: &str| parse_uri(u).unwrap_err().to_string();
+        assert_eq!(
+            err("printdex://library/erd"),
+            "URI 'printdex://library/erd' does not match printdex://{connection}/erd/{table}{?depth}."
+        );
+        assert_eq!(
+            err("printdex://library/erd/loans?depth=9"),
+            "depth '9' in URI 'printdex://library/erd/loans?depth=9' must be a whole number from 1 to 3."
+        );
+        assert_eq!(
+            err("printdex://library/erd/loans?page=2"),
+            "URI 'printdex://library/erd/loans?page=2' takes no parameter 'page': only depth."
+        );
+    }
+}

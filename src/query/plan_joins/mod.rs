@@ -94,6 +94,8 @@ pub struct Plan {
     pub alternatives: Vec<Alternative>,
     pub method: Method,
     pub pins: Pins,
+    /// The catalog the plan was checked against (column spellings and types), when at hand.
+    pub catalog: Option<Arc<Catalog>>,
 }
 
 impl Plan {
@@ -120,7 +122,7 @@ pub fn answer(state: &Snapshot, request: &Request) -> Result<Plan, QueryError> {
             hex(state.versions.named("relationships.annotations.yaml")),
         ),
     ]);
-    let mut plan = plan(graph, Some(&cat), &state.config.name, request)?;
+    let mut plan = plan(graph, Some(cat), &state.config.name, request)?;
     plan.pins = pins;
     Ok(plan)
 }
@@ -128,11 +130,12 @@ pub fn answer(state: &Snapshot, request: &Request) -> Result<Plan, QueryError> {
 /// Plan `request` over a graph (its catalog, when at hand, spells columns and checks them).
 pub fn plan(
     graph: Arc<Graph>,
-    cat: Option<&Catalog>,
+    catalog: Option<Arc<Catalog>>,
     connection: &str,
     request: &Request,
 ) -> Result<Plan, QueryError> {
     let g = graph.as_ref();
+    let cat = catalog.as_deref();
     let mut requested: Vec<usize> = Vec::new();
     for name in &request.tables {
         let v = names::table(g, name, connection, "table")?;
@@ -272,6 +275,7 @@ pub fn plan(
         alternatives,
         method,
         pins: Pins::none(),
+        catalog,
     })
 }
 

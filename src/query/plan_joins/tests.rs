@@ -52,7 +52,7 @@ fn observed(fanout_avg: f64, coverage: f64, containment: f64) -> Option<Observed
 /// The library's shape: loans -> copies -> books -> authors, loans -> patrons (inferred,
 /// observed), fines -> loans, holds -> patrons, holds -> books (annotated), copies ->
 /// branches, and an island.
-fn library() -> (Arc<Graph>, Catalog) {
+fn library() -> (Arc<Graph>, Arc<Catalog>) {
     let tables = vec![
         table(
             "db.lending.loans",
@@ -95,7 +95,7 @@ fn library() -> (Arc<Graph>, Catalog) {
         edge(8, &["id"], 8, &["other_id"], "declared"),
     ];
     let cat = Catalog::new(Adapter::DuckDb, tables, edges);
-    (Arc::new(Graph::of(&cat)), cat)
+    (Arc::new(Graph::of(&cat)), Arc::new(cat))
 }
 
 fn request(tables: &[&str]) -> Request {
@@ -109,7 +109,7 @@ fn request(tables: &[&str]) -> Request {
 
 fn plan_of(tables: &[&str]) -> Result<Plan, QueryError> {
     let (g, cat) = library();
-    plan(g, Some(&cat), "library", &request(tables))
+    plan(g, Some(cat.clone()), "library", &request(tables))
 }
 
 /// A plan's hops as `from>to` short names.
@@ -211,7 +211,7 @@ fn avoided_tables_force_a_detour_or_an_error_that_says_so() {
     let mut r = request(&["holds", "loans"]);
     r.tables[1] = "lending.loans".into();
     r.avoid = vec!["patrons".into()];
-    let p = plan(g.clone(), Some(&cat), "library", &r).unwrap();
+    let p = plan(g.clone(), Some(cat.clone()), "library", &r).unwrap();
     assert_eq!(
         path(&p.best, &p.graph),
         ["holds>books", "books>copies", "copies>loans"]
@@ -219,7 +219,7 @@ fn avoided_tables_force_a_detour_or_an_error_that_says_so() {
     let mut blocked = request(&["fines", "lending.loans"]);
     blocked.tables = vec!["fines".into(), "authors".into()];
     blocked.avoid = vec!["lending.loans".into()];
-    let e = plan(g, Some(&cat), "library", &blocked)
+    let e = plan(g, Some(cat.clone()), "library", &blocked)
         .unwrap_err()
         .to_string();
     assert!(
@@ -259,12 +259,12 @@ fn names_resolve_by_any_unambiguous_suffix_and_fail_with_candidates() {
     let (g, cat) = library();
     let mut r = request(&["fines"]);
     r.columns = vec!["catalog.authors.author_idd".into()];
-    let e = plan(g.clone(), Some(&cat), "library", &r)
+    let e = plan(g.clone(), Some(cat.clone()), "library", &r)
         .unwrap_err()
         .to_string();
     assert_eq!(e, "columns entry 'catalog.authors.author_idd': db.catalog.authors has no column 'author_idd'. The closest: author_id.");
     r.columns = vec!["catalog.authors.author_id".into()];
-    let p = plan(g, Some(&cat), "library", &r).unwrap();
+    let p = plan(g, Some(cat.clone()), "library", &r).unwrap();
     assert!(
         p.best
             .sql
@@ -279,7 +279,9 @@ fn a_tree_longer_than_max_hops_allows_is_refused_with_the_value_that_accepts_it(
     let (g, cat) = library();
     let mut r = request(&["fines", "authors"]);
     r.max_hops = 2;
-    let e = plan(g, Some(&cat), "library", &r).unwrap_err().to_string();
+    let e = plan(g, Some(cat.clone()), "library", &r)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with(
             "the cheapest plan needs 4 joins, more than max_hops 2 allows for 2 tables (2 joins)"
@@ -296,9 +298,9 @@ fn a_parallel_edge_within_ten_percent_is_offered_as_an_alternative() {
         edge(0, &["b1"], 1, &["id"], "declared"),
         edge(0, &["b2"], 1, &["id"], "declared"),
     ];
-    let cat = Catalog::new(Adapter::Postgres, tables, edges);
+    let cat = Arc::new(Catalog::new(Adapter::Postgres, tables, edges));
     let g = Arc::new(Graph::of(&cat));
-    let p = plan(g, Some(&cat), "c", &request(&["a", "b"])).unwrap();
+    let p = plan(g, Some(cat.clone()), "c", &request(&["a", "b"])).unwrap();
     assert_eq!(p.best.hops[0].keys[0].0, "b1");
     assert_eq!(p.alternatives.len(), 1);
     assert_eq!(
@@ -393,7 +395,7 @@ proptest! {
                 e
             })
             .collect();
-        let cat = Catalog::new(Adapter::Postgres, tables, edges);
+        let cat = Arc::new(Catalog::new(Adapter::Postgres, tables, edges));
         let g = Graph::of(&cat);
         let mut terminals: Vec<usize> = Vec::new();
         for p in &picks {
@@ -416,7 +418,7 @@ proptest! {
             // The planner's own answer is the exact one.
             let names: Vec<String> = terminals.iter().map(|&t| format!("s.t{t}")).collect();
             let req = Request { tables: names, columns: vec![], avoid: vec![], max_hops: 10 };
-            let p = plan(Arc::new(g), Some(&cat), "c", &req).unwrap();
+            let p = plan(Arc::new(g), Some(cat.clone()), "c", &req).unwrap();
             prop_assert!((p.best.cost - truth).abs() < 1e-9);
         }
     }
