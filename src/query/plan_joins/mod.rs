@@ -496,3 +496,64 @@ fn nearest(g: &Graph, members: &[usize], avoided: &[usize]) -> Vec<(usize, usize
     found.truncate(NEAREST);
     found
 }
+
+/// The cheapest join path from table `a` to table `b` (at most [`DEFAULT_MAX_HOPS`]
+/// joins) as JOIN clauses: each table after `a` joined in turn, the tables between
+/// written by name, `b` as `b_written` names it (`b_alias`, when the query aliases it).
+/// `a_written` is how the query names `a`. validate_sql suggests it for a join the print
+/// knows no edge for.
+pub fn path_clauses(
+    g: &Graph,
+    a: usize,
+    a_written: &str,
+    b: usize,
+    b_alias: Option<&str>,
+) -> Option<String> {
+    if a == b {
+        return None;
+    }
+    let blocked = vec![false; g.len()];
+    let limits = Limits {
+        blocked: &blocked,
+        banned: &[],
+    };
+    let mut search = Search::new(g.len());
+    let tree = steiner::heuristic(g, &mut search, a, &[a, b], &limits, None).ok()?;
+    if tree.arcs.is_empty() || tree.arcs.len() > DEFAULT_MAX_HOPS {
+        return None;
+    }
+    // The arcs of a two-table tree are one path from `a`; in order.
+    let mut clauses = Vec::new();
+    let mut at = a;
+    let mut at_written = a_written.to_string();
+    for _ in 0..tree.arcs.len() {
+        let arc = tree.arcs.iter().find(|x| x.from == at)?;
+        let e = &g.edges[arc.step.edge as usize];
+        let (here, there) = if arc.step.up {
+            (&e.child_columns, &e.parent_columns)
+        } else {
+            (&e.parent_columns, &e.child_columns)
+        };
+        let next = arc.to();
+        let name = sql::table_name(g, next);
+        let (joined, next_written) = match (next == b, b_alias) {
+            (true, Some(alias)) => (format!("{name} AS {alias}"), alias.to_string()),
+            _ => (name.clone(), name),
+        };
+        let on: Vec<String> = here
+            .iter()
+            .zip(there)
+            .map(|(h, t)| {
+                format!(
+                    "{next_written}.{} = {at_written}.{}",
+                    g.adapter.written(&g.adapter.stored_column(t, None)),
+                    g.adapter.written(&g.adapter.stored_column(h, None))
+                )
+            })
+            .collect();
+        clauses.push(format!("JOIN {joined} ON {}", on.join(" AND ")));
+        at = next;
+        at_written = next_written;
+    }
+    (at == b).then(|| clauses.join(" "))
+}

@@ -239,6 +239,11 @@ fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
             }
         }
     }
+    if edges.is_empty() {
+        if let Some(path) = planned_path(walk, ta, tb, ra, rb) {
+            suggestions.push(path);
+        }
+    }
     let first = group[0].span;
     let span = group.iter().fold(first, |s, p| s.union(&p.span));
     let fallback = shown_keys.join(" AND ");
@@ -298,4 +303,17 @@ fn condition(
         .map(|(x, y)| Some(format!("{} = {}", column(ra, ta, x)?, column(rb, tb, y)?)))
         .collect();
     Some(parts?.join(" AND "))
+}
+
+/// The join path plan_joins finds from `ta` (as `ra` is written) to `tb` (aliased as `rb`
+/// is), as JOIN clauses to write instead of this join.
+fn planned_path(walk: &Walk, ta: usize, tb: usize, ra: &Relation, rb: &Relation) -> Option<String> {
+    let graph = walk
+        .graph
+        .get_or_init(|| std::sync::Arc::new(crate::query::plan_joins::graph::Graph::of(walk.cat)));
+    if graph.tables.get(ta) != Some(&walk.cat.tables[ta].fqn) || graph.tables.get(tb) != Some(&walk.cat.tables[tb].fqn) {
+        return None;
+    }
+    let alias = rb.aliased.then_some(rb.written.as_str());
+    crate::query::plan_joins::path_clauses(graph, ta, &ra.written, tb, alias)
 }

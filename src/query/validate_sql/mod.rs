@@ -131,7 +131,8 @@ pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
     state.manifest_or_error()?;
     let cat = catalog::catalog(state)?;
     let domains = catalog::IndexDomains(state);
-    Ok(check_with(&cat, &domains, &state.config.name, sql))
+    let graph = crate::query::plan_joins::graph::graph(state)?;
+    Ok(check_over(&cat, &domains, Some(graph), &state.config.name, sql))
 }
 
 /// Check `sql` against a catalog whose columns carry no value lists.
@@ -143,6 +144,18 @@ pub fn check(cat: &Catalog, connection: &str, sql: &str) -> Report {
 pub fn check_with(
     cat: &Catalog,
     domains: &dyn catalog::Domains,
+    connection: &str,
+    sql: &str,
+) -> Report {
+    check_over(cat, domains, None, connection, sql)
+}
+
+/// [`check_with`], with the print's join graph when the caller holds it (else it is built
+/// from the catalog if a join needs a planned path).
+fn check_over(
+    cat: &Catalog,
+    domains: &dyn catalog::Domains,
+    graph: Option<std::sync::Arc<crate::query::plan_joins::graph::Graph>>,
     connection: &str,
     sql: &str,
 ) -> Report {
@@ -173,6 +186,9 @@ pub fn check_with(
         return report;
     }
     let mut walk = walk::Walk::new(cat, domains, &src);
+    if let Some(g) = graph {
+        let _ = walk.graph.set(g);
+    }
     for statement in &statements {
         walk.statement(statement);
     }
