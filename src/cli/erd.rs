@@ -93,7 +93,9 @@ fn draw(store: &Store, args: &ErdArgs) -> Result<String, String> {
     } else if !args.tables.is_empty() {
         let mut tables = Vec::new();
         for name in args.tables.iter().filter(|t| !t.trim().is_empty()) {
-            tables.push(names::table(&g, name, &connection, "--tables entry").map_err(|e| e.to_string())?);
+            tables.push(
+                names::table(&g, name, &connection, "--tables entry").map_err(|e| e.to_string())?,
+            );
         }
         Diagram::among(g, Some(&cat), tables)
     } else {
@@ -102,6 +104,8 @@ fn draw(store: &Store, args: &ErdArgs) -> Result<String, String> {
     match args.format {
         ErdFormat::Mermaid => Ok(erd::mermaid(&diagram)),
         ErdFormat::Dot => Ok(erd::dot(&diagram)),
-        ErdFormat::Svg => erd::svg(&diagram).map_err(|e| format!("the diagram could not be laid out: {e}")),
+        ErdFormat::Svg => {
+            erd::svg(&diagram).map_err(|e| format!("the diagram could not be laid out: {e}"))
+        }
     }
 }

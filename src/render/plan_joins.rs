@@ -80,13 +80,33 @@ fn hop(plan: &Plan, h: &Hop) -> Value {
     value::dict(pairs)
 }
 
+/// An alternative's hop, briefly: what it joins and how (the verdicts are the best
+/// plan's to give).
+fn brief_hop(plan: &Plan, h: &Hop) -> Value {
+    let g = &plan.graph;
+    value::dict([
+        ("from", s(&g.tables[h.from])),
+        ("to", s(&g.tables[h.to])),
+        (
+            "from_columns",
+            names(&h.keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>()),
+        ),
+        (
+            "to_columns",
+            names(&h.keys.iter().map(|k| k.1.clone()).collect::<Vec<_>>()),
+        ),
+        ("detection", s(g.edges[h.edge].detection.name())),
+        ("join", s(if h.left_join { "LEFT JOIN" } else { "JOIN" })),
+    ])
+}
+
 fn alternative(plan: &Plan, p: &Planned, why: &str) -> Value {
     value::dict([
         ("cost", cost(p.cost)),
         ("why", s(why)),
         (
             "hops",
-            Value::seq(p.hops.iter().map(|h| hop(plan, h)).collect()),
+            Value::seq(p.hops.iter().map(|h| brief_hop(plan, h)).collect()),
         ),
         ("sql", s(&p.sql)),
     ])

@@ -31,6 +31,8 @@ use steiner::{Limits, Method, Search, Tree};
 pub const ALTERNATIVES: usize = 3;
 /// How much dearer than the best an alternative may be.
 pub const WITHIN: f64 = 0.10;
+/// Tables one plan joins at most.
+pub const MAX_TABLES: usize = 12;
 /// `max_hops` when the call does not say.
 pub const DEFAULT_MAX_HOPS: usize = 4;
 
@@ -160,6 +162,12 @@ pub fn plan(
         }
         columns.push((v, column));
     }
+    if requested.len() > MAX_TABLES {
+        return Err(QueryError::InvalidArgument(format!(
+            "tables and columns name {} tables: plan_joins joins at most {MAX_TABLES} at once.",
+            requested.len()
+        )));
+    }
     if requested.len() < 2 {
         let only = requested
             .first()
@@ -227,7 +235,8 @@ pub fn plan(
     };
     let allowed = request.max_hops.max(1) * terminals;
     if best.arcs.len() > allowed {
-        return Err(too_many_hops(g, &best, request.max_hops.max(1), terminals));
+        let hops = planned(g, cat, root, &best, &columns).hops;
+        return Err(too_many_hops(g, &hops, request.max_hops.max(1), terminals));
     }
     // Alternatives: the best tree with one of its edges left out, each solved again.
     let edges = best.edge_set();
@@ -396,14 +405,28 @@ fn differs(g: &Graph, best: &Tree, other: &Tree) -> String {
 
 /// The error when the best tree needs more joins than `max_hops` allows, with the value
 /// that would accept it.
-fn too_many_hops(g: &Graph, best: &Tree, max_hops: usize, terminals: usize) -> QueryError {
-    let needed = best.arcs.len().div_ceil(terminals.max(1));
-    let path: Vec<String> = best.arcs.iter().map(|a| hop_words(g, a)).collect();
+fn too_many_hops(g: &Graph, hops: &[Hop], max_hops: usize, terminals: usize) -> QueryError {
+    let needed = hops.len().div_ceil(terminals.max(1));
+    let path: Vec<String> = hops
+        .iter()
+        .map(|h| {
+            let e = &g.edges[h.edge];
+            let columns: Vec<&str> = h.keys.iter().map(|k| k.0.as_str()).collect();
+            format!(
+                "{} -> {} on {} ({})",
+                short(g, h.from),
+                short(g, h.to),
+                columns.join(", "),
+                e.detection.name()
+            )
+        })
+        .collect();
+    let allowed = max_hops * terminals;
     QueryError::Other(format!(
-        "the cheapest plan needs {} joins, more than max_hops {max_hops} allows for {} tables ({} joins): {}. Pass max_hops {needed} to accept it.",
-        best.arcs.len(),
+        "the cheapest plan needs {} joins, more than max_hops {max_hops} allows for {} tables ({allowed} join{}): {}. Pass max_hops {needed} to accept it.",
+        hops.len(),
         terminals + 1,
-        max_hops * terminals,
+        if allowed == 1 { "" } else { "s" },
         path.join(", ")
     ))
 }

@@ -311,7 +311,9 @@ fn planned_path(walk: &Walk, ta: usize, tb: usize, ra: &Relation, rb: &Relation)
     let graph = walk
         .graph
         .get_or_init(|| std::sync::Arc::new(crate::query::plan_joins::graph::Graph::of(walk.cat)));
-    if graph.tables.get(ta) != Some(&walk.cat.tables[ta].fqn) || graph.tables.get(tb) != Some(&walk.cat.tables[tb].fqn) {
+    if graph.tables.get(ta) != Some(&walk.cat.tables[ta].fqn)
+        || graph.tables.get(tb) != Some(&walk.cat.tables[tb].fqn)
+    {
         return None;
     }
     let alias = rb.aliased.then_some(rb.written.as_str());

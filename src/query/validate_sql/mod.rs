@@ -132,7 +132,13 @@ pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
     let cat = catalog::catalog(state)?;
     let domains = catalog::IndexDomains(state);
     let graph = crate::query::plan_joins::graph::graph(state)?;
-    Ok(check_over(&cat, &domains, Some(graph), &state.config.name, sql))
+    Ok(check_over(
+        &cat,
+        &domains,
+        Some(graph),
+        &state.config.name,
+        sql,
+    ))
 }
 
 /// Check `sql` against a catalog whose columns carry no value lists.
