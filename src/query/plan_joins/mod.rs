@@ -521,16 +521,17 @@ fn nearest(g: &Graph, members: &[usize], avoided: &[usize]) -> Vec<(usize, usize
 }
 
 /// The cheapest join path from table `a` to table `b` (at most [`DEFAULT_MAX_HOPS`]
-/// joins) as JOIN clauses: each table after `a` joined in turn, the tables between
-/// written by name, `b` as `b_written` names it (`b_alias`, when the query aliases it).
-/// `a_written` is how the query names `a`. validate_sql suggests it for a join the print
-/// knows no edge for.
+/// joins) as JOIN clauses: each table after `a` joined in turn, `b` as `b_alias` names it
+/// (when the query aliases it). `in_query` gives how the query already names a table it
+/// holds (`a` among them): the clauses start from the last such table on the path, and the
+/// tables between are written by name. validate_sql suggests it for a join the print knows
+/// no edge for.
 pub fn path_clauses(
     g: &Graph,
     a: usize,
-    a_written: &str,
     b: usize,
     b_alias: Option<&str>,
+    in_query: &dyn Fn(usize) -> Option<String>,
 ) -> Option<String> {
     if a == b {
         return None;
@@ -546,11 +547,23 @@ pub fn path_clauses(
         return None;
     }
     // The arcs of a two-table tree are one path from `a`; in order.
-    let mut clauses = Vec::new();
+    let mut path = Vec::new();
     let mut at = a;
-    let mut at_written = a_written.to_string();
     for _ in 0..tree.arcs.len() {
-        let arc = tree.arcs.iter().find(|x| x.from == at)?;
+        let arc = *tree.arcs.iter().find(|x| x.from == at)?;
+        path.push(arc);
+        at = arc.to();
+    }
+    if at != b {
+        return None;
+    }
+    let from = path
+        .iter()
+        .rposition(|x| x.from == a || (x.from != b && in_query(x.from).is_some()))?;
+    let mut clauses = Vec::new();
+    let mut at = path[from].from;
+    let mut at_written = in_query(at)?;
+    for arc in &path[from..] {
         let e = &g.edges[arc.step.edge as usize];
         let (here, there) = if arc.step.up {
             (&e.child_columns, &e.parent_columns)

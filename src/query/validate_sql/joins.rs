@@ -10,7 +10,7 @@ use sqlparser::tokenizer::Span;
 
 use super::catalog::Edge;
 use super::exprs;
-use super::scope::{ColRef, Lookup, Relation, Scope};
+use super::scope::{ColRef, Lookup, Relation, Scope, Source};
 use super::walk::Walk;
 use super::Kind;
 
@@ -131,7 +131,7 @@ fn check(walk: &mut Walk, found: Vec<Pair>, rels: &[Relation]) {
         }
     }
     for ((a, b), group) in groups {
-        one_join(walk, &group, &rels[a], &rels[b]);
+        one_join(walk, &group, rels, a, b);
     }
 }
 
@@ -150,7 +150,8 @@ fn oriented(e: &Edge, a: usize, b: usize) -> Vec<Vec<(String, String)>> {
     out
 }
 
-fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
+fn one_join(walk: &mut Walk, group: &[Pair], rels: &[Relation], a: usize, b: usize) {
+    let (ra, rb) = (&rels[a], &rels[b]);
     // Every key must lead to one print table per side, or the print cannot judge it.
     let origins: Option<Vec<(ColRef, ColRef)>> = group
         .iter()
@@ -240,7 +241,7 @@ fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
         }
     }
     if edges.is_empty() {
-        if let Some(path) = planned_path(walk, ta, tb, ra, rb) {
+        if let Some(path) = planned_path(walk, ta, tb, ra, rels, b) {
             suggestions.push(path);
         }
     }
@@ -305,9 +306,17 @@ fn condition(
     Some(parts?.join(" AND "))
 }
 
-/// The join path plan_joins finds from `ta` (as `ra` is written) to `tb` (aliased as `rb`
-/// is), as JOIN clauses to write instead of this join.
-fn planned_path(walk: &Walk, ta: usize, tb: usize, ra: &Relation, rb: &Relation) -> Option<String> {
+/// The join path plan_joins finds from `ta` (as `ra` is written) to `tb` (relation `b`,
+/// aliased as it is), as JOIN clauses to write instead of this join; tables the FROM
+/// already holds on the way are named as it names them.
+fn planned_path(
+    walk: &Walk,
+    ta: usize,
+    tb: usize,
+    ra: &Relation,
+    rels: &[Relation],
+    b: usize,
+) -> Option<String> {
     let graph = walk
         .graph
         .get_or_init(|| std::sync::Arc::new(crate::query::plan_joins::graph::Graph::of(walk.cat)));
@@ -316,6 +325,16 @@ fn planned_path(walk: &Walk, ta: usize, tb: usize, ra: &Relation, rb: &Relation)
     {
         return None;
     }
+    let rb = &rels[b];
     let alias = rb.aliased.then_some(rb.written.as_str());
-    crate::query::plan_joins::path_clauses(graph, ta, &ra.written, tb, alias)
+    let in_query = |t: usize| -> Option<String> {
+        if t == ta {
+            return Some(ra.written.clone());
+        }
+        rels.iter()
+            .enumerate()
+            .find(|(i, r)| *i != b && matches!(r.source, Source::Table(x) if x == t))
+            .map(|(_, r)| r.written.clone())
+    };
+    crate::query::plan_joins::path_clauses(graph, ta, tb, alias, &in_query)
 }
