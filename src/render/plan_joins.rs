@@ -120,8 +120,11 @@ pub fn diagram(plan: &Plan) -> Diagram {
     Diagram::of(plan.graph.clone(), plan.catalog.as_deref(), tables, edges)
 }
 
+/// Named entries of a dict, in order.
+type Entries = Vec<(String, Value)>;
+
 /// The head entries of the dict, in order (`hops` goes between `cost` and `sql`).
-fn head(plan: &Plan) -> (Vec<(String, Value)>, Vec<(String, Value)>) {
+fn head(plan: &Plan) -> (Entries, Entries) {
     let g = &plan.graph;
     let fqns = |vs: &[usize]| names(&vs.iter().map(|&v| g.tables[v].clone()).collect::<Vec<_>>());
     let columns: Vec<String> = plan

@@ -107,6 +107,17 @@ impl Limits<'_> {
     }
 }
 
+/// Which way a search walks and how far.
+#[derive(Clone, Copy)]
+struct Reach<'a> {
+    /// Towards the sources (each step priced the way it is walked towards them), not out.
+    reverse: bool,
+    /// The largest cost settled.
+    bound: f64,
+    /// Only these nodes, when given.
+    inside: Option<&'a [bool]>,
+}
+
 /// Dijkstra's scratch over the whole graph, reset by what it touched.
 pub struct Search {
     dist: Vec<f64>,
@@ -153,19 +164,21 @@ impl Search {
         }
     }
 
-    /// Settle nodes from `sources` outwards (`reverse`: towards them, pricing each step
-    /// the way it is walked towards a source) up to cost `bound`, within `inside` (when
-    /// given), until `stop` accepts a settled node (which is returned).
+    /// Settle nodes from `sources` as `how` says, until `stop` accepts a settled node
+    /// (which is returned).
     fn run(
         &mut self,
         g: &Graph,
         sources: &[usize],
-        reverse: bool,
-        bound: f64,
+        how: Reach,
         limits: &Limits,
-        inside: Option<&[bool]>,
         stop: &mut dyn FnMut(usize) -> bool,
     ) -> Option<usize> {
+        let Reach {
+            reverse,
+            bound,
+            inside,
+        } = how;
         self.reset();
         for &s in sources {
             self.seed(s);
@@ -225,15 +238,12 @@ pub fn heuristic(
     let mut arcs = Vec::new();
     let mut cost = 0.0;
     while !remaining.is_empty() {
-        let found = search.run(
-            g,
-            &in_tree,
-            false,
-            f64::INFINITY,
-            limits,
+        let how = Reach {
+            reverse: false,
+            bound: f64::INFINITY,
             inside,
-            &mut |v| remaining.contains(&v),
-        );
+        };
+        let found = search.run(g, &in_tree, how, limits, &mut |v| remaining.contains(&v));
         let Some(t) = found else {
             return Err(remaining);
         };
@@ -267,11 +277,20 @@ pub fn region(
     bound: f64,
     limits: &Limits,
 ) -> Vec<usize> {
-    search.run(g, &[root], false, bound, limits, None, &mut |_| false);
+    let out = Reach {
+        reverse: false,
+        bound,
+        inside: None,
+    };
+    search.run(g, &[root], out, limits, &mut |_| false);
     let from_root: HashMap<usize, f64> = search.reached().collect();
     let mut to_some: HashMap<usize, f64> = HashMap::new();
     for &t in terminals.iter().filter(|&&t| t != root) {
-        search.run(g, &[t], true, bound, limits, None, &mut |_| false);
+        let back = Reach {
+            reverse: true,
+            ..out
+        };
+        search.run(g, &[t], back, limits, &mut |_| false);
         for (v, d) in search.reached() {
             let slot = to_some.entry(v).or_insert(f64::INFINITY);
             *slot = slot.min(d);
