@@ -118,11 +118,14 @@ impl Report {
 /// last); a query with more is better fixed in rounds.
 pub const MAX_FINDINGS: usize = 200;
 
-/// Build the connection's catalog ahead of its first call (serve runs this in the
+/// Build the connection's catalog and join graph ahead of their first call (serve runs this in the
 /// background at startup): on a large print it reads every table's records once.
 pub fn warm(state: &Snapshot) {
     // A failure here is the first call's to report, in its own words.
     let _ = catalog::catalog(state);
+    // The join graph plan_joins plans over (and validate_sql's unknown_join suggestions
+    // follow) is derived from the catalog.
+    let _ = crate::query::plan_joins::graph::graph(state);
 }
 
 /// Check `sql` against the print `state` holds.
