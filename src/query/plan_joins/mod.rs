@@ -138,59 +138,12 @@ pub fn plan(
 ) -> Result<Plan, QueryError> {
     let g = graph.as_ref();
     let cat = catalog.as_deref();
-    let mut requested: Vec<usize> = Vec::new();
-    for name in &request.tables {
-        let v = names::table(g, name, connection, "table")?;
-        if !requested.contains(&v) {
-            requested.push(v);
-        }
-    }
-    let mut columns = Vec::new();
-    for entry in &request.columns {
-        let (v, column) = match cat {
-            Some(cat) => names::column(g, cat, entry, connection)?,
-            None => {
-                let (table, column) = entry.rsplit_once('.').unwrap_or(("", entry));
-                (
-                    names::table(g, table, connection, "columns entry's table")?,
-                    column.to_lowercase(),
-                )
-            }
-        };
-        if !requested.contains(&v) {
-            requested.push(v);
-        }
-        columns.push((v, column));
-    }
-    if requested.len() > MAX_TABLES {
-        return Err(QueryError::InvalidArgument(format!(
-            "tables and columns name {} tables: plan_joins joins at most {MAX_TABLES} at once.",
-            requested.len()
-        )));
-    }
-    if requested.len() < 2 {
-        let only = requested
-            .first()
-            .map(|&v| g.tables[v].as_str())
-            .unwrap_or("");
-        return Err(QueryError::InvalidArgument(format!(
-            "tables and columns name only {only}: plan_joins joins two or more different tables."
-        )));
-    }
-    let mut blocked = vec![false; g.len()];
-    let mut avoided = Vec::new();
-    for name in &request.avoid {
-        let v = names::table(g, name, connection, "avoid entry")?;
-        if requested.contains(&v) {
-            return Err(QueryError::InvalidArgument(format!(
-                "{} is both requested and to be avoided: leave it out of avoid, or out of tables and columns.",
-                g.tables[v]
-            )));
-        }
-        blocked[v] = true;
-        avoided.push(v);
-    }
-    avoided.sort_unstable();
+    let Resolved {
+        requested,
+        columns,
+        blocked,
+        avoided,
+    } = resolve(g, cat, connection, request)?;
     let limits = Limits {
         blocked: &blocked,
         banned: &[],
@@ -285,6 +238,82 @@ pub fn plan(
         method,
         pins: Pins::none(),
         catalog,
+    })
+}
+
+/// A request's names resolved: the requested tables (each once, the root first), the
+/// columns, and the avoided tables (as a mask and sorted).
+struct Resolved {
+    requested: Vec<usize>,
+    columns: Vec<(usize, String)>,
+    blocked: Vec<bool>,
+    avoided: Vec<usize>,
+}
+
+fn resolve(
+    g: &Graph,
+    cat: Option<&Catalog>,
+    connection: &str,
+    request: &Request,
+) -> Result<Resolved, QueryError> {
+    let mut requested: Vec<usize> = Vec::new();
+    for name in &request.tables {
+        let v = names::table(g, name, connection, "table")?;
+        if !requested.contains(&v) {
+            requested.push(v);
+        }
+    }
+    let mut columns = Vec::new();
+    for entry in &request.columns {
+        let (v, column) = match cat {
+            Some(cat) => names::column(g, cat, entry, connection)?,
+            None => {
+                let (table, column) = entry.rsplit_once('.').unwrap_or(("", entry));
+                (
+                    names::table(g, table, connection, "columns entry's table")?,
+                    column.to_lowercase(),
+                )
+            }
+        };
+        if !requested.contains(&v) {
+            requested.push(v);
+        }
+        columns.push((v, column));
+    }
+    if requested.len() > MAX_TABLES {
+        return Err(QueryError::InvalidArgument(format!(
+            "tables and columns name {} tables: plan_joins joins at most {MAX_TABLES} at once.",
+            requested.len()
+        )));
+    }
+    if requested.len() < 2 {
+        let only = requested
+            .first()
+            .map(|&v| g.tables[v].as_str())
+            .unwrap_or("");
+        return Err(QueryError::InvalidArgument(format!(
+            "tables and columns name only {only}: plan_joins joins two or more different tables."
+        )));
+    }
+    let mut blocked = vec![false; g.len()];
+    let mut avoided = Vec::new();
+    for name in &request.avoid {
+        let v = names::table(g, name, connection, "avoid entry")?;
+        if requested.contains(&v) {
+            return Err(QueryError::InvalidArgument(format!(
+                "{} is both requested and to be avoided: leave it out of avoid, or out of tables and columns.",
+                g.tables[v]
+            )));
+        }
+        blocked[v] = true;
+        avoided.push(v);
+    }
+    avoided.sort_unstable();
+    Ok(Resolved {
+        requested,
+        columns,
+        blocked,
+        avoided,
     })
 }
 
