@@ -477,3 +477,29 @@ fn chromium_opens_the_erd_svg_and_shows_every_table() {
         );
     }
 }
+
+#[test]
+fn a_rejection_removed_under_a_running_server_reconnects_the_island() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::util::copy_dir(&fixtures().join("joins"), dir.path());
+    let mut s = Server::start(dir.path(), &[]);
+    let ask = json!({"tables": ["campaign_hits", "customers"], "format": "json"});
+    let (text, is_error) = s.call("plan_joins", ask.clone());
+    assert!(
+        is_error && text.starts_with("no join path connects"),
+        "{text}"
+    );
+    // The person takes the verdict back: the inferred edge joins the plan.
+    let file = dir
+        .path()
+        .join("prints/warehouse/warehouse/marketing/campaign_hits/relationships.annotations.yaml");
+    std::fs::write(&file, "format_version: 1\nrefers_to: []\n").unwrap();
+    let (text, is_error) = s.call("plan_joins", ask);
+    assert!(!is_error, "{text}");
+    let plan: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        written(&plan["hops"][0]),
+        "marketing.campaign_hits > sales.customers"
+    );
+    assert_eq!(plan["hops"][0]["detection"], json!("inferred"));
+}
