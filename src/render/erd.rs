@@ -176,13 +176,21 @@ pub fn dot(d: &Diagram) -> String {
 
 /// The SVG, laid out from [`dot`] in-process; `Err` says why layout-rs refused it.
 pub fn svg(d: &Diagram) -> Result<String, String> {
+    if d.tables.is_empty() {
+        return Err("there is no table to draw".to_string());
+    }
     let text = dot(d);
     let mut parser = DotParser::new(&text);
     let graph = parser.process()?;
-    let mut builder = GraphBuilder::new();
-    builder.visit_graph(&graph);
-    let mut visual = builder.get();
-    let mut writer = SVGWriter::new();
-    visual.do_it(false, false, false, &mut writer);
-    Ok(writer.finalize())
+    // The layout is another crate's: a panic inside it is this call's error, not the
+    // process's end.
+    std::panic::catch_unwind(move || {
+        let mut builder = GraphBuilder::new();
+        builder.visit_graph(&graph);
+        let mut visual = builder.get();
+        let mut writer = SVGWriter::new();
+        visual.do_it(false, false, false, &mut writer);
+        writer.finalize()
+    })
+    .map_err(|_| "layout-rs could not lay the diagram out".to_string())
 }
