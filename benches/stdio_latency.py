@@ -50,6 +50,21 @@ CALLS = {
         "SELECT l.loan_id, p.full_nam FROM stacks.lending_c0001.loans l "
         "JOIN stacks.members_c0001.patrons p ON p.patron_id = l.patron_id "
         "WHERE l.status = 'overdue' AND p.status = 'Activ'")}},
+    "plan_joins 4 tables": {"name": "plan_joins", "arguments": {"tables": [
+        "stacks.lending_c0001.fines", "stacks.catalog_c0001.authors",
+        "stacks.members_c0001.branches", "stacks.lending_c0001.holds"]}},
+    # A clone of the library print holds 11 tables; these are the 9 its edges connect
+    # (series joins nothing, a person rejected activity_log's one edge).
+    "plan_joins 9 tables": {"name": "plan_joins", "arguments": {"tables": [
+        "stacks.lending_c0001.loans", "stacks.lending_c0001.copies",
+        "stacks.catalog_c0001.books", "stacks.catalog_c0001.authors",
+        "stacks.members_c0001.patrons",
+        "stacks.members_c0001.branches", "stacks.lending_c0001.fines",
+        "stacks.lending_c0001.holds", "stacks.lending_c0001.v_open_loans"]}},
+    "plan_joins 6 tables json": {"name": "plan_joins", "arguments": {"format": "json", "tables": [
+        "stacks.lending_c0001.fines", "stacks.catalog_c0001.authors",
+        "stacks.members_c0001.branches", "stacks.lending_c0001.holds",
+        "stacks.lending_c0001.v_open_loans", "stacks.lending_c0001.copies"]}},
 }
 # Calls other than tools/call: (method, params).
 METHODS = {
@@ -58,6 +73,8 @@ METHODS = {
         "uri": "dbprint://library/stacks.catalog_c0001.books/statistics"}),
     "resources/read manifest": ("resources/read", {"uri": "dbprint://library/manifest"}),
     "resources/read diff": ("resources/read", {"uri": "dbprint://library/diff"}),
+    "resources/read erd": ("resources/read", {
+        "uri": "printdex://library/erd/stacks.lending_c0001.loans?depth=2"}),
 }
 PAGED_TOOLS = {"list_tables", "get_manifest", "get_diff"}
 

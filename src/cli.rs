@@ -1,6 +1,7 @@
 //! The command line: `serve` (taking every flag `dbprint serve` takes), `pz …` (`pz`) and
 //! `index rebuild|status|list|prune` (`index`). Each command's body lives in its own file.
 
+pub mod erd;
 pub mod index;
 pub mod pz;
 pub mod serve;
@@ -14,8 +15,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::config::{self, git::Checkouts, remote::RemoteAddress, ConfigError, ProjectConfig};
 
 /// `--project`'s help, for every command that takes one.
-const PROJECT_HELP: &str = "Exact project locator: a directory whose direct child is .dbprint.yaml, that .dbprint.yaml file itself, or a git address (a GitHub, GitLab or Bitbucket URL, an SSH remote, or <git-url>#<ref>:<subpath>; cloned into printdex's cache). No upward walk, no downward scan. Omit it to walk up from the working directory instead";
-const INDEX_DIR_HELP: &str = "Directory of the index (default: a per-project directory in printdex's cache, $XDG_CACHE_HOME/printdex)";
+pub(crate) const PROJECT_HELP: &str = "Exact project locator: a directory whose direct child is .dbprint.yaml, that .dbprint.yaml file itself, or a git address (a GitHub, GitLab or Bitbucket URL, an SSH remote, or <git-url>#<ref>:<subpath>; cloned into printdex's cache). No upward walk, no downward scan. Omit it to walk up from the working directory instead";
+pub(crate) const INDEX_DIR_HELP: &str = "Directory of the index (default: a per-project directory in printdex's cache, $XDG_CACHE_HOME/printdex)";
 
 const SERVE_ENVIRONMENT: &str = "Environment:
   PRINTDEX_REFERENCE_DIR     the dbprint package directory, when --reference-dir is not given
@@ -56,6 +57,9 @@ pub enum Command {
         #[command(subcommand)]
         action: pz::PzAction,
     },
+    /// Draw a print's join graph (Mermaid, DOT or SVG): around a table, over a list of
+    /// tables, or whole.
+    Erd(erd::ErdArgs),
     /// Manage the indexes.
     Index {
         #[command(subcommand)]

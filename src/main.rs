@@ -34,5 +34,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => printdex::cli::serve::run(args),
         Command::Pz { action } => printdex::cli::pz::run(action),
         Command::Index { action } => printdex::cli::index::run(action),
+        Command::Erd(args) => printdex::cli::erd::run(args),
     }
 }

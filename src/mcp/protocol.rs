@@ -43,7 +43,8 @@ pub struct Dialect {
     pub known_methods: &'static [&'static str],
     /// The `data` of that -32602 (`Invalid request parameters`).
     pub invalid_params_data: Option<&'static str>,
-    /// tools/list is paged like every list (a cursor is checked) or sent whole (ignored).
+    /// tools/list takes a cursor as every list does (a malformed one is refused, and none
+    /// resumes: the list is never cut) or ignores it.
     pub paged_tool_list: bool,
     /// `capabilities.experimental: {}` is announced.
     pub experimental: bool,

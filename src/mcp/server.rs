@@ -1,5 +1,5 @@
-//! The one rmcp `ServerHandler`, over any tool set: the handshake, tools/list (paged when
-//! the set's SDK pages it), tools/call (looked up, pre-validated, run off the async workers,
+//! The one rmcp `ServerHandler`, over any tool set: the handshake, tools/list (always one
+//! page; a cursor read as the set's SDK reads one), tools/call (looked up, pre-validated, run off the async workers,
 //! counted for shutdown, a panic caught), resources/* when the set has them, and the SDK's
 //! answers to malformed and unknown requests.
 
@@ -20,12 +20,10 @@ use serde_json::{Map, Value as Json};
 
 use super::errors::rpc_error;
 use super::in_flight::InFlight;
-use super::json::from_json;
 use super::protocol;
 use super::tool_set::{CallResult, Refusal, Resources, Tool, ToolSet, Unclassified};
 use crate::error::QueryError;
 use crate::render::cursor::Call;
-use crate::render::paging::{self, Unit, UnitKey};
 use compat::value::Value;
 
 pub struct Server<S: ToolSet> {
@@ -111,43 +109,20 @@ impl<S: ToolSet> Server<S> {
         self.tools.iter().map(|t| S::listing(&t.spec)).collect()
     }
 
-    /// tools/list, paged by the same rule as every list (its tools fit one page).
+    /// tools/list: every tool on one page, however many a set adds (the reference's own
+    /// seven fit its 20,000-character page, so its answer is unchanged). A cursor is still
+    /// read as every list's is: a malformed one gets the same error; since no page carries
+    /// one, none resumes.
     pub fn tools_page(
         &self,
         cursor: Option<&str>,
     ) -> Result<(Vec<Json>, Option<String>), QueryError> {
-        let wire = self.listing();
-        let items: Vec<(UnitKey, Value)> = wire
-            .iter()
-            .enumerate()
-            .map(|(i, w)| (UnitKey::Item(Value::Int(i as i64)), from_json(w)))
-            .collect();
-        let render = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {
-            let mut reply = vec![(
-                Value::Str("tools".into()),
-                Value::seq(run.iter().map(Unit::value).collect()),
-            )];
-            if let Some(c) = next {
-                reply.push((Value::Str("nextCursor".into()), Value::Str(c.to_string())));
-            }
-            Value::map(reply)
-        };
-        let call = Call::new("tools/list", &Value::map(Vec::new()), &[]);
-        let units = paging::units(&call, items, &render);
-        let page = paging::page(&call, &units, &render, cursor)?;
-        let next = page
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let shown: Vec<Json> = page
-            .get("tools")
-            .and_then(Value::as_seq)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|t| t.get("name").and_then(Value::as_str))
-            .filter_map(|n| wire.iter().find(|w| w["name"] == n).cloned())
-            .collect();
-        Ok((shown, next))
+        if let Some(c) = cursor {
+            let call = Call::new("tools/list", &Value::map(Vec::new()), &[]);
+            call.position(Some(c))?;
+            return Err(QueryError::ForeignCursor(call.tool));
+        }
+        Ok((self.listing(), None))
     }
 
     /// The instructions: the set's opening, each tool's line, the set's closing.

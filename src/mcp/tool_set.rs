@@ -47,6 +47,8 @@ pub enum JsonType {
     String,
     Integer,
     Boolean,
+    /// A list of non-empty strings (printdex's own tools only).
+    StringList,
 }
 
 impl JsonType {
@@ -55,6 +57,7 @@ impl JsonType {
             JsonType::String => "string",
             JsonType::Integer => "integer",
             JsonType::Boolean => "boolean",
+            JsonType::StringList => "array",
         }
     }
 }
@@ -70,6 +73,8 @@ pub struct Param {
     pub choices: Option<&'static [&'static str]>,
     pub default: Option<Json>,
     pub description: &'static str,
+    /// Bounds: an integer's `minimum`/`maximum`, a list's `minItems`/`maxItems`.
+    pub bounds: (Option<i64>, Option<i64>),
 }
 
 impl Param {
@@ -82,6 +87,19 @@ impl Param {
             choices: None,
             default: None,
             description,
+            bounds: (None, None),
+        }
+    }
+
+    pub fn string_list(name: &'static str, description: &'static str) -> Param {
+        Param::of(JsonType::StringList, name, description)
+    }
+
+    /// At least `min` and at most `max` (an integer's value, a list's items).
+    pub fn between(self, min: Option<i64>, max: Option<i64>) -> Param {
+        Param {
+            bounds: (min, max),
+            ..self
         }
     }
 

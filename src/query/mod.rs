@@ -11,6 +11,7 @@ pub mod freshness;
 pub mod list_tables;
 pub mod manifest;
 pub mod pins;
+pub mod plan_joins;
 pub mod pz_docs;
 pub mod pz_project;
 pub mod reference;

@@ -129,6 +129,12 @@ pub fn templates() -> Vec<Template> {
             mime_type: mime_type(kind),
         });
     }
+    // printdex's own, after the reference's: a Mermaid diagram around one table.
+    out.push(Template {
+        uri_template: super::plan_joins::erd::TEMPLATE.into(),
+        name: "table erd".into(),
+        mime_type: "text/vnd.mermaid",
+    });
     out
 }
 

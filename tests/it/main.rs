@@ -13,6 +13,7 @@ mod git_project;
 mod housekeeping;
 mod http;
 mod paging;
+mod plan_joins;
 mod pz_docs;
 mod pz_project;
 mod pz_util;

@@ -215,7 +215,8 @@ fn templates_list_every_pattern_in_page_form() {
     let mut server = Server::start(&library_fixture(), &[]);
     let r = server.request("resources/templates/list", json!({}));
     let templates = r["result"]["resourceTemplates"].as_array().unwrap();
-    assert_eq!(templates.len(), 11);
+    // The reference's eleven, then printdex's own ERD template.
+    assert_eq!(templates.len(), 12);
     assert_eq!(
         templates[0],
         json!({"uriTemplate": "dbprint:///reference/{document}{?page,version}", "name": "reference document", "mimeType": "text/markdown"})
@@ -223,6 +224,10 @@ fn templates_list_every_pattern_in_page_form() {
     assert_eq!(
         templates[10],
         json!({"uriTemplate": "dbprint://{connection}/{table}/relationships_annotations{?page,version}", "name": "table relationships_annotations", "mimeType": "application/yaml"})
+    );
+    assert_eq!(
+        templates[11],
+        json!({"uriTemplate": "printdex://{connection}/erd/{table}{?depth}", "name": "table erd", "mimeType": "text/vnd.mermaid"})
     );
 }
 

@@ -8,6 +8,7 @@ pub mod get_manifest;
 pub mod get_reference;
 pub mod get_table_context;
 pub mod list_tables;
+pub mod plan_joins;
 pub mod resolve_value;
 pub mod resources;
 pub mod schema;
@@ -29,7 +30,7 @@ use compat::py::json_indent2;
 use compat::value::Value;
 
 /// Tools printdex serves beyond the reference's seven.
-pub const OWN_TOOLS: [&str; 1] = ["validate_sql"];
+pub const OWN_TOOLS: [&str; 2] = ["validate_sql", "plan_joins"];
 
 pub use crate::render::Reply;
 
@@ -75,6 +76,7 @@ impl ToolSet for DbprintTools {
             get_reference::tool(),
             // printdex's own, after the reference's seven.
             validate_sql::tool(),
+            plan_joins::tool(),
         ]
     }
 

@@ -9,7 +9,9 @@ use super::DbprintTools;
 use crate::error::QueryError;
 use crate::mcp::errors::rpc_error;
 use crate::mcp::tool_set::Resources;
+use crate::query::plan_joins::{self, erd};
 use crate::query::resources;
+use crate::query::validate_sql::catalog;
 use crate::render;
 
 fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
@@ -56,6 +58,9 @@ impl Resources for DbprintTools {
     }
 
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        if uri.starts_with(erd::SCHEME) {
+            return self.read_erd(uri).map_err(|e| rpc_error(&e)).and_then(wire);
+        }
         let connection = |name: &str| self.store.connection(Some(name));
         let sources = resources::Sources {
             references: self.store.references(),
@@ -82,6 +87,27 @@ impl Resources for DbprintTools {
                 "mimeType": page.mime_type,
                 "text": page.text,
                 "_meta": {"page": page.page, "pages": page.pages, "version": page.version},
+            }]
+        }))
+    }
+}
+
+impl DbprintTools {
+    /// A Mermaid diagram around one table (printdex's own resource): every table within
+    /// `depth` joins and the edges among them.
+    fn read_erd(&self, uri: &str) -> Result<serde_json::Value, QueryError> {
+        let wanted = erd::parse_uri(uri)?;
+        let state = self.store.connection_for_search(Some(&wanted.connection))?;
+        state.manifest_or_error()?;
+        let graph = plan_joins::graph::graph(&state)?;
+        let cat = catalog::catalog(&state)?;
+        let center = plan_joins::names::table(&graph, &wanted.table, &state.config.name, "table")?;
+        let diagram = erd::Diagram::around(graph, Some(&cat), center, wanted.depth);
+        Ok(serde_json::json!({
+            "contents": [{
+                "uri": uri,
+                "mimeType": "text/vnd.mermaid",
+                "text": render::erd::mermaid(&diagram),
             }]
         }))
     }

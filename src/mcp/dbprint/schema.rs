@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::mcp::tool_set::{Param, ToolSpec};
+use crate::mcp::tool_set::{JsonType, Param, ToolSpec};
 
 const CONNECTION_DESCRIPTION: &str =
     "Connection name to read; only needed when this server serves more than one (the error for a missing one lists them). Omit for the default.";
@@ -26,6 +26,19 @@ fn input_schema(spec: &ToolSpec) -> Map<String, Json> {
         o.insert("type".into(), json!(p.ty.name()));
         if p.non_empty {
             o.insert("minLength".into(), json!(1));
+        }
+        if p.ty == JsonType::StringList {
+            o.insert("items".into(), json!({"type": "string", "minLength": 1}));
+        }
+        let (min, max) = match p.ty {
+            JsonType::StringList => ("minItems", "maxItems"),
+            _ => ("minimum", "maximum"),
+        };
+        if let Some(n) = p.bounds.0 {
+            o.insert(min.into(), json!(n));
+        }
+        if let Some(n) = p.bounds.1 {
+            o.insert(max.into(), json!(n));
         }
         if let Some(e) = p.choices {
             o.insert("enum".into(), json!(e));

@@ -3,7 +3,7 @@
 //! violation (root faults first, then by key name) is reported in its exact words.
 
 use crate::error::repr_str_list;
-use crate::mcp::tool_set::{JsonType, ToolSpec};
+use crate::mcp::tool_set::{JsonType, Param, ToolSpec};
 use compat::py::{lower, repr};
 use compat::value::Value;
 
@@ -68,6 +68,7 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, String> {
                 Value::Float(f) => f.fract() == 0.0,
                 _ => false,
             },
+            JsonType::StringList => matches!(v, Value::Seq(_)),
         };
         if !type_ok {
             return Err(format!(
@@ -91,6 +92,62 @@ pub fn validate(spec: &ToolSpec, arguments: &Value) -> Result<Value, String> {
                 return Err(format!("{key} {} must be a non-empty string.", repr(v)));
             }
         }
+        if let Some(fault) = bounds_fault(key, param, v) {
+            return Err(fault);
+        }
     }
     Ok(Value::map(pairs))
+}
+
+/// A list's items (each a non-empty string) and count, or an integer's value, outside what
+/// the parameter allows.
+fn bounds_fault(key: &str, param: &Param, v: &Value) -> Option<String> {
+    let (min, max) = param.bounds;
+    if let Value::Seq(items) = v {
+        if let Some(item) = items.iter().find(|i| !matches!(i, Value::Str(_))) {
+            return Some(format!("{key} item {} must be of type string.", repr(item)));
+        }
+        if let Some(item) = items.iter().find(|i| i.as_str() == Some("")) {
+            return Some(format!(
+                "{key} item {} must be a non-empty string.",
+                repr(item)
+            ));
+        }
+        let n = items.len() as i64;
+        if min.is_some_and(|m| n < m) {
+            return Some(format!(
+                "{key} {} must hold at least {} items.",
+                repr(v),
+                min.unwrap_or_default()
+            ));
+        }
+        if max.is_some_and(|m| n > m) {
+            return Some(format!(
+                "{key} {} must hold at most {} items.",
+                repr(v),
+                max.unwrap_or_default()
+            ));
+        }
+        return None;
+    }
+    let n = match v {
+        Value::Int(n) => *n as f64,
+        Value::Float(f) => *f,
+        _ => return None,
+    };
+    if min.is_some_and(|m| n < m as f64) {
+        return Some(format!(
+            "{key} {} must be at least {}.",
+            repr(v),
+            min.unwrap_or_default()
+        ));
+    }
+    if max.is_some_and(|m| n > m as f64) {
+        return Some(format!(
+            "{key} {} must be at most {}.",
+            repr(v),
+            max.unwrap_or_default()
+        ));
+    }
+    None
 }

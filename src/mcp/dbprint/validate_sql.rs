@@ -1,10 +1,8 @@
 //! validate_sql: an agent's SQL checked against the print before it runs (printdex's own
 //! tool, beyond dbprint's seven).
 //!
-//! Its listing is kept short: tools/list is paged by the reference's 20,000-character rule
-//! with a cursor placeholder counted, and the seven plus this entry leave a few dozen
-//! characters; a longer description pushes it to a second page, which the reference's
-//! tools/list never has (tests/it/validate_sql.rs checks that all eight fit one page).
+//! tools/list is one page however long the listings grow (`Server::tools_page`), so this
+//! description need not be cut to fit the reference's 20,000-character page.
 
 use super::schema::connection;
 use super::{arg_str, Reply, Tool};

@@ -22,6 +22,7 @@ fn fits(ty: JsonType, v: &Value) -> bool {
     match ty {
         JsonType::String => v.is_string(),
         JsonType::Boolean => v.is_boolean(),
+        JsonType::StringList => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
         // Bound to a C# int: integral and within its range.
         JsonType::Integer => {
             v.as_i64().is_some_and(|i| i32::try_from(i).is_ok())

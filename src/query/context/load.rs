@@ -587,6 +587,9 @@ pub struct Joins {
     /// The binding `verdict: rejected` entries (`column`, `target_table`, `target_column`,
     /// `note`...), as written.
     pub rejected: Vec<Value>,
+    /// The table's own annotation entries that address an edge its relationships.yaml
+    /// emits without rejecting it: a person confirmed that edge.
+    pub confirmed: Vec<Value>,
 }
 
 pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
@@ -604,15 +607,24 @@ pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
         None => None,
     };
     let shown = shown_relationships(cx, ix, fqn, raw.as_ref(), annotated.as_deref())?;
-    let rejected = rejected_edges(
-        annotated.as_deref().unwrap_or_default(),
-        &by_edge_key(raw.as_ref())?,
-    )?
-    .entries
-    .into_iter()
-    .map(|(_, entry)| entry)
-    .collect();
-    Ok(Joins { shown, rejected })
+    let emitted = by_edge_key(raw.as_ref())?;
+    let rejected = rejected_edges(annotated.as_deref().unwrap_or_default(), &emitted)?
+        .entries
+        .into_iter()
+        .map(|(_, entry)| entry)
+        .collect();
+    let mut confirmed = Vec::new();
+    for entry in overlay::authored_edges_of(ix, fqn) {
+        let key = edge_key(entry)?;
+        if emitted.iter().any(|(k, _)| *k == key) {
+            confirmed.push(entry.clone());
+        }
+    }
+    Ok(Joins {
+        shown,
+        rejected,
+        confirmed,
+    })
 }
 
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).

@@ -217,7 +217,7 @@ fn descriptions_measure_as_the_references_do() {
 }
 
 #[test]
-fn templates_are_the_references_list() {
+fn templates_are_the_references_list_then_the_erd() {
     let got: Vec<(String, String, &str)> = templates()
         .into_iter()
         .map(|t| (t.uri_template, t.name, t.mime_type))
@@ -277,6 +277,12 @@ fn templates_are_the_references_list() {
             "dbprint://{connection}/{table}/relationships_annotations{?page,version}",
             "table relationships_annotations",
             "application/yaml",
+        ),
+        // printdex's own, after the reference's.
+        (
+            "printdex://{connection}/erd/{table}{?depth}",
+            "table erd",
+            "text/vnd.mermaid",
         ),
     ];
     let want: Vec<(String, String, &str)> = want

@@ -117,7 +117,7 @@ impl Table {
 }
 
 /// A join the print knows: `from.from_columns` refers to `to.to_columns`, pairwise.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
     pub from: usize,
     pub from_columns: Vec<String>,
@@ -128,6 +128,55 @@ pub struct Edge {
     pub detection: String,
     /// A person's note on it, when they wrote one.
     pub note: Option<String>,
+    /// What joining across it was measured to cost (format spec §2.3.10), when recorded.
+    pub observed: Option<Observed>,
+    /// A person's annotation entry addresses this emitted edge without rejecting it.
+    pub confirmed: bool,
+}
+
+/// An edge's `observed` block (format spec §2.3.10): the referencing ("child") side
+/// gives the fan-out, the referenced ("parent") side the coverage.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Observed {
+    /// Child rows per distinct key that carries one.
+    pub fanout_avg: Option<f64>,
+    /// The largest group of child rows sharing one key.
+    pub fanout_max: Option<f64>,
+    /// The share of the parent's distinct keys some child row reaches.
+    pub target_coverage: Option<f64>,
+    /// The share of the child's distinct keys found in the parent.
+    pub containment: Option<f64>,
+    /// `false`: the child has more distinct keys than the parent, impossible for a real
+    /// reference.
+    pub coherent: Option<bool>,
+    /// `false`: an endpoint was read under a scope, so no ratio was published.
+    pub scope_compatible: Option<bool>,
+}
+
+impl Observed {
+    /// The block as a relationships entry holds it; `None` when absent or not a mapping.
+    pub fn read(entry: &Value) -> Option<Observed> {
+        let block = entry
+            .get("observed")
+            .filter(|b| matches!(b, Value::Map(_)))?;
+        let number = |k: &str| match block.get(k) {
+            Some(Value::Int(n)) => Some(*n as f64),
+            Some(Value::Float(f)) if f.is_finite() => Some(*f),
+            _ => None,
+        };
+        let flag = |k: &str| match block.get(k) {
+            Some(Value::Bool(b)) => Some(*b),
+            _ => None,
+        };
+        Some(Observed {
+            fanout_avg: number("fanout_avg"),
+            fanout_max: number("fanout_max"),
+            target_coverage: number("target_coverage"),
+            containment: number("containment"),
+            coherent: flag("coherent"),
+            scope_compatible: flag("scope_compatible"),
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -192,6 +241,7 @@ impl TableJoins {
             joins.rejected.iter(),
             &OWN_REJECTION,
             position,
+            &[],
             &mut candidates,
         );
         if let Some(shown) = &joins.shown {
@@ -200,6 +250,7 @@ impl TableJoins {
                 rows(shown, "refers_to"),
                 &REFERS_TO,
                 position,
+                &joins.confirmed,
                 &mut candidates,
             );
             read_edges(
@@ -207,6 +258,7 @@ impl TableJoins {
                 rows(shown, "referenced_by"),
                 &REFERENCED_BY,
                 position,
+                &[],
                 &mut candidates,
             );
         }
@@ -579,7 +631,8 @@ type EdgeKey = (usize, usize, Vec<String>, Vec<String>, bool);
 #[derive(Default)]
 struct Edges {
     list: Vec<Edge>,
-    seen: std::collections::HashSet<EdgeKey>,
+    /// Each edge's place in `list`.
+    seen: HashMap<EdgeKey, usize>,
 }
 
 /// How a list of edge entries names an edge's two ends.
@@ -621,11 +674,12 @@ fn read_edges<'v>(
     entries: impl Iterator<Item = &'v Value>,
     how: &Reading,
     position: &HashMap<String, usize>,
+    confirmations: &[Value],
     out: &mut Vec<Edge>,
 ) {
     for e in entries.filter(|e| matches!(e, Value::Map(_))) {
-        let other = e.get(how.other_table).and_then(Value::as_str);
-        let Some(&other) = other.and_then(|t| position.get(t)) else {
+        let other_name = e.get(how.other_table).and_then(Value::as_str);
+        let Some(&other) = other_name.and_then(|t| position.get(t)) else {
             continue;
         };
         let (here, there) = (names(e.get(how.here)), names(e.get(how.there)));
@@ -647,6 +701,16 @@ fn read_edges<'v>(
         } else {
             (other, there, at, here)
         };
+        // A person's entry (not a rejection) in this table's own annotation file that
+        // addresses an edge the producer emitted confirms it.
+        let confirmed = how.outgoing
+            && !how.rejection
+            && detection != "annotated"
+            && confirmations.iter().any(|c| {
+                c.get("target_table").and_then(Value::as_str) == other_name
+                    && names(c.get("column")) == from_columns
+                    && names(c.get("target_column")) == to_columns
+            });
         out.push(Edge {
             from,
             from_columns,
@@ -654,13 +718,16 @@ fn read_edges<'v>(
             to_columns,
             detection: detection.to_string(),
             note,
+            observed: Observed::read(e),
+            confirmed,
         });
     }
 }
 
 impl Edges {
     /// `edge`, unless an edge between the same columns with the same standing (rejected
-    /// or not) came first.
+    /// or not) came first; a person's confirmation, read on the referencing side only,
+    /// holds for the edge whichever side was read first.
     fn add(&mut self, edge: &Edge) {
         let key = (
             edge.from,
@@ -669,8 +736,18 @@ impl Edges {
             edge.to_columns.clone(),
             edge.detection == "rejected",
         );
-        if self.seen.insert(key) {
-            self.list.push(edge.clone());
+        match self.seen.get(&key) {
+            Some(&at) => {
+                let kept = &mut self.list[at];
+                kept.confirmed |= edge.confirmed;
+                if kept.observed.is_none() {
+                    kept.observed = edge.observed;
+                }
+            }
+            None => {
+                self.seen.insert(key, self.list.len());
+                self.list.push(edge.clone());
+            }
         }
     }
 }

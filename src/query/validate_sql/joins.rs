@@ -10,7 +10,7 @@ use sqlparser::tokenizer::Span;
 
 use super::catalog::Edge;
 use super::exprs;
-use super::scope::{ColRef, Lookup, Relation, Scope};
+use super::scope::{ColRef, Lookup, Relation, Scope, Source};
 use super::walk::Walk;
 use super::Kind;
 
@@ -131,7 +131,7 @@ fn check(walk: &mut Walk, found: Vec<Pair>, rels: &[Relation]) {
         }
     }
     for ((a, b), group) in groups {
-        one_join(walk, &group, &rels[a], &rels[b]);
+        one_join(walk, &group, rels, a, b);
     }
 }
 
@@ -150,7 +150,8 @@ fn oriented(e: &Edge, a: usize, b: usize) -> Vec<Vec<(String, String)>> {
     out
 }
 
-fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
+fn one_join(walk: &mut Walk, group: &[Pair], rels: &[Relation], a: usize, b: usize) {
+    let (ra, rb) = (&rels[a], &rels[b]);
     // Every key must lead to one print table per side, or the print cannot judge it.
     let origins: Option<Vec<(ColRef, ColRef)>> = group
         .iter()
@@ -239,6 +240,11 @@ fn one_join(walk: &mut Walk, group: &[Pair], ra: &Relation, rb: &Relation) {
             }
         }
     }
+    if edges.is_empty() {
+        if let Some(path) = planned_path(walk, ta, tb, ra, rels, b) {
+            suggestions.push(path);
+        }
+    }
     let first = group[0].span;
     let span = group.iter().fold(first, |s, p| s.union(&p.span));
     let fallback = shown_keys.join(" AND ");
@@ -298,4 +304,37 @@ fn condition(
         .map(|(x, y)| Some(format!("{} = {}", column(ra, ta, x)?, column(rb, tb, y)?)))
         .collect();
     Some(parts?.join(" AND "))
+}
+
+/// The join path plan_joins finds from `ta` (as `ra` is written) to `tb` (relation `b`,
+/// aliased as it is), as JOIN clauses to write instead of this join; tables the FROM
+/// already holds on the way are named as it names them.
+fn planned_path(
+    walk: &Walk,
+    ta: usize,
+    tb: usize,
+    ra: &Relation,
+    rels: &[Relation],
+    b: usize,
+) -> Option<String> {
+    let graph = walk
+        .graph
+        .get_or_init(|| std::sync::Arc::new(crate::query::plan_joins::graph::Graph::of(walk.cat)));
+    if graph.tables.get(ta) != Some(&walk.cat.tables[ta].fqn)
+        || graph.tables.get(tb) != Some(&walk.cat.tables[tb].fqn)
+    {
+        return None;
+    }
+    let rb = &rels[b];
+    let alias = rb.aliased.then_some(rb.written.as_str());
+    let in_query = |t: usize| -> Option<String> {
+        if t == ta {
+            return Some(ra.written.clone());
+        }
+        rels.iter()
+            .enumerate()
+            .find(|(i, r)| *i != b && matches!(r.source, Source::Table(x) if x == t))
+            .map(|(_, r)| r.written.clone())
+    };
+    crate::query::plan_joins::path_clauses(graph, ta, tb, alias, &in_query)
 }

@@ -17,7 +17,7 @@ mod joins;
 mod literals;
 mod scope;
 mod source;
-mod suggest;
+pub mod suggest;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -118,11 +118,14 @@ impl Report {
 /// last); a query with more is better fixed in rounds.
 pub const MAX_FINDINGS: usize = 200;
 
-/// Build the connection's catalog ahead of its first call (serve runs this in the
+/// Build the connection's catalog and join graph ahead of their first call (serve runs this in the
 /// background at startup): on a large print it reads every table's records once.
 pub fn warm(state: &Snapshot) {
     // A failure here is the first call's to report, in its own words.
     let _ = catalog::catalog(state);
+    // The join graph plan_joins plans over (and validate_sql's unknown_join suggestions
+    // follow) is derived from the catalog.
+    let _ = crate::query::plan_joins::graph::graph(state);
 }
 
 /// Check `sql` against the print `state` holds.
@@ -131,7 +134,14 @@ pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
     state.manifest_or_error()?;
     let cat = catalog::catalog(state)?;
     let domains = catalog::IndexDomains(state);
-    Ok(check_with(&cat, &domains, &state.config.name, sql))
+    let graph = crate::query::plan_joins::graph::graph(state)?;
+    Ok(check_over(
+        &cat,
+        &domains,
+        Some(graph),
+        &state.config.name,
+        sql,
+    ))
 }
 
 /// Check `sql` against a catalog whose columns carry no value lists.
@@ -143,6 +153,18 @@ pub fn check(cat: &Catalog, connection: &str, sql: &str) -> Report {
 pub fn check_with(
     cat: &Catalog,
     domains: &dyn catalog::Domains,
+    connection: &str,
+    sql: &str,
+) -> Report {
+    check_over(cat, domains, None, connection, sql)
+}
+
+/// [`check_with`], with the print's join graph when the caller holds it (else it is built
+/// from the catalog if a join needs a planned path).
+fn check_over(
+    cat: &Catalog,
+    domains: &dyn catalog::Domains,
+    graph: Option<std::sync::Arc<crate::query::plan_joins::graph::Graph>>,
     connection: &str,
     sql: &str,
 ) -> Report {
@@ -173,6 +195,9 @@ pub fn check_with(
         return report;
     }
     let mut walk = walk::Walk::new(cat, domains, &src);
+    if let Some(g) = graph {
+        let _ = walk.graph.set(g);
+    }
     for statement in &statements {
         walk.statement(statement);
     }

@@ -52,6 +52,8 @@ fn catalog(adapter: Adapter) -> Catalog {
         to_columns: vec!["id".into()],
         detection: "declared".into(),
         note: None,
+        observed: None,
+        confirmed: false,
     };
     Catalog::new(adapter, tables, vec![edge])
 }

@@ -41,6 +41,9 @@ impl Ctes<'_> {
 
 pub struct Walk<'a> {
     pub cat: &'a Catalog,
+    /// The print's join graph, for the path a join the print knows no edge for should
+    /// take: the snapshot's, or built from the catalog when first needed.
+    pub graph: std::cell::OnceCell<std::sync::Arc<crate::query::plan_joins::graph::Graph>>,
     /// The value lists of the catalog's `listed` columns.
     pub domains: &'a dyn Domains,
     pub src: &'a Source<'a>,
@@ -51,6 +54,7 @@ impl<'a> Walk<'a> {
     pub fn new(cat: &'a Catalog, domains: &'a dyn Domains, src: &'a Source<'a>) -> Walk<'a> {
         Walk {
             cat,
+            graph: std::cell::OnceCell::new(),
             domains,
             src,
             findings: Vec::new(),
