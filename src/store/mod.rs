@@ -14,6 +14,7 @@ mod lock;
 pub mod memory;
 pub mod mirror;
 pub mod owner;
+mod published;
 pub mod pz_docs;
 pub mod pz_project;
 pub mod references;
@@ -84,6 +85,8 @@ pub struct Store {
     /// takes longer than the rest of a warm start); until then every such call sweeps.
     changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>>,
     states: RwLock<HashMap<String, Arc<Snapshot>>>,
+    /// The pz project served (`printdex pz serve`), stored beside the connections.
+    project: Option<pz_project::ProjectSource>,
     references: ReferenceDocs,
 }
 
@@ -114,14 +117,39 @@ impl Store {
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Store, MirrorError> {
+        Store::open_sources(served, None, index_dir, progress)
+    }
+
+    /// Open the mirror in `index_dir` and ingest the pz project at `root` (`printdex pz
+    /// serve`): files whose identity the mirror holds are not read again.
+    pub fn open_project(root: &Path, index_dir: &Path) -> Result<Store, MirrorError> {
+        let none = Served {
+            connections: Vec::new(),
+            default: None,
+            configured: Vec::new(),
+        };
+        Store::open_sources(none, Some(root), index_dir, &|_, _, _| {})
+    }
+
+    /// A store serving `served`'s connections and the pz project at `project`, if any,
+    /// from the index location `index_dir`: each source read against the disk, then the
+    /// change feed started over all of them.
+    fn open_sources(
+        served: Served,
+        project: Option<&Path>,
+        index_dir: &Path,
+        progress: &(dyn Fn(&str, usize, usize) + Sync),
+    ) -> Result<Store, MirrorError> {
         let started = std::time::Instant::now();
         let locations = Locations::open(index_dir)?;
         let private = locations.current().dir.clone();
         let opened = started.elapsed();
+        let project = project.map(pz_project::ProjectSource::new);
         let roots: Vec<PathBuf> = served
             .connections
             .iter()
             .map(|c| c.print_root.clone())
+            .chain(project.as_ref().map(|p| p.root.clone()))
             .collect();
         let changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>> = Arc::default();
         tracing::debug!(?opened, "store opening");
@@ -130,11 +158,15 @@ impl Store {
             locations,
             changes,
             states: RwLock::new(HashMap::new()),
+            project,
             references: ReferenceDocs::default(),
         };
         for conn in store.served.connections.clone() {
             let name = conn.name.clone();
             store.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
+        }
+        if store.project.is_some() {
+            store.refresh_project()?;
         }
         // After the first scan, not beside it: on a small machine the feed's walk would
         // take cores from the scan. Until the feed is up no state is verified by it, so a
@@ -168,6 +200,7 @@ impl Store {
             locations: Locations::open(index_dir)?,
             changes: Arc::default(),
             states: RwLock::new(HashMap::new()),
+            project: None,
             references: ReferenceDocs::default(),
         };
         for conn in store.served.connections.clone() {

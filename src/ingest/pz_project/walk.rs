@@ -3,10 +3,10 @@
 //! keeps only regular files, and reads each once.
 
 use std::io;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use super::files::{is_project_path, ProjectFiles};
+use crate::ingest::{clock_ns, FileIdentity};
 
 /// The project-relative paths of the files pz reads at `root` that exist as regular files
 /// now (see [`is_project_path`]), in ordinal order. A missing directory is simply absent.
@@ -39,6 +39,7 @@ pub fn read_project_dir(root: &Path) -> io::Result<ProjectFiles> {
     let mut out = ProjectFiles::new(root);
     for rel in project_paths(root)? {
         let path = root.join(&rel);
+        let before = clock_ns();
         let Ok(meta) = std::fs::metadata(&path) else {
             continue;
         };
@@ -50,8 +51,9 @@ pub fn read_project_dir(root: &Path) -> io::Result<ProjectFiles> {
             Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e),
         };
-        let mtime_ns = meta.mtime() * 1_000_000_000 + meta.mtime_nsec();
-        out.insert(rel, bytes, mtime_ns);
+        // The portable identity every reader of a file uses (`ingest::FileIdentity`).
+        let identity = FileIdentity::from_metadata(&meta, before);
+        out.insert(rel, bytes, identity.mtime_ns);
     }
     Ok(out)
 }
