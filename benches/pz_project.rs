@@ -23,7 +23,7 @@ use printdex::ingest::pz_project::walk::read_project_dir;
 use printdex::ingest::pz_project::{parse_project, ParsedProject};
 use printdex::query::pz_project::{self, compile_answer, project_overview, state, Env, Fidelity};
 use printdex::render::pz_project::envelope;
-use printdex::store::Store;
+use printdex::store::{Project, ProjectReads, Store};
 
 const STAGING: usize = 250;
 const MARTS: usize = 125;
@@ -185,7 +185,9 @@ fn bench(c: &mut Criterion) {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let serve = |answer: &dyn Fn(&pz_project::PreparedProject) -> String| {
-        let snapshot = store.project_snapshot().expect("snapshot");
+        let snapshot = store
+            .fresh(Project, ProjectReads::EveryFile)
+            .expect("snapshot");
         answer(&pz_project::prepared(store.cache(), &snapshot, &env))
     };
     assert_eq!(serve(&|p| envelope(p.overview())), text);

@@ -9,6 +9,7 @@
 pub mod cache;
 pub mod changes;
 pub mod files;
+mod fresh;
 pub mod location;
 mod lock;
 pub mod memory;
@@ -27,9 +28,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use crate::config::{ConnectionConfig, Served};
-use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
 use cache::Cache;
+pub use fresh::{Connection, Project, ProjectReads, Reads, Source};
 use location::Locations;
 use lock::{WriteLock, Writer, LOCK_WAIT};
 use mirror::{Mirror, MirrorError};
@@ -80,7 +81,8 @@ pub struct Store {
     /// every snapshot built on it shares; see `location`.
     locations: Locations,
     /// inotify over the served print roots, so a call reading every table's files can
-    /// skip the stat sweep when nothing changed (`connection_for_search`).
+    /// skip the stat sweep when nothing changed (`Reads::EveryTableStatistics`).
+    /// It watches the served pz project too.
     /// Set up off the startup path (walking and watching every directory of a large print
     /// takes longer than the rest of a warm start); until then every such call sweeps.
     changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>>,
@@ -739,113 +741,6 @@ impl Store {
         // Whole records (parsed, not touched) are always stored.
         shared.mirror.upsert_files(&again)?;
         Ok(())
-    }
-
-    /// [`Store::connection`] for a call that reads every walkable table's statistics
-    /// files (search_columns). When the change feed vouches for the state (it was last
-    /// verified at an epoch the feed remembers), only the files the feed names since are
-    /// read again, and only those the connection tracks; otherwise every searched file is
-    /// `stat`ed, and the connection re-ingested first when one moved.
-    pub fn connection_for_search(
-        &self,
-        requested: Option<&str>,
-    ) -> Result<Arc<Snapshot>, QueryError> {
-        let state = self.connection(requested)?;
-        let feed = self.change_feed().filter(|c| c.complete());
-        let epoch = feed.map(changes::ChangeFeed::poll);
-        let named = match (feed, state.search.verified()) {
-            (Some(feed), Some(verified)) => feed.since(verified),
-            _ => changes::Since::Unknown,
-        };
-        let moved = match named {
-            changes::Since::Nothing => Some(Vec::new()),
-            // What the feed names and this snapshot does not already hold as it is on
-            // disk (the watcher has usually re-read it by the time a call comes).
-            changes::Since::Files(paths) => Some(
-                paths
-                    .into_iter()
-                    .filter(|p| state.tracks(p) && !state.unchanged_on_disk(p))
-                    .collect::<Vec<_>>(),
-            ),
-            // One sweep finds what moved; a sweep that could not finish reconciles.
-            changes::Since::Unknown => state.search.moved_paths(),
-        };
-        let fresh = match moved {
-            Some(moved) if moved.is_empty() => state,
-            Some(moved) => self
-                .refresh_files(&state.config.name, &moved)
-                .map_err(|e| QueryError::Internal(e.to_string()))?,
-            None => self
-                .reconcile(&state.config)
-                .map_err(|e| QueryError::Internal(e.to_string()))?,
-        };
-        if let Some(e) = epoch {
-            fresh.search.verify(e);
-        }
-        Ok(fresh)
-    }
-
-    /// [`Store::connection`], also fresh against the files `moved` names as changed on
-    /// disk since ingest read them: those are read again first.
-    pub fn connection_where(
-        &self,
-        requested: Option<&str>,
-        moved: impl Fn(&Snapshot) -> Vec<PathBuf>,
-    ) -> Result<Arc<Snapshot>, QueryError> {
-        let state = self.connection(requested)?;
-        let moved = moved(&state);
-        if moved.is_empty() {
-            return Ok(state);
-        }
-        self.refresh_files(&state.config.name, &moved)
-            .map_err(|e| QueryError::Internal(e.to_string()))
-    }
-
-    /// An answer from the named connection's snapshot that is fresh for every file it
-    /// reads: `ask` answers from a snapshot, strictly (a file found moved since the
-    /// snapshot was built fails with `QueryError::Stale`) or not. A stale file is re-read
-    /// alone (or the connection, when need be) and `ask` asked again; a print changing on
-    /// every attempt is answered from the last snapshot read, without the check.
-    pub fn answer_fresh<T>(
-        &self,
-        requested: Option<&str>,
-        ask: impl Fn(&Snapshot, bool) -> Result<T, QueryError>,
-    ) -> Result<T, QueryError> {
-        let mut state = self.connection(requested)?;
-        for _ in 0..2 {
-            match ask(&state, true) {
-                Err(QueryError::Stale(path)) => {
-                    state = self
-                        .refresh_files(&state.config.name, &[path])
-                        .map_err(|e| QueryError::Internal(e.to_string()))?;
-                }
-                other => return other,
-            }
-        }
-        ask(&state, false)
-    }
-
-    /// Every served connection's snapshot, fresh against the disk as `connection` makes
-    /// it, in the order served.
-    pub fn snapshots(&self) -> Result<Vec<Arc<Snapshot>>, QueryError> {
-        self.served
-            .connections
-            .iter()
-            .map(|c| self.connection(Some(&c.name)))
-            .collect()
-    }
-
-    /// The connection a call names (or the default), fresh against the disk: when the
-    /// manifest's identity moved since it was read, the connection is re-ingested first.
-    pub fn connection(&self, requested: Option<&str>) -> Result<Arc<Snapshot>, QueryError> {
-        let conn = self.served.pick(requested)?.clone();
-        let current = self.current(&conn.name);
-        match current {
-            Some(state) if state.manifest_unchanged() => Ok(state),
-            _ => self
-                .reconcile(&conn)
-                .map_err(|e| QueryError::Internal(e.to_string())),
-        }
     }
 }
 

@@ -11,6 +11,7 @@ use crate::mcp::errors::rpc_error;
 use crate::mcp::tool_set::Resources;
 use crate::query::resources;
 use crate::render;
+use crate::store::{Connection, Reads};
 
 fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
@@ -18,7 +19,15 @@ fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
 
 impl Resources for DbprintTools {
     fn list(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
-        let states = self.store.snapshots().map_err(|e| rpc_error(&e))?;
+        // Every served connection's manifest is listed.
+        let states = self
+            .store
+            .served
+            .connections
+            .iter()
+            .map(|c| self.store.fresh(Connection(Some(&c.name)), Reads::Manifest))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| rpc_error(&e))?;
         let listing = resources::list(&states).map_err(|e| rpc_error(&e))?;
         let page = render::resource::list_page(&listing, cursor).map_err(|e| rpc_error(&e))?;
         let entries: Vec<serde_json::Value> = page
@@ -56,7 +65,12 @@ impl Resources for DbprintTools {
     }
 
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let connection = |name: &str| self.store.connection(Some(name));
+        // The resource's file is checked as it is read; a page read from one rewritten
+        // meanwhile is read again below.
+        let connection = |name: &str| {
+            self.store
+                .fresh(Connection(Some(name)), Reads::CheckedAsRead)
+        };
         let sources = resources::Sources {
             references: self.store.references(),
             cache: self.store.cache(),

@@ -37,7 +37,7 @@ use crate::query::pz_project::{self as query_pz, Env, Fidelity, PreparedProject,
 use crate::render;
 use crate::render::pz_envelope as envelope;
 use crate::store::pz_docs::service::DocsService;
-use crate::store::Store;
+use crate::store::{Project, ProjectReads, Store};
 use compat::dotnet::Json;
 
 /// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
@@ -100,10 +100,13 @@ impl PzTools {
                 message: "printdex pz serve was started without a project".into(),
             });
         };
-        let snapshot = store.project_snapshot().map_err(|e| Unclassified {
-            type_name: "MirrorError".into(),
-            message: e.to_string(),
-        })?;
+        // Each read-side tool loads the whole project, as pz does per call.
+        let snapshot = store
+            .fresh(Project, ProjectReads::EveryFile)
+            .map_err(|e| Unclassified {
+                type_name: "MirrorError".into(),
+                message: e.to_string(),
+            })?;
         let prepared = query_pz::prepared(store.cache(), &snapshot, &self.env);
         let answer = ask(&prepared);
         if let (Some(pz), false) = (&self.delegate, answer.fidelity == Fidelity::Exact) {

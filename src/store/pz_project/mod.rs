@@ -214,7 +214,7 @@ impl Store {
 
     /// The project as it is on disk now: the published snapshot when the change feed saw
     /// nothing pz reads move since it was verified, else a fresh scan's.
-    pub fn project_snapshot(&self) -> Result<Arc<ProjectSnapshot>, MirrorError> {
+    pub(super) fn project_snapshot(&self) -> Result<Arc<ProjectSnapshot>, MirrorError> {
         let project = self.project_source()?;
         let Some(current) = project.published() else {
             return self.refresh_project();
