@@ -156,7 +156,8 @@ impl Store {
     fn every_table(&self, state: Arc<Snapshot>) -> Result<Arc<Snapshot>, QueryError> {
         let feed = self.change_feed().filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);
-        let named = match (feed, state.search.verified()) {
+        let verified = self.record_of(&state).and_then(|p| p.verified());
+        let named = match (feed, verified) {
             (Some(feed), Some(verified)) => feed.since(verified),
             _ => changes::Since::Unknown,
         };
@@ -177,8 +178,10 @@ impl Store {
             Some(moved) => self.with_reread(state, moved)?,
             None => self.reconcile(&state.config).map_err(internal)?,
         };
-        if let Some(e) = epoch {
-            fresh.search.verify(e);
+        // The disk matched `fresh` as of `epoch`: recorded for the next call, unless
+        // another snapshot was published meanwhile (that one's own check stands).
+        if let (Some(e), Some(record)) = (epoch, self.record_of(&fresh)) {
+            record.verify(e);
         }
         Ok(fresh)
     }

@@ -34,6 +34,7 @@ pub use fresh::{Connection, Project, ProjectReads, Reads, Source};
 use location::Locations;
 use lock::{WriteLock, Writer, LOCK_WAIT};
 use mirror::{Mirror, MirrorError};
+use published::Published;
 use references::ReferenceDocs;
 pub use snapshot::Snapshot;
 
@@ -86,7 +87,8 @@ pub struct Store {
     /// Set up off the startup path (walking and watching every directory of a large print
     /// takes longer than the rest of a warm start); until then every such call sweeps.
     changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>>,
-    states: RwLock<HashMap<String, Arc<Snapshot>>>,
+    /// Each connection's published snapshot, with how far the change feed vouches for it.
+    states: RwLock<HashMap<String, Arc<Published<Snapshot>>>>,
     /// The pz project served (`printdex pz serve`), stored beside the connections.
     project: Option<pz_project::ProjectSource>,
     references: ReferenceDocs,
@@ -215,12 +217,11 @@ impl Store {
                     identities,
                     hashes,
                     tables,
-                    epoch,
                     ..
                 } = store.ingest_locked(shared, &conn, &progress, lock)?;
                 drop((manifest, absent, identities, hashes));
                 memory::release_freed();
-                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables, epoch)
+                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
                     .map_err(|e| MirrorError::Index(e.to_string()))?;
                 Ok(())
             })?;
@@ -412,8 +413,7 @@ impl Store {
         // The content digests need only the hashes: taken beside the search sync.
         let (search, versions) = std::thread::scope(|scope| {
             let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
-            let search =
-                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables, epoch);
+            let search = search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables);
             let versions = versions
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -421,7 +421,7 @@ impl Store {
         });
         let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
         tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
-        let published = self.publish(Snapshot {
+        let snapshot = Snapshot {
             config: conn.clone(),
             absent,
             manifest,
@@ -431,7 +431,9 @@ impl Store {
             search,
             identities,
             shared: shared.clone(),
-        });
+        };
+        // Verified as of the epoch polled before the scan.
+        let published = self.publish(snapshot, epoch);
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)
     }
@@ -589,13 +591,25 @@ impl Store {
     /// The snapshot requests of connection `name` read now, if one was built on the
     /// location written now (one built on a location since replaced is not).
     fn current(&self, name: &str) -> Option<Arc<Snapshot>> {
-        let state = self
-            .states
+        Self::built_on(
+            self.published(name).map(|p| p.snapshot.clone()),
+            &self.shared(),
+        )
+    }
+
+    /// The store's record of the snapshot connection `name` published last.
+    fn published(&self, name: &str) -> Option<Arc<Published<Snapshot>>> {
+        self.states
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
-            .cloned();
-        Self::built_on(state, &self.shared())
+            .cloned()
+    }
+
+    /// The store's record of `snapshot`, while it is the one its connection reads.
+    fn record_of(&self, snapshot: &Arc<Snapshot>) -> Option<Arc<Published<Snapshot>>> {
+        self.published(&snapshot.config.name)
+            .filter(|p| Arc::ptr_eq(&p.snapshot, snapshot))
     }
 
     /// `state`, if it was built on `shared`.
@@ -603,13 +617,15 @@ impl Store {
         state.filter(|s| Arc::ptr_eq(&s.shared, shared))
     }
 
-    /// Make `snapshot` the one requests of its connection read from now on.
-    fn publish(&self, snapshot: Snapshot) -> Arc<Snapshot> {
+    /// Make `snapshot` the one requests of its connection read from now on, known to
+    /// match the disk as of change-feed epoch `verified`.
+    fn publish(&self, snapshot: Snapshot, verified: Option<u64>) -> Arc<Snapshot> {
         let snapshot = Arc::new(snapshot);
+        let published = Arc::new(Published::new(snapshot.clone(), verified));
         self.states
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(snapshot.config.name.clone(), snapshot.clone());
+            .insert(snapshot.config.name.clone(), published);
         snapshot
     }
 
@@ -709,7 +725,11 @@ impl Store {
             &hashes,
         )
         .map_err(|e| MirrorError::Index(e.to_string()))?;
-        Ok(self.publish(Snapshot {
+        // The new snapshot vouches for the epoch the old one did: the other files were as
+        // the old one holds them then, and what the feed names since (these files among
+        // them) is checked against the new one.
+        let verified = self.record_of(&state).and_then(|p| p.verified());
+        let snapshot = Snapshot {
             config: state.config.clone(),
             absent,
             manifest: state.manifest.clone(),
@@ -719,7 +739,8 @@ impl Store {
             search,
             identities,
             shared: shared.clone(),
-        }))
+        };
+        Ok(self.publish(snapshot, verified))
     }
 
     /// Read `paths` (records among `records` the mirror refused as touched: another

@@ -81,7 +81,10 @@ impl Resources for DbprintTools {
         let mut attempts = 0;
         let page = loop {
             let resource = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
-            match render::resource::page(uri, &resource, self.store.cache()) {
+            let cut = resource
+                .whole
+                .page_cut(self.store.cache(), render::resource::cut);
+            match cut.and_then(|ranges| render::resource::page(uri, &resource, &ranges)) {
                 Err(QueryError::Stale(_)) if attempts == 0 => attempts += 1,
                 Err(QueryError::Stale(path)) => {
                     let shown = path.display().to_string();
