@@ -1,9 +1,12 @@
-//! The store: everything that writes, and what keeps the written state fresh. It opens
-//! the mirror (`mirror/`, SQLite) and the search index (`search/`, tantivy), reconciles
-//! a connection with the disk and re-reads single files (the one writer, `lock`), follows
-//! the disk through the inotify change feed (`changes`) and the watcher's daemon loop
-//! (`watch`), and hands readers an immutable [`Snapshot`] of each served connection. It
-//! owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
+//! The store: everything that writes, and what keeps the written state fresh. It serves a
+//! set of sources, dbprint connections and/or one pz project (`pz_project`), all on one
+//! index location (`location`): it opens the mirror (`mirror/`, SQLite) and the search
+//! index (`search/`, tantivy), reconciles a connection with the disk, re-reads single files
+//! and scans the project (the one writer, `lock`), follows the disk through the change feed
+//! (`changes`) and the watcher's daemon loop (`watch`), and hands readers an immutable
+//! [`Snapshot`] of each served connection and a `ProjectSnapshot` of the project, each
+//! verified for what a call's answer reads (`fresh`: [`Store::fresh`], [`Store::answer`]).
+//! It owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
 //! index (`pz_docs`). Knows nothing of the questions asked.
 
 pub mod cache;

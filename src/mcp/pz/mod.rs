@@ -32,6 +32,7 @@ use super::tool_set::{self, CallResult, Refusal, ToolSet, ToolSpec, Unclassified
 use super::Server;
 use crate::error::pz::DocsError;
 use crate::error::pz::PzError;
+use crate::error::QueryError;
 use crate::ingest::pz_docs::parse::Page;
 use crate::query::pz_project::{self as query_pz, Env, Fidelity, PreparedProject, PzAnswer};
 use crate::render;
@@ -100,13 +101,18 @@ impl PzTools {
                 message: "printdex pz serve was started without a project".into(),
             });
         };
-        // Each read-side tool loads the whole project, as pz does per call.
-        let snapshot = store
-            .fresh(Project, ProjectReads::EveryFile)
-            .map_err(|e| Unclassified {
-                type_name: "MirrorError".into(),
-                message: e.to_string(),
-            })?;
+        // Each read-side tool loads the whole project, as pz does per call. A failure of
+        // the index itself: once the store has checked (and repaired or replaced) the
+        // location, asked once more, as a dbprint call is.
+        let fresh = || store.fresh(Project, ProjectReads::EveryFile);
+        let snapshot = match fresh() {
+            Err(QueryError::Internal(_)) if store.recover_after_failure() => fresh(),
+            other => other,
+        }
+        .map_err(|e| Unclassified {
+            type_name: "MirrorError".into(),
+            message: e.to_string(),
+        })?;
         let prepared = query_pz::prepared(store.cache(), &snapshot, &self.env);
         let answer = ask(&prepared);
         if let (Some(pz), false) = (&self.delegate, answer.fidelity == Fidelity::Exact) {
