@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::context;
 use printdex::render::context::{self as reply, Format, Options};
-use printdex::store::Store;
+use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -65,7 +65,9 @@ fn bench(c: &mut Criterion) {
                 };
                 let call = || {
                     let context = store
-                        .answer_fresh(None, |s, strict| context::answer(s, &fqn, strict))
+                        .answer(Connection(None), Reads::CheckedAsRead, |s, strict| {
+                            context::answer(s, &fqn, strict)
+                        })
                         .unwrap();
                     reply::page(&context, format, &options, &args, None).unwrap()
                 };

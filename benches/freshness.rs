@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::store::changes::ChangeFeed;
-use printdex::store::Store;
+use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -54,7 +54,7 @@ fn bench(c: &mut Criterion) {
         .collect();
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(served, dir.path()).unwrap();
-    let state = store.connection(None).unwrap();
+    let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
     let feed = ChangeFeed::watch(&roots, dir.path()).expect("a change feed");
     let tables = &state.search.tables;
     let table = &tables[tables.len() / 2];

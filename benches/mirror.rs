@@ -12,7 +12,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::list_tables;
 use printdex::render;
-use printdex::store::Store;
+use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -44,7 +44,7 @@ fn bench(c: &mut Criterion) {
         let args = Value::map(vec![(Value::Str("detail".into()), Value::Bool(detail))]);
         group.bench_function(format!("list_tables_detail_{detail}"), |b| {
             b.iter(|| {
-                let state = store.connection(None).unwrap();
+                let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
                 let request = list_tables::Request {
                     pattern: None,
                     detail,

@@ -23,7 +23,7 @@ use printdex::ingest::pz_project::walk::read_project_dir;
 use printdex::ingest::pz_project::{parse_project, ParsedProject};
 use printdex::query::pz_project::{self, compile_answer, project_overview, state, Env, Fidelity};
 use printdex::render::pz_project::envelope;
-use printdex::store::pz_project::ProjectStore;
+use printdex::store::{Project, ProjectReads, Store};
 
 const STAGING: usize = 250;
 const MARTS: usize = 125;
@@ -175,7 +175,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("ingest_parse", |b| b.iter(|| parsed(dir.path())));
 
     let index = tempfile::tempdir().expect("index dir");
-    let store = ProjectStore::open(dir.path(), index.path()).expect("store");
+    let store = Store::open_project(dir.path(), index.path()).expect("store");
     let started = std::time::Instant::now();
     while !store.watching() {
         assert!(
@@ -185,8 +185,10 @@ fn bench(c: &mut Criterion) {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     let serve = |answer: &dyn Fn(&pz_project::PreparedProject) -> String| {
-        let snapshot = store.snapshot().expect("snapshot");
-        answer(&pz_project::prepared(&store, &snapshot, &env))
+        let snapshot = store
+            .fresh(Project, ProjectReads::EveryFile)
+            .expect("snapshot");
+        answer(&pz_project::prepared(store.cache(), &snapshot, &env))
     };
     assert_eq!(serve(&|p| envelope(p.overview())), text);
     group.bench_function("serve_overview", |b| {
@@ -219,8 +221,8 @@ fn bench(c: &mut Criterion) {
             // New content every time: no version is answered from the cache.
             edits += 1;
             std::fs::write(&edited, format!("-- edit {edits}\n{original}")).expect("edit");
-            let snapshot = store.refresh().expect("refresh");
-            pz_project::prepared(&store, &snapshot, &env).warm();
+            let snapshot = store.refresh_project().expect("refresh");
+            pz_project::prepared(store.cache(), &snapshot, &env).warm();
         })
     });
     group.finish();

@@ -17,7 +17,7 @@ use printdex::config::{self, Served};
 use printdex::query::{resolve_value, search_columns};
 use printdex::render;
 use printdex::store::search::lookup::Filters;
-use printdex::store::Store;
+use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -76,7 +76,9 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("search_columns_{name}"), |b| {
             b.iter(|| {
                 // As the tool does: every table's searched files are checked against the disk.
-                let state = store.connection_for_search(None).unwrap();
+                let state = store
+                    .fresh(Connection(None), Reads::EveryTableStatistics)
+                    .unwrap();
                 let mut matches =
                     search_columns::answer(&state, &search_columns::Request { filters }).unwrap();
                 render::search_columns::page(&mut matches, &arguments, None).unwrap()
@@ -85,12 +87,12 @@ fn bench(c: &mut Criterion) {
     }
     // The parts of one call: the stat sweep of the searched files, and the answer alone.
     group.bench_function("freshness_sweep", |b| {
-        let state = store.connection(None).unwrap();
+        let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
         b.iter(|| state.search.moved_paths())
     });
     let arguments = args(&[("pattern", "*email*")]);
     group.bench_function("search_columns_pattern_answer_only", |b| {
-        let state = store.connection(None).unwrap();
+        let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
         b.iter(|| {
             let request = search_columns::Request {
                 filters: Filters {
@@ -112,12 +114,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("resolve_value", |b| {
         b.iter(|| {
             let state = store
-                .connection_where(None, |s| {
-                    s.search
-                        .table_rank(table)
-                        .map(|r| s.search.tables[r].moved_paths())
-                        .unwrap_or_default()
-                })
+                .fresh(Connection(None), Reads::TableStatistics(table))
                 .unwrap();
             let resolution = resolve_value::answer(
                 &state,

@@ -21,7 +21,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::query::validate_sql;
 use printdex::render::validate_sql as render;
-use printdex::store::Store;
+use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
     std::env::var_os("PRINTDEX_BENCH_PROJECT")
@@ -111,7 +111,7 @@ fn bench(c: &mut Criterion) {
         .replace("b.title,", "b.titel,")
         .replace("br.branch_id = c.branch_id", "br.branch_id = p.patron_id")
         .replace("h.state = 'waiting'", "h.state = 'waitng'");
-    let state = store.connection(None).unwrap();
+    let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
     // The catalog is built once per print content; every later call reuses it.
     let started = std::time::Instant::now();
     let catalog = validate_sql::catalog::catalog(&state).unwrap();
@@ -146,7 +146,9 @@ fn bench(c: &mut Criterion) {
     // As the tool runs it: the connection's freshness check, the answer, the Markdown.
     group.bench_function("tool_call_40_lines", |b| {
         b.iter(|| {
-            let state = store.connection_for_search(None).unwrap();
+            let state = store
+                .fresh(Connection(None), Reads::EveryTableStatistics)
+                .unwrap();
             render::markdown(&validate_sql::answer(&state, &mistakes).unwrap())
         })
     });

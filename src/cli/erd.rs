@@ -14,7 +14,7 @@ use crate::query::plan_joins::erd::{Diagram, MAX_DEPTH};
 use crate::query::plan_joins::{graph, names};
 use crate::query::validate_sql::catalog;
 use crate::render::erd;
-use crate::store::Store;
+use crate::store::{Connection, Reads, Store};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ErdFormat {
@@ -81,7 +81,7 @@ pub fn run(args: ErdArgs) -> anyhow::Result<ExitCode> {
 /// The diagram the arguments ask for, spelled, or why it cannot be drawn.
 fn draw(store: &Store, args: &ErdArgs) -> Result<String, String> {
     let state = store
-        .connection(args.connection.as_deref())
+        .fresh(Connection(args.connection.as_deref()), Reads::Manifest)
         .map_err(|e| e.to_string())?;
     state.manifest_or_error().map_err(|e| e.to_string())?;
     let g = graph::graph(&state).map_err(|e| e.to_string())?;

@@ -15,7 +15,6 @@ use crate::store::owner;
 use crate::store::pz_docs::disk::{self, now_secs, Store};
 use crate::store::pz_docs::fetch;
 use crate::store::pz_docs::service::{self, DocsConfig, DEFAULT_MAX_AGE};
-use crate::store::pz_project::{self, ProjectStore};
 
 const DOCS_DIR_HELP: &str =
     "The docs index directory (default: pz-docs in printdex's cache, $XDG_CACHE_HOME/printdex)";
@@ -126,7 +125,7 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             }
             let root = std::path::absolute(project.unwrap_or_else(|| PathBuf::from(".")))?;
             let dir = index_dir.unwrap_or_else(|| crate::config::default_index_dir(&root));
-            let store = Arc::new(ProjectStore::open(&root, &dir)?);
+            let store = Arc::new(crate::store::Store::open_project(&root, &dir)?);
             // `index list` names it, and `index prune` drops it once project.yml is gone.
             let owner = owner::Owner::now(&root.join("project.yml"), None);
             if let Err(e) = owner::record(&dir, &owner) {
@@ -134,7 +133,8 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             }
             let env: Env = std::env::vars().collect();
             warm_on_publish(&store, &env);
-            let _watcher = pz_project::watch::spawn(store.clone());
+            let _watcher = crate::store::watch::spawn(store.clone());
+            let closing = store.clone();
             let delegate = find_pz(pz).map(|program| {
                 tracing::info!(
                     "passing what printdex cannot answer to {}",
@@ -153,6 +153,8 @@ pub fn run(action: PzAction) -> anyhow::Result<ExitCode> {
             // Load the installed corpus (and start a refresh if it is stale) before the first call.
             std::thread::spawn(move || docs.warm());
             super::serve_blocking(crate::mcp::serve_stdio(crate::mcp::pz::server(tools)))??;
+            // The mirror's WAL folded in and the location marked clean for the next start.
+            closing.close();
             Ok(ExitCode::SUCCESS)
         }
         PzAction::Docs { action } => match action {

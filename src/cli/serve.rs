@@ -12,7 +12,7 @@ use crate::config::reference::REFERENCE_DIR_ENV;
 use crate::config::{self, Served};
 use crate::ingest::ManifestRead;
 use crate::mcp::ServeError;
-use crate::store::{owner, Store};
+use crate::store::{owner, Connection, Reads, Store};
 
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
 /// uvicorn's exit status when it cannot start (a port it cannot bind), as dbprint exits.
@@ -126,7 +126,7 @@ fn warm_in_background(store: Arc<Store>) {
         // otherwise share the cores with this.
         std::thread::sleep(std::time::Duration::from_millis(300));
         for name in store.served.served_names_sorted() {
-            if let Ok(state) = store.connection(Some(&name)) {
+            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::Manifest) {
                 crate::query::diff::warm(&state);
                 crate::query::context::warm(&state);
                 crate::query::validate_sql::warm(&state);
@@ -151,7 +151,8 @@ impl Summary {
             .served_names_sorted()
             .into_iter()
             .map(|name| {
-                let what = match store.connection(Some(&name)).map(|s| s.manifest.clone()) {
+                let fresh = store.fresh(Connection(Some(&name)), Reads::Manifest);
+                let what = match fresh.map(|s| s.manifest.clone()) {
                     Ok(ManifestRead::Ok { doc, .. }) => {
                         let n = doc
                             .get("tables")

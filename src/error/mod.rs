@@ -130,7 +130,7 @@ pub enum QueryError {
     #[error("{0}")]
     Internal(String),
     /// A file moved on disk since the snapshot answering read it. Never reaches a
-    /// client: the store re-reads the file and asks again (`Store::answer_fresh`).
+    /// client: the store re-reads the file and asks again (`Store::answer`).
     #[error("a print file changed on disk while it was read: {}", .0.display())]
     Stale(std::path::PathBuf),
 }

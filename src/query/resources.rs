@@ -5,7 +5,6 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,7 +17,7 @@ use crate::ingest::{
     READING_FILENAME,
 };
 use crate::store::cache::{Cache, Key};
-use crate::store::files::{Check, FreshFile};
+use crate::store::files::{self, read_as_known, Check, FreshFile};
 use crate::store::references::ReferenceDocs;
 use crate::store::Snapshot;
 use compat::value::Value;
@@ -539,6 +538,18 @@ impl Whole {
         }
     }
 
+    /// The page cut of the text under `cut` (render's line rule), kept in `cache` per
+    /// version: a later page, or the same again, never re-measures the text.
+    pub fn page_cut(
+        &self,
+        cache: &Cache,
+        cut: impl FnOnce(&str) -> Vec<std::ops::Range<usize>>,
+    ) -> Result<Arc<Vec<std::ops::Range<usize>>>, QueryError> {
+        let len = (self.len()? as u64).to_le_bytes();
+        let key = Key::new("resource page cut", [self.version.as_bytes(), &len]);
+        cache.get_or_build(key, |r: &Vec<_>| 16 * r.len(), || self.with_text(cut))
+    }
+
     /// The text's length in bytes.
     pub fn len(&self) -> Result<usize, QueryError> {
         match &self.body {
@@ -551,40 +562,6 @@ impl Whole {
     pub fn is_empty(&self) -> Result<bool, QueryError> {
         Ok(self.len()? == 0)
     }
-}
-
-/// Read bytes `range` of `path` into `into`, provided the file is still the one `identity`
-/// names before and after the read (a settled identity vouches for the bytes, as
-/// everywhere in the store); `QueryError::Stale` otherwise.
-fn read_as_known(
-    path: &Path,
-    identity: ingest::FileIdentity,
-    range: std::ops::Range<usize>,
-    into: &mut Vec<u8>,
-) -> Result<(), QueryError> {
-    use std::io::{Seek, SeekFrom};
-    let moved = || QueryError::Stale(path.to_path_buf());
-    let same = |file: &std::fs::File| {
-        let before = ingest::clock_ns();
-        file.metadata()
-            .is_ok_and(|m| ingest::FileIdentity::from_metadata(&m, before) == identity)
-    };
-    let mut file = std::fs::File::open(path).map_err(|_| moved())?;
-    if !same(&file) {
-        return Err(moved());
-    }
-    into.clear();
-    into.reserve(range.len());
-    file.seek(SeekFrom::Start(range.start as u64))
-        .map_err(|_| moved())?;
-    let read = (&mut file)
-        .take(range.len() as u64)
-        .read_to_end(into)
-        .map_err(|_| moved())?;
-    if read != range.len() || !same(&file) {
-        return Err(moved());
-    }
-    Ok(())
 }
 
 impl Drop for Whole {
@@ -884,8 +861,7 @@ impl<'a> RequestFiles<'a> {
         for attempt in 0..2 {
             let read = READ_BUFFER.with(|buffer| -> Result<_, std::io::Error> {
                 let mut buffer = buffer.borrow_mut();
-                buffer.clear();
-                std::fs::File::open(path)?.read_to_end(&mut buffer)?;
+                files::read_whole(path, &mut buffer)?;
                 let hash = blake3::hash(&buffer).to_hex().to_string();
                 // Python's text mode: strict UTF-8, universal newlines.
                 let body = if std::str::from_utf8(&buffer).is_err() || buffer.contains(&b'\r') {

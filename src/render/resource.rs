@@ -5,15 +5,13 @@
 //! `resources/list` page is cut by the paging engine like any list.
 
 use std::ops::Range;
-use std::sync::Arc;
 
 use super::cursor::Call;
 use super::document;
 use super::paging::{self, Unit, UnitKey, PAGE_CHARACTERS};
 use crate::error::QueryError;
-use crate::query::resources::{Entry, Listing, Resource, Whole};
+use crate::query::resources::{Entry, Listing, Resource};
 use crate::query::value::dict;
-use crate::store::cache::{Cache, Key};
 use compat::value::Value;
 
 /// Escaped width of an ASCII byte: `"` `\` and the short escapes take 2, other controls
@@ -41,13 +39,18 @@ pub struct Page {
     pub version: String,
 }
 
-/// `resources/read`'s page of `resource`, read through `uri`: a page the text does not
-/// have, then a later page asked for without a version, then a stale version, fail in
-/// that order.
-pub fn page(uri: &str, resource: &Resource, cache: &Cache) -> Result<Page, QueryError> {
+/// The byte ranges of a resource text's pages (the caller keeps them per version, see
+/// `query::resources::Whole::page_cut`).
+pub fn cut(text: &str) -> Vec<Range<usize>> {
+    line_pages(text, PAGE_CHARACTERS)
+}
+
+/// `resources/read`'s page of `resource`, read through `uri`, given its text's page cut
+/// (`ranges`, from [`cut`]): a page the text does not have, then a later page asked for
+/// without a version, then a stale version, fail in that order.
+pub fn page(uri: &str, resource: &Resource, ranges: &[Range<usize>]) -> Result<Page, QueryError> {
     let whole = &resource.whole;
     let query = &resource.query;
-    let ranges = page_ranges(cache, whole)?;
     let page = page_number(&query.page)?
         .filter(|n| (1..=ranges.len()).contains(n))
         .ok_or_else(|| QueryError::PageOutOfRange {
@@ -68,23 +71,6 @@ pub fn page(uri: &str, resource: &Resource, cache: &Cache) -> Result<Page, Query
         pages: ranges.len(),
         version: whole.version.clone(),
     })
-}
-
-/// The page cut of a text, kept per version: a later page of a large file, or the same
-/// page again, reads only that page's bytes and never re-measures the text.
-fn page_ranges(cache: &Cache, whole: &Whole) -> Result<Arc<Vec<Range<usize>>>, QueryError> {
-    let key = Key::new(
-        "resource page cut",
-        [
-            whole.version.as_bytes(),
-            &(whole.len()? as u64).to_le_bytes(),
-        ],
-    );
-    cache.get_or_build(
-        key,
-        |r: &Vec<Range<usize>>| 16 * r.len(),
-        || whole.with_text(|text| line_pages(text, PAGE_CHARACTERS)),
-    )
 }
 
 /// Python's limit on converting a decimal string to `int`.

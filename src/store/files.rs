@@ -3,6 +3,7 @@
 //! is read again through ingest (the one reader) and the mirror updated, so a parse result
 //! is never stale and a file that fails to parse is never served from an old parse.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::Shared;
@@ -47,6 +48,48 @@ fn check_of(parsed: &Parsed) -> Check {
         // `read_file` never answers these two.
         Parsed::Absent | Parsed::Unchanged | Parsed::Touched | Parsed::Stored => Check::Absent,
     }
+}
+
+/// Read bytes `range` of `path` into `into`, provided the file is still the one `identity`
+/// names before and after the read (a settled identity vouches for the bytes, as
+/// everywhere in the store); `QueryError::Stale` otherwise.
+pub fn read_as_known(
+    path: &Path,
+    identity: ingest::FileIdentity,
+    range: std::ops::Range<usize>,
+    into: &mut Vec<u8>,
+) -> Result<(), QueryError> {
+    use std::io::{Seek, SeekFrom};
+    let moved = || QueryError::Stale(path.to_path_buf());
+    let same = |file: &std::fs::File| {
+        let before = ingest::clock_ns();
+        file.metadata()
+            .is_ok_and(|m| ingest::FileIdentity::from_metadata(&m, before) == identity)
+    };
+    let mut file = std::fs::File::open(path).map_err(|_| moved())?;
+    if !same(&file) {
+        return Err(moved());
+    }
+    into.clear();
+    into.reserve(range.len());
+    file.seek(SeekFrom::Start(range.start as u64))
+        .map_err(|_| moved())?;
+    let read = (&mut file)
+        .take(range.len() as u64)
+        .read_to_end(into)
+        .map_err(|_| moved())?;
+    if read != range.len() || !same(&file) {
+        return Err(moved());
+    }
+    Ok(())
+}
+
+/// Read the whole of `path` into `into` (emptied first), for a caller that checks what it
+/// read against the content hash the store holds.
+pub fn read_whole(path: &Path, into: &mut Vec<u8>) -> std::io::Result<()> {
+    into.clear();
+    std::fs::File::open(path)?.read_to_end(into)?;
+    Ok(())
 }
 
 fn internal(e: impl std::fmt::Display) -> QueryError {

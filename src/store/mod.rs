@@ -1,19 +1,24 @@
-//! The store: everything that writes, and what keeps the written state fresh. It opens
-//! the mirror (`mirror/`, SQLite) and the search index (`search/`, tantivy), reconciles
-//! a connection with the disk and re-reads single files (the one writer, `lock`), follows
-//! the disk through the inotify change feed (`changes`) and the watcher's daemon loop
-//! (`watch`), and hands readers an immutable [`Snapshot`] of each served connection. It
-//! owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
+//! The store: everything that writes, and what keeps the written state fresh. It serves a
+//! set of sources, dbprint connections and/or one pz project (`pz_project`), all on one
+//! index location (`location`): it opens the mirror (`mirror/`, SQLite) and the search
+//! index (`search/`, tantivy), reconciles a connection with the disk, re-reads single files
+//! and scans the project (the one writer, `lock`), follows the disk through the change feed
+//! (`changes`) and the watcher's daemon loop (`watch`), and hands readers an immutable
+//! [`Snapshot`] of each served connection and a `ProjectSnapshot` of the project, each
+//! verified for what a call's answer reads (`fresh`: [`Store::fresh`], [`Store::answer`]).
+//! It owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
 //! index (`pz_docs`). Knows nothing of the questions asked.
 
 pub mod cache;
 pub mod changes;
 pub mod files;
+mod fresh;
 pub mod location;
 mod lock;
 pub mod memory;
 pub mod mirror;
 pub mod owner;
+mod published;
 pub mod pz_docs;
 pub mod pz_project;
 pub mod references;
@@ -26,12 +31,13 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use crate::config::{ConnectionConfig, Served};
-use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
 use cache::Cache;
+pub use fresh::{Connection, Project, ProjectReads, Reads, Source};
 use location::Locations;
 use lock::{WriteLock, Writer, LOCK_WAIT};
 use mirror::{Mirror, MirrorError};
+use published::Published;
 use references::ReferenceDocs;
 pub use snapshot::Snapshot;
 
@@ -79,11 +85,15 @@ pub struct Store {
     /// every snapshot built on it shares; see `location`.
     locations: Locations,
     /// inotify over the served print roots, so a call reading every table's files can
-    /// skip the stat sweep when nothing changed (`connection_for_search`).
+    /// skip the stat sweep when nothing changed (`Reads::EveryTableStatistics`).
+    /// It watches the served pz project too.
     /// Set up off the startup path (walking and watching every directory of a large print
     /// takes longer than the rest of a warm start); until then every such call sweeps.
     changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>>,
-    states: RwLock<HashMap<String, Arc<Snapshot>>>,
+    /// Each connection's published snapshot, with how far the change feed vouches for it.
+    states: RwLock<HashMap<String, Arc<Published<Snapshot>>>>,
+    /// The pz project served (`printdex pz serve`), stored beside the connections.
+    project: Option<pz_project::ProjectSource>,
     references: ReferenceDocs,
 }
 
@@ -114,14 +124,39 @@ impl Store {
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Store, MirrorError> {
+        Store::open_sources(served, None, index_dir, progress)
+    }
+
+    /// Open the mirror in `index_dir` and ingest the pz project at `root` (`printdex pz
+    /// serve`): files whose identity the mirror holds are not read again.
+    pub fn open_project(root: &Path, index_dir: &Path) -> Result<Store, MirrorError> {
+        let none = Served {
+            connections: Vec::new(),
+            default: None,
+            configured: Vec::new(),
+        };
+        Store::open_sources(none, Some(root), index_dir, &|_, _, _| {})
+    }
+
+    /// A store serving `served`'s connections and the pz project at `project`, if any,
+    /// from the index location `index_dir`: each source read against the disk, then the
+    /// change feed started over all of them.
+    fn open_sources(
+        served: Served,
+        project: Option<&Path>,
+        index_dir: &Path,
+        progress: &(dyn Fn(&str, usize, usize) + Sync),
+    ) -> Result<Store, MirrorError> {
         let started = std::time::Instant::now();
         let locations = Locations::open(index_dir)?;
         let private = locations.current().dir.clone();
         let opened = started.elapsed();
+        let project = project.map(pz_project::ProjectSource::new);
         let roots: Vec<PathBuf> = served
             .connections
             .iter()
             .map(|c| c.print_root.clone())
+            .chain(project.as_ref().map(|p| p.root.clone()))
             .collect();
         let changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>> = Arc::default();
         tracing::debug!(?opened, "store opening");
@@ -130,11 +165,15 @@ impl Store {
             locations,
             changes,
             states: RwLock::new(HashMap::new()),
+            project,
             references: ReferenceDocs::default(),
         };
         for conn in store.served.connections.clone() {
             let name = conn.name.clone();
             store.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
+        }
+        if store.project.is_some() {
+            store.refresh_project()?;
         }
         // After the first scan, not beside it: on a small machine the feed's walk would
         // take cores from the scan. Until the feed is up no state is verified by it, so a
@@ -168,6 +207,7 @@ impl Store {
             locations: Locations::open(index_dir)?,
             changes: Arc::default(),
             states: RwLock::new(HashMap::new()),
+            project: None,
             references: ReferenceDocs::default(),
         };
         for conn in store.served.connections.clone() {
@@ -180,12 +220,11 @@ impl Store {
                     identities,
                     hashes,
                     tables,
-                    epoch,
                     ..
                 } = store.ingest_locked(shared, &conn, &progress, lock)?;
                 drop((manifest, absent, identities, hashes));
                 memory::release_freed();
-                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables, epoch)
+                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
                     .map_err(|e| MirrorError::Index(e.to_string()))?;
                 Ok(())
             })?;
@@ -377,8 +416,7 @@ impl Store {
         // The content digests need only the hashes: taken beside the search sync.
         let (search, versions) = std::thread::scope(|scope| {
             let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
-            let search =
-                search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables, epoch);
+            let search = search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables);
             let versions = versions
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -386,7 +424,7 @@ impl Store {
         });
         let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
         tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
-        let published = self.publish(Snapshot {
+        let snapshot = Snapshot {
             config: conn.clone(),
             absent,
             manifest,
@@ -396,7 +434,9 @@ impl Store {
             search,
             identities,
             shared: shared.clone(),
-        });
+        };
+        // Verified as of the epoch polled before the scan.
+        let published = self.publish(snapshot, epoch);
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)
     }
@@ -554,13 +594,25 @@ impl Store {
     /// The snapshot requests of connection `name` read now, if one was built on the
     /// location written now (one built on a location since replaced is not).
     fn current(&self, name: &str) -> Option<Arc<Snapshot>> {
-        let state = self
-            .states
+        Self::built_on(
+            self.published(name).map(|p| p.snapshot.clone()),
+            &self.shared(),
+        )
+    }
+
+    /// The store's record of the snapshot connection `name` published last.
+    fn published(&self, name: &str) -> Option<Arc<Published<Snapshot>>> {
+        self.states
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(name)
-            .cloned();
-        Self::built_on(state, &self.shared())
+            .cloned()
+    }
+
+    /// The store's record of `snapshot`, while it is the one its connection reads.
+    fn record_of(&self, snapshot: &Arc<Snapshot>) -> Option<Arc<Published<Snapshot>>> {
+        self.published(&snapshot.config.name)
+            .filter(|p| Arc::ptr_eq(&p.snapshot, snapshot))
     }
 
     /// `state`, if it was built on `shared`.
@@ -568,13 +620,15 @@ impl Store {
         state.filter(|s| Arc::ptr_eq(&s.shared, shared))
     }
 
-    /// Make `snapshot` the one requests of its connection read from now on.
-    fn publish(&self, snapshot: Snapshot) -> Arc<Snapshot> {
+    /// Make `snapshot` the one requests of its connection read from now on, known to
+    /// match the disk as of change-feed epoch `verified`.
+    fn publish(&self, snapshot: Snapshot, verified: Option<u64>) -> Arc<Snapshot> {
         let snapshot = Arc::new(snapshot);
+        let published = Arc::new(Published::new(snapshot.clone(), verified));
         self.states
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(snapshot.config.name.clone(), snapshot.clone());
+            .insert(snapshot.config.name.clone(), published);
         snapshot
     }
 
@@ -674,7 +728,11 @@ impl Store {
             &hashes,
         )
         .map_err(|e| MirrorError::Index(e.to_string()))?;
-        Ok(self.publish(Snapshot {
+        // The new snapshot vouches for the epoch the old one did: the other files were as
+        // the old one holds them then, and what the feed names since (these files among
+        // them) is checked against the new one.
+        let verified = self.record_of(&state).and_then(|p| p.verified());
+        let snapshot = Snapshot {
             config: state.config.clone(),
             absent,
             manifest: state.manifest.clone(),
@@ -684,7 +742,8 @@ impl Store {
             search,
             identities,
             shared: shared.clone(),
-        }))
+        };
+        Ok(self.publish(snapshot, verified))
     }
 
     /// Read `paths` (records among `records` the mirror refused as touched: another
@@ -706,113 +765,6 @@ impl Store {
         // Whole records (parsed, not touched) are always stored.
         shared.mirror.upsert_files(&again)?;
         Ok(())
-    }
-
-    /// [`Store::connection`] for a call that reads every walkable table's statistics
-    /// files (search_columns). When the change feed vouches for the state (it was last
-    /// verified at an epoch the feed remembers), only the files the feed names since are
-    /// read again, and only those the connection tracks; otherwise every searched file is
-    /// `stat`ed, and the connection re-ingested first when one moved.
-    pub fn connection_for_search(
-        &self,
-        requested: Option<&str>,
-    ) -> Result<Arc<Snapshot>, QueryError> {
-        let state = self.connection(requested)?;
-        let feed = self.change_feed().filter(|c| c.complete());
-        let epoch = feed.map(changes::ChangeFeed::poll);
-        let named = match (feed, state.search.verified()) {
-            (Some(feed), Some(verified)) => feed.since(verified),
-            _ => changes::Since::Unknown,
-        };
-        let moved = match named {
-            changes::Since::Nothing => Some(Vec::new()),
-            // What the feed names and this snapshot does not already hold as it is on
-            // disk (the watcher has usually re-read it by the time a call comes).
-            changes::Since::Files(paths) => Some(
-                paths
-                    .into_iter()
-                    .filter(|p| state.tracks(p) && !state.unchanged_on_disk(p))
-                    .collect::<Vec<_>>(),
-            ),
-            // One sweep finds what moved; a sweep that could not finish reconciles.
-            changes::Since::Unknown => state.search.moved_paths(),
-        };
-        let fresh = match moved {
-            Some(moved) if moved.is_empty() => state,
-            Some(moved) => self
-                .refresh_files(&state.config.name, &moved)
-                .map_err(|e| QueryError::Internal(e.to_string()))?,
-            None => self
-                .reconcile(&state.config)
-                .map_err(|e| QueryError::Internal(e.to_string()))?,
-        };
-        if let Some(e) = epoch {
-            fresh.search.verify(e);
-        }
-        Ok(fresh)
-    }
-
-    /// [`Store::connection`], also fresh against the files `moved` names as changed on
-    /// disk since ingest read them: those are read again first.
-    pub fn connection_where(
-        &self,
-        requested: Option<&str>,
-        moved: impl Fn(&Snapshot) -> Vec<PathBuf>,
-    ) -> Result<Arc<Snapshot>, QueryError> {
-        let state = self.connection(requested)?;
-        let moved = moved(&state);
-        if moved.is_empty() {
-            return Ok(state);
-        }
-        self.refresh_files(&state.config.name, &moved)
-            .map_err(|e| QueryError::Internal(e.to_string()))
-    }
-
-    /// An answer from the named connection's snapshot that is fresh for every file it
-    /// reads: `ask` answers from a snapshot, strictly (a file found moved since the
-    /// snapshot was built fails with `QueryError::Stale`) or not. A stale file is re-read
-    /// alone (or the connection, when need be) and `ask` asked again; a print changing on
-    /// every attempt is answered from the last snapshot read, without the check.
-    pub fn answer_fresh<T>(
-        &self,
-        requested: Option<&str>,
-        ask: impl Fn(&Snapshot, bool) -> Result<T, QueryError>,
-    ) -> Result<T, QueryError> {
-        let mut state = self.connection(requested)?;
-        for _ in 0..2 {
-            match ask(&state, true) {
-                Err(QueryError::Stale(path)) => {
-                    state = self
-                        .refresh_files(&state.config.name, &[path])
-                        .map_err(|e| QueryError::Internal(e.to_string()))?;
-                }
-                other => return other,
-            }
-        }
-        ask(&state, false)
-    }
-
-    /// Every served connection's snapshot, fresh against the disk as `connection` makes
-    /// it, in the order served.
-    pub fn snapshots(&self) -> Result<Vec<Arc<Snapshot>>, QueryError> {
-        self.served
-            .connections
-            .iter()
-            .map(|c| self.connection(Some(&c.name)))
-            .collect()
-    }
-
-    /// The connection a call names (or the default), fresh against the disk: when the
-    /// manifest's identity moved since it was read, the connection is re-ingested first.
-    pub fn connection(&self, requested: Option<&str>) -> Result<Arc<Snapshot>, QueryError> {
-        let conn = self.served.pick(requested)?.clone();
-        let current = self.current(&conn.name);
-        match current {
-            Some(state) if state.manifest_unchanged() => Ok(state),
-            _ => self
-                .reconcile(&conn)
-                .map_err(|e| QueryError::Internal(e.to_string())),
-        }
     }
 }
 

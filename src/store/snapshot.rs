@@ -76,6 +76,30 @@ impl Snapshot {
             .current_file(&self.config.name, path, fqn, kind, force)
     }
 
+    /// The bytes of `path` (a file the store keeps no parse of: a DDL, a description), as
+    /// this snapshot knows them. They are read and checked against the content hash the
+    /// snapshot holds: when `strict`, bytes other than those (or a file present where the
+    /// snapshot knows none, or gone where it knows one) are `QueryError::Stale`, for the
+    /// store to read the file again and the call to be asked again; otherwise what is on
+    /// disk now is answered. `Ok(None)`: there is no such file.
+    pub fn file_bytes(&self, path: &Path, strict: bool) -> Result<Option<Vec<u8>>, QueryError> {
+        let known = self.hashes.get(path);
+        let mut bytes = Vec::new();
+        match super::files::read_whole(path, &mut bytes) {
+            Ok(()) if path.is_file() => {}
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound && path.is_file() => {
+                return Err(QueryError::Other(e.to_string()))
+            }
+            // Absent, or not a file.
+            _ if strict && known.is_some() => return Err(QueryError::Stale(path.to_path_buf())),
+            _ => return Ok(None),
+        }
+        if strict && known != Some(&blake3::hash(&bytes).to_hex().to_string()) {
+            return Err(QueryError::Stale(path.to_path_buf()));
+        }
+        Ok(Some(bytes))
+    }
+
     /// The parsed value of a file `current_file` found to parse as YAML.
     pub fn current_value(&self, file: &FreshFile) -> Result<Option<Value>, QueryError> {
         self.shared.current_value(file)
@@ -350,5 +374,59 @@ mod tests {
         v.update(Path::new("/p/x"), None, Some("1"));
         v.update(Path::new("/p/x"), Some("1"), None);
         assert_eq!(v, ContentVersions::default());
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_text_file_is_read_as_the_snapshot_knows_it_or_found_stale() {
+        let project = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
+        copy_dir(&fixture, project.path());
+        let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
+        let served = crate::config::Served::resolve(&config, None).unwrap();
+        let store = crate::store::Store::open(served, index.path()).unwrap();
+        let state = store
+            .fresh(
+                crate::store::Connection(None),
+                crate::store::Reads::Manifest,
+            )
+            .unwrap();
+        let table = state.config.print_root.join("stacks/members/patrons");
+        for name in ["ddl.sql", "description.md"] {
+            let path = table.join(name);
+            assert!(state.hashes.contains_key(&path), "{name} is tracked");
+            let on_disk = std::fs::read(&path).unwrap();
+            assert_eq!(state.file_bytes(&path, true).unwrap(), Some(on_disk));
+            std::fs::write(&path, "rewritten\n").unwrap();
+            assert!(matches!(
+                state.file_bytes(&path, true),
+                Err(QueryError::Stale(p)) if p == path
+            ));
+            assert_eq!(
+                state.file_bytes(&path, false).unwrap(),
+                Some(b"rewritten\n".to_vec())
+            );
+            std::fs::remove_file(&path).unwrap();
+            assert!(matches!(
+                state.file_bytes(&path, true),
+                Err(QueryError::Stale(_))
+            ));
+            assert_eq!(state.file_bytes(&path, false).unwrap(), None);
+        }
+        let undeclared = table.join("notes.txt");
+        assert_eq!(state.file_bytes(&undeclared, true).unwrap(), None);
     }
 }

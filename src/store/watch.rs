@@ -1,10 +1,11 @@
-//! The watcher: the change feed's record of what moved below every served print root,
-//! turned into a closed set of daemon events. Events are hints only: `Changed` re-reads
-//! just the files it names (`Store::refresh_files`: re-stat, re-hash what moved, re-parse
-//! what changed), falling back to a whole-connection reconcile for what a per-file update
-//! cannot settle (the manifest, an untracked path); `Rescan` (the feed cannot name what
-//! moved: a directory made or removed, a lost event) and the periodic `Tick` reconcile
-//! every file.
+//! The watcher: the change feed's record of what moved below every served print root and
+//! the served pz project, turned into a closed set of daemon events. Events are hints
+//! only: `Changed` re-reads just the files it names (`Store::refresh_files`: re-stat,
+//! re-hash what moved, re-parse what changed), falling back to a whole-connection
+//! reconcile for what a per-file update cannot settle (the manifest, an untracked path);
+//! `Rescan` (the feed cannot name what moved: a directory made or removed, a lost event)
+//! and the periodic `Tick` reconcile every file; `ProjectChanged` scans the pz project
+//! again (`Store::refresh_project`: every file pz reads `stat`ed, what moved re-read).
 //!
 //! One watch for the whole daemon: the feed that lets calls skip their stat sweeps
 //! (`changes`) is the one this loop reads, so every directory is watched once, and only
@@ -37,7 +38,10 @@ pub enum DaemonEvent {
     },
     /// The feed cannot name what changed: reconcile the connection from scratch.
     Rescan { connection: String },
-    /// Periodic reconcile of every served connection.
+    /// A file pz reads, or a directory that may hold some, moved below the served pz
+    /// project (or the feed cannot say what moved): scan the project again.
+    ProjectChanged,
+    /// Periodic reconcile of every served connection and the project.
     Tick,
 }
 
@@ -63,8 +67,13 @@ fn connection_of(roots: &[(String, PathBuf)], path: &Path) -> Option<String> {
         .map(|(name, _)| name.clone())
 }
 
-/// What the feed says moved, as daemon events: one per touched connection.
-pub fn classify(roots: &[(String, PathBuf)], since: Since) -> Vec<DaemonEvent> {
+/// What the feed says moved, as daemon events: one per touched connection, then one for
+/// the pz project at `project` (if one is served) when what moved concerns it.
+pub fn classify(
+    roots: &[(String, PathBuf)],
+    project: Option<&Path>,
+    since: Since,
+) -> Vec<DaemonEvent> {
     let paths = match since {
         Since::Nothing => return Vec::new(),
         Since::Unknown => {
@@ -73,15 +82,18 @@ pub fn classify(roots: &[(String, PathBuf)], since: Since) -> Vec<DaemonEvent> {
                 .map(|(c, _)| DaemonEvent::Rescan {
                     connection: c.clone(),
                 })
+                .chain(project.map(|_| DaemonEvent::ProjectChanged))
                 .collect()
         }
         Since::Files(paths) => paths,
     };
     let mut out: Vec<DaemonEvent> = Vec::new();
+    let mut project_changed = false;
     for path in paths {
         if is_temporary(&path) {
             continue;
         }
+        project_changed |= project.is_some_and(|root| super::pz_project::concerns(root, &path));
         let Some(connection) = connection_of(roots, &path) else {
             continue;
         };
@@ -95,6 +107,9 @@ pub fn classify(roots: &[(String, PathBuf)], since: Since) -> Vec<DaemonEvent> {
                 paths: vec![path],
             }),
         }
+    }
+    if project_changed {
+        out.push(DaemonEvent::ProjectChanged);
     }
     out
 }
@@ -115,6 +130,7 @@ fn run(store: Arc<Store>) {
         .iter()
         .map(|c| (c.name.clone(), c.print_root.clone()))
         .collect();
+    let project = store.project_root().map(Path::to_path_buf);
     // The feed starts after the store's first scan, and vouches for a directory only once
     // it watches it. A change made before then is not in what the feed reports: once the
     // feed is complete, every connection is reconciled once, so that such a change (a file
@@ -131,7 +147,7 @@ fn run(store: Arc<Store>) {
                 let now = feed.poll();
                 let since = feed.since(epoch);
                 seen = Some(now);
-                classify(&roots, since)
+                classify(&roots, project.as_deref(), since)
             }
             (Some(feed), None) => {
                 seen = Some(feed.poll());
@@ -144,6 +160,7 @@ fn run(store: Arc<Store>) {
             events.extend(roots.iter().map(|(connection, _)| DaemonEvent::Rescan {
                 connection: connection.clone(),
             }));
+            events.extend(project.as_ref().map(|_| DaemonEvent::ProjectChanged));
         }
         if last_tick.elapsed() >= RECONCILE_EVERY {
             last_tick = Instant::now();
@@ -177,12 +194,24 @@ fn handle(store: &Store, event: &DaemonEvent) {
             }
         }
         DaemonEvent::Rescan { connection } => reconcile(store, Some(connection)),
+        DaemonEvent::ProjectChanged => refresh_project(store),
         DaemonEvent::Tick => {
             reconcile(store, None);
+            refresh_project(store);
             compact(store);
         }
     }
     tracing::debug!(?event, elapsed = ?started.elapsed(), "handled");
+}
+
+/// Scan the served pz project again, if there is one; a failure is reported.
+fn refresh_project(store: &Store) {
+    if store.project_root().is_none() {
+        return;
+    }
+    if let Err(e) = store.refresh_project() {
+        tracing::warn!("refreshing the pz project failed: {e}");
+    }
 }
 
 /// Reconcile one served connection, or all of them; a failure is reported and the
@@ -242,9 +271,9 @@ mod tests {
             ("a".to_string(), PathBuf::from("/p/a")),
             ("b".to_string(), PathBuf::from("/p/b")),
         ];
-        assert_eq!(classify(&roots, Since::Nothing), Vec::new());
+        assert_eq!(classify(&roots, None, Since::Nothing), Vec::new());
         assert_eq!(
-            classify(&roots, Since::Unknown),
+            classify(&roots, None, Since::Unknown),
             vec![
                 DaemonEvent::Rescan {
                     connection: "a".into()
@@ -262,7 +291,7 @@ mod tests {
             PathBuf::from("/elsewhere/x"),
         ]);
         assert_eq!(
-            classify(&roots, files),
+            classify(&roots, None, files),
             vec![
                 DaemonEvent::Changed {
                     connection: "b".into(),
@@ -276,6 +305,34 @@ mod tests {
                     paths: vec![PathBuf::from("/p/a/manifest.yaml")],
                 },
             ]
+        );
+    }
+
+    #[test]
+    fn a_change_pz_reads_becomes_one_project_event() {
+        let roots = vec![("a".to_string(), PathBuf::from("/p/prints/a"))];
+        let project = Some(Path::new("/p"));
+        let files = Since::Files(vec![
+            PathBuf::from("/p/data/orders.csv"),
+            PathBuf::from("/p/pipelines/a.sql"),
+            PathBuf::from("/p/prints/a/manifest.yaml"),
+            PathBuf::from("/p/project.yml"),
+        ]);
+        assert_eq!(
+            classify(&roots, project, files),
+            vec![
+                DaemonEvent::Changed {
+                    connection: "a".into(),
+                    paths: vec![PathBuf::from("/p/prints/a/manifest.yaml")],
+                },
+                DaemonEvent::ProjectChanged,
+            ]
+        );
+        let unread = Since::Files(vec![PathBuf::from("/p/data/orders.csv")]);
+        assert_eq!(classify(&[], project, unread), Vec::new());
+        assert_eq!(
+            classify(&[], project, Since::Unknown),
+            vec![DaemonEvent::ProjectChanged]
         );
     }
 }

@@ -4,7 +4,11 @@
 //! - `wire`: stdio framing and the `/mcp` sessions (items 7 and 8).
 //! - `aliases`: YAML alias structures that expand far beyond their text (item 6).
 //! - `index`: a damaged, locked, lost or unusable index location (items 1 to 5).
+//! - `pz`: the same faults under `printdex pz serve`; `pz_shared`: two `pz serve` and one
+//!   `serve` on one index and one directory.
 
 mod aliases;
 mod index;
+mod pz;
+mod pz_shared;
 mod wire;

@@ -2,6 +2,7 @@
 //! reads the sources for the stage order).
 
 mod architecture;
+mod boundaries;
 mod cli;
 mod client_config;
 mod context;

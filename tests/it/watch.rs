@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use printdex::config::{self, Served};
-use printdex::store::Store;
+use printdex::store::{Connection, Reads, Store};
 
 fn project(dir: &std::path::Path) {
     std::fs::write(
@@ -81,7 +81,7 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
     .unwrap();
     let project = config::load_at(&dir.path().to_string_lossy()).unwrap();
     let store = Store::open(Served::resolve(&project, None).unwrap(), index.path()).unwrap();
-    let before = store.connection(None).unwrap();
+    let before = store.fresh(Connection(None), Reads::Manifest).unwrap();
     std::fs::write(
         &stats,
         "row_count: 2\ncolumns:\n  omega:\n    sql_type: INTEGER\n",
@@ -104,7 +104,10 @@ fn refreshing_one_file_updates_the_state_the_mirror_and_the_search_index() {
     assert_ne!(before.search.tables[0].key, after.search.tables[0].key);
     assert_eq!(stored_hash(&store, "db/t/statistics.yaml"), Some(expected));
     // The next call answers from the refreshed state, without another read.
-    assert!(Arc::ptr_eq(&after, &store.connection(None).unwrap()));
+    assert!(Arc::ptr_eq(
+        &after,
+        &store.fresh(Connection(None), Reads::Manifest).unwrap()
+    ));
     // Nothing moved: the same state.
     let again = store
         .refresh_files("c", std::slice::from_ref(&stats))

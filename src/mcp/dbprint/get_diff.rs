@@ -5,6 +5,7 @@ use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::diff;
 use crate::render;
+use crate::store::{Connection, Reads};
 
 pub fn tool() -> Tool {
     Tool {
@@ -23,7 +24,7 @@ pub fn tool() -> Tool {
             let request = diff::Request { table: arg_str(args, "table"), kind: arg_str(args, "kind") };
             // A page reads its events from the mirror: diff.yaml rewritten meanwhile is read
             // again and the page asked over the new content.
-            let page = store.answer_fresh(arg_str(args, "connection"), |state, _| {
+            let page = store.answer(Connection(arg_str(args, "connection")), Reads::CheckedAsRead, |state, _| {
                 render::diff::page(diff::answer(state, &request)?, args, arg_str(args, "cursor"))
             })?;
             Ok(Reply::Dict(page))

@@ -5,6 +5,7 @@ use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::manifest;
 use crate::render;
+use crate::store::{Connection, Reads};
 
 pub fn tool() -> Tool {
     Tool {
@@ -19,9 +20,11 @@ pub fn tool() -> Tool {
         },
         instruction: Some("- get_manifest: the raw table index of the print."),
         handler: |store, args| {
-            let state = store.connection(arg_str(args, "connection"))?;
-            let manifest = manifest::answer(&state, &manifest::Request { pattern: arg_str(args, "pattern") })?;
-            Ok(Reply::Dict(render::manifest::page(&manifest, args, arg_str(args, "cursor"))?))
+            let request = manifest::Request { pattern: arg_str(args, "pattern") };
+            let page = store.answer(Connection(arg_str(args, "connection")), Reads::Manifest, |state, _| {
+                render::manifest::page(&manifest::answer(state, &request)?, args, arg_str(args, "cursor"))
+            })?;
+            Ok(Reply::Dict(page))
         },
     }
 }

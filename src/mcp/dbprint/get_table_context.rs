@@ -6,6 +6,7 @@ use super::{arg_bool, arg_str, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::context;
 use crate::render::context::{self as reply, Format, Options};
+use crate::store::{Connection, Reads};
 
 fn flag(name: &'static str, description: &'static str) -> Param {
     Param::boolean(name, description).default(serde_json::json!(true))
@@ -54,7 +55,7 @@ pub fn tool() -> Tool {
                 include_relationships: arg_bool(args, "include_relationships", true),
             };
             let table = arg_str(args, "table").unwrap_or_default();
-            let context = store.answer_fresh(arg_str(args, "connection"), |state, strict| context::answer(state, table, strict))?;
+            let context = store.answer(Connection(arg_str(args, "connection")), Reads::CheckedAsRead, |state, strict| context::answer(state, table, strict))?;
             reply::page(&context, format, &options, args, arg_str(args, "cursor"))
         },
     }

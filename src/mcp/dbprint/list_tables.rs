@@ -5,6 +5,7 @@ use super::{arg_bool, arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::list_tables;
 use crate::render;
+use crate::store::{Connection, Reads};
 
 pub fn tool() -> Tool {
     Tool {
@@ -21,10 +22,11 @@ pub fn tool() -> Tool {
         },
         instruction: Some("- list_tables: which tables exist, their row counts and whether their statistics are fresh (detail: true)."),
         handler: |store, args| {
-            let state = store.connection(arg_str(args, "connection"))?;
             let request = list_tables::Request { pattern: arg_str(args, "pattern"), detail: arg_bool(args, "detail", false) };
-            let tables = list_tables::answer(&state, &request)?;
-            Ok(Reply::Dict(render::list_tables::page(&tables, args, arg_str(args, "cursor"))?))
+            let page = store.answer(Connection(arg_str(args, "connection")), Reads::Manifest, |state, _| {
+                render::list_tables::page(&list_tables::answer(state, &request)?, args, arg_str(args, "cursor"))
+            })?;
+            Ok(Reply::Dict(page))
         },
     }
 }

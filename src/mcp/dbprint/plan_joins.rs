@@ -6,6 +6,7 @@ use super::{arg_str, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::plan_joins::{self, Request, DEFAULT_MAX_HOPS};
 use crate::render::plan_joins::{self as reply, Format};
+use crate::store::{Connection, Reads};
 use compat::value::Value;
 
 /// The strings of a list argument (pre-validation has checked each is one).
@@ -49,8 +50,9 @@ pub fn tool() -> Tool {
                 },
             };
             // The graph and the column checks read every table's edges and columns.
-            let state = store.connection_for_search(arg_str(args, "connection"))?;
-            let plan = plan_joins::answer(&state, &request)?;
+            let plan = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableStatistics, |state, _| {
+                plan_joins::answer(state, &request)
+            })?;
             let format = match arg_str(args, "format") {
                 Some("json") => Format::Json,
                 Some("yaml") => Format::Yaml,

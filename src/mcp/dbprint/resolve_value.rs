@@ -5,6 +5,7 @@ use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::resolve_value;
 use crate::render;
+use crate::store::{Connection, Reads};
 
 pub fn tool() -> Tool {
     Tool {
@@ -23,21 +24,16 @@ pub fn tool() -> Tool {
         instruction: Some("- resolve_value: the exact stored spelling of a filter value before writing it into a predicate."),
         handler: |store, args| {
             let table = arg_str(args, "table").unwrap_or_default();
-            let state = store.connection_where(arg_str(args, "connection"), |s| {
-                s.search
-                    .table_rank(table)
-                    .map(|r| s.search.tables[r].moved_paths())
-                    .unwrap_or_default()
+            let request = resolve_value::Request {
+                table,
+                column: arg_str(args, "column").unwrap_or_default(),
+                part: arg_str(args, "part"),
+                text: arg_str(args, "text").unwrap_or_default(),
+            };
+            // The table's two searched files are read, so both must be current.
+            let resolution = store.answer(Connection(arg_str(args, "connection")), Reads::TableStatistics(table), |state, _| {
+                resolve_value::answer(state, &request)
             })?;
-            let resolution = resolve_value::answer(
-                &state,
-                &resolve_value::Request {
-                    table,
-                    column: arg_str(args, "column").unwrap_or_default(),
-                    part: arg_str(args, "part"),
-                    text: arg_str(args, "text").unwrap_or_default(),
-                },
-            )?;
             Ok(Reply::Dict(render::resolve_value::page(&resolution, args, arg_str(args, "cursor"))?))
         },
     }

@@ -13,6 +13,7 @@ use crate::query::plan_joins::{self, erd};
 use crate::query::resources;
 use crate::query::validate_sql::catalog;
 use crate::render;
+use crate::store::{Connection, Reads};
 
 fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
     serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
@@ -20,7 +21,15 @@ fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
 
 impl Resources for DbprintTools {
     fn list(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
-        let states = self.store.snapshots().map_err(|e| rpc_error(&e))?;
+        // Every served connection's manifest is listed.
+        let states = self
+            .store
+            .served
+            .connections
+            .iter()
+            .map(|c| self.store.fresh(Connection(Some(&c.name)), Reads::Manifest))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| rpc_error(&e))?;
         let listing = resources::list(&states).map_err(|e| rpc_error(&e))?;
         let page = render::resource::list_page(&listing, cursor).map_err(|e| rpc_error(&e))?;
         let entries: Vec<serde_json::Value> = page
@@ -61,7 +70,12 @@ impl Resources for DbprintTools {
         if uri.starts_with(erd::SCHEME) {
             return self.read_erd(uri).map_err(|e| rpc_error(&e)).and_then(wire);
         }
-        let connection = |name: &str| self.store.connection(Some(name));
+        // The resource's file is checked as it is read; a page read from one rewritten
+        // meanwhile is read again below.
+        let connection = |name: &str| {
+            self.store
+                .fresh(Connection(Some(name)), Reads::CheckedAsRead)
+        };
         let sources = resources::Sources {
             references: self.store.references(),
             cache: self.store.cache(),
@@ -72,7 +86,10 @@ impl Resources for DbprintTools {
         let mut attempts = 0;
         let page = loop {
             let resource = resources::read(uri, &sources).map_err(|e| rpc_error(&e))?;
-            match render::resource::page(uri, &resource, self.store.cache()) {
+            let cut = resource
+                .whole
+                .page_cut(self.store.cache(), render::resource::cut);
+            match cut.and_then(|ranges| render::resource::page(uri, &resource, &ranges)) {
                 Err(QueryError::Stale(_)) if attempts == 0 => attempts += 1,
                 Err(QueryError::Stale(path)) => {
                     let shown = path.display().to_string();
@@ -97,12 +114,23 @@ impl DbprintTools {
     /// `depth` joins and the edges among them.
     fn read_erd(&self, uri: &str) -> Result<serde_json::Value, QueryError> {
         let wanted = erd::parse_uri(uri)?;
-        let state = self.store.connection_for_search(Some(&wanted.connection))?;
-        state.manifest_or_error()?;
-        let graph = plan_joins::graph::graph(&state)?;
-        let cat = catalog::catalog(&state)?;
-        let center = plan_joins::names::table(&graph, &wanted.table, &state.config.name, "table")?;
-        let diagram = erd::Diagram::around(graph, Some(&cat), center, wanted.depth);
+        // The diagram reads every table's edges and key columns.
+        let source = Connection(Some(&wanted.connection));
+        let diagram = self
+            .store
+            .answer(source, Reads::EveryTableStatistics, |state, _| {
+                state.manifest_or_error()?;
+                let graph = plan_joins::graph::graph(state)?;
+                let cat = catalog::catalog(state)?;
+                let center =
+                    plan_joins::names::table(&graph, &wanted.table, &state.config.name, "table")?;
+                Ok(erd::Diagram::around(
+                    graph,
+                    Some(&cat),
+                    center,
+                    wanted.depth,
+                ))
+            })?;
         Ok(serde_json::json!({
             "contents": [{
                 "uri": uri,

@@ -6,6 +6,7 @@ use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::search_columns;
 use crate::render;
 use crate::store::search::lookup::Filters;
+use crate::store::{Connection, Reads};
 use compat::value::Value;
 
 pub fn tool() -> Tool {
@@ -28,8 +29,6 @@ pub fn tool() -> Tool {
         },
         instruction: Some("- search_columns: find a column when its table is unknown, by name glob, note text or detected kind."),
         handler: |store, args| {
-            // Every table's two searched files are read, so every one must be current.
-            let state = store.connection_for_search(arg_str(args, "connection"))?;
             let filters = Filters {
                 pattern: arg_str(args, "pattern"),
                 classification: arg_str(args, "classification"),
@@ -43,8 +42,13 @@ pub fn tool() -> Tool {
                 },
                 text: arg_str(args, "text"),
             };
-            let mut matches = search_columns::answer(&state, &search_columns::Request { filters })?;
-            Ok(Reply::Dict(render::search_columns::page(&mut matches, args, arg_str(args, "cursor"))?))
+            let request = search_columns::Request { filters };
+            // Every table's two searched files are read, so every one must be current.
+            let page = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableStatistics, |state, _| {
+                let mut matches = search_columns::answer(state, &request)?;
+                render::search_columns::page(&mut matches, args, arg_str(args, "cursor"))
+            })?;
+            Ok(Reply::Dict(page))
         },
     }
 }

@@ -9,6 +9,7 @@ use super::{arg_str, Reply, Tool};
 use crate::mcp::tool_set::{Param, ToolSpec};
 use crate::query::validate_sql;
 use crate::render::validate_sql as render;
+use crate::store::{Connection, Reads};
 
 pub fn tool() -> Tool {
     Tool {
@@ -26,8 +27,10 @@ pub fn tool() -> Tool {
         instruction: Some("- validate_sql: before running SQL you wrote, to catch tables, columns, joins and filter values the print does not support."),
         handler: |store, args| {
             // Every table's statistics may be read, so every one must be current.
-            let state = store.connection_for_search(arg_str(args, "connection"))?;
-            let report = validate_sql::answer(&state, arg_str(args, "sql").unwrap_or_default())?;
+            let sql = arg_str(args, "sql").unwrap_or_default();
+            let report = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableStatistics, |state, _| {
+                validate_sql::answer(state, sql)
+            })?;
             Ok(match arg_str(args, "format") {
                 Some("json") => Reply::Dict(render::dict(&report)),
                 Some("yaml") => Reply::Text(render::yaml(&report)),

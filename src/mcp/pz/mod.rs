@@ -5,7 +5,7 @@
 //! the SDK's generic text.
 //!
 //! printdex answers the docs tools and the project's read side itself (the latter from
-//! the mirror's snapshot of the project, `store::pz_project`). When a `pz` executable is
+//! the store's snapshot of the project, `store::pz_project`). When a `pz` executable is
 //! found, a `pz mcp` child (`delegate`) lists the tools and answers every other one, and
 //! the read-side calls printdex can only approximate.
 
@@ -32,12 +32,13 @@ use super::tool_set::{self, CallResult, Refusal, ToolSet, ToolSpec, Unclassified
 use super::Server;
 use crate::error::pz::DocsError;
 use crate::error::pz::PzError;
+use crate::error::QueryError;
 use crate::ingest::pz_docs::parse::Page;
 use crate::query::pz_project::{self as query_pz, Env, Fidelity, PreparedProject, PzAnswer};
 use crate::render;
 use crate::render::pz_envelope as envelope;
 use crate::store::pz_docs::service::DocsService;
-use crate::store::pz_project::ProjectStore;
+use crate::store::{Project, ProjectReads, Store};
 use compat::dotnet::Json;
 
 /// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
@@ -50,8 +51,9 @@ pub type Tool = tool_set::Tool<Handler>;
 /// pz's tools and what they read. The docs tools need no project.
 pub struct PzTools {
     pub docs: Arc<DocsService>,
-    /// The project the read-side tools answer for (`None`: only the docs tools work).
-    pub project: Option<Arc<ProjectStore>>,
+    /// The store serving the project the read-side tools answer for (`None`: only the
+    /// docs tools work).
+    pub project: Option<Arc<Store>>,
     /// The environment pz would see (`${VAR}`, `env()`, `PZ_STATE_*`), read at startup.
     pub env: Env,
     /// `--allow-run`: the execute tools are listed.
@@ -74,12 +76,12 @@ pub fn server(tools: PzTools) -> Server<PzTools> {
 pub const GATED: [&str; 3] = ["pz_run", "pz_retry", "pz_run_results"];
 
 /// Warm each new snapshot's answers as the store publishes it, so no call compiles.
-pub fn warm_on_publish(store: &Arc<ProjectStore>, env: &Env) {
+pub fn warm_on_publish(store: &Arc<Store>, env: &Env) {
     let weak = Arc::downgrade(store);
     let env = env.clone();
-    store.on_publish(Box::new(move |snapshot| {
+    store.on_project_publish(Box::new(move |snapshot| {
         if let Some(store) = weak.upgrade() {
-            query_pz::prepared(&store, snapshot, &env).warm();
+            query_pz::prepared(store.cache(), snapshot, &env).warm();
         }
     }));
 }
@@ -99,11 +101,19 @@ impl PzTools {
                 message: "printdex pz serve was started without a project".into(),
             });
         };
-        let snapshot = store.snapshot().map_err(|e| Unclassified {
+        // Each read-side tool loads the whole project, as pz does per call. A failure of
+        // the index itself: once the store has checked (and repaired or replaced) the
+        // location, asked once more, as a dbprint call is.
+        let fresh = || store.fresh(Project, ProjectReads::EveryFile);
+        let snapshot = match fresh() {
+            Err(QueryError::Internal(_)) if store.recover_after_failure() => fresh(),
+            other => other,
+        }
+        .map_err(|e| Unclassified {
             type_name: "MirrorError".into(),
             message: e.to_string(),
         })?;
-        let prepared = query_pz::prepared(store, &snapshot, &self.env);
+        let prepared = query_pz::prepared(store.cache(), &snapshot, &self.env);
         let answer = ask(&prepared);
         if let (Some(pz), false) = (&self.delegate, answer.fidelity == Fidelity::Exact) {
             match pz.call(tool, args) {
@@ -196,7 +206,7 @@ impl ToolSet for PzTools {
         if !delegate::repeatable(name) {
             // pz wrote to the project: the next read sweeps even if inotify lagged.
             if let Some(store) = &self.project {
-                store.invalidate();
+                store.invalidate_project();
             }
         }
         Some(answered)

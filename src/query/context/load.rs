@@ -72,11 +72,11 @@ impl Artifacts {
 }
 
 /// Python `Path.read_text(encoding="utf-8")`: universal newlines; `None` when absent.
-fn read_text(path: &Path) -> R<Option<String>> {
-    if !path.is_file() {
+/// The bytes come through the store, checked against the content the snapshot knows.
+fn read_text(cx: &Ctx, path: &Path) -> R<Option<String>> {
+    let Some(bytes) = cx.state.file_bytes(path, cx.strict)? else {
         return Ok(None);
-    }
-    let bytes = std::fs::read(path).map_err(|e| QueryError::Other(e.to_string()))?;
+    };
     crate::ingest::read_text(bytes)
         .map(Some)
         .map_err(QueryError::Other)
@@ -639,7 +639,7 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
     let mut corrupted: Vec<(String, String)> = Vec::new();
 
     let ddl = match table.artifact("ddl") {
-        Some(p) => read_text(&p)?.unwrap_or_default(),
+        Some(p) => read_text(cx, &p)?.unwrap_or_default(),
         None => String::new(),
     };
     let mut statistics = None;
@@ -659,7 +659,7 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
         }
     }
     let description = match table.artifact("description") {
-        Some(p) => read_text(&p)?,
+        Some(p) => read_text(cx, &p)?,
         None => None,
     };
     let mut annotations = Vec::new();

@@ -21,8 +21,8 @@ use std::sync::{Arc, OnceLock};
 
 use crate::error::pz::PzError;
 use crate::ingest::pz_project::ParsedProject;
-use crate::store::cache::Key;
-use crate::store::pz_project::{ProjectSnapshot, ProjectStore};
+use crate::store::cache::{Cache, Key};
+use crate::store::pz_project::ProjectSnapshot;
 use compat::dotnet::Json;
 
 use tools::{Compiled, Ctx, LoadPhase};
@@ -110,11 +110,7 @@ impl PreparedProject {
 
 /// The prepared project of `snapshot` under `env`, from the store's cache: built on first
 /// need and shared by every call over the same content and environment.
-pub fn prepared(
-    store: &ProjectStore,
-    snapshot: &ProjectSnapshot,
-    env: &Env,
-) -> Arc<PreparedProject> {
+pub fn prepared(cache: &Cache, snapshot: &ProjectSnapshot, env: &Env) -> Arc<PreparedProject> {
     let mut vars: Vec<(&String, &String)> = env.iter().collect();
     vars.sort();
     let parts = std::iter::once(&snapshot.version[..]).chain(
@@ -124,10 +120,9 @@ pub fn prepared(
     let key = Key::new("pz_prepared", parts);
     // The parse is shared; the load and the DAG are about as large again as the files.
     let weight = |_: &PreparedProject| 4 * snapshot.bytes() + 4096;
-    let built: Result<_, std::convert::Infallible> =
-        store.cache().get_or_build(key, weight, || {
-            Ok(PreparedProject::new(snapshot.parsed.clone(), env.clone()))
-        });
+    let built: Result<_, std::convert::Infallible> = cache.get_or_build(key, weight, || {
+        Ok(PreparedProject::new(snapshot.parsed.clone(), env.clone()))
+    });
     match built {
         Ok(prepared) => prepared,
     }

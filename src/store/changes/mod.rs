@@ -1,6 +1,6 @@
-//! Exact, cheap change detection below the served print roots, for calls that would
-//! otherwise `stat` every file of the print (search_columns reads every table's
-//! statistics). A call polls the feed before trusting a state built earlier; the feed
+//! Exact, cheap change detection below the served print roots and pz project, for calls
+//! that would otherwise `stat` every file of the print (search_columns reads every table's
+//! statistics) or scan the project. A call polls the feed before trusting a state built earlier; the feed
 //! answers with the paths that changed since the epoch the state was verified at, so the
 //! call re-reads those and nothing else. Whatever the feed cannot vouch for (a directory
 //! created or moved, a queue overflow, an older epoch than it remembers) is

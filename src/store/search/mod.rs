@@ -246,9 +246,6 @@ pub struct SearchView {
     pub tables: Arc<Vec<TableEntry>>,
     /// Table key -> position in `tables`.
     pub(crate) rank: Arc<HashMap<u64, usize>>,
-    /// The change-feed epoch (`query::changes`) up to which this state is known to match
-    /// the disk; `u64::MAX` when no feed vouches for it.
-    verified: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl std::fmt::Debug for SearchView {
@@ -261,21 +258,6 @@ impl std::fmt::Debug for SearchView {
 }
 
 impl SearchView {
-    /// The change-feed epoch this state is known to match the disk at, if any.
-    pub fn verified(&self) -> Option<u64> {
-        Some(self.verified.load(std::sync::atomic::Ordering::SeqCst)).filter(|e| *e != u64::MAX)
-    }
-
-    /// Record that a full check found the disk unchanged as of change-feed epoch `epoch`.
-    pub fn verify(&self, epoch: u64) {
-        let v = &self.verified;
-        let _ = v.fetch_update(
-            std::sync::atomic::Ordering::SeqCst,
-            std::sync::atomic::Ordering::SeqCst,
-            |now| (now == u64::MAX || now < epoch).then_some(epoch),
-        );
-    }
-
     /// Every walkable table's searched files that moved on disk since ingest read them:
     /// one `stat` per declared file, spread over the cores for a large print. `None`
     /// when a worker failed and could not vouch for its tables.
@@ -515,7 +497,6 @@ impl SearchIndex {
         conn: &str,
         mut tables: Vec<TableEntry>,
         load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
-        epoch: Option<u64>,
     ) -> Result<SearchView, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
@@ -608,7 +589,6 @@ impl SearchIndex {
             conn: conn.to_string(),
             tables: Arc::new(tables),
             rank: Arc::new(rank),
-            verified: Arc::new(std::sync::atomic::AtomicU64::new(epoch.unwrap_or(u64::MAX))),
         })
     }
 
@@ -758,9 +738,7 @@ fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
 
 /// Bring the index up to date after a few of a connection's files changed, its manifest
 /// not: `snapshot`'s tables, those whose searched files are among `records` re-keyed and
-/// re-indexed, the rest untouched. The new snapshot vouches for the change-feed epoch the
-/// old one did: the other files were as the old one holds them then, and what the feed
-/// names since (these files among them) is checked against the new one.
+/// re-indexed, the rest untouched.
 pub fn sync_changed(
     index: &SearchIndex,
     mirror: &crate::store::mirror::Mirror,
@@ -808,7 +786,7 @@ pub fn sync_changed(
         })
         .collect();
     let load = |p: &Path| parse_of(&fresh, mirror, p);
-    index.sync(conn, tables, &load, snapshot.verified())
+    index.sync(conn, tables, &load)
 }
 
 /// Every walkable table of a connection scan as the index keys it: by the content of its
@@ -884,12 +862,11 @@ pub fn sync_connection(
     mirror: &crate::store::mirror::Mirror,
     conn: &str,
     tables: Vec<TableEntry>,
-    epoch: Option<u64>,
 ) -> Result<SearchView, IndexError> {
     let load = |p: &Path| -> Cow<'_, Parsed> {
         Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
     };
-    index.sync(conn, tables, &load, epoch)
+    index.sync(conn, tables, &load)
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
     let index = SearchIndex::open(dir.path(), false).unwrap();
     let load = |p: &Path| Cow::Owned(stats_for(p));
     let snap = index
-        .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load, None)
+        .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load)
         .unwrap();
     let long = format!("s.b.{}", "L".repeat(2000));
     assert_eq!(
@@ -96,7 +96,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
         ["email", "id"]
     );
     // A new key replaces the table's documents; a table gone loses them.
-    let snap = index.sync("c", vec![entry("s.a", 3)], &load, None).unwrap();
+    let snap = index.sync("c", vec![entry("s.a", 3)], &load).unwrap();
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
     // A reopened index knows what it holds: nothing to redo.
     drop(index);
@@ -106,9 +106,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Cow::Owned(stats_for(p))
     };
-    let snap = index
-        .sync("c", vec![entry("s.a", 3)], &counting, None)
-        .unwrap();
+    let snap = index.sync("c", vec![entry("s.a", 3)], &counting).unwrap();
     assert_eq!(calls.into_inner(), 0);
     assert_eq!(search(&snap, Filters::default()).len(), 2);
 }
@@ -128,10 +126,10 @@ fn small_syncs_leave_segments_that_compact_merges_without_losing_a_document() {
             .map(|(i, name)| entry(name, 10 * i as u64 + if i < changed { 2 } else { 1 }))
             .collect()
     };
-    let mut snap = index.sync("c", tables(0), &load, None).unwrap();
+    let mut snap = index.sync("c", tables(0), &load).unwrap();
     // One table after another changing, as under a watcher: a segment per change.
     for changed in 1..=n {
-        snap = index.sync("c", tables(changed), &load, None).unwrap();
+        snap = index.sync("c", tables(changed), &load).unwrap();
     }
     let before = index.index.searchable_segment_ids().unwrap().len();
     assert!(before > MAX_SEGMENTS, "{before} segments");
@@ -144,6 +142,6 @@ fn small_syncs_leave_segments_that_compact_merges_without_losing_a_document() {
         .collect();
     // The snapshot taken before the merge still reads; a new one sees the same.
     assert_eq!(search(&snap, Filters::default()), expected);
-    let again = index.sync("c", tables(n), &load, None).unwrap();
+    let again = index.sync("c", tables(n), &load).unwrap();
     assert_eq!(search(&again, Filters::default()), expected);
 }

@@ -1,0 +1,246 @@
+//! The one way a call gets a snapshot to answer from: it names its source (a served
+//! connection, the served pz project) and what its answer reads, and gets a snapshot
+//! verified for exactly that, or its answer asked of one ([`Store::answer`]), with a file
+//! found moved while answering read again and the answer asked again.
+//!
+//! What each kind of read costs a call when nothing moved:
+//!
+//! | reads | check |
+//! |---|---|
+//! | [`Reads::Manifest`] | one `stat` of the manifest |
+//! | [`Reads::TableStatistics`] | that, and the table's two searched files `stat`ed |
+//! | [`Reads::EveryTableStatistics`] | that, and one read of the change feed (a `stat` of every searched file only when the feed cannot vouch) |
+//! | [`Reads::CheckedAsRead`] | the manifest, then each file as the answer reads it (`strict`) |
+//! | [`ProjectReads::EveryFile`] | one read of the change feed (a scan of the project only when a file pz reads moved) |
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::changes::{self, ChangeFeed};
+use super::pz_project::ProjectSnapshot;
+use super::{Snapshot, Store};
+use crate::error::QueryError;
+
+/// What a dbprint answer reads of its connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reads<'a> {
+    /// The manifest alone (list_tables, get_manifest, resources/list).
+    Manifest,
+    /// One table's two searched files, its statistics and their annotations, by FQN
+    /// (resolve_value).
+    TableStatistics(&'a str),
+    /// Every walkable table's searched files (search_columns, validate_sql).
+    EveryTableStatistics,
+    /// Files the answer finds as it goes (a table's artifacts and the annotation files of
+    /// the tables around it, diff.yaml's events, a resource's file): each is checked as it
+    /// is read, strictly, and one found moved since the snapshot is read again and the
+    /// answer asked again (get_table_context, get_diff, resources/read).
+    CheckedAsRead,
+}
+
+/// What a pz answer reads of the project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProjectReads {
+    /// Every file pz reads (each of pz's read-side tools loads the whole project).
+    EveryFile,
+}
+
+/// A source of snapshots a store serves: [`Connection`] or [`Project`]; see
+/// [`Store::fresh`]. What an answer from it reads from and what it may say it reads are
+/// its `Snapshot` and `Reads`.
+pub trait Source: sealed::Sealed {}
+
+/// A served dbprint connection, by name (`None`: the default one).
+#[derive(Debug, Clone, Copy)]
+pub struct Connection<'a>(pub Option<&'a str>);
+
+/// The served pz project.
+#[derive(Debug, Clone, Copy)]
+pub struct Project;
+
+impl Source for Connection<'_> {}
+impl Source for Project {}
+
+/// How the store verifies a source's snapshot: sealed, so a handler can only go through
+/// [`Store::fresh`] and [`Store::answer`].
+mod sealed {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use crate::error::QueryError;
+    use crate::store::Store;
+
+    pub trait Sealed {
+        type Snapshot;
+        type Reads;
+        /// The snapshot of this source, verified for `reads`.
+        fn verified(
+            &self,
+            store: &Store,
+            reads: Self::Reads,
+        ) -> Result<Arc<Self::Snapshot>, QueryError>;
+        /// `snapshot` after `path`, found moved while an answer read it, is read again.
+        fn reread(
+            &self,
+            store: &Store,
+            snapshot: &Self::Snapshot,
+            path: PathBuf,
+        ) -> Result<Arc<Self::Snapshot>, QueryError>;
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
+
+impl Store {
+    /// The snapshot of `source` a call answers from, fresh for what its answer `reads`.
+    pub fn fresh<S: Source>(
+        &self,
+        source: S,
+        reads: S::Reads,
+    ) -> Result<Arc<S::Snapshot>, QueryError> {
+        source.verified(self, reads)
+    }
+
+    /// An answer from `source`'s snapshot, fresh for what it `reads`: `ask` answers from
+    /// a snapshot, strictly (a file found moved since the snapshot was built fails with
+    /// `QueryError::Stale`) or not. A stale file is read again (or the source, when need
+    /// be) and `ask` asked again; a source changing on every attempt is answered from the
+    /// last snapshot read, without the check.
+    pub fn answer<S: Source, T>(
+        &self,
+        source: S,
+        reads: S::Reads,
+        ask: impl Fn(&S::Snapshot, bool) -> Result<T, QueryError>,
+    ) -> Result<T, QueryError> {
+        let mut snapshot = source.verified(self, reads)?;
+        for _ in 0..2 {
+            match ask(&snapshot, true) {
+                Err(QueryError::Stale(path)) => snapshot = source.reread(self, &snapshot, path)?,
+                other => return other,
+            }
+        }
+        ask(&snapshot, false)
+    }
+
+    /// The connection a call names (or the default), fresh against its manifest: when the
+    /// manifest's identity moved since it was read, the connection is re-ingested first.
+    fn connection_manifest(&self, requested: Option<&str>) -> Result<Arc<Snapshot>, QueryError> {
+        let conn = self.served.pick(requested)?.clone();
+        match self.current(&conn.name) {
+            Some(state) if state.manifest_unchanged() => Ok(state),
+            _ => self.reconcile(&conn).map_err(internal),
+        }
+    }
+
+    /// `state`, with `moved` (files found changed on disk since ingest read them) read
+    /// again first.
+    fn with_reread(
+        &self,
+        state: Arc<Snapshot>,
+        moved: Vec<PathBuf>,
+    ) -> Result<Arc<Snapshot>, QueryError> {
+        if moved.is_empty() {
+            return Ok(state);
+        }
+        self.refresh_files(&state.config.name, &moved)
+            .map_err(internal)
+    }
+
+    /// A connection's snapshot fresh for every walkable table's searched files. When the
+    /// change feed vouches for the snapshot (it was last verified at an epoch the feed
+    /// remembers), only the files the feed names since are read again, and only those
+    /// the connection tracks; otherwise every searched file is `stat`ed, and the
+    /// connection re-ingested first when one moved.
+    fn every_table(&self, state: Arc<Snapshot>) -> Result<Arc<Snapshot>, QueryError> {
+        let feed = self.change_feed().filter(|c| c.complete());
+        let epoch = feed.map(ChangeFeed::poll);
+        let verified = self.record_of(&state).and_then(|p| p.verified());
+        let named = match (feed, verified) {
+            (Some(feed), Some(verified)) => feed.since(verified),
+            _ => changes::Since::Unknown,
+        };
+        let moved = match named {
+            changes::Since::Nothing => Some(Vec::new()),
+            // What the feed names and this snapshot does not already hold as it is on
+            // disk (the watcher has usually re-read it by the time a call comes).
+            changes::Since::Files(paths) => Some(
+                paths
+                    .into_iter()
+                    .filter(|p| state.tracks(p) && !state.unchanged_on_disk(p))
+                    .collect::<Vec<_>>(),
+            ),
+            // One sweep finds what moved; a sweep that could not finish reconciles.
+            changes::Since::Unknown => state.search.moved_paths(),
+        };
+        let fresh = match moved {
+            Some(moved) => self.with_reread(state, moved)?,
+            None => self.reconcile(&state.config).map_err(internal)?,
+        };
+        // The disk matched `fresh` as of `epoch`: recorded for the next call, unless
+        // another snapshot was published meanwhile (that one's own check stands).
+        if let (Some(e), Some(record)) = (epoch, self.record_of(&fresh)) {
+            record.verify(e);
+        }
+        Ok(fresh)
+    }
+}
+
+impl<'a> sealed::Sealed for Connection<'a> {
+    type Snapshot = Snapshot;
+    type Reads = Reads<'a>;
+
+    fn verified(&self, store: &Store, reads: Reads<'a>) -> Result<Arc<Snapshot>, QueryError> {
+        let state = store.connection_manifest(self.0)?;
+        match reads {
+            Reads::Manifest | Reads::CheckedAsRead => Ok(state),
+            Reads::TableStatistics(fqn) => {
+                let moved = state
+                    .search
+                    .table_rank(fqn)
+                    .map(|r| state.search.tables[r].moved_paths())
+                    .unwrap_or_default();
+                store.with_reread(state, moved)
+            }
+            Reads::EveryTableStatistics => store.every_table(state),
+        }
+    }
+
+    fn reread(
+        &self,
+        store: &Store,
+        snapshot: &Snapshot,
+        path: PathBuf,
+    ) -> Result<Arc<Snapshot>, QueryError> {
+        store
+            .refresh_files(&snapshot.config.name, &[path])
+            .map_err(internal)
+    }
+}
+
+impl sealed::Sealed for Project {
+    type Snapshot = ProjectSnapshot;
+    type Reads = ProjectReads;
+
+    fn verified(
+        &self,
+        store: &Store,
+        reads: ProjectReads,
+    ) -> Result<Arc<ProjectSnapshot>, QueryError> {
+        match reads {
+            ProjectReads::EveryFile => store.project_snapshot().map_err(internal),
+        }
+    }
+
+    /// A project snapshot holds every file's bytes, so an answer never finds one stale;
+    /// should one, the project is scanned again.
+    fn reread(
+        &self,
+        store: &Store,
+        _snapshot: &ProjectSnapshot,
+        _path: PathBuf,
+    ) -> Result<Arc<ProjectSnapshot>, QueryError> {
+        store.refresh_project().map_err(internal)
+    }
+}
