@@ -21,6 +21,7 @@ mod reference_discovery;
 mod resources;
 mod search;
 mod serve;
+mod shared_index;
 mod util;
 mod validate_sql;
 mod watch;
