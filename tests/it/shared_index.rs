@@ -57,7 +57,11 @@ fn assert_all_answer_as_fresh(project: &Path, index: &Path, servers: &mut [Serve
         assert_eq!(loan_columns(server), expected, "server {i}");
     }
     let mut late = Server::start_in(project, &[], Some(index));
-    assert_eq!(loan_columns(&mut late), expected, "a server started afterwards");
+    assert_eq!(
+        loan_columns(&mut late),
+        expected,
+        "a server started afterwards"
+    );
 }
 
 #[test]
