@@ -429,26 +429,25 @@ impl Store {
         let (scan, from_mirror) = Self::scan_locked(shared, conn, current.as_deref(), progress)?;
         let scanned = started.elapsed();
         // `None`: the maps are the mirror's, read once the records are gone.
-        let maps: Option<(HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>)> =
-            if shared.mirror.unchanged(&conn.name, &scan)? {
-                // Same bytes throughout: at most some identities to note (a touch, a
-                // rewrite of the same content, an identity that settled).
-                let (identities, hashes) = match (from_mirror, &current) {
-                    (Some(stored), _) => {
-                        let (identities, hashes, _) = stored.into_parts();
-                        (identities, hashes)
-                    }
-                    (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
-                    (None, None) => Default::default(),
-                };
-                Some(Self::note_touched(shared, &scan, identities, hashes)?)
-            } else {
-                drop(from_mirror);
-                let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-                Self::read_in_full(shared, &mismatched, &scan.files)?;
-                shared.mirror.checkpoint()?;
-                None
+        let maps: Option<Maps> = if shared.mirror.unchanged(&conn.name, &scan)? {
+            // Same bytes throughout: at most some identities to note (a touch, a
+            // rewrite of the same content, an identity that settled).
+            let (identities, hashes) = match (from_mirror, &current) {
+                (Some(stored), _) => {
+                    let (identities, hashes, _) = stored.into_parts();
+                    (identities, hashes)
+                }
+                (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
+                (None, None) => Default::default(),
             };
+            Some(Self::note_touched(shared, &scan, identities, hashes)?)
+        } else {
+            drop(from_mirror);
+            let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+            Self::read_in_full(shared, &mismatched, &scan.files)?;
+            shared.mirror.checkpoint()?;
+            None
+        };
         if let Some(memo) = &scan.walk {
             shared.mirror.store_walk(&conn.name, memo)?;
         }
@@ -558,7 +557,7 @@ impl Store {
         scan: &ingest::ConnectionScan,
         mut identities: HashMap<PathBuf, FileIdentity>,
         mut hashes: HashMap<PathBuf, String>,
-    ) -> Result<(HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>), MirrorError> {
+    ) -> Result<Maps, MirrorError> {
         let touched: Vec<ingest::FileRecord> = scan
             .files
             .iter()
@@ -864,6 +863,9 @@ impl Store {
         }
     }
 }
+
+/// A connection's identities and content hashes by path.
+type Maps = (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>);
 
 /// A connection as a whole scan left it, before the search index is brought in line.
 struct Ingested {
