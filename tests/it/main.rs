@@ -22,6 +22,7 @@ mod resources;
 mod search;
 mod serve;
 mod shared_index;
+#[cfg(unix)]
 mod soak;
 mod util;
 mod validate_sql;

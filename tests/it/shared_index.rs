@@ -126,3 +126,129 @@ fn a_server_that_slept_through_a_move_does_not_undo_what_another_stored() {
     std::thread::sleep(Duration::from_secs(2));
     assert_all_answer_as_fresh(project.path(), index.path(), &mut servers);
 }
+
+/// Two stores on one index in one process stand for two servers: each keeps its own view
+/// and takes the same cross-process writer lock (a file lock per opened file).
+mod writers {
+    use std::path::Path;
+
+    use printdex::config::{self, Served};
+    use printdex::store::search::lookup::Filters;
+    use printdex::store::{Snapshot, Store};
+
+    use super::{library, TABLE_DIR};
+
+    fn open(project: &Path, index: &Path) -> Store {
+        let project = config::load_at(&project.to_string_lossy()).unwrap();
+        Store::open(Served::resolve(&project, None).unwrap(), index).unwrap()
+    }
+
+    /// The columns the snapshot's search view finds for `text`, as `table.column`.
+    fn found(state: &Snapshot, text: &str) -> Vec<String> {
+        let filters = Filters {
+            text: Some(text),
+            ..Default::default()
+        };
+        let view = &state.search;
+        let mut out = Vec::new();
+        for hit in view.search(&filters).unwrap().hits {
+            let record = view.column(hit.address).unwrap();
+            let needle = text.to_lowercase();
+            if record
+                .text_sources()
+                .iter()
+                .any(|s| s.to_lowercase().contains(&needle))
+            {
+                out.push(format!("{}.{}", view.tables[hit.table].fqn, record.label));
+            }
+        }
+        out
+    }
+
+    fn loans_columns(state: &Snapshot) -> Vec<String> {
+        found(state, "loan")
+            .into_iter()
+            .filter(|c| c.starts_with("stacks.lending.loans."))
+            .collect()
+    }
+
+    fn stored_hash(store: &Store, path: &Path) -> Option<String> {
+        store.mirror().status(path).unwrap().and_then(|s| s.hash)
+    }
+
+    #[test]
+    fn a_writer_whose_view_is_older_than_the_mirror_stores_the_disk_not_its_view() {
+        let project = library();
+        let index = tempfile::tempdir().unwrap();
+        let aside = tempfile::tempdir().unwrap();
+        let dir = project.path().join(TABLE_DIR);
+        let stats = dir.join("statistics.yaml");
+        let a = open(project.path(), index.path());
+        let b = open(project.path(), index.path());
+        let conn = a.served.connections[0].clone();
+        let present = stored_hash(&a, &stats).expect("stored");
+        assert!(!loans_columns(&a.reconcile(&conn).unwrap()).is_empty());
+        // B stores the table's files as gone; the directory comes back with the same
+        // identities, which are what A's view still holds.
+        std::fs::rename(&dir, aside.path().join("loans")).unwrap();
+        b.reconcile(&conn).unwrap();
+        assert_eq!(stored_hash(&b, &stats), None);
+        std::fs::rename(aside.path().join("loans"), &dir).unwrap();
+        let state = a.reconcile(&conn).unwrap();
+        assert_eq!(stored_hash(&a, &stats), Some(present));
+        assert!(!loans_columns(&state).is_empty(), "A's search view");
+        // B, behind A now, and a store opened later find them too.
+        assert_eq!(
+            loans_columns(&b.reconcile(&conn).unwrap()),
+            loans_columns(&state)
+        );
+        let c = open(project.path(), index.path());
+        assert_eq!(
+            loans_columns(&c.reconcile(&conn).unwrap()),
+            loans_columns(&state)
+        );
+    }
+
+    #[test]
+    fn a_refresh_takes_what_another_writer_stored_since_and_checks_it_against_the_disk() {
+        let project = library();
+        let index = tempfile::tempdir().unwrap();
+        let dir = project.path().join(TABLE_DIR);
+        let notes = dir.join("statistics.annotations.yaml");
+        let stats = dir.join("statistics.yaml");
+        let a = open(project.path(), index.path());
+        let b = open(project.path(), index.path());
+        let name = a.served.connections[0].name.clone();
+        let original = std::fs::read_to_string(&notes).unwrap();
+        let edited = original.replacen("Loan state;", "Soaked loan state;", 1);
+        assert_ne!(edited, original);
+        // B stores an edit A never hears of; then A refreshes another file.
+        std::fs::write(&notes, &edited).unwrap();
+        b.refresh_files(&name, std::slice::from_ref(&notes))
+            .unwrap();
+        let rows = std::fs::read_to_string(&stats).unwrap();
+        std::fs::write(
+            &stats,
+            rows.replacen("row_count: 4500", "row_count: 4501", 1),
+        )
+        .unwrap();
+        let state = a
+            .refresh_files(&name, std::slice::from_ref(&stats))
+            .unwrap();
+        assert_eq!(state.hashes.get(&notes), stored_hash(&a, &notes).as_ref());
+        assert!(found(&state, "soaked").contains(&"stacks.lending.loans.status".to_string()));
+        // B stored a version the disk no longer holds by the time A catches up: A checks
+        // the row against the disk and stores what is there.
+        std::fs::write(&notes, &edited.replacen("Soaked", "Dried", 1)).unwrap();
+        b.refresh_files(&name, std::slice::from_ref(&notes))
+            .unwrap();
+        std::fs::write(&notes, &original).unwrap();
+        let state = a
+            .refresh_files(&name, std::slice::from_ref(&stats))
+            .unwrap();
+        let on_disk = blake3::hash(original.as_bytes()).to_hex().to_string();
+        assert_eq!(stored_hash(&a, &notes).as_deref(), Some(on_disk.as_str()));
+        assert_eq!(state.hashes.get(&notes), Some(&on_disk));
+        assert!(found(&state, "soaked").is_empty() && found(&state, "dried").is_empty());
+    }
+}
