@@ -239,7 +239,7 @@ mod writers {
         assert!(found(&state, "soaked").contains(&"stacks.lending.loans.status".to_string()));
         // B stored a version the disk no longer holds by the time A catches up: A checks
         // the row against the disk and stores what is there.
-        std::fs::write(&notes, &edited.replacen("Soaked", "Dried", 1)).unwrap();
+        std::fs::write(&notes, edited.replacen("Soaked", "Dried", 1)).unwrap();
         b.refresh_files(&name, std::slice::from_ref(&notes))
             .unwrap();
         std::fs::write(&notes, &original).unwrap();
