@@ -21,12 +21,25 @@ CREATE TABLE IF NOT EXISTS files (
     hash         TEXT,                  -- blake3 of the content, hex; NULL when absent
     parse_status TEXT NOT NULL,         -- ok | split | yaml_error | other_error | text | absent
     parse_error  TEXT,                  -- the exact error text when it did not parse
-    parsed       TEXT                   -- the parsed value (tagged JSON, sharing kept: compat::value::stored)
+    parsed       TEXT,                  -- the parsed value (tagged JSON, sharing kept: compat::value::stored)
+    generation   INTEGER NOT NULL DEFAULT 0  -- the connection's generation (below) that last wrote the row
 );
 CREATE INDEX IF NOT EXISTS files_by_table ON files (connection, fqn);
 -- A warm start compares every file's identity with the stored one: this index covers that
 -- read, so it never touches the rows' parsed values.
 CREATE INDEX IF NOT EXISTS files_identity ON files (connection, path, mtime_ns, size, inode, settled, hash);
+-- A writer whose view is older than the connection's generation reads the rows written since.
+CREATE INDEX IF NOT EXISTS files_by_generation ON files (connection, generation);
+
+-- One row per connection: a count of the transactions that wrote its rows. Several processes
+-- share one index; each keeps its own view of the rows, and a writer whose view is of an
+-- older generation catches up (the rows written since, or the whole connection when
+-- `reshaped` is newer) before it stores anything derived from that view.
+CREATE TABLE IF NOT EXISTS generations (
+    connection TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL,
+    reshaped   INTEGER NOT NULL         -- the generation that last removed rows or changed the tables
+);
 
 -- The items of a split file's top-level list (diff.yaml's `changes`), kept apart so that a
 -- large diff is never held parsed whole: its `files` row says `split` and holds the rest of

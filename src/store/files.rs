@@ -6,9 +6,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::mirror::FileStatus;
 use super::Shared;
 use crate::error::QueryError;
-use crate::ingest::{self, Parsed};
+use crate::ingest::{self, FileIdentity, Parsed};
 use compat::value::Value;
 
 /// How a file parsed, without its value.
@@ -92,6 +93,36 @@ pub fn read_whole(path: &Path, into: &mut Vec<u8>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How a stored row says its file parsed.
+fn check_of_row(row: &FileStatus) -> Check {
+    match row.parse_status.as_str() {
+        "ok" | "split" => Check::Yaml,
+        "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
+        "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
+        "text" => Check::Text,
+        _ => Check::Absent,
+    }
+}
+
+/// The file at `path` as its stored row holds it, when the row vouches for it: the
+/// identity on disk (`now`) is the stored one, and a row stored absent only for a file
+/// that is not there (or the reverse).
+fn as_stored(
+    path: &Path,
+    row: Option<&FileStatus>,
+    now: Option<FileIdentity>,
+) -> Option<FreshFile> {
+    let row = row?;
+    let check = check_of_row(row);
+    (row.identity == now && (check == Check::Absent) == now.is_none()).then(|| FreshFile {
+        path: path.to_path_buf(),
+        hash: row.hash.clone(),
+        check,
+        identity: now,
+        value: None,
+    })
+}
+
 fn internal(e: impl std::fmt::Display) -> QueryError {
     QueryError::Internal(e.to_string())
 }
@@ -110,32 +141,34 @@ impl Shared {
     ) -> Result<FreshFile, QueryError> {
         let now = ingest::identity(path).filter(|_| path.is_file());
         let stored = self.mirror.status(path).map_err(internal)?;
+        if !force {
+            if let Some(fresh) = as_stored(path, stored.as_ref(), now) {
+                return Ok(fresh);
+            }
+        }
+        // The single writer: never interleave with a connection scan, in this process or
+        // another sharing the index, and read the file under its lock, so that what is
+        // stored was read after the row it replaces. A lock that stays held (a stopped
+        // process) or a write that fails leaves this read private to the call: it answers
+        // from what it read, and the mirror keeps the old row (the next call reads the
+        // file again).
+        let lock = self.writer.lock_within(super::lock::LOCK_WAIT);
+        let stored = match &lock {
+            // The row as the last writer left it: it may hold the file as it is now.
+            Some(_) => self.mirror.status(path).map_err(internal)?,
+            None => stored,
+        };
+        if !force && lock.is_some() {
+            if let Some(fresh) = as_stored(path, stored.as_ref(), now) {
+                return Ok(fresh);
+            }
+        }
         // The mirror's own row names the file best (a scan wrote it).
         let (fqn, kind) = match &stored {
             Some(row) => (row.fqn.clone(), row.kind.clone()),
             None => (fqn.map(str::to_string), kind.to_string()),
         };
-        let stored_check = stored.as_ref().map(|row| match row.parse_status.as_str() {
-            "ok" | "split" => Check::Yaml,
-            "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
-            "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
-            "text" => Check::Text,
-            _ => Check::Absent,
-        });
-        if !force {
-            if let (Some(row), Some(check)) = (&stored, &stored_check) {
-                // An absent row for a file that exists (or the reverse) is not a match.
-                if row.identity == now && (*check == Check::Absent) == now.is_none() {
-                    return Ok(FreshFile {
-                        path: path.to_path_buf(),
-                        hash: row.hash.clone(),
-                        check: check.clone(),
-                        identity: now,
-                        value: None,
-                    });
-                }
-            }
-        }
+        let stored_check = stored.as_ref().map(check_of_row);
         // The same bytes under a new identity keep the stored parse.
         let known_hash = stored
             .as_ref()
@@ -149,11 +182,7 @@ impl Shared {
             known_hash.as_deref(),
             None,
         );
-        // The single writer: never interleave with a connection scan, in this process or
-        // another sharing the index. A lock that stays held (a stopped process) or a
-        // write that fails leaves this read private to the call: it answers from what it
-        // read, and the mirror keeps the old row (the next call reads the file again).
-        if let Some(_lock) = self.writer.lock_within(super::lock::LOCK_WAIT) {
+        if lock.is_some() {
             match self.mirror.upsert_file(&record) {
                 Ok(true) => {}
                 Ok(false) => {
@@ -166,6 +195,7 @@ impl Shared {
                 Err(e) => tracing::debug!("storing {} failed: {e}", path.display()),
             }
         }
+        drop(lock);
         if matches!(record.parsed, Parsed::Touched) {
             return Ok(FreshFile {
                 path: path.to_path_buf(),

@@ -11,6 +11,7 @@
 
 pub mod cache;
 pub mod changes;
+mod delta;
 pub mod files;
 mod fresh;
 pub mod location;
@@ -33,10 +34,11 @@ use std::sync::{Arc, RwLock};
 use crate::config::{ConnectionConfig, Served};
 use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
 use cache::Cache;
+use delta::{Applied, Delta, ViewKnown};
 pub use fresh::{Connection, Project, ProjectReads, Reads, Source};
 use location::Locations;
 use lock::{WriteLock, Writer, LOCK_WAIT};
-use mirror::{Mirror, MirrorError};
+use mirror::{Mirror, MirrorError, Written};
 use published::Published;
 use references::ReferenceDocs;
 pub use snapshot::Snapshot;
@@ -411,6 +413,7 @@ impl Store {
             hashes,
             tables,
             epoch,
+            generation,
         } = ingested;
         let recorded = started.elapsed();
         // The content digests need only the hashes: taken beside the search sync.
@@ -433,6 +436,7 @@ impl Store {
             hashes,
             search,
             identities,
+            generation,
             shared: shared.clone(),
         };
         // Verified as of the epoch polled before the scan.
@@ -454,81 +458,36 @@ impl Store {
         let started = std::time::Instant::now();
         // Before the scan: a change while it runs leaves the new state unverified.
         let epoch = self.change_feed().map(changes::ChangeFeed::poll);
-        // What this process last saw is what the mirror holds, unless another process
-        // sharing the index wrote since; either way a file read again is only re-parsed
-        // when its bytes differ from what the state knows.
-        let current = Self::built_on(self.current(&conn.name), shared);
-        let spill: ingest::Spill = &shared.mirror;
-        let (scan, from_mirror) = match &current {
-            Some(state) => {
-                let known = StateKnown {
-                    state,
-                    mirror: &shared.mirror,
-                };
-                let memo = || shared.mirror.walk_memo(&conn.name);
-                (
-                    ingest::scan_connection(conn, &known, &memo, progress, Some(spill)),
-                    None,
-                )
-            }
-            None => {
-                // A first scan in this process: the manifest and the other connection
-                // files are read (a few stored rows) while every other file's stored
-                // identity is loaded beside them.
-                let rows = mirror::RowLookup(&shared.mirror);
-                let memo = || shared.mirror.walk_memo(&conn.name);
-                let (head, stored) = std::thread::scope(|scope| {
-                    let head = scope.spawn(|| ingest::scan_head(conn, &rows, &memo, Some(spill)));
-                    let stored = shared.mirror.stored(&conn.name);
-                    let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-                    (head, stored)
-                });
-                let stored = stored?;
-                if head.read_any() {
-                    // The manifest's and the diff's parses leave much freed behind.
-                    memory::release_freed();
-                }
-                let scan = ingest::scan_tables(conn, head, &stored, progress, Some(spill));
-                (scan, Some(stored))
-            }
-        };
+        // This process's last state is a base for the scan only while it is of the
+        // mirror's generation: rows another process sharing the index wrote since (or
+        // that a call of this one stored) are what the disk is compared with, never a
+        // view older than them. Either way a file read again is only re-parsed when its
+        // bytes differ from what the base knows.
+        let generation = shared.mirror.generation(&conn.name)?;
+        let current = Self::built_on(self.current(&conn.name), shared)
+            .filter(|state| state.generation == generation);
+        let (scan, from_mirror) = Self::scan_locked(shared, conn, current.as_deref(), progress)?;
         let scanned = started.elapsed();
         // `None`: the maps are the mirror's, read once the records are gone.
-        let maps: Option<(HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>)> =
-            if shared.mirror.unchanged(&conn.name, &scan)? {
-                // Same bytes throughout: at most some identities to note (a touch, a
-                // rewrite of the same content, an identity that settled).
-                let (mut identities, hashes) = match (from_mirror, &current) {
-                    (Some(stored), _) => {
-                        let (identities, hashes, _) = stored.into_parts();
-                        (identities, hashes)
-                    }
-                    (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
-                    (None, None) => Default::default(),
-                };
-                let touched: Vec<ingest::FileRecord> = scan
-                    .files
-                    .iter()
-                    .filter(|f| matches!(f.parsed, ingest::Parsed::Touched))
-                    .cloned()
-                    .collect();
-                if !touched.is_empty() {
-                    let mismatched = shared.mirror.upsert_files(&touched)?;
-                    Self::read_in_full(shared, &mismatched, &touched)?;
-                    for f in &touched {
-                        if let Some(id) = f.identity {
-                            identities.insert(f.path.clone(), id);
-                        }
-                    }
+        let maps: Option<Maps> = if shared.mirror.unchanged(&conn.name, &scan)? {
+            // Same bytes throughout: at most some identities to note (a touch, a
+            // rewrite of the same content, an identity that settled).
+            let (identities, hashes) = match (from_mirror, &current) {
+                (Some(stored), _) => {
+                    let (identities, hashes, _) = stored.into_parts();
+                    (identities, hashes)
                 }
-                Some((identities, hashes))
-            } else {
-                drop(from_mirror);
-                let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
-                Self::read_in_full(shared, &mismatched, &scan.files)?;
-                shared.mirror.checkpoint()?;
-                None
+                (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
+                (None, None) => Default::default(),
             };
+            Some(Self::note_touched(shared, &scan, identities, hashes)?)
+        } else {
+            drop(from_mirror);
+            let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
+            Self::read_in_full(shared, &mismatched, &scan.files)?;
+            shared.mirror.checkpoint()?;
+            None
+        };
         if let Some(memo) = &scan.walk {
             shared.mirror.store_walk(&conn.name, memo)?;
         }
@@ -588,7 +547,84 @@ impl Store {
             hashes,
             tables,
             epoch,
+            // Every write of this ingest was this writer's, under the lock.
+            generation: shared.mirror.generation(&conn.name)?,
         })
+    }
+
+    /// Scan a connection against `base` (a state of the mirror's generation), or, without
+    /// one, against the mirror's stored rows, which are returned too.
+    fn scan_locked<'m>(
+        shared: &'m Shared,
+        conn: &ConnectionConfig,
+        base: Option<&Snapshot>,
+        progress: crate::ingest::Progress,
+    ) -> Result<(ingest::ConnectionScan, Option<mirror::StoredFiles<'m>>), MirrorError> {
+        let spill: ingest::Spill = &shared.mirror;
+        let memo = || shared.mirror.walk_memo(&conn.name);
+        if let Some(state) = base {
+            let known = ViewKnown {
+                delta: None,
+                state,
+                mirror: &shared.mirror,
+            };
+            let scan = ingest::scan_connection(conn, &known, &memo, progress, Some(spill));
+            return Ok((scan, None));
+        }
+        // A scan against the mirror: the manifest and the other connection files are read
+        // (a few stored rows) while every other file's stored identity is loaded beside.
+        let rows = mirror::RowLookup(&shared.mirror);
+        let (head, stored) = std::thread::scope(|scope| {
+            let head = scope.spawn(|| ingest::scan_head(conn, &rows, &memo, Some(spill)));
+            let stored = shared.mirror.stored(&conn.name);
+            let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (head, stored)
+        });
+        let stored = stored?;
+        if head.read_any() {
+            // The manifest's and the diff's parses leave much freed behind.
+            memory::release_freed();
+        }
+        let scan = ingest::scan_tables(conn, head, &stored, progress, Some(spill));
+        Ok((scan, Some(stored)))
+    }
+
+    /// Store the identities a scan that found the same bytes throughout noted (a touch, a
+    /// rewrite of the same content, an identity that settled) and return the maps with
+    /// them.
+    fn note_touched(
+        shared: &Shared,
+        scan: &ingest::ConnectionScan,
+        mut identities: HashMap<PathBuf, FileIdentity>,
+        mut hashes: HashMap<PathBuf, String>,
+    ) -> Result<Maps, MirrorError> {
+        let touched: Vec<ingest::FileRecord> = scan
+            .files
+            .iter()
+            .filter(|f| matches!(f.parsed, ingest::Parsed::Touched))
+            .cloned()
+            .collect();
+        if touched.is_empty() {
+            return Ok((identities, hashes));
+        }
+        let mismatched = shared.mirror.upsert_files(&touched)?;
+        let again = Self::read_in_full(shared, &mismatched, &touched)?;
+        for f in touched.into_iter().chain(again) {
+            match (&f.parsed, f.identity) {
+                (ingest::Parsed::Absent, _) | (_, None) => {
+                    identities.remove(&f.path);
+                    hashes.remove(&f.path);
+                }
+                (_, Some(id)) => {
+                    identities.insert(f.path.clone(), id);
+                    match f.hash {
+                        Some(h) => hashes.insert(f.path, h),
+                        None => hashes.remove(&f.path),
+                    };
+                }
+            }
+        }
+        Ok((identities, hashes))
     }
 
     /// The snapshot requests of connection `name` read now, if one was built on the
@@ -665,65 +701,76 @@ impl Store {
             return self.reconcile_locked(shared, conn, &|_, _| {}, lock);
         };
         let manifest = state.manifest_path();
+        // What another process sharing the index (or a call of this one) stored since
+        // this state was built is the view's first; each such file is checked against the
+        // disk below with the files named. Rows that went, tables that changed or a
+        // manifest read again: the whole connection is read against the mirror instead.
+        let mut delta = Delta::new(&state);
+        match shared.mirror.written_since(name, state.generation)? {
+            Written::Nothing => {}
+            Written::Rows(rows)
+                if rows.len() + paths.len() <= REFRESH_AT_MOST
+                    && rows.iter().all(|r| r.path != manifest) =>
+            {
+                rows.into_iter().for_each(|row| delta.written(row));
+            }
+            Written::Rows(_) | Written::Reshaped => {
+                return self.reconcile_locked(shared, conn, &|_, _| {}, lock)
+            }
+        }
         let mut wanted: Vec<(PathBuf, Option<String>, String)> = Vec::new();
-        for path in paths {
-            if wanted.iter().any(|(p, _, _)| p == path) {
+        let mut seen = std::collections::HashSet::new();
+        for path in paths.iter().map(PathBuf::as_path).chain(delta.paths()) {
+            if !seen.insert(path) {
                 continue;
             }
             let tracked = match shared.mirror.status(path)? {
                 Some(row) if *path != manifest && !path.is_dir() => row,
                 _ => return self.reconcile_locked(shared, conn, &|_, _| {}, lock),
             };
-            wanted.push((path.clone(), tracked.fqn, tracked.kind));
+            wanted.push((path.to_path_buf(), tracked.fqn, tracked.kind));
         }
-        let known = StateKnown {
-            state: &state,
-            mirror: &shared.mirror,
+        drop(seen);
+        let records: Vec<ingest::FileRecord> = {
+            let known = ViewKnown {
+                delta: Some(&delta),
+                state: &state,
+                mirror: &shared.mirror,
+            };
+            let spill: ingest::Spill = &shared.mirror;
+            wanted
+                .iter()
+                .map(|(path, fqn, kind)| {
+                    ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
+                })
+                .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
+                .collect()
         };
-        let spill: ingest::Spill = &shared.mirror;
-        let records: Vec<ingest::FileRecord> = wanted
-            .iter()
-            .map(|(path, fqn, kind)| {
-                ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
-            })
-            .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
-            .collect();
-        if records.is_empty() {
+        if records.is_empty() && delta.is_empty() {
             return Ok(state);
         }
         let mismatched = shared.mirror.upsert_files(&records)?;
-        Self::read_in_full(shared, &mismatched, &records)?;
-        let mut identities = state.identities.clone();
-        let mut hashes = state.hashes.clone();
-        let mut absent = state.absent.clone();
-        let mut versions = state.versions.clone();
-        for r in &records {
-            let old = match (&r.parsed, r.identity, &r.hash) {
-                (ingest::Parsed::Absent, _, _) | (_, None, _) => {
-                    identities.remove(&r.path);
-                    absent.insert(r.path.clone());
-                    hashes.remove(&r.path)
-                }
-                (_, Some(id), hash) => {
-                    absent.remove(&r.path);
-                    identities.insert(r.path.clone(), id);
-                    match hash {
-                        Some(h) => hashes.insert(r.path.clone(), h.clone()),
-                        None => hashes.remove(&r.path),
-                    }
-                }
-            };
-            versions.update(
-                &r.path,
-                old.as_deref(),
-                hashes.get(&r.path).map(String::as_str),
-            );
-        }
+        let again = Self::read_in_full(shared, &mismatched, &records)?;
+        let records: Vec<ingest::FileRecord> = records
+            .into_iter()
+            .filter(|r| !mismatched.contains(&r.path))
+            .chain(again)
+            .collect();
+        records.iter().for_each(|r| delta.read(r));
+        let generation = shared.mirror.generation(name)?;
+        let Applied {
+            identities,
+            hashes,
+            absent,
+            versions,
+            moved,
+        } = delta.apply();
         let search = search::sync_changed(
             &shared.index,
             &shared.mirror,
             name,
             &state.search,
+            &moved,
             &records,
             &hashes,
         )
@@ -741,21 +788,22 @@ impl Store {
             hashes,
             search,
             identities,
+            generation,
             shared: shared.clone(),
         };
         Ok(self.publish(snapshot, verified))
     }
 
-    /// Read `paths` (records among `records` the mirror refused as touched: another
-    /// process stored other bytes for them since this one looked) again in full and
-    /// store what they hold now.
+    /// Read `paths` (records among `records` the mirror refused as touched: its row holds
+    /// other bytes than the writer's view knew) again in full, store what they hold now
+    /// and return those records.
     fn read_in_full(
         shared: &Shared,
         paths: &[PathBuf],
         records: &[ingest::FileRecord],
-    ) -> Result<(), MirrorError> {
+    ) -> Result<Vec<ingest::FileRecord>, MirrorError> {
         if paths.is_empty() {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let again: Vec<ingest::FileRecord> = records
             .iter()
@@ -764,9 +812,12 @@ impl Store {
             .collect();
         // Whole records (parsed, not touched) are always stored.
         shared.mirror.upsert_files(&again)?;
-        Ok(())
+        Ok(again)
     }
 }
+
+/// A connection's identities and content hashes by path.
+type Maps = (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>);
 
 /// A connection as a whole scan left it, before the search index is brought in line.
 struct Ingested {
@@ -778,6 +829,8 @@ struct Ingested {
     /// The walkable tables as the index keys them.
     tables: Vec<search::TableEntry>,
     epoch: Option<u64>,
+    /// The mirror's generation of the connection's rows after the ingest.
+    generation: u64,
 }
 
 /// A location's mirror, held for as long as a caller reads it.
@@ -787,27 +840,5 @@ impl std::ops::Deref for MirrorOf {
     type Target = Mirror;
     fn deref(&self) -> &Mirror {
         &self.0.mirror
-    }
-}
-
-/// What a state holds, as ingest's `Stored`: a file whose identity the state recorded is
-/// not read again; one whose bytes hash as recorded is not parsed again.
-struct StateKnown<'a> {
-    state: &'a Snapshot,
-    mirror: &'a Mirror,
-}
-
-impl ingest::Stored for StateKnown<'_> {
-    fn identity(&self, path: &Path) -> Option<FileIdentity> {
-        self.state.identities.get(path).copied()
-    }
-    fn parsed(&self, path: &Path) -> Option<ingest::Parsed> {
-        self.mirror.parsed(path).ok().flatten()
-    }
-    fn hash(&self, path: &Path) -> Option<String> {
-        self.state.hashes.get(path).cloned()
-    }
-    fn absent(&self, path: &Path) -> bool {
-        self.state.absent.contains(path)
     }
 }

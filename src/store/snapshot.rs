@@ -32,6 +32,9 @@ pub struct Snapshot {
     pub absent: HashSet<PathBuf>,
     /// Digests of the contents above, for keys into the cache.
     pub versions: ContentVersions,
+    /// The mirror's generation of the connection's rows that the maps above are: a
+    /// writer whose state is of an older one catches up before it stores anything.
+    pub(super) generation: u64,
     /// The mirror, the writer and the cache (read through the methods below).
     pub(super) shared: Arc<Shared>,
 }

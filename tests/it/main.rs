@@ -23,6 +23,9 @@ mod reference_discovery;
 mod resources;
 mod search;
 mod serve;
+mod shared_index;
+#[cfg(unix)]
+mod soak;
 mod util;
 mod validate_sql;
 mod watch;

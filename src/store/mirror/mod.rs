@@ -2,23 +2,30 @@
 //! changed, and so requests never parse YAML. One writer; reads share the same
 //! connection behind a lock (SQLite in WAL mode lets a second process read).
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::ingest::walk::WalkMemo;
-use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Stored};
+use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed};
 use compat::value::{stored, Value};
 
+mod generation;
+mod inspect;
 mod pz;
+mod rows;
+mod walk;
+
+use generation::Stamps;
+pub use generation::{Written, WrittenRow};
+pub use inspect::{ConnectionInspection, Inspection};
+pub use rows::{RowLookup, StoredFiles, StoredParts};
 #[cfg(test)]
 mod tests;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "9";
+pub const SCHEMA_VERSION: &str = "10";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -90,31 +97,6 @@ pub struct FileStatus {
     pub parse_error: Option<String>,
     pub fqn: Option<String>,
     pub kind: String,
-}
-
-/// A mirror as `index status` sees it.
-#[derive(Debug, Default)]
-pub struct Inspection {
-    pub path: PathBuf,
-    /// Written by this build's schema; an older one is rebuilt at the next start.
-    pub current: bool,
-    pub bytes: u64,
-    pub tables: i64,
-    pub connections: Vec<ConnectionInspection>,
-    /// Why the mirror cannot be trusted (`quick_check`, or a read that failed); the next
-    /// start sets it aside and builds it again.
-    pub damage: Option<String>,
-}
-
-#[derive(Debug, Default)]
-pub struct ConnectionInspection {
-    pub name: String,
-    pub files: i64,
-    /// Files expected (declared, or looked for) and not there; optional kinds excepted.
-    pub absent: Vec<PathBuf>,
-    pub unparseable: i64,
-    /// `{"at": unix seconds, "files", "reread", "ms"}` of the last whole reconcile.
-    pub last_reconcile: Option<serde_json::Value>,
 }
 
 /// One stored file row, without its parsed value.
@@ -227,73 +209,33 @@ impl Mirror {
         self.db.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Identities stored for one connection's files. The rows are taken under the lock and
-    /// the maps built after it is let go, so a reader beside (a warm start's manifest)
-    /// waits only for the query; [`Mirror::stored_in_place`] holds no copy of the rows.
-    pub fn stored(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
-        let mut rows = Vec::new();
-        self.each_stored(connection, |row| rows.push(row))?;
-        let mut maps = Maps::with_capacity(rows.len());
-        for row in rows {
-            maps.insert(row);
-        }
-        Ok(maps.into_stored(self))
-    }
-
-    /// [`Mirror::stored`], each row put in the maps as it is read (under the lock): for a
-    /// large connection just written, whose rows are not held twice.
-    pub fn stored_in_place(&self, connection: &str) -> Result<StoredFiles<'_>, MirrorError> {
-        let mut maps = Maps::with_capacity(0);
-        self.each_stored(connection, |row| maps.insert(row))?;
-        Ok(maps.into_stored(self))
-    }
-
-    /// Every stored (path, hash, identity) of `connection`.
-    fn each_stored(
-        &self,
-        connection: &str,
-        mut each: impl FnMut(StoredRow),
-    ) -> Result<(), MirrorError> {
-        let db = self.db();
-        let mut stmt = db.prepare(
-            "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
-        )?;
-        let rows = stmt.query_map(params![connection], |r| {
-            let mtime: Option<i64> = r.get(1)?;
-            let identity = match mtime {
-                Some(mtime_ns) => Some(FileIdentity {
-                    mtime_ns,
-                    size: r.get::<_, i64>(2)? as u64,
-                    inode: r.get::<_, i64>(3)? as u64,
-                    settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
-                }),
-                None => None,
-            };
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(4)?,
-                identity,
-            ))
-        })?;
-        for row in rows {
-            each(row?);
-        }
-        Ok(())
-    }
-
     /// The parse stored for `path`.
     pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
-        self.parsed_where(path, None)
+        Ok(self.parsed_where(path, None)?.map(|(parsed, _)| parsed))
+    }
+
+    /// The parse stored for `path` with the content hash of the bytes it was parsed from
+    /// (`None`: stored absent, or no row).
+    pub fn parsed_with_hash(&self, path: &Path) -> Result<(Parsed, Option<String>), MirrorError> {
+        Ok(self
+            .parsed_where(path, None)?
+            .unwrap_or((Parsed::Absent, None)))
     }
 
     /// The parse stored for `path` when its row holds the content `hash` names; `None`
     /// when the row holds other bytes (rewritten since the caller learned the hash) or
     /// there is none.
     pub fn parsed_as(&self, path: &Path, hash: &str) -> Result<Option<Parsed>, MirrorError> {
-        self.parsed_where(path, Some(hash))
+        Ok(self
+            .parsed_where(path, Some(hash))?
+            .map(|(parsed, _)| parsed))
     }
 
-    fn parsed_where(&self, path: &Path, hash: Option<&str>) -> Result<Option<Parsed>, MirrorError> {
+    fn parsed_where(
+        &self,
+        path: &Path,
+        hash: Option<&str>,
+    ) -> Result<Option<(Parsed, Option<String>)>, MirrorError> {
         let db = self.db();
         type Row = (String, Option<String>, Option<String>, Option<String>);
         let row: Option<Row> = db
@@ -317,17 +259,18 @@ impl Mirror {
                     *list = Value::seq(items);
                 }
             }
-            return Ok(Some(Parsed::Yaml(whole)));
+            return Ok(Some((Parsed::Yaml(whole), hash)));
         }
         // Decoded after the lock is let go: a manifest runs to megabytes.
         drop(db);
-        Ok(Some(match status.as_str() {
+        let parsed = match status.as_str() {
             "ok" => Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?),
             "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
             "other_error" => Parsed::OtherError(error.unwrap_or_default()),
             "text" => Parsed::Text,
             _ => Parsed::Absent,
-        }))
+        };
+        Ok(Some((parsed, hash)))
     }
 
     /// A split file's row (its document with the list emptied) while the row holds the
@@ -485,6 +428,8 @@ impl Mirror {
     }
 
     /// Store one connection's scan in a single transaction: a reader never sees half of it.
+    /// Every row it writes is stamped with the connection's next generation; rows that go,
+    /// or tables that change, mark the connection reshaped (see `generation`).
     pub fn apply(
         &self,
         connection: &str,
@@ -493,155 +438,124 @@ impl Mirror {
     ) -> Result<Vec<PathBuf>, MirrorError> {
         let mut db = self.db();
         let tx = db.transaction()?;
-        let mut mismatched = Vec::new();
-        {
-            let mut touch = tx.prepare_cached(
-                "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
-            )?;
-            for f in &scan.files {
-                let path = f.path.to_string_lossy();
-                if matches!(f.parsed, Parsed::Stored) {
-                    // Stored by the scan's spill already: its row is this record.
-                    continue;
-                }
-                if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
-                    let touched = matches!(f.parsed, Parsed::Touched);
-                    let id = f.identity.filter(|_| touched);
-                    let changed = touch.execute(params![
-                        path,
-                        f.fqn,
-                        f.kind,
-                        id.map(|i| i.mtime_ns),
-                        id.map(|i| i.size as i64),
-                        id.map(|i| i.inode as i64),
-                        id.map(|i| i.settled),
-                        f.hash.as_deref().filter(|_| touched)
-                    ])?;
-                    if touched && changed == 0 {
-                        mismatched.push(f.path.clone());
-                    }
-                    continue;
-                }
-                Self::upsert_on(&tx, f)?;
-            }
-            // Rows for files the print no longer implies: the stored paths are read and
-            // each compared with the scan's (a set of borrowed paths, not a copy of them).
-            let keep: std::collections::HashSet<std::borrow::Cow<str>> = scan
-                .files
-                .iter()
-                .map(|f| f.path.to_string_lossy())
-                .collect();
-            let gone: Vec<String> = {
-                let mut stmt = tx.prepare("SELECT path FROM files WHERE connection = ?1")?;
-                let rows = stmt.query_map(params![connection], |r| r.get::<_, String>(0))?;
-                let mut gone = Vec::new();
-                for path in rows {
-                    let path = path?;
-                    if !keep.contains(path.as_str()) {
-                        gone.push(path);
-                    }
-                }
-                gone
-            };
-            drop(keep);
-            let mut forget = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
-            for path in &gone {
-                forget.execute(params![path])?;
-            }
-            tx.execute(
-                "DELETE FROM tables WHERE connection = ?1",
+        let mut stamps = Stamps::new(&tx);
+        let generation = stamps.of(connection)?;
+        let mismatched = Self::apply_files(&tx, scan, generation)?;
+        let gone = Self::forget_gone(&tx, connection, scan)?;
+        let fingerprint = fingerprint(scan);
+        let before: Option<String> = tx
+            .query_row(
+                "SELECT fingerprint FROM connections WHERE name = ?1",
                 params![connection],
-            )?;
+                |r| r.get(0),
+            )
+            .optional()?;
+        if gone > 0 || before.as_deref() != Some(fingerprint.as_str()) {
+            stamps.reshaped(connection)?;
+        }
+        tx.execute(
+            "DELETE FROM tables WHERE connection = ?1",
+            params![connection],
+        )?;
+        {
             let mut table = tx.prepare_cached(
                 "INSERT OR REPLACE INTO tables (connection, fqn, table_dir) VALUES (?1, ?2, ?3)",
             )?;
             for (fqn, dir, _) in &scan.tables {
                 table.execute(params![connection, fqn, dir.to_string_lossy()])?;
             }
-            let (state, reason, dropped) = match &scan.manifest {
-                ManifestRead::Absent => ("absent", None, &[][..]),
-                ManifestRead::Unparseable(r) => ("unparseable", Some(r), &[][..]),
-                ManifestRead::Malformed(r) => ("malformed", Some(r), &[][..]),
-                ManifestRead::Failed(r) => ("failed", Some(r), &[][..]),
-                ManifestRead::Ok { dropped, .. } => ("ok", None, dropped.as_slice()),
-            };
-            tx.execute(
-                "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, dropped, fingerprint)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![connection, print_root.to_string_lossy(), state, reason, serde_json::to_string(dropped)?, fingerprint(scan)],
-            )?;
         }
+        let (state, reason, dropped) = match &scan.manifest {
+            ManifestRead::Absent => ("absent", None, &[][..]),
+            ManifestRead::Unparseable(r) => ("unparseable", Some(r), &[][..]),
+            ManifestRead::Malformed(r) => ("malformed", Some(r), &[][..]),
+            ManifestRead::Failed(r) => ("failed", Some(r), &[][..]),
+            ManifestRead::Ok { dropped, .. } => ("ok", None, dropped.as_slice()),
+        };
+        tx.execute(
+            "INSERT OR REPLACE INTO connections (name, print_root, manifest_state, manifest_reason, dropped, fingerprint)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![connection, print_root.to_string_lossy(), state, reason, serde_json::to_string(dropped)?, fingerprint],
+        )?;
+        drop(stamps);
         tx.commit()?;
         // Same bytes as this process knew them, but the row holds another version (another
         // process wrote it since): the caller reads these files again in full.
         Ok(mismatched)
     }
 
-    /// Keep what the last walk for symlinks of `connection` depended on, beside its row
-    /// (which `apply` writes first).
-    pub fn store_walk(&self, connection: &str, memo: &WalkMemo) -> Result<(), MirrorError> {
-        let kept = KeptWalk {
-            found: memo.found.clone(),
-            symlinks_seen: memo.symlinks_seen,
-            dirs: memo
-                .dirs
-                .iter()
-                .map(|(path, id)| {
-                    let path = path.to_string_lossy().into_owned();
-                    (path, id.mtime_ns, id.size, id.inode)
-                })
-                .collect(),
-            links: memo
-                .links
-                .iter()
-                .map(|(link, target)| {
-                    let link = link.to_string_lossy().into_owned();
-                    (link, target.to_string_lossy().into_owned())
-                })
-                .collect(),
-        };
-        self.db().execute(
-            "UPDATE connections SET walk = ?2 WHERE name = ?1",
-            params![connection, serde_json::to_string(&kept)?],
+    /// `apply`'s file rows: each record stored, or its identity noted, under `generation`;
+    /// the touched records whose rows hold other bytes are returned.
+    fn apply_files(
+        tx: &Connection,
+        scan: &ConnectionScan,
+        generation: u64,
+    ) -> Result<Vec<PathBuf>, MirrorError> {
+        let mut mismatched = Vec::new();
+        // An unchanged file's row keeps its generation: only its naming is set again.
+        let mut touch = tx.prepare_cached(
+            "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled), generation = COALESCE(?9, generation) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
         )?;
-        Ok(())
+        for f in &scan.files {
+            if matches!(f.parsed, Parsed::Stored) {
+                // Stored by the scan's spill already: its row is this record.
+                continue;
+            }
+            if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
+                let touched = matches!(f.parsed, Parsed::Touched);
+                let id = f.identity.filter(|_| touched);
+                let changed = touch.execute(params![
+                    f.path.to_string_lossy(),
+                    f.fqn,
+                    f.kind,
+                    id.map(|i| i.mtime_ns),
+                    id.map(|i| i.size as i64),
+                    id.map(|i| i.inode as i64),
+                    id.map(|i| i.settled),
+                    f.hash.as_deref().filter(|_| touched),
+                    touched.then_some(generation as i64),
+                ])?;
+                if touched && changed == 0 {
+                    mismatched.push(f.path.clone());
+                }
+                continue;
+            }
+            Self::upsert_on(tx, f, generation)?;
+        }
+        Ok(mismatched)
     }
 
-    /// What the last walk for symlinks of `connection` depended on, if it was kept and
-    /// reads back (anything else: walk again).
-    pub fn walk_memo(&self, connection: &str) -> Option<WalkMemo> {
-        let text: String = self
-            .db()
-            .query_row(
-                "SELECT walk FROM connections WHERE name = ?1",
-                params![connection],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .ok()??;
-        let kept: KeptWalk = serde_json::from_str(&text).ok()?;
-        Some(WalkMemo {
-            found: kept.found,
-            symlinks_seen: kept.symlinks_seen,
-            dirs: kept
-                .dirs
-                .into_iter()
-                .map(|(path, mtime_ns, size, inode)| {
-                    // Only settled identities are kept (an unsettled one never matches).
-                    let id = FileIdentity {
-                        mtime_ns,
-                        size,
-                        inode,
-                        settled: true,
-                    };
-                    (PathBuf::from(path), id)
-                })
-                .collect(),
-            links: kept
-                .links
-                .into_iter()
-                .map(|(link, target)| (PathBuf::from(link), PathBuf::from(target)))
-                .collect(),
-        })
+    /// Remove the rows of `connection` for files `scan` no longer implies; how many went.
+    /// The stored paths are read and each compared with the scan's (a set of borrowed
+    /// paths, not a copy of them).
+    fn forget_gone(
+        tx: &Connection,
+        connection: &str,
+        scan: &ConnectionScan,
+    ) -> Result<usize, MirrorError> {
+        let keep: std::collections::HashSet<std::borrow::Cow<str>> = scan
+            .files
+            .iter()
+            .map(|f| f.path.to_string_lossy())
+            .collect();
+        let gone: Vec<String> = {
+            let mut stmt = tx.prepare("SELECT path FROM files WHERE connection = ?1")?;
+            let rows = stmt.query_map(params![connection], |r| r.get::<_, String>(0))?;
+            let mut gone = Vec::new();
+            for path in rows {
+                let path = path?;
+                if !keep.contains(path.as_str()) {
+                    gone.push(path);
+                }
+            }
+            gone
+        };
+        drop(keep);
+        let mut forget = tx.prepare_cached("DELETE FROM files WHERE path = ?1")?;
+        for path in &gone {
+            forget.execute(params![path])?;
+        }
+        Ok(gone.len())
     }
 
     /// Store the records a scan just read (its spill): every record that is not an identity
@@ -649,14 +563,16 @@ impl Mirror {
     pub fn store_read(&self, records: &[FileRecord]) -> Result<(), MirrorError> {
         let mut db = self.db();
         let tx = db.transaction()?;
+        let mut stamps = Stamps::new(&tx);
         for f in records {
             if !matches!(
                 f.parsed,
                 Parsed::Unchanged | Parsed::Touched | Parsed::Stored
             ) {
-                Self::upsert_on(&tx, f)?;
+                Self::upsert_on(&tx, f, stamps.of(&f.connection)?)?;
             }
         }
+        drop(stamps);
         tx.commit()?;
         Ok(())
     }
@@ -700,12 +616,17 @@ impl Mirror {
     pub fn upsert_files(&self, records: &[FileRecord]) -> Result<Vec<PathBuf>, MirrorError> {
         let mut db = self.db();
         let tx = db.transaction()?;
+        let mut stamps = Stamps::new(&tx);
         let mut mismatched = Vec::new();
         for f in records {
-            if !Self::upsert_on(&tx, f)? {
+            if matches!(f.parsed, Parsed::Unchanged | Parsed::Stored) {
+                continue;
+            }
+            if !Self::upsert_on(&tx, f, stamps.of(&f.connection)?)? {
                 mismatched.push(f.path.clone());
             }
         }
+        drop(stamps);
         tx.commit()?;
         Ok(mismatched)
     }
@@ -713,12 +634,13 @@ impl Mirror {
     /// Store one file read outside a connection scan (a request found it changed);
     /// `false` as `upsert_files` reports a mismatch.
     pub fn upsert_file(&self, f: &FileRecord) -> Result<bool, MirrorError> {
-        Self::upsert_on(&self.db(), f)
+        Ok(self.upsert_files(std::slice::from_ref(f))?.is_empty())
     }
 
     /// `false`: a touched record (same bytes under a new identity) whose row holds other
     /// bytes; nothing was written and the file must be read again in full.
-    fn upsert_on(db: &Connection, f: &FileRecord) -> Result<bool, MirrorError> {
+    /// The row written is stamped with `generation`.
+    fn upsert_on(db: &Connection, f: &FileRecord, generation: u64) -> Result<bool, MirrorError> {
         let (status, error, parsed) = match &f.parsed {
             Parsed::Yaml(v) => ("ok", None, Some(stored::to_json(v)?)),
             // The items are stored already, under the hash (`Mirror::store_items`).
@@ -732,14 +654,15 @@ impl Mirror {
             Parsed::Touched => {
                 let id = f.identity;
                 let changed = db.execute(
-                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5 WHERE path = ?1 AND hash = ?6",
+                    "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5, generation = ?7 WHERE path = ?1 AND hash = ?6",
                     params![
                         f.path.to_string_lossy(),
                         id.map(|i| i.mtime_ns),
                         id.map(|i| i.size as i64),
                         id.map(|i| i.inode as i64),
                         id.map(|i| i.settled),
-                        f.hash
+                        f.hash,
+                        generation as i64
                     ],
                 )?;
                 return Ok(changed > 0);
@@ -748,8 +671,8 @@ impl Mirror {
         };
         let id = f.identity;
         db.prepare_cached(
-            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled, generation)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
         )?
         .execute(params![
                 f.path.to_string_lossy(),
@@ -763,7 +686,8 @@ impl Mirror {
                 status,
                 error,
                 parsed,
-                id.map(|i| i.settled)
+                id.map(|i| i.settled),
+                generation as i64
             ])?;
         if ingest::is_split_kind(&f.kind) {
             // Rare (a diff's write), and the items may run to hundreds of thousands.
@@ -820,93 +744,6 @@ impl Mirror {
             params![format!("last_reconcile:{connection}"), value.to_string()],
         )?;
         Ok(())
-    }
-
-    /// What `index status` reports, read without changing anything (no schema set-up, no
-    /// reset of an older format). `None`: there is no mirror in `dir`.
-    pub fn inspect(dir: &Path) -> Result<Option<Inspection>, MirrorError> {
-        let path = dir.join(MIRROR_FILE);
-        if !path.exists() {
-            return Ok(None);
-        }
-        match Mirror::inspect_file(&path) {
-            Err(e) if !e.unusable_location() || path.is_dir() => Ok(Some(Inspection {
-                path: path.clone(),
-                current: true,
-                bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
-                damage: Some(e.to_string()),
-                ..Default::default()
-            })),
-            other => other.map(Some),
-        }
-    }
-
-    fn inspect_file(path: &Path) -> Result<Inspection, MirrorError> {
-        if !path.is_file() {
-            return Err(MirrorError::Damaged(format!(
-                "{} is not a file",
-                path.display()
-            )));
-        }
-        let db = Connection::open_with_flags(
-            path,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        let mut out = Inspection {
-            path: path.to_path_buf(),
-            current: version_matches(&db),
-            bytes: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
-            ..Default::default()
-        };
-        if !out.current {
-            return Ok(out);
-        }
-        quick_check(&db)?;
-        let mut stmt = db.prepare(
-            "SELECT connection, count(*), sum(parse_status LIKE '%error') FROM files GROUP BY connection ORDER BY connection",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok(ConnectionInspection {
-                name: r.get(0)?,
-                files: r.get(1)?,
-                unparseable: r.get(2)?,
-                ..Default::default()
-            })
-        })?;
-        for row in rows {
-            out.connections.push(row?);
-        }
-        let mut stmt = db.prepare(
-            "SELECT connection, path, kind FROM files WHERE mtime_ns IS NULL ORDER BY connection, path",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })?;
-        for row in rows {
-            let (connection, path, kind) = row?;
-            if crate::ingest::is_optional_kind(&kind) {
-                continue;
-            }
-            if let Some(c) = out.connections.iter_mut().find(|c| c.name == connection) {
-                c.absent.push(PathBuf::from(path));
-            }
-        }
-        out.tables = db.query_row("SELECT count(*) FROM tables", [], |r| r.get(0))?;
-        for c in &mut out.connections {
-            c.last_reconcile = db
-                .query_row(
-                    "SELECT value FROM meta WHERE key = ?1",
-                    params![format!("last_reconcile:{}", c.name)],
-                    |r| r.get::<_, String>(0),
-                )
-                .optional()?
-                .and_then(|v| serde_json::from_str(&v).ok());
-        }
-        Ok(out)
     }
 
     /// Sizes for `index status`: (files, tables, bytes on disk).
@@ -998,66 +835,6 @@ fn version_matches(db: &Connection) -> bool {
     .unwrap_or(false)
 }
 
-/// One stored file: its path, content hash and identity.
-type StoredRow = (String, Option<String>, Option<FileIdentity>);
-
-/// [`StoredFiles`] while it is filled.
-struct Maps {
-    identities: HashMap<PathBuf, FileIdentity>,
-    hashes: HashMap<PathBuf, String>,
-    absent: std::collections::HashSet<PathBuf>,
-}
-
-impl Maps {
-    fn with_capacity(n: usize) -> Maps {
-        Maps {
-            identities: HashMap::with_capacity(n),
-            hashes: HashMap::with_capacity(n),
-            absent: std::collections::HashSet::new(),
-        }
-    }
-
-    fn insert(&mut self, (path, hash, identity): StoredRow) {
-        let path = PathBuf::from(path);
-        if let Some(h) = hash {
-            self.hashes.insert(path.clone(), h);
-        }
-        match identity {
-            Some(identity) => {
-                self.identities.insert(path, identity);
-            }
-            None => {
-                self.absent.insert(path);
-            }
-        }
-    }
-
-    fn into_stored(self, mirror: &Mirror) -> StoredFiles<'_> {
-        StoredFiles {
-            mirror,
-            identities: self.identities,
-            hashes: self.hashes,
-            absent: self.absent,
-        }
-    }
-}
-
-/// A connection's stored identities, for a warm start.
-pub struct StoredFiles<'a> {
-    mirror: &'a Mirror,
-    identities: HashMap<PathBuf, FileIdentity>,
-    hashes: HashMap<PathBuf, String>,
-    /// Paths stored as declared but absent.
-    absent: std::collections::HashSet<PathBuf>,
-}
-
-impl StoredFiles<'_> {
-    /// The stored identities and content hashes by path, and the paths stored absent.
-    pub fn into_parts(self) -> StoredParts {
-        (self.identities, self.hashes, self.absent)
-    }
-}
-
 /// A scan's spill goes straight into the mirror.
 impl ingest::Stash for Mirror {
     fn records(&self, records: &[FileRecord]) -> bool {
@@ -1068,65 +845,3 @@ impl ingest::Stash for Mirror {
         self.store_items(hash, first, items).is_ok()
     }
 }
-
-impl Stored for StoredFiles<'_> {
-    fn identity(&self, path: &Path) -> Option<FileIdentity> {
-        self.identities.get(path).copied()
-    }
-
-    fn parsed(&self, path: &Path) -> Option<Parsed> {
-        self.mirror.parsed(path).ok().flatten()
-    }
-
-    fn hash(&self, path: &Path) -> Option<String> {
-        self.hashes.get(path).cloned()
-    }
-
-    fn absent(&self, path: &Path) -> bool {
-        self.absent.contains(path)
-    }
-}
-
-/// A [`WalkMemo`] as the `connections.walk` column holds it: directories as (path, mtime,
-/// size, inode), links as (link, where it resolved).
-#[derive(serde::Serialize, serde::Deserialize)]
-struct KeptWalk {
-    found: Vec<String>,
-    symlinks_seen: usize,
-    dirs: Vec<(String, i64, u64, u64)>,
-    links: Vec<(String, String)>,
-}
-
-/// What the mirror holds, looked up a row at a time: for the few files a scan reads
-/// before the whole connection's stored identities are loaded.
-pub struct RowLookup<'a>(pub &'a Mirror);
-
-impl Stored for RowLookup<'_> {
-    fn identity(&self, path: &Path) -> Option<FileIdentity> {
-        self.0.status(path).ok().flatten()?.identity
-    }
-
-    fn parsed(&self, path: &Path) -> Option<Parsed> {
-        self.0.parsed(path).ok().flatten()
-    }
-
-    fn hash(&self, path: &Path) -> Option<String> {
-        self.0.status(path).ok().flatten()?.hash
-    }
-
-    /// As [`StoredFiles`]: a row without an identity.
-    fn absent(&self, path: &Path) -> bool {
-        self.0
-            .status(path)
-            .ok()
-            .flatten()
-            .is_some_and(|s| s.identity.is_none())
-    }
-}
-
-/// Identities and hashes by path, and the paths stored absent.
-pub type StoredParts = (
-    HashMap<PathBuf, FileIdentity>,
-    HashMap<PathBuf, String>,
-    std::collections::HashSet<PathBuf>,
-);

@@ -8,6 +8,8 @@ use std::sync::Arc;
 
 use super::*;
 use crate::ingest::pz_project::scan::{KnownFile, ScannedFile};
+use crate::ingest::walk::WalkMemo;
+use crate::ingest::Stored;
 
 fn identity(mtime_ns: i64, size: u64, inode: u64) -> FileIdentity {
     FileIdentity {

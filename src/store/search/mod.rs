@@ -31,7 +31,7 @@ use records::{ColumnRecord, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "5";
+pub const INDEX_VERSION: &str = "6";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -63,6 +63,10 @@ pub enum IndexError {
     /// Files whose checksums do not match what tantivy wrote.
     #[error("search index damaged: checksum mismatch in {0}")]
     Checksum(String),
+    /// A table's files as the mirror holds them are not the contents its key names: the
+    /// writer's view is older than the mirror's rows, and nothing is indexed from it.
+    #[error("search index: {0} is keyed by contents the mirror no longer holds")]
+    Outdated(String),
 }
 
 impl IndexError {
@@ -194,6 +198,16 @@ pub fn table_key(
     first.copy_from_slice(&bytes.as_bytes()[..8]);
     u64::from_le_bytes(first)
 }
+
+/// A declared file as a sync indexes it: its parse, and the content version (blake3, or
+/// `absent`) the parse was made from, which the table's key must name.
+pub struct Loaded<'a> {
+    pub parsed: Cow<'a, Parsed>,
+    pub version: String,
+}
+
+/// What a sync reads a declared file's parse with.
+pub type Load<'a> = dyn Fn(&Path) -> Loaded<'a> + Sync + 'a;
 
 /// One walkable table as a connection state sees it.
 #[derive(Debug, Clone)]
@@ -491,12 +505,13 @@ impl SearchIndex {
 
     /// Bring one connection's documents in line with its walkable tables, and take the
     /// snapshot its new state reads. `load` returns a declared file's parse (from the scan
-    /// that just read it, or the mirror).
+    /// that just read it, or the mirror) with the version it was parsed from: a table's
+    /// documents are only ever stored under the key of what they were derived from.
     pub fn sync<'a>(
         &self,
         conn: &str,
         mut tables: Vec<TableEntry>,
-        load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
+        load: &Load<'a>,
     ) -> Result<SearchView, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
         let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
@@ -597,14 +612,29 @@ impl SearchIndex {
         &self,
         conn: &str,
         table: &TableEntry,
-        load: &(dyn Fn(&Path) -> Cow<'a, Parsed> + Sync),
+        load: &Load<'a>,
     ) -> Result<Vec<TantivyDocument>, IndexError> {
         let stats = table.stats.as_deref().map(load);
         let annotations = table.annotations.as_deref().map(load);
+        let derived_from = table_key(
+            conn,
+            &table.fqn,
+            table
+                .stats
+                .as_deref()
+                .zip(stats.as_ref().map(|l| l.version.as_str())),
+            table
+                .annotations
+                .as_deref()
+                .zip(annotations.as_ref().map(|l| l.version.as_str())),
+        );
+        if derived_from != table.key {
+            return Err(IndexError::Outdated(table.fqn.clone()));
+        }
         let derived = records::derive(
             &table.fqn,
-            input(stats.as_deref()),
-            input(annotations.as_deref()),
+            input(stats.as_ref().map(|l| l.parsed.as_ref())),
+            input(annotations.as_ref().map(|l| l.parsed.as_ref())),
         );
         let f = &self.fields;
         let id = table_id(conn, &derived.table.fqn);
@@ -714,49 +744,68 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
 }
 
 /// A declared file's parse: from the records just read when they carry it, else the
-/// mirror's.
+/// mirror's; with the content version it was parsed from.
 fn parse_of<'a>(
     fresh: &HashMap<&Path, &'a crate::ingest::FileRecord>,
     mirror: &crate::store::mirror::Mirror,
     path: &Path,
-) -> Cow<'a, Parsed> {
-    match fresh.get(path).map(|f| &f.parsed) {
-        Some(Parsed::Unchanged | Parsed::Touched | Parsed::Stored | Parsed::Split(_)) | None => {
-            Cow::Owned(mirror.parsed(path).ok().flatten().unwrap_or(Parsed::Absent))
+) -> Loaded<'a> {
+    match fresh.get(path) {
+        Some(record)
+            if !matches!(
+                record.parsed,
+                Parsed::Unchanged | Parsed::Touched | Parsed::Stored | Parsed::Split(_)
+            ) =>
+        {
+            Loaded {
+                parsed: Cow::Borrowed(&record.parsed),
+                version: version_of(record.hash.as_deref()),
+            }
         }
-        Some(parsed) => Cow::Borrowed(parsed),
+        _ => stored_parse(mirror, path),
     }
+}
+
+/// A declared file's parse as the mirror holds it, with the version it was parsed from.
+/// A row that cannot be read counts as absent (and its version as `absent`).
+fn stored_parse<'a>(mirror: &crate::store::mirror::Mirror, path: &Path) -> Loaded<'a> {
+    let (parsed, hash) = mirror
+        .parsed_with_hash(path)
+        .unwrap_or((Parsed::Absent, None));
+    Loaded {
+        parsed: Cow::Owned(parsed),
+        version: version_of(hash.as_deref()),
+    }
+}
+
+/// A content version as the tables' keys name it: the blake3, or `absent`.
+fn version_of(hash: Option<&str>) -> String {
+    hash.unwrap_or("absent").to_string()
 }
 
 /// A file's content version as the tables' keys name it.
 fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
-    hashes
-        .get(path)
-        .cloned()
-        .unwrap_or_else(|| "absent".to_string())
+    version_of(hashes.get(path).map(String::as_str))
 }
 
 /// Bring the index up to date after a few of a connection's files changed, its manifest
-/// not: `snapshot`'s tables, those whose searched files are among `records` re-keyed and
-/// re-indexed, the rest untouched.
+/// not: `snapshot`'s tables, those whose searched files are among `moved` (each with its
+/// identity now; `None`: absent) re-keyed by `hashes` and re-indexed, the rest untouched.
+/// `records` are the files this writer just read (their parses are used as they are;
+/// every other parse comes from the mirror); the moved ones were checked against the disk
+/// under the writer lock.
 pub fn sync_changed(
     index: &SearchIndex,
     mirror: &crate::store::mirror::Mirror,
     conn: &str,
     snapshot: &SearchView,
+    moved: &HashMap<PathBuf, Option<FileIdentity>>,
     records: &[crate::ingest::FileRecord],
     hashes: &HashMap<PathBuf, String>,
 ) -> Result<SearchView, IndexError> {
     let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
         records.iter().map(|f| (f.path.as_path(), f)).collect();
-    let touched = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| fresh.contains_key(p));
-    let identity = |p: &Path| -> Option<FileIdentity> {
-        let record = fresh.get(p)?;
-        match record.parsed {
-            Parsed::Absent => None,
-            _ => record.identity,
-        }
-    };
+    let touched = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| moved.contains_key(p));
     let version = |p: &Path| version_in(hashes, p);
     let tables: Vec<TableEntry> = snapshot
         .tables
@@ -776,11 +825,11 @@ pub fn sync_changed(
                 t.stats.as_deref().zip(sv.as_deref()),
                 t.annotations.as_deref().zip(av.as_deref()),
             );
-            if let Some(p) = t.stats.as_deref().filter(|p| fresh.contains_key(p)) {
-                t.stats_identity = identity(p);
+            if let Some(identity) = t.stats.as_deref().and_then(|p| moved.get(p)) {
+                t.stats_identity = *identity;
             }
-            if let Some(p) = t.annotations.as_deref().filter(|p| fresh.contains_key(p)) {
-                t.annotations_identity = identity(p);
+            if let Some(identity) = t.annotations.as_deref().and_then(|p| moved.get(p)) {
+                t.annotations_identity = *identity;
             }
             t
         })
@@ -863,9 +912,7 @@ pub fn sync_connection(
     conn: &str,
     tables: Vec<TableEntry>,
 ) -> Result<SearchView, IndexError> {
-    let load = |p: &Path| -> Cow<'_, Parsed> {
-        Cow::Owned(mirror.parsed(p).ok().flatten().unwrap_or(Parsed::Absent))
-    };
+    let load = |p: &Path| stored_parse(mirror, p);
     index.sync(conn, tables, &load)
 }
 

@@ -8,11 +8,15 @@ use super::lookup::Filters;
 use super::*;
 use compat::yaml;
 
-fn entry(fqn: &str, key: u64) -> TableEntry {
+/// Table `fqn` with its statistics at content version `version`; its path names the
+/// version too, so that `load` can answer it.
+fn entry(fqn: &str, version: u64) -> TableEntry {
+    let stats = PathBuf::from(format!("/p/{fqn}/v{version}/statistics.yaml"));
+    let key = table_key("c", fqn, Some((&stats, &version.to_string())), None);
     TableEntry {
         fqn: fqn.to_string(),
         key,
-        stats: Some(PathBuf::from(format!("/p/{fqn}/statistics.yaml"))),
+        stats: Some(stats),
         annotations: None,
         stats_identity: None,
         annotations_identity: None,
@@ -33,6 +37,21 @@ fn stats_for(path: &Path) -> Parsed {
     Parsed::Yaml(yaml::load(&text).unwrap())
 }
 
+/// A statistics file as `entry` placed it: its parse, and the version its path names.
+fn load(path: &Path) -> Loaded<'static> {
+    let version = path
+        .parent()
+        .and_then(|d| d.file_name())
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_prefix('v'))
+        .expect("a path made by `entry`")
+        .to_string();
+    Loaded {
+        parsed: Cow::Owned(stats_for(path)),
+        version,
+    }
+}
+
 fn search(snap: &SearchView, filters: Filters) -> Vec<String> {
     snap.search(&filters)
         .unwrap()
@@ -49,7 +68,6 @@ fn search(snap: &SearchView, filters: Filters) -> Vec<String> {
 fn sync_indexes_changed_tables_and_drops_gone_ones() {
     let dir = tempfile::tempdir().unwrap();
     let index = SearchIndex::open(dir.path(), false).unwrap();
-    let load = |p: &Path| Cow::Owned(stats_for(p));
     let snap = index
         .sync("c", vec![entry("s.b", 2), entry("s.a", 1)], &load)
         .unwrap();
@@ -104,7 +122,7 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
     let calls = std::sync::atomic::AtomicUsize::new(0);
     let counting = |p: &Path| {
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Cow::Owned(stats_for(p))
+        load(p)
     };
     let snap = index.sync("c", vec![entry("s.a", 3)], &counting).unwrap();
     assert_eq!(calls.into_inner(), 0);
@@ -115,7 +133,6 @@ fn sync_indexes_changed_tables_and_drops_gone_ones() {
 fn small_syncs_leave_segments_that_compact_merges_without_losing_a_document() {
     let dir = tempfile::tempdir().unwrap();
     let index = SearchIndex::open(dir.path(), false).unwrap();
-    let load = |p: &Path| Cow::Owned(stats_for(p));
     let n = MAX_SEGMENTS + 3;
     let names: Vec<String> = (0..n).map(|i| format!("s.t{i:02}")).collect();
     let tables = |changed: usize| -> Vec<TableEntry> {
@@ -144,4 +161,21 @@ fn small_syncs_leave_segments_that_compact_merges_without_losing_a_document() {
     assert_eq!(search(&snap, Filters::default()), expected);
     let again = index.sync("c", tables(n), &load).unwrap();
     assert_eq!(search(&again, Filters::default()), expected);
+}
+
+#[test]
+fn documents_are_never_stored_under_a_key_their_contents_do_not_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
+    // The view says version 2; the file read is version 1 (the mirror holds another row
+    // than the writer's view knows): nothing is indexed, and the sync says why.
+    let mut stale = entry("s.a", 2);
+    stale.stats = entry("s.a", 1).stats;
+    match index.sync("c", vec![stale], &load) {
+        Err(IndexError::Outdated(fqn)) => assert_eq!(fqn, "s.a"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(index.count("table").unwrap(), 0);
+    let snap = index.sync("c", vec![entry("s.a", 1)], &load).unwrap();
+    assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
 }
