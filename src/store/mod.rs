@@ -297,7 +297,9 @@ impl Store {
             private.remove();
             return;
         }
-        let Some(_lock) = shared.writer.lock_within(LOCK_WAIT) else {
+        // Not worth a wait for a live writer: it leaves the location written, and the
+        // next start verifies it.
+        let Some(_lock) = shared.writer.lock_bounded(LOCK_WAIT) else {
             return;
         };
         if shared.mirror.checkpoint().is_ok() && shared.mirror.intact() {

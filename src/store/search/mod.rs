@@ -359,6 +359,18 @@ impl SearchIndex {
         SearchIndex::with_reader(index, fields, found)
     }
 
+    /// The index in `dir` while another process holds the writer lock and works on it:
+    /// nothing is made, replaced or checked. `None` unless an index of this version is
+    /// there to read beside it.
+    pub fn open_beside_writer(dir: &Path) -> Result<Option<SearchIndex>, IndexError> {
+        let (schema, fields) = schema();
+        let current = std::fs::read_to_string(dir.join(VERSION_FILE)).ok();
+        if current.as_deref() != Some(INDEX_VERSION) {
+            return Ok(None);
+        }
+        SearchIndex::open_existing(dir, &schema, fields, false)
+    }
+
     /// The index of this version in `dir`, read through once (and its checksums checked
     /// when `verify`); `None` when its schema is another.
     fn open_existing(
