@@ -185,7 +185,7 @@ fn super_paths_do_not_climb_out_of_a_stage() {
         let module = module_of(&src, file);
         let text = std::fs::read_to_string(file).unwrap();
         for (line, used) in super_imports(&module, &text) {
-            if !rank(&used).is_some_and(|r| r <= own) {
+            if rank(&used).is_none_or(|r| r > own) {
                 wrong.push(format!(
                     "{}:{line}: `super::` climbs to the crate root and names {used}",
                     file.display()
