@@ -91,8 +91,21 @@ impl Writer {
     /// Take the write lock, waiting at most `wait` whoever holds it: for a caller that can
     /// do without it (it reads a file privately, or leaves a mark out).
     pub(super) fn lock_bounded(&self, wait: Duration) -> Option<WriteLock<'_>> {
-        let in_process = self.in_process.lock().unwrap_or_else(|e| e.into_inner());
-        let across = self.acquire(wait, false).ok()?;
+        let started = Instant::now();
+        // Bounded here too: a thread of this process may be waiting for a live holder.
+        let in_process = loop {
+            match self.in_process.try_lock() {
+                Ok(guard) => break guard,
+                Err(std::sync::TryLockError::Poisoned(e)) => break e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) if started.elapsed() >= wait => {
+                    return None
+                }
+                Err(std::sync::TryLockError::WouldBlock) => std::thread::sleep(RETRY_EVERY),
+            }
+        };
+        let across = self
+            .acquire(wait.saturating_sub(started.elapsed()), false)
+            .ok()?;
         Some(self.held(across, in_process))
     }
 
@@ -226,13 +239,19 @@ impl Beat {
     /// Write one beat: this process's id, a count, and the time, in a record of fixed
     /// length written over the last (a reader never sees a shorter file than a record).
     fn write(path: &Path, state: &mut BeatState) {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        Beat::write_at(path, state, nanos);
+    }
+
+    /// Write one beat carrying `nanos` (0: the lock was let go, so that a waiter's first
+    /// look at the file never takes a holder that has gone for a live one).
+    fn write_at(path: &Path, state: &mut BeatState, nanos: u128) {
         state.beats += 1;
         let Some(file) = state.file.as_mut() else {
             return;
         };
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
         let record = format!(
             "{:>10} {:>20} {:>30}\n",
             std::process::id(),
@@ -283,6 +302,7 @@ impl Drop for BeatGuard {
     fn drop(&mut self) {
         let mut state = self.0.state();
         state.holding = false;
+        Beat::write_at(&self.0.path, &mut state, 0);
         state.file = None;
     }
 }

@@ -466,14 +466,20 @@ impl SearchIndex {
     fn load_known(&self) -> Result<Known, IndexError> {
         let opstamp = self.index.load_metas()?.opstamp;
         self.reader.reload()?;
-        let searcher = self.reader.searcher();
+        let mut known = self.known_in(&self.reader.searcher())?;
+        known.opstamp = opstamp;
+        Ok(known)
+    }
+
+    /// Which tables `searcher` holds, and under which keys (its opstamp left at zero).
+    fn known_in(&self, searcher: &Searcher) -> Result<Known, IndexError> {
         let query = TermQuery::new(
             Term::from_field_text(self.fields.kind, "table"),
             IndexRecordOption::Basic,
         );
         let docs = searcher.search(&query, &DocSetCollector)?;
         let mut known = Known {
-            opstamp,
+            opstamp: 0,
             tables: HashMap::new(),
         };
         // Per segment: its table ids in term order (the column's ordinals), read as one
@@ -513,6 +519,30 @@ impl SearchIndex {
             }
         }
         Ok(known)
+    }
+
+    /// The snapshot a connection state of these walkable `tables` reads, taken without
+    /// writing (another process holds the writer lock): `None` unless the index holds
+    /// exactly these tables of the connection under these keys, so that every search
+    /// answers from documents derived from the contents the state names.
+    pub fn view(&self, conn: &str, mut tables: Vec<TableEntry>) -> Result<Option<SearchView>, IndexError> {
+        self.reader.reload()?;
+        let searcher = self.reader.searcher();
+        let held = self.known_in(&searcher)?.tables.remove(conn).unwrap_or_default();
+        let matches = held.len() == tables.len()
+            && tables.iter().all(|t| held.get(&t.fqn) == Some(&t.key));
+        if !matches {
+            return Ok(None);
+        }
+        tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
+        let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
+        Ok(Some(SearchView {
+            searcher,
+            fields: self.fields,
+            conn: conn.to_string(),
+            tables: Arc::new(tables),
+            rank: Arc::new(rank),
+        }))
     }
 
     /// Bring one connection's documents in line with its walkable tables, and take the
