@@ -180,7 +180,13 @@ impl Locations {
                 "the index at {} failed ({error}): checking it",
                 failed.dir.display()
             );
-            match open_at(&failed.dir, &failed.writer, &self.cache, None, Open::Locked(LOCK_WAIT)) {
+            match open_at(
+                &failed.dir,
+                &failed.writer,
+                &self.cache,
+                None,
+                Open::Locked(LOCK_WAIT),
+            ) {
                 Ok(again) => return self.swap(failed, again),
                 Err(e) => tracing::debug!("reopening the index failed: {e}"),
             }
@@ -205,7 +211,13 @@ impl Locations {
                 "the index at {} was removed: making it again",
                 lost.dir.display()
             );
-            match open_at(&lost.dir, &lost.writer, &self.cache, None, Open::Locked(LOCK_WAIT)) {
+            match open_at(
+                &lost.dir,
+                &lost.writer,
+                &self.cache,
+                None,
+                Open::Locked(LOCK_WAIT),
+            ) {
                 Ok(again) => return self.swap(lost, again),
                 Err(e) => e,
             }

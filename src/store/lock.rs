@@ -448,7 +448,11 @@ mod tests {
         let mut watch = BeatWatch::new(&beat);
         let first = std::fs::read(&beat).unwrap();
         std::thread::sleep(BEAT_EVERY * 3);
-        assert_eq!(std::fs::read(&beat).unwrap(), first, "beat moved while unheld");
+        assert_eq!(
+            std::fs::read(&beat).unwrap(),
+            first,
+            "beat moved while unheld"
+        );
         std::thread::sleep(BEAT_STALE);
         assert!(!watch.live());
     }

@@ -525,12 +525,20 @@ impl SearchIndex {
     /// writing (another process holds the writer lock): `None` unless the index holds
     /// exactly these tables of the connection under these keys, so that every search
     /// answers from documents derived from the contents the state names.
-    pub fn view(&self, conn: &str, mut tables: Vec<TableEntry>) -> Result<Option<SearchView>, IndexError> {
+    pub fn view(
+        &self,
+        conn: &str,
+        mut tables: Vec<TableEntry>,
+    ) -> Result<Option<SearchView>, IndexError> {
         self.reader.reload()?;
         let searcher = self.reader.searcher();
-        let held = self.known_in(&searcher)?.tables.remove(conn).unwrap_or_default();
-        let matches = held.len() == tables.len()
-            && tables.iter().all(|t| held.get(&t.fqn) == Some(&t.key));
+        let held = self
+            .known_in(&searcher)?
+            .tables
+            .remove(conn)
+            .unwrap_or_default();
+        let matches =
+            held.len() == tables.len() && tables.iter().all(|t| held.get(&t.fqn) == Some(&t.key));
         if !matches {
             return Ok(None);
         }

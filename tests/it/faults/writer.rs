@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::index::{answers, fresh, warm, WITHIN};
+use super::index::{answers, fresh, warm};
 use crate::util::{library, Process, Server, NO_HANDSHAKE, PROTOCOL_VERSION};
 
 /// The environment the child writer reads: the project, the index, the directory the
@@ -25,6 +25,7 @@ const HOLD_VAR: &str = "PRINTDEX_IT_WRITER_HOLD_SECS";
 /// The child lets go after this long even when never told to (a failed parent).
 const HOLD_AT_MOST: Duration = Duration::from_secs(90);
 /// Longer than a beat stays believed after the writer stopped beating.
+#[cfg(unix)]
 const BEAT_GOES_STALE: Duration = Duration::from_millis(1500);
 const PRIVATE_PREFIX: &str = "printdex-private-index-";
 
@@ -50,7 +51,10 @@ fn a_writer_holding_the_lock() {
         held.call_once(|| hold(&signals, at_least));
     })
     .unwrap();
-    assert!(!store.index_is_private(), "the writer wrote a private index");
+    assert!(
+        !store.index_is_private(),
+        "the writer wrote a private index"
+    );
     store.close();
     std::fs::write(signals.join("released"), "").unwrap();
 }
@@ -95,8 +99,14 @@ impl Writer {
         };
         let started = Instant::now();
         while !writer.signalled("holding") {
-            assert!(writer.process.alive(), "the writer exited before it held the lock");
-            assert!(started.elapsed() < HOLD_AT_MOST, "the writer never held the lock");
+            assert!(
+                writer.process.alive(),
+                "the writer exited before it held the lock"
+            );
+            assert!(
+                started.elapsed() < HOLD_AT_MOST,
+                "the writer never held the lock"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
         writer
@@ -177,7 +187,7 @@ fn a_session_started_while_a_stopped_writer_holds_the_lock_answers_from_a_privat
     // the holder is a stopped one.
     std::thread::sleep(BEAT_GOES_STALE);
     let mut server = start_server(project.path(), index.path(), tmp.path());
-    let answered = server.within(WITHIN, |s| {
+    let answered = server.within(super::index::WITHIN, |s| {
         s.initialize(PROTOCOL_VERSION);
         answers(s)
     });
