@@ -6,9 +6,10 @@
 //!   `<name>.damaged-<n>` (an earlier one removed) and made again: the index is a cache,
 //!   and nothing the user owns is in it.
 //! - A location that cannot be used (not a directory, read-only, full, or its writer
-//!   lock held by a process that does not let go) is stood in for by a private temporary
-//!   one, warned once; the shared one is tried again now and then and used again as soon
-//!   as it opens.
+//!   lock held by a process that does not let go and whose beat stands still, see
+//!   `lock`) is stood in for by a private temporary one, warned once; the shared one is
+//!   tried again now and then and used again as soon as it opens. A live holder is never
+//!   stood in for: a start opens the location beside it (see `beside`) or waits.
 //! - A location removed under the process (its mirror file gone or another) is made
 //!   again at the next write.
 //!
@@ -245,7 +246,7 @@ impl Locations {
             &self.shared_writer,
             &self.cache,
             None,
-            Open::Locked(Duration::ZERO),
+            Open::IfFree,
         ) {
             Ok(shared) => {
                 tracing::warn!(
@@ -296,6 +297,8 @@ enum Open {
     /// Under its writer lock, waited for as `Writer::lock_within` waits (for as long as
     /// a live holder beats, and this long after it went still).
     Locked(Duration),
+    /// Under its writer lock if it is free now: not waited for at all, whoever holds it.
+    IfFree,
     /// As `Locked(LOCK_WAIT)`, except that a location whose lock a live writer holds is
     /// opened beside it, unchecked, when it holds a mirror and an index of this version:
     /// a start reads while another process writes (a start's reconcile, a rebuild), never
@@ -331,6 +334,7 @@ fn open_at(
             writer.lock_within(LOCK_WAIT).ok_or_else(busy)?
         }
         (Open::Locked(wait), Err(_)) => writer.lock_within(wait).ok_or_else(busy)?,
+        (Open::IfFree, Err(_)) => return Err(busy()),
     };
     let started = std::time::Instant::now();
     let clean = take_clean_marker(dir);

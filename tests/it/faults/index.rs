@@ -191,7 +191,7 @@ fn a_mirror_with_4_kib_overwritten_is_set_aside_and_rebuilt() {
 }
 
 /// An edit of the table's statistics: its row count, and a value resolve_value lists.
-fn edit_print(project: &Path) {
+pub(super) fn edit_print(project: &Path) {
     let path = project.join(STATS);
     let original = std::fs::read_to_string(&path).unwrap();
     assert!(original.contains("\nrow_count: 40\n") && original.contains("\n    - value: 1\n"));
@@ -202,7 +202,7 @@ fn edit_print(project: &Path) {
 }
 
 /// `answers` after `edit_print` shows the edit.
-fn shows_the_edit(answers: &[String]) {
+pub(super) fn shows_the_edit(answers: &[String]) {
     assert!(answers[3].contains("1040"), "{}", answers[3]);
 }
 

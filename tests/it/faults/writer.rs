@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::index::{answers, fresh, warm};
+use super::index::{answers, edit_print, fresh, shows_the_edit, warm};
 use crate::util::{library, Process, Server, NO_HANDSHAKE, PROTOCOL_VERSION};
 
 /// The environment the child writer reads: the project, the index, the directory the
@@ -170,6 +170,27 @@ fn five_sessions_started_while_a_live_writer_holds_the_lock_answer_from_the_shar
     for (i, server) in servers.iter_mut().enumerate() {
         assert_eq!(answers(server), expected, "session {i} after the writer");
     }
+    assert_eq!(private_indexes(tmp.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_session_started_beside_a_live_writer_over_an_edited_print_waits_for_it_and_answers_the_edit() {
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    warm(project.path(), index.path());
+    // Edited while no server ran: the index no longer matches the print, so a start
+    // cannot read around the writer.
+    edit_print(project.path());
+    let expected = fresh(project.path());
+    shows_the_edit(&expected);
+    let writer = Writer::start(project.path(), index.path(), Duration::ZERO);
+    let mut server = start_server(project.path(), index.path(), tmp.path());
+    // Longer than a wait for a stopped writer lasts: this one beats, so it is waited for.
+    std::thread::sleep(Duration::from_secs(4));
+    writer.release();
+    server.initialize(PROTOCOL_VERSION);
+    assert_eq!(answers(&mut server), expected);
     assert_eq!(private_indexes(tmp.path()), Vec::<String>::new());
 }
 
