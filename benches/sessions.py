@@ -78,16 +78,20 @@ def wait_idle(pid, idle):
 
 
 class Session:
-    def __init__(self, exe, project, index, tmp):
+    def __init__(self, exe, project, index, tmp, stderr=None):
         self.tmp = tmp
+        self.stderr = stderr
         self.result = {}
         self.cmd = f"{exe} serve --project {project} --index-dir {index}"
 
     def run(self):
         started = time.perf_counter()
-        self.client = Client(self.cmd, cwd=".", env=dict(os.environ, TMPDIR=self.tmp))
+        self.client = Client(self.cmd, cwd=".", env=dict(os.environ, TMPDIR=self.tmp),
+                             stderr=self.stderr)
         self.client.result("tools/call", {"name": "list_tables", "arguments": {}})
         self.result["start to first list_tables (ms)"] = (time.perf_counter() - started) * 1000
+
+    def first_calls(self):
         for label, method, params in FIRST_CALLS:
             t = time.perf_counter()
             self.client.request(method, params)
@@ -112,18 +116,31 @@ def main():
     ap.add_argument("--sessions", type=int, default=3)
     ap.add_argument("--idle", type=float, default=3.0)
     ap.add_argument("--settling", action="store_true")
+    ap.add_argument("--stderr-dir", help="keep each session's stderr here (session-N.log); "
+                    "PRINTDEX_LOG=debug says whether a start read beside a live writer")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="printdex-sessions-bench-")
     # A thread per session: they start at once.
+    logs = []
+    if args.stderr_dir:
+        os.makedirs(args.stderr_dir, exist_ok=True)
+        logs = [open(os.path.join(args.stderr_dir, f"session-{i + 1}.log"), "w")
+                for i in range(args.sessions)]
     sessions = [Session(args.exe, os.path.abspath(args.project), os.path.abspath(args.index),
-                        tmp) for _ in range(args.sessions)]
+                        tmp, logs[i] if logs else None) for i in range(args.sessions)]
     try:
+        def whole(s):
+            s.run()
+            s.first_calls()
+
         if args.settling:
+            # The rest start as soon as the first answered, while it settles.
             sessions[0].run()
+            threads = [threading.Thread(target=sessions[0].first_calls)]
             rest = sessions[1:]
         else:
-            rest = sessions
-        threads = [threading.Thread(target=s.run) for s in rest]
+            threads, rest = [], sessions
+        threads += [threading.Thread(target=whole, args=(s,)) for s in rest]
         for t in threads:
             t.start()
         for t in threads:
@@ -147,6 +164,8 @@ def main():
             if client is not None:
                 client.close()
         shutil.rmtree(tmp, ignore_errors=True)
+        for log in logs:
+            log.close()
 
 
 if __name__ == "__main__":
