@@ -106,3 +106,95 @@ impl Store {
         Ok(Some(self.publish(snapshot, epoch)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use crate::config::{self, Served};
+    use crate::store::{Connection, Reads, Store};
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy_dir(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+
+    fn library() -> tempfile::TempDir {
+        let project = tempfile::tempdir().unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
+        copy_dir(&fixture, project.path());
+        project
+    }
+
+    fn open(project: &Path, index: &Path) -> Store {
+        let config = config::load_at(&project.display().to_string()).unwrap();
+        Store::open(Served::resolve(&config, None).unwrap(), index).unwrap()
+    }
+
+    /// The FQNs of the tables a store's snapshot searches.
+    fn searched(store: &Store) -> Vec<String> {
+        let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
+        state.search.tables.iter().map(|t| t.fqn.clone()).collect()
+    }
+
+    #[test]
+    fn a_state_is_read_beside_a_live_writer_only_while_the_disk_and_the_index_match_the_mirror() {
+        let project = library();
+        let index = tempfile::tempdir().unwrap();
+        let writer = open(project.path(), index.path());
+        let reader = open(project.path(), index.path());
+        let conn = reader.served.connections[0].clone();
+        let expected = searched(&writer);
+        assert!(!expected.is_empty());
+        // Free lock: nothing to read around (the caller reconciles).
+        assert!(reader.read_beside_writer(&conn).is_none());
+        let shared = writer.shared();
+        let lock = shared.writer.lock_within(Duration::ZERO).expect("free");
+        let state = reader
+            .read_beside_writer(&conn)
+            .expect("read beside the live writer");
+        assert_eq!(
+            state
+                .search
+                .tables
+                .iter()
+                .map(|t| t.fqn.clone())
+                .collect::<Vec<_>>(),
+            expected
+        );
+        assert_eq!(searched(&reader), expected, "published");
+        // A file other than the mirror holds it: only the writer may store it.
+        let stats = conn
+            .print_root
+            .join("stacks/catalog/series/statistics.yaml");
+        let text = std::fs::read_to_string(&stats).unwrap();
+        std::fs::write(&stats, text.replacen("row_count: 40", "row_count: 41", 1)).unwrap();
+        assert!(reader.read_beside_writer(&conn).is_none());
+        // Nor is an index read for a state whose tables it does not hold exactly.
+        let fewer: Vec<_> = state.search.tables[1..].to_vec();
+        assert!(reader
+            .shared()
+            .index
+            .view(&conn.name, fewer)
+            .unwrap()
+            .is_none());
+        let all = state.search.tables.to_vec();
+        assert!(reader
+            .shared()
+            .index
+            .view(&conn.name, all)
+            .unwrap()
+            .is_some());
+        drop(lock);
+        assert!(!reader.index_is_private());
+    }
+}
