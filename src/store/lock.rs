@@ -28,8 +28,10 @@ const BUSY_MEMORY: Duration = Duration::from_secs(5);
 const RETRY_EVERY: Duration = Duration::from_millis(10);
 /// How often the holder rewrites its beat.
 const BEAT_EVERY: Duration = Duration::from_millis(200);
-/// A beat not seen to move for this long says nothing: its holder may be stopped.
-const BEAT_STALE: Duration = Duration::from_secs(1);
+/// A beat not seen to move for this long says nothing: its holder may be stopped. Ten
+/// beats: a holder whose beat thread a loaded machine leaves waiting is not taken for a
+/// stopped one.
+const BEAT_STALE: Duration = Duration::from_secs(2);
 /// The longest a live holder is waited for: one beating but never letting go (a thread
 /// stuck while its beat goes on) is then given up on as a still one is.
 const LIVE_AT_MOST: Duration = Duration::from_secs(15 * 60);

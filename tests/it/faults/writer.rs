@@ -26,7 +26,7 @@ const HOLD_VAR: &str = "PRINTDEX_IT_WRITER_HOLD_SECS";
 const HOLD_AT_MOST: Duration = Duration::from_secs(90);
 /// Longer than a beat stays believed after the writer stopped beating.
 #[cfg(unix)]
-const BEAT_GOES_STALE: Duration = Duration::from_millis(1500);
+const BEAT_GOES_STALE: Duration = Duration::from_millis(2500);
 const PRIVATE_PREFIX: &str = "printdex-private-index-";
 
 #[test]
@@ -187,7 +187,7 @@ fn a_session_started_beside_a_live_writer_over_an_edited_print_waits_for_it_and_
     let writer = Writer::start(project.path(), index.path(), Duration::ZERO);
     let mut server = start_server(project.path(), index.path(), tmp.path());
     // Longer than a wait for a stopped writer lasts: this one beats, so it is waited for.
-    std::thread::sleep(Duration::from_secs(4));
+    std::thread::sleep(Duration::from_secs(5));
     writer.release();
     server.initialize(PROTOCOL_VERSION);
     assert_eq!(answers(&mut server), expected);
