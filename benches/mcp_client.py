@@ -6,11 +6,11 @@ import subprocess
 
 
 class Client:
-    def __init__(self, cmd, cwd, name="bench", stderr=None):
+    def __init__(self, cmd, cwd, name="bench", stderr=None, env=None):
         self.proc = subprocess.Popen(shlex.split(cmd), cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=stderr if stderr is not None else subprocess.DEVNULL,
-                                     text=True)
+                                     text=True, env=env)
         self._ids = iter(range(1, 10**9))
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                     "clientInfo": {"name": name, "version": "1"}})

@@ -151,8 +151,9 @@ impl Shared {
         // stored was read after the row it replaces. A lock that stays held (a stopped
         // process) or a write that fails leaves this read private to the call: it answers
         // from what it read, and the mirror keeps the old row (the next call reads the
-        // file again).
-        let lock = self.writer.lock_within(super::lock::LOCK_WAIT);
+        // file again). A reader never waits long for the lock, even for a live holder: one
+        // file read privately costs less than a rebuild's or a reconcile's wait.
+        let lock = self.writer.lock_bounded(super::lock::LOCK_WAIT);
         let stored = match &lock {
             // The row as the last writer left it: it may hold the file as it is now.
             Some(_) => self.mirror.status(path).map_err(internal)?,

@@ -6,9 +6,10 @@
 //!   `<name>.damaged-<n>` (an earlier one removed) and made again: the index is a cache,
 //!   and nothing the user owns is in it.
 //! - A location that cannot be used (not a directory, read-only, full, or its writer
-//!   lock held by a process that does not let go) is stood in for by a private temporary
-//!   one, warned once; the shared one is tried again now and then and used again as soon
-//!   as it opens.
+//!   lock held by a process that does not let go and whose beat stands still, see
+//!   `lock`) is stood in for by a private temporary one, warned once; the shared one is
+//!   tried again now and then and used again as soon as it opens. A live holder is never
+//!   stood in for: a start opens the location beside it (see `beside`) or waits.
 //! - A location removed under the process (its mirror file gone or another) is made
 //!   again at the next write.
 //!
@@ -22,7 +23,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use super::cache::Cache;
-use super::lock::{Writer, LOCK_WAIT};
+use super::lock::{Held, Writer, LOCK_WAIT};
 use super::mirror::{Mirror, MirrorError, MIRROR_FILE};
 use super::search::{IndexError, SearchIndex};
 use super::Shared;
@@ -123,7 +124,7 @@ impl Locations {
             tried_shared: Mutex::new(Instant::now()),
             warned: AtomicBool::new(false),
         };
-        match open_at(dir, &shared_writer, &cache, None, LOCK_WAIT) {
+        match open_at(dir, &shared_writer, &cache, None, Open::BesideLiveWriter) {
             Ok(shared) => Ok(locations(shared)),
             Err(e) => {
                 let private = open_private(&cache)?;
@@ -180,7 +181,13 @@ impl Locations {
                 "the index at {} failed ({error}): checking it",
                 failed.dir.display()
             );
-            match open_at(&failed.dir, &failed.writer, &self.cache, None, LOCK_WAIT) {
+            match open_at(
+                &failed.dir,
+                &failed.writer,
+                &self.cache,
+                None,
+                Open::Locked(LOCK_WAIT),
+            ) {
                 Ok(again) => return self.swap(failed, again),
                 Err(e) => tracing::debug!("reopening the index failed: {e}"),
             }
@@ -205,7 +212,13 @@ impl Locations {
                 "the index at {} was removed: making it again",
                 lost.dir.display()
             );
-            match open_at(&lost.dir, &lost.writer, &self.cache, None, LOCK_WAIT) {
+            match open_at(
+                &lost.dir,
+                &lost.writer,
+                &self.cache,
+                None,
+                Open::Locked(LOCK_WAIT),
+            ) {
                 Ok(again) => return self.swap(lost, again),
                 Err(e) => e,
             }
@@ -233,7 +246,7 @@ impl Locations {
             &self.shared_writer,
             &self.cache,
             None,
-            Duration::ZERO,
+            Open::IfFree,
         ) {
             Ok(shared) => {
                 tracing::warn!(
@@ -278,24 +291,51 @@ impl Locations {
     }
 }
 
-/// Open the location in `dir` under its writer lock (waiting at most `wait` for it),
-/// verifying what the clean-shutdown marker does not vouch for and setting aside what is
-/// damaged. `private`: the temporary directory this is, if it is one.
+/// How a location is opened.
+#[derive(Debug, Clone, Copy)]
+enum Open {
+    /// Under its writer lock, waited for as `Writer::lock_within` waits (for as long as
+    /// a live holder beats, and this long after it went still).
+    Locked(Duration),
+    /// Under its writer lock if it is free now: not waited for at all, whoever holds it.
+    IfFree,
+    /// As `Locked(LOCK_WAIT)`, except that a location whose lock a live writer holds is
+    /// opened beside it, unchecked, when it holds a mirror and an index of this version:
+    /// a start reads while another process writes (a start's reconcile, a rebuild), never
+    /// waiting for it or standing a private location in for it.
+    BesideLiveWriter,
+}
+
+/// Open the location in `dir` under its writer lock (or beside a live writer, as `how`
+/// allows), verifying what the clean-shutdown marker does not vouch for and setting aside
+/// what is damaged. `private`: the temporary directory this is, if it is one.
 fn open_at(
     dir: &Path,
     writer: &Arc<Writer>,
     cache: &Arc<Cache>,
     private: Option<PrivateDir>,
-    wait: Duration,
+    how: Open,
 ) -> Result<Shared, LocationError> {
     let unusable = |reason: String| LocationError::Unusable {
         path: dir.to_path_buf(),
         reason,
     };
     std::fs::create_dir_all(dir).map_err(|e| unusable(e.to_string()))?;
-    let lock = writer.lock_within(wait).ok_or(LocationError::Busy {
+    let busy = || LocationError::Busy {
         path: dir.to_path_buf(),
-    })?;
+    };
+    let lock = match (how, writer.try_lock()) {
+        (_, Ok(lock)) => lock,
+        (Open::BesideLiveWriter, Err(Held::Live)) => match open_beside(dir, writer, cache) {
+            Some(shared) => return Ok(shared),
+            None => writer.lock_within(LOCK_WAIT).ok_or_else(busy)?,
+        },
+        (Open::BesideLiveWriter, Err(Held::Still)) => {
+            writer.lock_within(LOCK_WAIT).ok_or_else(busy)?
+        }
+        (Open::Locked(wait), Err(_)) => writer.lock_within(wait).ok_or_else(busy)?,
+        (Open::IfFree, Err(_)) => return Err(busy()),
+    };
     let started = std::time::Instant::now();
     let clean = take_clean_marker(dir);
     let marked = started.elapsed();
@@ -335,7 +375,46 @@ fn open_private(cache: &Arc<Cache>) -> Result<Shared, MirrorError> {
     })?;
     let dir = private.0.clone();
     let writer = Arc::new(Writer::new(&dir));
-    Ok(open_at(&dir, &writer, cache, Some(private), LOCK_WAIT)?)
+    Ok(open_at(
+        &dir,
+        &writer,
+        cache,
+        Some(private),
+        Open::Locked(LOCK_WAIT),
+    )?)
+}
+
+/// The location in `dir` opened beside the live writer that holds its lock (see
+/// `Open::BesideLiveWriter`); `None` when it holds no mirror or index of this version
+/// yet (a writer making it from nothing), or they do not open.
+fn open_beside(dir: &Path, writer: &Arc<Writer>, cache: &Arc<Cache>) -> Option<Shared> {
+    let started = Instant::now();
+    let mirror = match Mirror::open_beside_writer(dir) {
+        Ok(Some(mirror)) => mirror,
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::debug!("the mirror cannot be read beside its writer: {e}");
+            return None;
+        }
+    };
+    let index = match SearchIndex::open_beside_writer(&dir.join(SEARCH_DIR)) {
+        Ok(Some(index)) => index,
+        Ok(None) => return None,
+        Err(e) => {
+            tracing::debug!("the search index cannot be read beside its writer: {e}");
+            return None;
+        }
+    };
+    tracing::debug!(elapsed = ?started.elapsed(), "location opened beside a live writer");
+    Some(Shared {
+        mirror,
+        index,
+        writer: writer.clone(),
+        cache: cache.clone(),
+        dir: dir.to_path_buf(),
+        repaired: false,
+        private: None,
+    })
 }
 
 /// Open one part of a location; a part that fails as damaged (not as an unusable place)

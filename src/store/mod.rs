@@ -9,6 +9,7 @@
 //! It owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
 //! index (`pz_docs`). Knows nothing of the questions asked.
 
+mod beside;
 pub mod cache;
 pub mod changes;
 mod delta;
@@ -171,6 +172,11 @@ impl Store {
             references: ReferenceDocs::default(),
         };
         for conn in store.served.connections.clone() {
+            // Another process writing the index (a start's reconcile, a rebuild) is read
+            // around when what it holds matches the disk; otherwise waited for.
+            if store.read_beside_writer(&conn).is_some() {
+                continue;
+            }
             let name = conn.name.clone();
             store.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
         }
@@ -297,7 +303,9 @@ impl Store {
             private.remove();
             return;
         }
-        let Some(_lock) = shared.writer.lock_within(LOCK_WAIT) else {
+        // Not worth a wait for a live writer: it leaves the location written, and the
+        // next start verifies it.
+        let Some(_lock) = shared.writer.lock_bounded(LOCK_WAIT) else {
             return;
         };
         if shared.mirror.checkpoint().is_ok() && shared.mirror.intact() {
@@ -466,7 +474,8 @@ impl Store {
         let generation = shared.mirror.generation(&conn.name)?;
         let current = Self::built_on(self.current(&conn.name), shared)
             .filter(|state| state.generation == generation);
-        let (scan, from_mirror) = Self::scan_locked(shared, conn, current.as_deref(), progress)?;
+        let (scan, from_mirror) =
+            Self::scan_locked(shared, conn, current.as_deref(), progress, true)?;
         let scanned = started.elapsed();
         // `None`: the maps are the mirror's, read once the records are gone.
         let maps: Option<Maps> = if shared.mirror.unchanged(&conn.name, &scan)? {
@@ -553,14 +562,18 @@ impl Store {
     }
 
     /// Scan a connection against `base` (a state of the mirror's generation), or, without
-    /// one, against the mirror's stored rows, which are returned too.
+    /// one, against the mirror's stored rows, which are returned too. `spill`: large files
+    /// read are stored in pieces as they are parsed (for a caller holding the write lock;
+    /// one reading beside another writer stores nothing).
     fn scan_locked<'m>(
         shared: &'m Shared,
         conn: &ConnectionConfig,
         base: Option<&Snapshot>,
         progress: crate::ingest::Progress,
+        spill: bool,
     ) -> Result<(ingest::ConnectionScan, Option<mirror::StoredFiles<'m>>), MirrorError> {
-        let spill: ingest::Spill = &shared.mirror;
+        let stash: ingest::Spill = &shared.mirror;
+        let spill = spill.then_some(stash);
         let memo = || shared.mirror.walk_memo(&conn.name);
         if let Some(state) = base {
             let known = ViewKnown {
@@ -568,14 +581,14 @@ impl Store {
                 state,
                 mirror: &shared.mirror,
             };
-            let scan = ingest::scan_connection(conn, &known, &memo, progress, Some(spill));
+            let scan = ingest::scan_connection(conn, &known, &memo, progress, spill);
             return Ok((scan, None));
         }
         // A scan against the mirror: the manifest and the other connection files are read
         // (a few stored rows) while every other file's stored identity is loaded beside.
         let rows = mirror::RowLookup(&shared.mirror);
         let (head, stored) = std::thread::scope(|scope| {
-            let head = scope.spawn(|| ingest::scan_head(conn, &rows, &memo, Some(spill)));
+            let head = scope.spawn(|| ingest::scan_head(conn, &rows, &memo, spill));
             let stored = shared.mirror.stored(&conn.name);
             let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             (head, stored)
@@ -585,7 +598,7 @@ impl Store {
             // The manifest's and the diff's parses leave much freed behind.
             memory::release_freed();
         }
-        let scan = ingest::scan_tables(conn, head, &stored, progress, Some(spill));
+        let scan = ingest::scan_tables(conn, head, &stored, progress, spill);
         Ok((scan, Some(stored)))
     }
 

@@ -169,6 +169,37 @@ impl Mirror {
         })
     }
 
+    /// Open the mirror at `dir/mirror.sqlite` while another process holds the writer lock
+    /// and works on it: nothing is created, replaced or written, and nothing is checked
+    /// (the holder checked what it opened). `None` unless there is a mirror of this
+    /// version, in WAL mode, to read beside it.
+    pub fn open_beside_writer(dir: &Path) -> Result<Option<Mirror>, MirrorError> {
+        use rusqlite::OpenFlags;
+        let path = dir.join(MIRROR_FILE);
+        if !path.symlink_metadata().is_ok_and(|m| m.is_file()) {
+            return Ok(None);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let db = Connection::open_with_flags(&path, flags)?;
+        db.busy_timeout(BUSY_TIMEOUT)?;
+        let wal: String = db.query_row("PRAGMA journal_mode", [], |r| r.get(0))?;
+        if !wal.eq_ignore_ascii_case("wal") || !has_tables(&db) || !version_matches(&db) {
+            return Ok(None);
+        }
+        // This connection's own settings, as `open_checked` makes them.
+        db.pragma_update(None, "synchronous", "NORMAL")?;
+        db.pragma_update(None, "journal_size_limit", 8 * 1024 * 1024)?;
+        let inode = crate::ingest::file_identity(&path).map(|id| id.inode);
+        Ok(Some(Mirror {
+            db: Mutex::new(db),
+            path,
+            inode,
+            opened: super::Opened::Reused,
+        }))
+    }
+
     /// Whether the file this mirror writes is still the one at its path (the index
     /// directory was not removed or replaced under this process).
     pub fn intact(&self) -> bool {

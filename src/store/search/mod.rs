@@ -359,6 +359,18 @@ impl SearchIndex {
         SearchIndex::with_reader(index, fields, found)
     }
 
+    /// The index in `dir` while another process holds the writer lock and works on it:
+    /// nothing is made, replaced or checked. `None` unless an index of this version is
+    /// there to read beside it.
+    pub fn open_beside_writer(dir: &Path) -> Result<Option<SearchIndex>, IndexError> {
+        let (schema, fields) = schema();
+        let current = std::fs::read_to_string(dir.join(VERSION_FILE)).ok();
+        if current.as_deref() != Some(INDEX_VERSION) {
+            return Ok(None);
+        }
+        SearchIndex::open_existing(dir, &schema, fields, false)
+    }
+
     /// The index of this version in `dir`, read through once (and its checksums checked
     /// when `verify`); `None` when its schema is another.
     fn open_existing(
@@ -454,14 +466,20 @@ impl SearchIndex {
     fn load_known(&self) -> Result<Known, IndexError> {
         let opstamp = self.index.load_metas()?.opstamp;
         self.reader.reload()?;
-        let searcher = self.reader.searcher();
+        let mut known = self.known_in(&self.reader.searcher())?;
+        known.opstamp = opstamp;
+        Ok(known)
+    }
+
+    /// Which tables `searcher` holds, and under which keys (its opstamp left at zero).
+    fn known_in(&self, searcher: &Searcher) -> Result<Known, IndexError> {
         let query = TermQuery::new(
             Term::from_field_text(self.fields.kind, "table"),
             IndexRecordOption::Basic,
         );
         let docs = searcher.search(&query, &DocSetCollector)?;
         let mut known = Known {
-            opstamp,
+            opstamp: 0,
             tables: HashMap::new(),
         };
         // Per segment: its table ids in term order (the column's ordinals), read as one
@@ -501,6 +519,38 @@ impl SearchIndex {
             }
         }
         Ok(known)
+    }
+
+    /// The snapshot a connection state of these walkable `tables` reads, taken without
+    /// writing (another process holds the writer lock): `None` unless the index holds
+    /// exactly these tables of the connection under these keys, so that every search
+    /// answers from documents derived from the contents the state names.
+    pub fn view(
+        &self,
+        conn: &str,
+        mut tables: Vec<TableEntry>,
+    ) -> Result<Option<SearchView>, IndexError> {
+        self.reader.reload()?;
+        let searcher = self.reader.searcher();
+        let held = self
+            .known_in(&searcher)?
+            .tables
+            .remove(conn)
+            .unwrap_or_default();
+        let matches =
+            held.len() == tables.len() && tables.iter().all(|t| held.get(&t.fqn) == Some(&t.key));
+        if !matches {
+            return Ok(None);
+        }
+        tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
+        let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
+        Ok(Some(SearchView {
+            searcher,
+            fields: self.fields,
+            conn: conn.to_string(),
+            tables: Arc::new(tables),
+            rank: Arc::new(rank),
+        }))
     }
 
     /// Bring one connection's documents in line with its walkable tables, and take the

@@ -14,7 +14,7 @@ use crate::util::{bin, library, run, write_atomically, Server, NO_HANDSHAKE, PRO
 const TABLE: &str = "stacks.catalog.series";
 const STATS: &str = "prints/library/stacks/catalog/series/statistics.yaml";
 /// How soon after a fault the answers must come.
-const WITHIN: Duration = Duration::from_secs(10);
+pub(super) const WITHIN: Duration = Duration::from_secs(10);
 /// How soon after a print edit a server whose index directory was removed answers it.
 const WITHIN_REMOVED: Duration = Duration::from_secs(5);
 
@@ -25,7 +25,7 @@ fn answer(server: &mut Server, tool: &str, arguments: Value) -> String {
 }
 
 /// The four tools' answers (list_tables without the ages, which move with the clock).
-fn answers(server: &mut Server) -> Vec<String> {
+pub(super) fn answers(server: &mut Server) -> Vec<String> {
     let mut listed: Value =
         serde_json::from_str(&answer(server, "list_tables", json!({"detail": true}))).unwrap();
     for table in listed["tables"].as_array_mut().into_iter().flatten() {
@@ -44,7 +44,7 @@ fn answers(server: &mut Server) -> Vec<String> {
 }
 
 /// What a server on a fresh index answers over `project` as it is now.
-fn fresh(project: &Path) -> Vec<String> {
+pub(super) fn fresh(project: &Path) -> Vec<String> {
     let mut server = Server::start(project, &[]);
     let out = answers(&mut server);
     assert!(
@@ -56,7 +56,7 @@ fn fresh(project: &Path) -> Vec<String> {
 }
 
 /// A full index of `project` in `index`, left by a clean shutdown.
-fn warm(project: &Path, index: &Path) {
+pub(super) fn warm(project: &Path, index: &Path) {
     let mut server = Server::start_in(project, &[], Some(index));
     answers(&mut server);
     assert!(server.close().success());
@@ -191,7 +191,7 @@ fn a_mirror_with_4_kib_overwritten_is_set_aside_and_rebuilt() {
 }
 
 /// An edit of the table's statistics: its row count, and a value resolve_value lists.
-fn edit_print(project: &Path) {
+pub(super) fn edit_print(project: &Path) {
     let path = project.join(STATS);
     let original = std::fs::read_to_string(&path).unwrap();
     assert!(original.contains("\nrow_count: 40\n") && original.contains("\n    - value: 1\n"));
@@ -202,7 +202,7 @@ fn edit_print(project: &Path) {
 }
 
 /// `answers` after `edit_print` shows the edit.
-fn shows_the_edit(answers: &[String]) {
+pub(super) fn shows_the_edit(answers: &[String]) {
     assert!(answers[3].contains("1040"), "{}", answers[3]);
 }
 
