@@ -24,8 +24,9 @@ use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
+use super::errors::method_not_found_shape;
 use super::in_flight::{InFlight, InFlightGuard};
-use super::protocol::{method_not_found_shape, Dialect};
+use super::protocol::Dialect;
 use super::sessions::{SessionLimits, Sessions};
 use super::{shutdown_signal, ServeError, Server, ToolSet};
 

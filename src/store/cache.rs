@@ -8,6 +8,7 @@
 //! a request arriving while the same key is built waits for that build instead of
 //! starting its own. A failed build caches nothing.
 
+use crate::error::Recover;
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -91,7 +92,7 @@ impl Cache {
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        self.entries.lock().recover()
     }
 
     /// The value for `key`, built by `build` when absent. `weight` estimates an entry's
@@ -197,7 +198,7 @@ impl Cache {
             entry.used = now;
             entry.slot.clone()
         };
-        let mut value = slot.value.lock().unwrap_or_else(|e| e.into_inner());
+        let mut value = slot.value.lock().recover();
         if let Some(hit) = value.as_ref().and_then(|v| v.clone().downcast::<T>().ok()) {
             if valid(&hit) {
                 return Ok(hit);

@@ -6,6 +6,7 @@
 //! `index rebuild`) must not stop this one. [`Writer::lock_within`] tries for a short
 //! while and then gives up; the caller answers without the shared index (see `location`).
 
+use crate::error::Recover;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -36,11 +37,11 @@ impl Writer {
     /// Take the write lock, waiting at most `wait` for another process to release it
     /// (not at all when a wait gave up a moment ago); `None` when it stays held.
     pub(super) fn lock_within(&self, wait: Duration) -> Option<WriteLock<'_>> {
-        let in_process = self.in_process.lock().unwrap_or_else(|e| e.into_inner());
+        let in_process = self.in_process.lock().recover();
         let recently_busy = self
             .gave_up
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .recover()
             .is_some_and(|at| at.elapsed() < BUSY_MEMORY);
         let wait = if recently_busy { Duration::ZERO } else { wait };
         match ProcessLock::acquire(&self.lock_file, wait) {
@@ -49,7 +50,7 @@ impl Writer {
                 _in_process: in_process,
             }),
             None => {
-                *self.gave_up.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+                *self.gave_up.lock().recover() = Some(Instant::now());
                 None
             }
         }

@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use crate::config::{ConnectionConfig, Served};
+use crate::error::Recover;
 use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
 use cache::Cache;
 use delta::{Applied, Delta, ViewKnown};
@@ -227,7 +228,7 @@ impl Store {
                 drop((manifest, absent, identities, hashes));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
-                    .map_err(|e| MirrorError::Index(e.to_string()))?;
+                    .map_err(MirrorError::Index)?;
                 Ok(())
             })?;
         }
@@ -349,8 +350,7 @@ impl Store {
                 }
             }
         }
-        Err(failed
-            .unwrap_or_else(|| MirrorError::Index("no index location could be written".into())))
+        Err(failed.unwrap_or(MirrorError::NoLocation))
     }
 
     /// The inotify change feed, once set up (`None` before, or where inotify is missing).
@@ -363,11 +363,7 @@ impl Store {
     pub fn compact_index(&self) -> Result<(), MirrorError> {
         self.write(|shared, _lock| {
             let started = std::time::Instant::now();
-            if shared
-                .index
-                .compact()
-                .map_err(|e| MirrorError::Index(e.to_string()))?
-            {
+            if shared.index.compact().map_err(MirrorError::Index)? {
                 tracing::debug!(elapsed = ?started.elapsed(), "search index compacted");
             }
             Ok(())
@@ -379,7 +375,7 @@ impl Store {
         self.shared()
             .index
             .count("column")
-            .map_err(|e| MirrorError::Index(e.to_string()))
+            .map_err(MirrorError::Index)
     }
 
     /// Re-read what changed on disk for one connection and swap in its new state.
@@ -425,7 +421,7 @@ impl Store {
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
             (search, versions)
         });
-        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
+        let search = search.map_err(MirrorError::Index)?;
         tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
         let snapshot = Snapshot {
             config: conn.clone(),
@@ -638,11 +634,7 @@ impl Store {
 
     /// The store's record of the snapshot connection `name` published last.
     fn published(&self, name: &str) -> Option<Arc<Published<Snapshot>>> {
-        self.states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        self.states.read().recover().get(name).cloned()
     }
 
     /// The store's record of `snapshot`, while it is the one its connection reads.
@@ -663,7 +655,7 @@ impl Store {
         let published = Arc::new(Published::new(snapshot.clone(), verified));
         self.states
             .write()
-            .unwrap_or_else(|e| e.into_inner())
+            .recover()
             .insert(snapshot.config.name.clone(), published);
         snapshot
     }
@@ -679,7 +671,9 @@ impl Store {
         paths: &[PathBuf],
     ) -> Result<Arc<Snapshot>, MirrorError> {
         let Some(conn) = self.served.connections.iter().find(|c| c.name == name) else {
-            return Err(MirrorError::Index(format!("no served connection {name}")));
+            return Err(MirrorError::NotServed(format!(
+                "no served connection {name}"
+            )));
         };
         self.write(|shared, lock| self.refresh_locked(shared, conn, paths, lock))
     }
@@ -774,7 +768,7 @@ impl Store {
             &records,
             &hashes,
         )
-        .map_err(|e| MirrorError::Index(e.to_string()))?;
+        .map_err(MirrorError::Index)?;
         // The new snapshot vouches for the epoch the old one did: the other files were as
         // the old one holds them then, and what the feed names since (these files among
         // them) is checked against the new one.

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::error::Recover;
 use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed};
 use compat::value::{stored, Value};
 
@@ -34,8 +35,14 @@ pub enum MirrorError {
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
     /// The search index beside the mirror failed.
+    #[error(transparent)]
+    Index(#[from] crate::store::search::IndexError),
+    /// A call named a source this store does not serve: a connection, or a pz project.
     #[error("{0}")]
-    Index(String),
+    NotServed(String),
+    /// Every index location a write tried failed, and none said why.
+    #[error("no index location could be written")]
+    NoLocation,
     #[error("mirror directory {path}: {source}")]
     Io {
         path: PathBuf,
@@ -65,8 +72,9 @@ impl MirrorError {
                     | C::SystemIoFailure
             ),
             MirrorError::Io { .. } | MirrorError::Location(_) => true,
-            MirrorError::Index(_) | MirrorError::Sql(_) | MirrorError::Encoding(_) => false,
-            MirrorError::Damaged(_) => false,
+            MirrorError::Index(e) => e.unusable_location(),
+            MirrorError::Sql(_) | MirrorError::Encoding(_) => false,
+            MirrorError::Damaged(_) | MirrorError::NotServed(_) | MirrorError::NoLocation => false,
         }
     }
 }
@@ -206,7 +214,7 @@ impl Mirror {
 
     fn db(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves SQLite consistent (transactions roll back).
-        self.db.lock().unwrap_or_else(|e| e.into_inner())
+        self.db.lock().recover()
     }
 
     /// The parse stored for `path`.

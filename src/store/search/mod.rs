@@ -26,6 +26,7 @@ use tantivy::schema::{
 use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use crate::error::Recover;
 use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
@@ -401,7 +402,7 @@ impl SearchIndex {
             known: Mutex::new(Known::default()),
             opened,
         };
-        *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
+        *this.known.lock().recover() = this.load_known()?;
         tracing::debug!(?read, total = ?started.elapsed(), "search index read");
         Ok(this)
     }
@@ -514,7 +515,7 @@ impl SearchIndex {
         load: &Load<'a>,
     ) -> Result<SearchView, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
-        let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known_all = self.known.lock().recover();
         // Another process sharing the index directory may have committed since: then
         // what the index holds is read again rather than trusted.
         if self.index.load_metas()?.opstamp != known_all.opstamp {

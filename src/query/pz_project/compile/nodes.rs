@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::query::pz_project::model::{SyncMode, WriteOptions};
 use crate::query::pz_project::render::{staging_name, Dep};
 use compat::dotnet::ordinal_cmp;
@@ -79,7 +79,7 @@ pub fn build(
             let staging = staging_name(&conn.name, &d.name);
             match staged.iter().find(|(s, _)| *s == staging) {
                 Some((_, first)) => collisions.push(PzError {
-                    code: "PZ0110",
+                    code: PzCode::DuplicateName,
                     message: format!(
                         "source '{}': datasets '{first}' and '{}' cannot be told apart in staging.",
                         conn.name, d.name

@@ -1,6 +1,6 @@
 //! `ProjectLoader.ValidateChecks`: every sidecar check's type and options, PZ0113.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::PzValue;
 use crate::query::pz_project::compile::canonical::check_identity;
 use crate::query::pz_project::model::{file_error, Check};
@@ -19,7 +19,7 @@ pub fn validate_checks(
     let mut identities: Vec<String> = Vec::new();
     let mut add = |message: String, hint: String| {
         errors.push(file_error(
-            "PZ0113",
+            PzCode::InvalidCheck,
             format!("pipeline '{pipeline}': {message}."),
             rel,
             hint,

@@ -7,7 +7,7 @@
 
 pub mod kwargs;
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::template::{Expr, Lit, Piece};
 use crate::ingest::pz_project::value::{format_double, PzValue};
 use crate::query::pz_project::load::entity_name_problem;
@@ -158,7 +158,11 @@ pub fn render(
                             },
                             errors: &mut call_errors,
                         };
-                        let code = if name == "source" { "PZ0201" } else { "PZ0208" };
+                        let code = if name == "source" {
+                            PzCode::UnresolvedRef
+                        } else {
+                            PzCode::InvalidSinkCall
+                        };
                         let text = match call_target(name, code, args, line, &mut errs) {
                             None => String::new(),
                             Some(target) if name == "source" => {
@@ -210,7 +214,7 @@ pub fn render(
                                 },
                                 None => {
                                     return Err(RenderFailure::Errors(vec![runtime_error(
-                                        "PZ0104",
+                                        PzCode::TemplateError,
                                         format!("unknown var '{}'", values[0]),
                                         file,
                                         line,
@@ -221,7 +225,7 @@ pub fn render(
                                 Some(v) => out.sql.push_str(v),
                                 None => {
                                     return Err(RenderFailure::Errors(vec![runtime_error(
-                                        "PZ0103",
+                                        PzCode::UndeclaredEnvVar,
                                         format!("environment variable '{}' is not set", values[0]),
                                         file,
                                         line,
@@ -241,7 +245,7 @@ pub fn render(
     Ok(out)
 }
 
-fn runtime_error(code: &'static str, message: String, file: &str, line: u32) -> PzError {
+fn runtime_error(code: PzCode, message: String, file: &str, line: u32) -> PzError {
     PzError {
         code,
         message,
@@ -255,7 +259,7 @@ fn runtime_error(code: &'static str, message: String, file: &str, line: u32) -> 
 /// `code`), a well-formed entity name (PZ0344), no extra positional arguments (`code`).
 fn call_target<'a>(
     function: &str,
-    code: &'static str,
+    code: PzCode,
     args: &'a [Lit],
     line: u32,
     errs: &mut CallErrors,
@@ -272,7 +276,7 @@ fn call_target<'a>(
     let call = format!("{function}('{conn}', '{entity}')");
     if let Some(problem) = entity_name_problem(entity) {
         errs.add(
-            "PZ0344",
+            PzCode::EntityNameInvalid,
             line,
             format!("{call}: entity name {problem}"),
             Some(format!("{function}('<connection>', 'schema.table')")),
