@@ -23,9 +23,9 @@ use crate::store::Snapshot;
 use compat::value::Value;
 
 mod uri;
-pub use uri::{page_query, parse_uri, PageQuery, Ref};
 #[cfg(test)]
 use uri::unquote_plus;
+pub use uri::{page_query, parse_uri, PageQuery, Ref};
 
 /// The server-global reference documents, in list order.
 pub const REFERENCE_DOCUMENTS: [&str; 2] = ["spec", "assertions"];

@@ -139,6 +139,35 @@ pub struct ReadOptions {
     pub options: PzMap,
 }
 
+/// The keyword arguments a `source()` call may not pass, each with its code and hint.
+const SOURCE_MOVED: &[(&str, PzCode, &str)] = &[
+    (
+        "rate_limit",
+        PzCode::RateLimitConfigInvalid,
+        "rate_limit is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "max_concurrency",
+        PzCode::RateLimitConfigInvalid,
+        "max_concurrency is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "table",
+        PzCode::RetiredEntityQualifier,
+        "the entity name is the table: source('<connection>', 'schema.table')",
+    ),
+    (
+        "schema",
+        PzCode::RetiredEntityQualifier,
+        "the entity name carries the schema: source('<connection>', 'schema.table')",
+    ),
+    (
+        "incremental",
+        PzCode::RetiredReadSurface,
+        "sync: { mode: 'incremental', cursor: '<column>' }",
+    ),
+];
+
 /// `SourceFunction.ParseReadOptions`; returns the options and whether any kwarg was given.
 pub fn source_kwargs(
     named: &[NamedArg],
@@ -159,33 +188,7 @@ pub fn source_kwargs(
     let declared = !kwargs.items.is_empty();
     refuse(
         &mut kwargs,
-        &[
-        (
-            "rate_limit",
-            PzCode::RateLimitConfigInvalid,
-            "rate_limit is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "max_concurrency",
-            PzCode::RateLimitConfigInvalid,
-            "max_concurrency is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "table",
-            PzCode::RetiredEntityQualifier,
-            "the entity name is the table: source('<connection>', 'schema.table')",
-        ),
-        (
-            "schema",
-            PzCode::RetiredEntityQualifier,
-            "the entity name carries the schema: source('<connection>', 'schema.table')",
-        ),
-        (
-            "incremental",
-            PzCode::RetiredReadSurface,
-            "sync: { mode: 'incremental', cursor: '<column>' }",
-        ),
-        ],
+        SOURCE_MOVED,
         &format!("{call}: '{{}}' is not a source() keyword argument"),
         out,
     );
@@ -242,6 +245,46 @@ pub fn source_kwargs(
     )
 }
 
+/// The keyword arguments a `sink()` call may not pass, each with its code and hint.
+const SINK_MOVED: &[(&str, PzCode, &str)] = &[
+    ("mode", PzCode::RetiredWriteSurface, "strategy: 'merge'"),
+    (
+        "accept_duplicates",
+        PzCode::RetiredWriteSurface,
+        "duplicates: 'accept'",
+    ),
+    (
+        "write",
+        PzCode::RetiredWriteSurface,
+        "pass the write options directly: strategy: 'merge', keys: ['<column>']",
+    ),
+    (
+        "rate_limit",
+        PzCode::RateLimitConfigInvalid,
+        "rate_limit is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "max_concurrency",
+        PzCode::ConcurrencyConfigInvalid,
+        "max_concurrency is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "input",
+        PzCode::RemovedInputField,
+        "the pipeline carrying this sink() call IS the input",
+    ),
+    (
+        "table",
+        PzCode::RetiredEntityQualifier,
+        "the entity name is the table: sink('<connection>', 'schema.table')",
+    ),
+    (
+        "schema",
+        PzCode::RetiredEntityQualifier,
+        "the entity name carries the schema: sink('<connection>', 'schema.table')",
+    ),
+];
+
 /// `SinkFunction.ParseWriteOptions`; returns the options and whether any kwarg was given.
 pub fn sink_kwargs(
     named: &[NamedArg],
@@ -261,40 +304,7 @@ pub fn sink_kwargs(
     let declared = !kwargs.items.is_empty();
     refuse(
         &mut kwargs,
-        &[
-        ("mode", PzCode::RetiredWriteSurface, "strategy: 'merge'"),
-        ("accept_duplicates", PzCode::RetiredWriteSurface, "duplicates: 'accept'"),
-        (
-            "write",
-            PzCode::RetiredWriteSurface,
-            "pass the write options directly: strategy: 'merge', keys: ['<column>']",
-        ),
-        (
-            "rate_limit",
-            PzCode::RateLimitConfigInvalid,
-            "rate_limit is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "max_concurrency",
-            PzCode::ConcurrencyConfigInvalid,
-            "max_concurrency is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "input",
-            PzCode::RemovedInputField,
-            "the pipeline carrying this sink() call IS the input",
-        ),
-        (
-            "table",
-            PzCode::RetiredEntityQualifier,
-            "the entity name is the table: sink('<connection>', 'schema.table')",
-        ),
-        (
-            "schema",
-            PzCode::RetiredEntityQualifier,
-            "the entity name carries the schema: sink('<connection>', 'schema.table')",
-        ),
-        ],
+        SINK_MOVED,
         &format!("{call}: '{{}}' is not a sink() keyword argument"),
         out,
     );
@@ -375,33 +385,43 @@ pub fn sink_kwargs(
         sink_retry(&v, l, &call, out);
     }
     if let Some((v, l)) = kwargs.take("schema_policy") {
-        const POLICIES: [&str; 3] = ["fail_on_change", "additive", "evolve"];
-        match v.as_str() {
-            Some(p) if POLICIES.contains(&p) => write.schema_policy = p.to_string(),
-            other => {
-                let near = other.and_then(|bad| {
-                    crate::query::pz_project::load::options::near_miss(&POLICIES, bad)
-                });
-                let suffix = near
-                    .map(|n| format!(" -- did you mean '{n}'"))
-                    .unwrap_or_default();
-                out.add(
-                    PzCode::SyncModeInvalid,
-                    l,
-                    format!(
-                        "{call}: 'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
-                        show(&v)
-                    ),
-                    None,
-                );
-            }
-        }
+        sink_schema_policy(&v, l, &call, &mut write, out);
     }
     for (k, v, _) in &kwargs.items {
         write.options.set(k.clone(), v.clone());
     }
     sort_map(&mut write.options);
     (write, declared)
+}
+
+/// `schema_policy:`: one of pz's three policies, or PZ0334 with the nearest.
+fn sink_schema_policy(
+    v: &PzValue,
+    l: u32,
+    call: &str,
+    write: &mut WriteOptions,
+    out: &mut CallErrors,
+) {
+    const POLICIES: [&str; 3] = ["fail_on_change", "additive", "evolve"];
+    match v.as_str() {
+        Some(p) if POLICIES.contains(&p) => write.schema_policy = p.to_string(),
+        other => {
+            let near = other
+                .and_then(|bad| crate::query::pz_project::load::options::near_miss(&POLICIES, bad));
+            let suffix = near
+                .map(|n| format!(" -- did you mean '{n}'"))
+                .unwrap_or_default();
+            out.add(
+                PzCode::SyncModeInvalid,
+                l,
+                format!(
+                    "{call}: 'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
+                    show(v)
+                ),
+                None,
+            );
+        }
+    }
 }
 
 /// `SinkFunction.ParseRetry`: the loader's rules with a call-site hint.

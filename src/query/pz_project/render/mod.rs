@@ -8,7 +8,7 @@
 pub mod kwargs;
 
 use crate::error::pz::{PzCode, PzError};
-use crate::ingest::pz_project::template::{Expr, Lit, Piece};
+use crate::ingest::pz_project::template::{Expr, Lit, NamedArg, Piece};
 use crate::ingest::pz_project::value::{format_double, PzValue};
 use crate::query::pz_project::load::entity_name_problem;
 use crate::query::pz_project::model::{Project, WriteOptions};
@@ -93,7 +93,6 @@ pub fn render(
             )))
         }
     };
-    let file = pipeline.file.as_str();
     let mut out = Rendered {
         sql: String::new(),
         deps: Vec::new(),
@@ -102,147 +101,181 @@ pub fn render(
         per_call: false,
     };
     let mut call_errors: Vec<PzError> = Vec::new();
-    let gap = |what: String| RenderFailure::Gap(format!("{file}: {what}"));
+    let mut renderer = Renderer {
+        pipeline,
+        project,
+        env,
+        file: pipeline.file.as_str(),
+        out: &mut out,
+        call_errors: &mut call_errors,
+    };
     for piece in &template.pieces {
-        let expr = match piece {
-            Piece::Text(t) => {
-                out.sql.push_str(t);
-                continue;
-            }
-            Piece::Code(expr) => expr,
-        };
-        match expr {
-            Expr::Lit(lit) => match lit_text(lit) {
-                Some(text) => out.sql.push_str(&text),
-                None => return Err(gap("a non-scalar literal in the output".into())),
-            },
-            Expr::Name { name, line } => match name.as_str() {
-                "this" => {
-                    out.sql.push_str("staging.");
-                    out.sql.push_str(&pipeline.name);
-                }
-                "run_id" | "run_started_at" => {
-                    out.per_call = true;
-                    out.sql.push_str(&format!("{{{name}}}"));
-                }
-                other => return Err(gap(format!("line {line}: the name `{other}`"))),
-            },
-            Expr::Call {
-                name,
-                args,
-                named,
-                line,
-            } => {
-                let line = *line;
-                let strings = || -> Option<Vec<&str>> {
-                    args.iter()
-                        .map(|a| match a {
-                            Lit::Str(s) => Some(s.as_str()),
-                            _ => None,
-                        })
-                        .collect()
-                };
-                match name.as_str() {
-                    "source" | "sink" => {
-                        if args.len() < 2 {
-                            return Err(gap(format!(
-                                "line {line}: {name}() with fewer than two arguments"
-                            )));
-                        }
-                        let mut errs = CallErrors {
-                            file,
-                            hint: if name == "source" {
-                                SOURCE_HINT
-                            } else {
-                                SINK_HINT
-                            },
-                            errors: &mut call_errors,
-                        };
-                        let code = if name == "source" {
-                            PzCode::UnresolvedRef
-                        } else {
-                            PzCode::InvalidSinkCall
-                        };
-                        let text = match call_target(name, code, args, line, &mut errs) {
-                            None => String::new(),
-                            Some(target) if name == "source" => {
-                                source_call(target, named, line, &mut errs, &mut out)
-                            }
-                            Some(target) => sink_call(target, named, &mut errs, &mut out),
-                        };
-                        out.sql.push_str(&text);
-                    }
-                    "ref" | "var" | "env" | "watermark" => {
-                        let arity = if name == "watermark" { 2 } else { 1 };
-                        let Some(values) =
-                            strings().filter(|v| v.len() == arity && named.is_empty())
-                        else {
-                            return Err(gap(format!(
-                                "line {line}: a {name}() call pz's renderer must bind"
-                            )));
-                        };
-                        match name.as_str() {
-                            "ref" => {
-                                let target = values[0];
-                                let dep = Dep::Pipeline(target.to_string());
-                                if !out.deps.contains(&dep) {
-                                    out.deps.push(dep);
-                                }
-                                let ephemeral =
-                                    project.pipeline(target).is_some_and(|p| p.is_ephemeral());
-                                let prefix = if ephemeral { "__pz_cte__" } else { "staging." };
-                                out.sql.push_str(prefix);
-                                out.sql.push_str(target);
-                            }
-                            "watermark" => {
-                                out.watermarks
-                                    .push((values[0].to_string(), values[1].to_string()));
-                                out.sql.push_str(&format!(
-                                    "'__pz_watermark__{}__{}__'",
-                                    values[0], values[1]
-                                ));
-                            }
-                            "var" => match project.vars.get(values[0]) {
-                                Some(v) => match var_text(v) {
-                                    Some(text) => out.sql.push_str(&text),
-                                    None => {
-                                        return Err(gap(format!(
-                                            "line {line}: var('{}') holds a list or a mapping",
-                                            values[0]
-                                        )))
-                                    }
-                                },
-                                None => {
-                                    return Err(RenderFailure::Errors(vec![runtime_error(
-                                        PzCode::TemplateError,
-                                        format!("unknown var '{}'", values[0]),
-                                        file,
-                                        line,
-                                    )]))
-                                }
-                            },
-                            _ => match env.get(values[0]) {
-                                Some(v) => out.sql.push_str(v),
-                                None => {
-                                    return Err(RenderFailure::Errors(vec![runtime_error(
-                                        PzCode::UndeclaredEnvVar,
-                                        format!("environment variable '{}' is not set", values[0]),
-                                        file,
-                                        line,
-                                    )]))
-                                }
-                            },
-                        }
-                    }
-                    other => return Err(gap(format!("line {line}: the function `{other}`"))),
-                }
-            }
+        match piece {
+            Piece::Text(t) => renderer.out.sql.push_str(t),
+            Piece::Code(expr) => renderer.expr(expr)?,
         }
     }
     if !call_errors.is_empty() {
         return Err(RenderFailure::Errors(call_errors));
     }
     Ok(out)
+}
+
+/// One pipeline's rendering under way: what its expressions are bound against, and what
+/// they have written so far.
+struct Renderer<'a> {
+    pipeline: &'a crate::query::pz_project::model::Pipeline,
+    project: &'a Project,
+    env: &'a Env,
+    file: &'a str,
+    out: &'a mut Rendered,
+    call_errors: &'a mut Vec<PzError>,
+}
+
+impl Renderer<'_> {
+    fn gap(&self, what: String) -> RenderFailure {
+        RenderFailure::Gap(format!("{}: {what}", self.file))
+    }
+
+    /// One `{{ … }}` expression, written into the SQL.
+    fn expr(&mut self, expr: &Expr) -> Result<(), RenderFailure> {
+        match expr {
+            Expr::Lit(lit) => match lit_text(lit) {
+                Some(text) => self.out.sql.push_str(&text),
+                None => return Err(self.gap("a non-scalar literal in the output".into())),
+            },
+            Expr::Name { name, line } => match name.as_str() {
+                "this" => {
+                    self.out.sql.push_str("staging.");
+                    self.out.sql.push_str(&self.pipeline.name);
+                }
+                "run_id" | "run_started_at" => {
+                    self.out.per_call = true;
+                    self.out.sql.push_str(&format!("{{{name}}}"));
+                }
+                other => return Err(self.gap(format!("line {line}: the name `{other}`"))),
+            },
+            Expr::Call {
+                name,
+                args,
+                named,
+                line,
+            } => match name.as_str() {
+                "source" | "sink" => self.io_call(name, args, named, *line)?,
+                "ref" | "var" | "env" | "watermark" => self.bound_call(name, args, named, *line)?,
+                other => return Err(self.gap(format!("line {line}: the function `{other}`"))),
+            },
+        }
+        Ok(())
+    }
+
+    /// `source(…)` or `sink(…)`: the connection and entity it names, its options checked.
+    fn io_call(
+        &mut self,
+        name: &str,
+        args: &[Lit],
+        named: &[NamedArg],
+        line: u32,
+    ) -> Result<(), RenderFailure> {
+        if args.len() < 2 {
+            return Err(self.gap(format!(
+                "line {line}: {name}() with fewer than two arguments"
+            )));
+        }
+        let source = name == "source";
+        let mut errs = CallErrors {
+            file: self.file,
+            hint: if source { SOURCE_HINT } else { SINK_HINT },
+            errors: self.call_errors,
+        };
+        let code = if source {
+            PzCode::UnresolvedRef
+        } else {
+            PzCode::InvalidSinkCall
+        };
+        let text = match call_target(name, code, args, line, &mut errs) {
+            None => String::new(),
+            Some(target) if source => source_call(target, named, line, &mut errs, self.out),
+            Some(target) => sink_call(target, named, &mut errs, self.out),
+        };
+        self.out.sql.push_str(&text);
+        Ok(())
+    }
+
+    /// `ref`, `var`, `env` or `watermark`: string arguments bound to what they name.
+    fn bound_call(
+        &mut self,
+        name: &str,
+        args: &[Lit],
+        named: &[NamedArg],
+        line: u32,
+    ) -> Result<(), RenderFailure> {
+        let arity = if name == "watermark" { 2 } else { 1 };
+        let strings: Option<Vec<&str>> = args
+            .iter()
+            .map(|a| match a {
+                Lit::Str(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        let Some(values) = strings.filter(|v| v.len() == arity && named.is_empty()) else {
+            return Err(self.gap(format!(
+                "line {line}: a {name}() call pz's renderer must bind"
+            )));
+        };
+        let out = &mut *self.out;
+        match name {
+            "ref" => {
+                let target = values[0];
+                let dep = Dep::Pipeline(target.to_string());
+                if !out.deps.contains(&dep) {
+                    out.deps.push(dep);
+                }
+                let ephemeral = self
+                    .project
+                    .pipeline(target)
+                    .is_some_and(|p| p.is_ephemeral());
+                out.sql
+                    .push_str(if ephemeral { "__pz_cte__" } else { "staging." });
+                out.sql.push_str(target);
+            }
+            "watermark" => {
+                out.watermarks
+                    .push((values[0].to_string(), values[1].to_string()));
+                out.sql
+                    .push_str(&format!("'__pz_watermark__{}__{}__'", values[0], values[1]));
+            }
+            "var" => {
+                let Some(v) = self.project.vars.get(values[0]) else {
+                    return Err(RenderFailure::Errors(vec![runtime_error(
+                        PzCode::TemplateError,
+                        format!("unknown var '{}'", values[0]),
+                        self.file,
+                        line,
+                    )]));
+                };
+                let Some(text) = var_text(v) else {
+                    return Err(self.gap(format!(
+                        "line {line}: var('{}') holds a list or a mapping",
+                        values[0]
+                    )));
+                };
+                self.out.sql.push_str(&text);
+            }
+            _ => {
+                let Some(v) = self.env.get(values[0]) else {
+                    return Err(RenderFailure::Errors(vec![runtime_error(
+                        PzCode::UndeclaredEnvVar,
+                        format!("environment variable '{}' is not set", values[0]),
+                        self.file,
+                        line,
+                    )]));
+                };
+                out.sql.push_str(v);
+            }
+        }
+        Ok(())
+    }
 }
 
 fn runtime_error(code: PzCode, message: String, file: &str, line: u32) -> PzError {
@@ -304,7 +337,7 @@ fn call_target<'a>(
 /// `SourceFunction.Invoke`, once `call_target` has passed its arguments.
 fn source_call(
     (conn, entity): (&str, &str),
-    named: &[crate::ingest::pz_project::template::NamedArg],
+    named: &[NamedArg],
     line: u32,
     errs: &mut CallErrors,
     out: &mut Rendered,
@@ -326,7 +359,7 @@ fn source_call(
 /// `SinkFunction.Invoke`, once `call_target` has passed its arguments.
 fn sink_call(
     (sink, output): (&str, &str),
-    named: &[crate::ingest::pz_project::template::NamedArg],
+    named: &[NamedArg],
     errs: &mut CallErrors,
     out: &mut Rendered,
 ) -> String {
