@@ -419,49 +419,20 @@ pub fn parse_yaml_write(
     }
     let mut on_delete = None;
     if let Some(v) = present("on_delete") {
-        match v.as_str() {
-            Some(s @ ("delete" | "soft" | "ignore")) if mode == "merge" => {
-                on_delete = Some(s.to_string())
-            }
-            Some(s @ ("delete" | "soft" | "ignore")) => {
-                error(
-                    PzCode::SyncModeInvalid,
-                    "'on_delete' requires strategy: merge".into(),
-                    format!("strategy: merge\n      keys: [id]\n      on_delete: {s}"),
-                );
-                valid = false;
-            }
-            _ => {
-                error(
-                    PzCode::SyncModeInvalid,
-                    format!(
-                        "'on_delete' must be one of: delete, soft, ignore (got '{}')",
-                        v.interpolated()
-                    ),
-                    "strategy: merge\n      keys: [id]\n      on_delete: delete".into(),
-                );
+        match yaml_on_delete(v, &mode) {
+            Ok(s) => on_delete = Some(s),
+            Err((message, hint)) => {
+                error(PzCode::SyncModeInvalid, message, hint);
                 valid = false;
             }
         }
     }
     let mut schema_policy = "fail_on_change".to_string();
     if let Some(v) = present("schema_policy") {
-        match v.as_str() {
-            Some(p @ ("fail_on_change" | "additive" | "evolve")) => schema_policy = p.to_string(),
-            other => {
-                let near =
-                    other.and_then(|bad| near_miss(&["fail_on_change", "additive", "evolve"], bad));
-                let suffix = near
-                    .map(|n| format!(" -- did you mean '{n}'"))
-                    .unwrap_or_default();
-                error(
-                    PzCode::SyncModeInvalid,
-                    format!(
-                        "'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
-                        v.interpolated()
-                    ),
-                    "schema_policy: fail_on_change".into(),
-                );
+        match yaml_schema_policy(v) {
+            Ok(p) => schema_policy = p,
+            Err((message, hint)) => {
+                error(PzCode::SyncModeInvalid, message, hint);
                 valid = false;
             }
         }
@@ -486,6 +457,45 @@ pub fn parse_yaml_write(
         on_delete,
         options,
     })
+}
+
+/// A write block's `on_delete:` (merge only), or PZ0334's message and hint.
+fn yaml_on_delete(v: &PzValue, mode: &str) -> Result<String, (String, String)> {
+    match v.as_str() {
+        Some(s @ ("delete" | "soft" | "ignore")) if mode == "merge" => Ok(s.to_string()),
+        Some(s @ ("delete" | "soft" | "ignore")) => Err((
+            "'on_delete' requires strategy: merge".into(),
+            format!("strategy: merge\n      keys: [id]\n      on_delete: {s}"),
+        )),
+        _ => Err((
+            format!(
+                "'on_delete' must be one of: delete, soft, ignore (got '{}')",
+                v.interpolated()
+            ),
+            "strategy: merge\n      keys: [id]\n      on_delete: delete".into(),
+        )),
+    }
+}
+
+/// A write block's `schema_policy:`, or PZ0334's message (with the nearest policy) and hint.
+fn yaml_schema_policy(v: &PzValue) -> Result<String, (String, String)> {
+    const POLICIES: [&str; 3] = ["fail_on_change", "additive", "evolve"];
+    match v.as_str() {
+        Some(p) if POLICIES.contains(&p) => Ok(p.to_string()),
+        other => {
+            let near = other.and_then(|bad| near_miss(&POLICIES, bad));
+            let suffix = near
+                .map(|n| format!(" -- did you mean '{n}'"))
+                .unwrap_or_default();
+            Err((
+                format!(
+                    "'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
+                    v.interpolated()
+                ),
+                "schema_policy: fail_on_change".into(),
+            ))
+        }
+    }
 }
 
 /// Orders a mapping's keys ordinally, as pz's `OrderBy(k, Ordinal).ToDictionary` does.
