@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::error::pz::{PzCode, PzError};
-use crate::query::pz_project::model::{PzWarning, SyncMode};
+use crate::query::pz_project::model::{Dataset, PzWarning, SyncMode};
 use crate::query::pz_project::render::Dep;
 use compat::dotnet::ordinal_cmp;
 
@@ -138,7 +138,6 @@ pub fn independent_stages(work: &mut Work) -> Result<(), Vec<PzError>> {
 /// Stage 0: merge keys and incremental cursors, plus the cursor notices.
 fn incremental_stage(work: &mut Work) -> Vec<PzError> {
     let mut errors = Vec::new();
-    let allowed = CURSOR_TYPES.join(", ");
     for conn in &work.connections {
         for (output, write) in &conn.outputs {
             let name = &conn.name;
@@ -175,62 +174,14 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
         }
         for d in &conn.datasets {
             let where_ = format!("source '{}.{}'", conn.name, d.name);
-            if let Some(SyncMode::Incremental {
-                cursor,
-                max_window,
-                initial,
-                until,
-            }) = &d.sync
-            {
-                if d.options.contains("max_pages") {
-                    match d.options.get_string("cursor_order").as_deref() {
-                        Some("desc") => errors.push(error(
-                            PzCode::DescendingCursorTruncatable,
-                            format!(
-                                "{where_}: 'max_pages' on a descending incremental feed (cursor_order: desc) \u{2014} a truncated crawl would advance the watermark past unfetched rows"
-                            ),
-                            CONNECTIONS,
-                            Some("remove max_pages so slices run to completion, or point at an ascending endpoint".into()),
-                        )),
-                        None => work.notices.push(format!(
-                            "{where_}: 'max_pages' with undeclared cursor ordering \u{2014} a descending feed fails at run time if a crawl truncates; declare cursor_order to check this at compile time"
-                        )),
-                        Some(_) => {}
-                    }
-                }
-                match d.columns.as_deref().filter(|c| !c.is_empty()) {
-                    None => work
-                        .notices
-                        .push(format!("{where_}: cursor '{cursor}' unverified until --connect / first run")),
-                    Some(cols) => match cols.iter().find(|(k, _)| k == cursor) {
-                        None if max_window.is_none() => errors.push(error(
-                            PzCode::CursorInvalid,
-                            format!(
-                                "{where_} declares incremental cursor '{cursor}' but it is not in the dataset's columns: contract -- allowed cursor types: {allowed}"
-                            ),
-                            CONNECTIONS,
-                            Some(format!(
-                                "add '{cursor}' to columns: with one of the allowed cursor types ({allowed})"
-                            )),
-                        )),
-                        Some((_, ty)) if !CURSOR_TYPES.contains(&ty.as_str()) && max_window.is_none() => {
-                            errors.push(error(
-                                PzCode::CursorInvalid,
-                                format!(
-                                    "{where_} declares incremental cursor '{cursor}' as '{ty}', which cannot be used as a cursor -- allowed cursor types: {allowed}"
-                                ),
-                                CONNECTIONS,
-                                Some(format!("declare '{cursor}' as one of the allowed cursor types ({allowed})")),
-                            ))
-                        }
-                        _ => {}
-                    },
-                }
-                if max_window.is_some() || initial.is_some() || until.is_some() {
-                    work.inexact.push(format!(
-                        "{where_}: bounded-window rules are checked by pz's WindowMath"
-                    ));
-                }
+            if matches!(d.sync, Some(SyncMode::Incremental { .. })) {
+                incremental_cursor(
+                    &where_,
+                    d,
+                    &mut errors,
+                    &mut work.notices,
+                    &mut work.inexact,
+                );
             }
             if d.options
                 .get_string("path")
@@ -266,6 +217,74 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
         }
     }
     errors
+}
+
+/// An incremental read's cursor: in the dataset's columns with a cursor type (PZ0212),
+/// `max_pages` only on an ascending feed (PZ0229), and what only pz can check, noted.
+fn incremental_cursor(
+    where_: &str,
+    d: &Dataset,
+    errors: &mut Vec<PzError>,
+    notices: &mut Vec<String>,
+    inexact: &mut Vec<String>,
+) {
+    let Some(SyncMode::Incremental {
+        cursor,
+        max_window,
+        initial,
+        until,
+    }) = &d.sync
+    else {
+        return;
+    };
+    let allowed = CURSOR_TYPES.join(", ");
+    if d.options.contains("max_pages") {
+        match d.options.get_string("cursor_order").as_deref() {
+                Some("desc") => errors.push(error(
+                    PzCode::DescendingCursorTruncatable,
+                    format!(
+                        "{where_}: 'max_pages' on a descending incremental feed (cursor_order: desc) \u{2014} a truncated crawl would advance the watermark past unfetched rows"
+                    ),
+                    CONNECTIONS,
+                    Some("remove max_pages so slices run to completion, or point at an ascending endpoint".into()),
+                )),
+                None => notices.push(format!(
+                    "{where_}: 'max_pages' with undeclared cursor ordering \u{2014} a descending feed fails at run time if a crawl truncates; declare cursor_order to check this at compile time"
+                )),
+                Some(_) => {}
+            }
+    }
+    match d.columns.as_deref().filter(|c| !c.is_empty()) {
+            None => notices.push(format!("{where_}: cursor '{cursor}' unverified until --connect / first run")),
+            Some(cols) => match cols.iter().find(|(k, _)| k == cursor) {
+                None if max_window.is_none() => errors.push(error(
+                    PzCode::CursorInvalid,
+                    format!(
+                        "{where_} declares incremental cursor '{cursor}' but it is not in the dataset's columns: contract -- allowed cursor types: {allowed}"
+                    ),
+                    CONNECTIONS,
+                    Some(format!(
+                        "add '{cursor}' to columns: with one of the allowed cursor types ({allowed})"
+                    )),
+                )),
+                Some((_, ty)) if !CURSOR_TYPES.contains(&ty.as_str()) && max_window.is_none() => {
+                    errors.push(error(
+                        PzCode::CursorInvalid,
+                        format!(
+                            "{where_} declares incremental cursor '{cursor}' as '{ty}', which cannot be used as a cursor -- allowed cursor types: {allowed}"
+                        ),
+                        CONNECTIONS,
+                        Some(format!("declare '{cursor}' as one of the allowed cursor types ({allowed})")),
+                    ))
+                }
+                _ => {}
+            },
+        }
+    if max_window.is_some() || initial.is_some() || until.is_some() {
+        inexact.push(format!(
+            "{where_}: bounded-window rules are checked by pz's WindowMath"
+        ));
+    }
 }
 
 /// Stage 6: a source dataset is read by exactly one pipeline (PZ0349). Returns the reader

@@ -416,29 +416,8 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
         return fallback;
     }
     if declared {
-        let allowed: &[&str] = match backend.as_str() {
-            "local" => &["backend"],
-            "sqlserver" => &["backend", "connection", "schema", "artifacts", "events"],
-            _ => &["backend", "url", "artifacts", "events"],
-        };
-        let mut stray: Vec<&str> = state.keys().filter(|k| !allowed.contains(k)).collect();
-        if !stray.is_empty() {
-            let next = if stray.contains(&"token") {
-                "state.token does not exist -- a bearer token is a credential, so it comes from PZ_STATE_TOKEN only; remove any other stray key too".to_string()
-            } else {
-                "remove the key(s), or use a backend where they apply (local, sqlserver, http)"
-                    .to_string()
-            };
-            stray.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
-            errors.push(file_error(
-                PzCode::StateBackendConfigInvalid,
-                format!(
-                    "{FILE}: state key(s) {} have no meaning under `backend: {backend}`.",
-                    stray.join(", ")
-                ),
-                FILE,
-                next,
-            ));
+        if let Some(e) = stray_state_keys(&state, &backend) {
+            errors.push(e);
             return fallback;
         }
     }
@@ -447,38 +426,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
     let connection = resolve(Some("connection"), None);
     let connection_string = resolve(None, Some("PZ_STATE_CONNECTION_STRING"));
     let url = resolve(Some("url"), Some("PZ_STATE_URL"));
-    let mut bool_of = |key: &str, var: &str| -> Option<bool> {
-        if let Some(raw) = state.given(key) {
-            if let PzValue::Bool(b) = raw {
-                return Some(*b);
-            }
-            errors.push(file_error(
-                PzCode::StateBackendConfigInvalid,
-                format!(
-                    "{FILE}: state.{key} must be true or false (got '{}').",
-                    raw.interpolated()
-                ),
-                FILE,
-                format!("{key}: true"),
-            ));
-            return None;
-        }
-        let raw = env.get(var)?;
-        // bool.TryParse: "true"/"false" in any case, surrounding white space allowed.
-        match raw.trim().to_ascii_lowercase().as_str() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => {
-                errors.push(file_error(
-                    PzCode::StateBackendConfigInvalid,
-                    format!("{var} must be true or false (got '{raw}')."),
-                    FILE,
-                    format!("set {var}=true or {var}=false, or unset it"),
-                ));
-                None
-            }
-        }
-    };
+    let mut bool_of = |key: &str, var: &str| state_bool(&state, env, key, var, errors);
     let artifacts = bool_of("artifacts", "PZ_STATE_ARTIFACTS").unwrap_or(!is_local && !is_http);
     let events = bool_of("events", "PZ_STATE_EVENTS").unwrap_or(false);
     if is_http {
@@ -514,4 +462,73 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
         connection_string,
         url,
     )
+}
+
+/// The keys a `state:` block holds that mean nothing under its backend, as an error.
+fn stray_state_keys(state: &PzMap, backend: &str) -> Option<PzError> {
+    let allowed: &[&str] = match backend {
+        "local" => &["backend"],
+        "sqlserver" => &["backend", "connection", "schema", "artifacts", "events"],
+        _ => &["backend", "url", "artifacts", "events"],
+    };
+    let mut stray: Vec<&str> = state.keys().filter(|k| !allowed.contains(k)).collect();
+    if stray.is_empty() {
+        return None;
+    }
+    let next = if stray.contains(&"token") {
+        "state.token does not exist -- a bearer token is a credential, so it comes from PZ_STATE_TOKEN only; remove any other stray key too".to_string()
+    } else {
+        "remove the key(s), or use a backend where they apply (local, sqlserver, http)".to_string()
+    };
+    stray.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
+    Some(file_error(
+        PzCode::StateBackendConfigInvalid,
+        format!(
+            "{FILE}: state key(s) {} have no meaning under `backend: {backend}`.",
+            stray.join(", ")
+        ),
+        FILE,
+        next,
+    ))
+}
+
+/// A boolean state setting: `state.<key>` if written (it must be a YAML boolean), else
+/// `var` from the environment as `bool.TryParse` reads it, else `None`.
+fn state_bool(
+    state: &PzMap,
+    env: &Env,
+    key: &str,
+    var: &str,
+    errors: &mut Vec<PzError>,
+) -> Option<bool> {
+    if let Some(raw) = state.given(key) {
+        if let PzValue::Bool(b) = raw {
+            return Some(*b);
+        }
+        errors.push(file_error(
+            PzCode::StateBackendConfigInvalid,
+            format!(
+                "{FILE}: state.{key} must be true or false (got '{}').",
+                raw.interpolated()
+            ),
+            FILE,
+            format!("{key}: true"),
+        ));
+        return None;
+    }
+    let raw = env.get(var)?;
+    // bool.TryParse: "true"/"false" in any case, surrounding white space allowed.
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => {
+            errors.push(file_error(
+                PzCode::StateBackendConfigInvalid,
+                format!("{var} must be true or false (got '{raw}')."),
+                FILE,
+                format!("set {var}=true or {var}=false, or unset it"),
+            ));
+            None
+        }
+    }
 }
