@@ -530,22 +530,9 @@ fn decode_json_string(chars: &[char], at: usize) -> Option<(String, usize)> {
                     'r' => out.push('\r'),
                     't' => out.push('\t'),
                     'u' => {
-                        let hex: String = chars.get(i..i + 4)?.iter().collect();
-                        let mut code = u32::from_str_radix(&hex, 16).ok()?;
-                        i += 4;
-                        if (0xD800..0xDC00).contains(&code)
-                            && chars.get(i) == Some(&'\\')
-                            && chars.get(i + 1) == Some(&'u')
-                        {
-                            let low: String = chars.get(i + 2..i + 6)?.iter().collect();
-                            if let Ok(low) = u32::from_str_radix(&low, 16) {
-                                if (0xDC00..0xE000).contains(&low) {
-                                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                                    i += 6;
-                                }
-                            }
-                        }
-                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        let (c, after) = unicode_escape(chars, i)?;
+                        out.push(c);
+                        i = after;
                     }
                     _ => return None,
                 }
@@ -558,6 +545,27 @@ fn decode_json_string(chars: &[char], at: usize) -> Option<(String, usize)> {
         }
     }
     None
+}
+
+/// The character of a `\u` escape whose four hex digits start at `chars[at]` (with the
+/// low half of a surrogate pair when one follows), and the index after it.
+fn unicode_escape(chars: &[char], at: usize) -> Option<(char, usize)> {
+    let hex: String = chars.get(at..at + 4)?.iter().collect();
+    let mut code = u32::from_str_radix(&hex, 16).ok()?;
+    let mut i = at + 4;
+    if (0xD800..0xDC00).contains(&code)
+        && chars.get(i) == Some(&'\\')
+        && chars.get(i + 1) == Some(&'u')
+    {
+        let low: String = chars.get(i + 2..i + 6)?.iter().collect();
+        if let Ok(low) = u32::from_str_radix(&low, 16) {
+            if (0xDC00..0xE000).contains(&low) {
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                i += 6;
+            }
+        }
+    }
+    Some((char::from_u32(code).unwrap_or('\u{fffd}'), i))
 }
 
 fn spelled(step: &Step) -> String {
