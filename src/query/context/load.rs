@@ -627,6 +627,31 @@ pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
     })
 }
 
+/// The relationship annotations less those on edges the print withholds (in the joins
+/// file but not shown); `None` when it withholds none.
+fn annotations_of_shown(
+    entries: &[Value],
+    raw: &Value,
+    shown: Option<&Value>,
+) -> R<Option<Vec<Value>>> {
+    let kept: Vec<EdgeKey> = by_edge_key(shown)?.into_iter().map(|(k, _)| k).collect();
+    let withheld_keys: Vec<EdgeKey> = by_edge_key(Some(raw))?
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| !kept.contains(k))
+        .collect();
+    if withheld_keys.is_empty() {
+        return Ok(None);
+    }
+    let mut filtered = Vec::new();
+    for e in entries {
+        if !withheld_keys.contains(&edge_key(e)?) {
+            filtered.push(e.clone());
+        }
+    }
+    Ok(Some(filtered))
+}
+
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).
 pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Artifacts> {
     let empty = Table {
@@ -694,23 +719,8 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
         relationship_annotations.as_deref(),
     )?;
     if let (Some(entries), Some(raw_rel)) = (&relationship_annotations, &raw) {
-        let kept: Vec<EdgeKey> = by_edge_key(shown.as_ref())?
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        let withheld_keys: Vec<EdgeKey> = by_edge_key(Some(raw_rel))?
-            .into_iter()
-            .map(|(k, _)| k)
-            .filter(|k| !kept.contains(k))
-            .collect();
-        if !withheld_keys.is_empty() {
-            let mut filtered = Vec::new();
-            for e in entries {
-                if !withheld_keys.contains(&edge_key(e)?) {
-                    filtered.push(e.clone());
-                }
-            }
-            relationship_annotations = Some(filtered);
+        if let Some(kept) = annotations_of_shown(entries, raw_rel, shown.as_ref())? {
+            relationship_annotations = Some(kept);
         }
     }
 
