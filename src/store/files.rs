@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::mirror::FileStatus;
+use super::mirror::{FileStatus, ParseStatus};
 use super::Shared;
 use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, Parsed};
@@ -95,12 +95,12 @@ pub fn read_whole(path: &Path, into: &mut Vec<u8>) -> std::io::Result<()> {
 
 /// How a stored row says its file parsed.
 fn check_of_row(row: &FileStatus) -> Check {
-    match row.parse_status.as_str() {
-        "ok" | "split" => Check::Yaml,
-        "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
-        "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
-        "text" => Check::Text,
-        _ => Check::Absent,
+    match row.parse_status {
+        ParseStatus::Ok | ParseStatus::Split => Check::Yaml,
+        ParseStatus::YamlError => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
+        ParseStatus::OtherError => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
+        ParseStatus::Text => Check::Text,
+        ParseStatus::Absent => Check::Absent,
     }
 }
 
@@ -172,7 +172,7 @@ impl Shared {
         // The same bytes under a new identity keep the stored parse.
         let known_hash = stored
             .as_ref()
-            .filter(|row| !force && row.parse_status != "absent")
+            .filter(|row| !force && row.parse_status != ParseStatus::Absent)
             .and_then(|row| row.hash.clone());
         let mut record = ingest::read_file_unless(
             path,

@@ -15,12 +15,14 @@ mod generation;
 mod inspect;
 mod pz;
 mod rows;
+mod status;
 mod walk;
 
 use generation::Stamps;
 pub use generation::{Written, WrittenRow};
 pub use inspect::{ConnectionInspection, Inspection};
 pub use rows::{RowLookup, StoredFiles, StoredParts};
+pub use status::ParseStatus;
 #[cfg(test)]
 mod tests;
 
@@ -100,8 +102,7 @@ pub struct Mirror {
 pub struct FileStatus {
     pub identity: Option<FileIdentity>,
     pub hash: Option<String>,
-    /// ok | yaml_error | other_error | text | absent
-    pub parse_status: String,
+    pub parse_status: ParseStatus,
     pub parse_error: Option<String>,
     pub fqn: Option<String>,
     pub kind: String,
@@ -115,7 +116,7 @@ pub struct FileRow {
     pub fqn: Option<String>,
     pub identity: Option<FileIdentity>,
     pub hash: Option<String>,
-    pub parse_status: String,
+    pub parse_status: ParseStatus,
 }
 
 impl Mirror {
@@ -245,7 +246,7 @@ impl Mirror {
         hash: Option<&str>,
     ) -> Result<Option<(Parsed, Option<String>)>, MirrorError> {
         let db = self.db();
-        type Row = (String, Option<String>, Option<String>, Option<String>);
+        type Row = (ParseStatus, Option<String>, Option<String>, Option<String>);
         let row: Option<Row> = db
             .query_row(
                 "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
@@ -256,7 +257,7 @@ impl Mirror {
         let Some((status, error, parsed, hash)) = row else {
             return Ok(None);
         };
-        if status == "split" {
+        if status == ParseStatus::Split {
             let mut whole = stored::from_json(parsed.as_deref().unwrap_or("null"))?;
             let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
             if let Value::Map(pairs) = &mut whole {
@@ -271,12 +272,14 @@ impl Mirror {
         }
         // Decoded after the lock is let go: a manifest runs to megabytes.
         drop(db);
-        let parsed = match status.as_str() {
-            "ok" => Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?),
-            "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
-            "other_error" => Parsed::OtherError(error.unwrap_or_default()),
-            "text" => Parsed::Text,
-            _ => Parsed::Absent,
+        let parsed = match status {
+            ParseStatus::Ok => {
+                Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?)
+            }
+            ParseStatus::YamlError => Parsed::YamlError(error.unwrap_or_default()),
+            ParseStatus::OtherError => Parsed::OtherError(error.unwrap_or_default()),
+            ParseStatus::Text => Parsed::Text,
+            ParseStatus::Split | ParseStatus::Absent => Parsed::Absent,
         };
         Ok(Some((parsed, hash)))
     }
@@ -650,12 +653,12 @@ impl Mirror {
     /// The row written is stamped with `generation`.
     fn upsert_on(db: &Connection, f: &FileRecord, generation: u64) -> Result<bool, MirrorError> {
         let (status, error, parsed) = match &f.parsed {
-            Parsed::Yaml(v) => ("ok", None, Some(stored::to_json(v)?)),
+            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(stored::to_json(v)?)),
             // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => ("split", None, Some(stored::to_json(header)?)),
-            Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
-            Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
-            Parsed::Text => ("text", None, None),
+            Parsed::Split(header) => (ParseStatus::Split, None, Some(stored::to_json(header)?)),
+            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
+            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
+            Parsed::Text => (ParseStatus::Text, None, None),
             // An unchanged record carries nothing new to store.
             Parsed::Unchanged | Parsed::Stored => return Ok(true),
             // Same content under a new identity: the stored parse stands.
@@ -675,7 +678,7 @@ impl Mirror {
                 )?;
                 return Ok(changed > 0);
             }
-            Parsed::Absent => ("absent", None, None),
+            Parsed::Absent => (ParseStatus::Absent, None, None),
         };
         let id = f.identity;
         db.prepare_cached(

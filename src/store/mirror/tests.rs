@@ -71,7 +71,7 @@ fn a_stored_file_reads_back_with_its_identity_hash_and_parse() {
         .unwrap();
     assert_eq!(status.identity, Some(identity(1_000, 10, 7)));
     assert_eq!(status.hash.as_deref(), Some("h1"));
-    assert_eq!(status.parse_status, "ok");
+    assert_eq!(status.parse_status, ParseStatus::Ok);
     assert_eq!(status.fqn.as_deref(), Some("db.t"));
     assert_eq!(status.kind, "statistics");
     assert_eq!(
@@ -118,7 +118,8 @@ fn every_parse_outcome_reads_back_as_it_was_stored() {
                 .status(Path::new(path))
                 .unwrap()
                 .unwrap()
-                .parse_status,
+                .parse_status
+                .as_str(),
             status
         );
     }
