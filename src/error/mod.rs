@@ -11,6 +11,12 @@ pub use poison::Recover;
 
 use compat::py::repr_str;
 
+/// `QueryError::Internal` with the failure's text: the server's own fault (the mirror, the
+/// index, a lost record), never the caller's.
+pub fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
+
 /// `repr(list_of_str)`: `['a', 'b']`.
 pub fn repr_str_list(items: &[String]) -> String {
     let inner: Vec<String> = items.iter().map(|s| repr_str(s)).collect();

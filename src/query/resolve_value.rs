@@ -6,7 +6,7 @@ use std::path::Path;
 use super::list_tables::absent_table;
 use super::pins::Pins;
 use super::value_resolution::{resolve, value_notes};
-use crate::error::QueryError;
+use crate::error::{internal, QueryError};
 use crate::store::search::records::{FileState, Resolve, ValuesState};
 use crate::store::Snapshot;
 use compat::py::repr_str;
@@ -24,10 +24,6 @@ pub struct Request<'a> {
 pub struct Resolution {
     pub fields: Vec<(String, Value)>,
     pub pins: Pins,
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 fn shown(path: &Path) -> String {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::mirror::{FileStatus, ParseStatus};
 use super::Shared;
-use crate::error::QueryError;
+use crate::error::{internal, QueryError};
 use crate::ingest::{self, FileIdentity, Parsed};
 use compat::value::Value;
 
@@ -121,10 +121,6 @@ fn as_stored(
         identity: now,
         value: None,
     })
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 impl Shared {

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use super::R;
 use crate::error::QueryError;
+use crate::ingest::reading;
+pub use crate::ingest::reading::is_number;
 use compat::value::Value;
 
 /// A field by dotted path (`inferred.looks_like`, `range.min`); a stored null reads as none.
@@ -42,14 +44,9 @@ pub fn as_int(v: Option<&Value>) -> Option<i64> {
     }
 }
 
-/// A number as a float (`int` or `float`, never `bool`).
+/// A number as a float (`int` or `float`, never `bool`), when there is a value.
 pub fn as_f64(v: Option<&Value>) -> Option<f64> {
-    match v {
-        Some(Value::Int(i)) => Some(*i as f64),
-        Some(Value::BigInt(s)) => s.parse().ok(),
-        Some(Value::Float(f)) => Some(*f),
-        _ => None,
-    }
+    v.and_then(reading::as_f64)
 }
 
 /// Python truthiness of an optional value.
@@ -86,11 +83,6 @@ pub fn count_or_zero(v: Option<&Value>) -> R<i64> {
             other.py_type_name()
         ))),
     }
-}
-
-/// A real number as Python sees one: `int` or `float`, never `bool`.
-pub fn is_number(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
 }
 
 /// `" ".join(text.split())`: a note as every reply shows it.

@@ -3,6 +3,7 @@
 
 use super::{CONNECTION_KINDS, REFERENCE_DOCUMENTS, TABLE_KINDS};
 use crate::error::QueryError;
+use percent_encoding::percent_decode;
 
 /// What a URI names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +109,7 @@ pub(super) fn unquote_plus(text: &str) -> String {
     let mut out = String::new();
     let mut run: Vec<u8> = Vec::new();
     let flush = |run: &mut Vec<u8>, out: &mut String| {
-        out.push_str(&String::from_utf8_lossy(&percent_decode(run)));
+        out.push_str(&percent_decode(run).decode_utf8_lossy());
         run.clear();
     };
     for c in text.chars() {
@@ -120,23 +121,5 @@ pub(super) fn unquote_plus(text: &str) -> String {
         }
     }
     flush(&mut run, &mut out);
-    out
-}
-
-fn percent_decode(bytes: &[u8]) -> Vec<u8> {
-    let hex = |b: u8| (b as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push(h * 16 + l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
     out
 }
