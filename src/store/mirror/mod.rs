@@ -417,20 +417,11 @@ impl Mirror {
             "SELECT path, kind, fqn, mtime_ns, size, inode, hash, parse_status, settled FROM files WHERE connection = ?1 ORDER BY path",
         )?;
         let rows = stmt.query_map(params![connection], |r| {
-            let mtime: Option<i64> = r.get(3)?;
             Ok(FileRow {
                 path: PathBuf::from(r.get::<_, String>(0)?),
                 kind: r.get(1)?,
                 fqn: r.get(2)?,
-                identity: match mtime {
-                    Some(m) => Some(FileIdentity {
-                        mtime_ns: m,
-                        size: r.get::<_, i64>(4)? as u64,
-                        inode: r.get::<_, i64>(5)? as u64,
-                        settled: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
-                    }),
-                    None => None,
-                },
+                identity: identity_at(r, 3, 8)?,
                 hash: r.get(6)?,
                 parse_status: r.get(7)?,
             })
@@ -597,16 +588,7 @@ impl Mirror {
                 "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind, settled FROM files WHERE path = ?1",
                 params![path.to_string_lossy()],
                 |r| {
-                    let mtime: Option<i64> = r.get(0)?;
-                    let identity = match mtime {
-                        Some(m) => Some(FileIdentity {
-                            mtime_ns: m,
-                            size: r.get::<_, i64>(1)? as u64,
-                            inode: r.get::<_, i64>(2)? as u64,
-                            settled: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
-                        }),
-                        None => None,
-                    };
+                    let identity = identity_at(r, 0, 8)?;
                     Ok(FileStatus {
                         identity,
                         hash: r.get(3)?,
@@ -794,6 +776,24 @@ fn fingerprint(scan: &ConnectionScan) -> String {
         h.extend_from_slice(b"\0");
     }
     blake3::hash(&h).to_hex().to_string()
+}
+
+/// A row's file identity: `mtime_ns`, `size` and `inode` in the columns from `at` on,
+/// `settled` in column `settled`; `None` for a row stored absent (no mtime).
+fn identity_at(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+    settled: usize,
+) -> rusqlite::Result<Option<FileIdentity>> {
+    let Some(mtime_ns) = r.get::<_, Option<i64>>(at)? else {
+        return Ok(None);
+    };
+    Ok(Some(FileIdentity {
+        mtime_ns,
+        size: r.get::<_, i64>(at + 1)? as u64,
+        inode: r.get::<_, i64>(at + 2)? as u64,
+        settled: r.get::<_, Option<bool>>(settled)?.unwrap_or(false),
+    }))
 }
 
 /// `PRAGMA quick_check`: `Damaged` with its first findings unless it answers `ok`.
