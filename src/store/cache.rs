@@ -72,6 +72,14 @@ struct Entries {
     weight: usize,
 }
 
+impl Entries {
+    /// The next use's time on the cache's own clock (what least-recently-used compares).
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+}
+
 pub struct Cache {
     entries: Mutex<Entries>,
     budget: usize,
@@ -117,8 +125,7 @@ impl Cache {
     {
         let slot = {
             let mut entries = self.entries();
-            entries.clock += 1;
-            let now = entries.clock;
+            let now = entries.tick();
             let entry = entries.map.get_mut(key)?;
             entry.used = now;
             entry.slot.clone()
@@ -187,8 +194,7 @@ impl Cache {
     {
         let slot = {
             let mut entries = self.entries();
-            entries.clock += 1;
-            let now = entries.clock;
+            let now = entries.tick();
             let entry = entries.map.entry(key).or_insert_with(|| Entry {
                 slot: Arc::default(),
                 weight: 0,

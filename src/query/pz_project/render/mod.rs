@@ -66,16 +66,7 @@ pub fn sink_marker(sink: &str, output: &str) -> String {
 
 /// `StagingName.ForSourceLoad`: every character outside `[A-Za-z0-9_]` of the entity folded to `_`.
 pub fn staging_name(conn: &str, entity: &str) -> String {
-    let folded: String = entity
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let folded = entity.replace(|c: char| !(c.is_ascii_alphanumeric() || c == '_'), "_");
     format!("src_{conn}__{folded}")
 }
 
