@@ -611,7 +611,7 @@ fn without_rejected_edges(
     let Some(raw) = mapping(files, path)? else {
         return Ok(whole);
     };
-    let own_path = print.artifact(fqn, "relationships_annotations");
+    let own_path = print.artifact(fqn, walk::Artifact::RelationshipsAnnotations);
     let (incoming, consulted) = edges::incoming_rejections(print, fqn, &raw)?;
     let own = edges::own_rejections(files, own_path.as_deref(), raw.get("refers_to"))?;
     let Some(shown) = edges::withhold_rejected(&raw, &own, &incoming, fqn)? else {
@@ -844,11 +844,9 @@ fn check_parse(path: &Path, kind: &str, check: &Check) -> Result<(), QueryError>
 /// The kind a print file's name says it is (used only when the mirror has no row for it).
 fn kind_of(path: &Path) -> &'static str {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    walk::ARTIFACT_FILENAMES
-        .iter()
-        .find(|(_, f)| *f == name)
-        .map(|(k, _)| *k)
-        .unwrap_or("statistics")
+    walk::Artifact::of_file(name)
+        .unwrap_or(walk::Artifact::Statistics)
+        .name()
 }
 
 fn file_name(path: &Path) -> String {

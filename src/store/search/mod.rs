@@ -27,6 +27,7 @@ use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::error::Recover;
+use crate::ingest::walk::Artifact;
 use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
@@ -853,14 +854,14 @@ pub fn table_entries(
     let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
     let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
         let declared = crate::ingest::walk::declared_artifacts(entry);
-        let path_of = |kind: &str| {
+        let path_of = |kind: Artifact| {
             declared
                 .iter()
-                .find(|(k, _)| k == kind)
+                .find(|(k, _)| k == kind.name())
                 .map(|(_, file)| dir.join(file))
         };
-        let stats = path_of("statistics");
-        let annotations = path_of("statistics_annotations");
+        let stats = path_of(Artifact::Statistics);
+        let annotations = path_of(Artifact::StatisticsAnnotations);
         let (sv, av) = (
             stats.as_deref().map(version),
             annotations.as_deref().map(version),
