@@ -501,3 +501,23 @@ fn inspection_reports_absent_required_files_unparseable_ones_and_the_last_reconc
         (Some(3), Some(1))
     );
 }
+
+#[test]
+fn an_index_failure_inside_a_write_keeps_whether_the_location_is_unusable() {
+    use crate::store::search::IndexError;
+    let failed = |kind| {
+        MirrorError::Index(IndexError::Io {
+            path: PathBuf::from("/index"),
+            source: std::io::Error::from(kind),
+        })
+    };
+    assert!(failed(std::io::ErrorKind::PermissionDenied).unusable_location());
+    assert!(failed(std::io::ErrorKind::StorageFull).unusable_location());
+    assert!(!failed(std::io::ErrorKind::InvalidData).unusable_location());
+    assert!(!MirrorError::Index(IndexError::Checksum("f".into())).unusable_location());
+    // The text is the index error's own, as it was when only the text was kept.
+    assert_eq!(
+        failed(std::io::ErrorKind::PermissionDenied).to_string(),
+        "search index directory /index: permission denied"
+    );
+}
