@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::mirror::{FileStatus, ParseStatus};
 use super::Shared;
 use crate::error::{internal, QueryError};
-use crate::ingest::{self, FileIdentity, Parsed};
+use crate::ingest::{self, FileIdentity, Parsed, Scanned};
 use compat::value::Value;
 
 /// How a file parsed, without its value.
@@ -46,8 +46,7 @@ fn check_of(parsed: &Parsed) -> Check {
         Parsed::Yaml(_) | Parsed::Split(_) => Check::Yaml,
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
         Parsed::OtherError(m) => Check::OtherError(m.clone()),
-        // `read_file` never answers these two.
-        Parsed::Absent | Parsed::Unchanged | Parsed::Touched | Parsed::Stored => Check::Absent,
+        Parsed::Absent => Check::Absent,
     }
 }
 
@@ -192,17 +191,22 @@ impl Shared {
             }
         }
         drop(lock);
-        if matches!(record.parsed, Parsed::Touched) {
-            return Ok(FreshFile {
-                path: path.to_path_buf(),
-                hash: record.hash,
-                check: stored_check.unwrap_or(Check::Absent),
-                identity: None,
-                value: None,
-            });
-        }
-        let check = check_of(&record.parsed);
-        let value = match record.parsed {
+        let parsed = match record.scanned {
+            Scanned::Read(parsed) => parsed,
+            Scanned::Touched => {
+                return Ok(FreshFile {
+                    path: path.to_path_buf(),
+                    hash: record.hash,
+                    check: stored_check.unwrap_or(Check::Absent),
+                    identity: None,
+                    value: None,
+                });
+            }
+            // `read_file` never answers these two.
+            Scanned::Unchanged | Scanned::Stored => Parsed::Absent,
+        };
+        let check = check_of(&parsed);
+        let value = match parsed {
             Parsed::Yaml(v) => Some(v),
             _ => None,
         };

@@ -491,7 +491,7 @@ impl Store {
         let reread = scan
             .files
             .iter()
-            .filter(|f| !matches!(f.parsed, ingest::Parsed::Unchanged))
+            .filter(|f| f.scanned != ingest::Scanned::Unchanged)
             .count();
         let files = scan.files.len();
         // The identity the manifest had before the scan read it: a write during the scan
@@ -597,7 +597,7 @@ impl Store {
         let touched: Vec<ingest::FileRecord> = scan
             .files
             .iter()
-            .filter(|f| matches!(f.parsed, ingest::Parsed::Touched))
+            .filter(|f| f.scanned == ingest::Scanned::Touched)
             .cloned()
             .collect();
         if touched.is_empty() {
@@ -606,8 +606,8 @@ impl Store {
         let mismatched = shared.mirror.upsert_files(&touched)?;
         let again = Self::read_in_full(shared, &mismatched, &touched)?;
         for f in touched.into_iter().chain(again) {
-            match (&f.parsed, f.identity) {
-                (ingest::Parsed::Absent, _) | (_, None) => {
+            match (&f.scanned, f.identity) {
+                (ingest::Scanned::Read(ingest::Parsed::Absent), _) | (_, None) => {
                     identities.remove(&f.path);
                     hashes.remove(&f.path);
                 }
@@ -737,7 +737,7 @@ impl Store {
                 .map(|(path, fqn, kind)| {
                     ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
                 })
-                .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
+                .filter(|r| r.scanned != ingest::Scanned::Unchanged)
                 .collect()
         };
         if records.is_empty() && delta.is_empty() {

@@ -128,7 +128,7 @@ impl<'a> Stamps<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{FileRecord, Parsed};
+    use crate::ingest::{FileRecord, Parsed, Scanned};
 
     fn record(path: &str, bytes: &str) -> FileRecord {
         FileRecord {
@@ -143,7 +143,7 @@ mod tests {
                 settled: true,
             }),
             hash: Some(blake3::hash(bytes.as_bytes()).to_hex().to_string()),
-            parsed: Parsed::Text,
+            scanned: Scanned::Read(Parsed::Text),
         }
     }
 

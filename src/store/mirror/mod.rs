@@ -8,7 +8,9 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::Recover;
-use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed};
+use crate::ingest::{
+    self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Scanned,
+};
 use compat::value::{stored, Value};
 
 mod generation;
@@ -499,12 +501,12 @@ impl Mirror {
             "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled), generation = COALESCE(?9, generation) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
         )?;
         for f in &scan.files {
-            if matches!(f.parsed, Parsed::Stored) {
+            if f.scanned == Scanned::Stored {
                 // Stored by the scan's spill already: its row is this record.
                 continue;
             }
-            if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
-                let touched = matches!(f.parsed, Parsed::Touched);
+            if matches!(f.scanned, Scanned::Unchanged | Scanned::Touched) {
+                let touched = f.scanned == Scanned::Touched;
                 let id = f.identity.filter(|_| touched);
                 let changed = touch.execute(params![
                     f.path.to_string_lossy(),
@@ -567,10 +569,7 @@ impl Mirror {
         let tx = db.transaction()?;
         let mut stamps = Stamps::new(&tx);
         for f in records {
-            if !matches!(
-                f.parsed,
-                Parsed::Unchanged | Parsed::Touched | Parsed::Stored
-            ) {
+            if f.scanned.read().is_some() {
                 Self::upsert_on(&tx, f, stamps.of(&f.connection)?)?;
             }
         }
@@ -612,7 +611,7 @@ impl Mirror {
         let mut stamps = Stamps::new(&tx);
         let mut mismatched = Vec::new();
         for f in records {
-            if matches!(f.parsed, Parsed::Unchanged | Parsed::Stored) {
+            if matches!(f.scanned, Scanned::Unchanged | Scanned::Stored) {
                 continue;
             }
             if !Self::upsert_on(&tx, f, stamps.of(&f.connection)?)? {
@@ -634,17 +633,12 @@ impl Mirror {
     /// bytes; nothing was written and the file must be read again in full.
     /// The row written is stamped with `generation`.
     fn upsert_on(db: &Connection, f: &FileRecord, generation: u64) -> Result<bool, MirrorError> {
-        let (status, error, parsed) = match &f.parsed {
-            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(stored::to_json(v)?)),
-            // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => (ParseStatus::Split, None, Some(stored::to_json(header)?)),
-            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
-            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
-            Parsed::Text => (ParseStatus::Text, None, None),
+        let parsed = match &f.scanned {
+            Scanned::Read(parsed) => parsed,
             // An unchanged record carries nothing new to store.
-            Parsed::Unchanged | Parsed::Stored => return Ok(true),
+            Scanned::Unchanged | Scanned::Stored => return Ok(true),
             // Same content under a new identity: the stored parse stands.
-            Parsed::Touched => {
+            Scanned::Touched => {
                 let id = f.identity;
                 let changed = db.execute(
                     "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5, generation = ?7 WHERE path = ?1 AND hash = ?6",
@@ -660,6 +654,14 @@ impl Mirror {
                 )?;
                 return Ok(changed > 0);
             }
+        };
+        let (status, error, parsed) = match parsed {
+            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(stored::to_json(v)?)),
+            // The items are stored already, under the hash (`Mirror::store_items`).
+            Parsed::Split(header) => (ParseStatus::Split, None, Some(stored::to_json(header)?)),
+            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
+            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
+            Parsed::Text => (ParseStatus::Text, None, None),
             Parsed::Absent => (ParseStatus::Absent, None, None),
         };
         let id = f.identity;
@@ -695,7 +697,7 @@ impl Mirror {
         if scan
             .files
             .iter()
-            .any(|f| !matches!(f.parsed, Parsed::Unchanged | Parsed::Touched))
+            .any(|f| !matches!(f.scanned, Scanned::Unchanged | Scanned::Touched))
         {
             return Ok(false);
         }

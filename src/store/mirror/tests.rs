@@ -28,7 +28,7 @@ fn record(path: &str, kind: &str, hash: &str, parsed: Parsed) -> FileRecord {
         kind: kind.into(),
         identity: Some(identity(1_000, 10, 7)),
         hash: Some(hash.into()),
-        parsed,
+        scanned: Scanned::Read(parsed),
     }
 }
 
@@ -164,7 +164,8 @@ fn a_touch_moves_the_identity_only_over_the_same_bytes() {
     mirror
         .upsert_file(&record(path, "statistics", "h1", Parsed::Yaml(yaml(1))))
         .unwrap();
-    let mut touched = record(path, "statistics", "h1", Parsed::Touched);
+    let mut touched = record(path, "statistics", "h1", Parsed::Absent);
+    touched.scanned = Scanned::Touched;
     touched.identity = Some(identity(2_000, 10, 7));
     assert!(mirror.upsert_files(&[touched.clone()]).unwrap().is_empty());
     let status = mirror.status(Path::new(path)).unwrap().unwrap();
@@ -296,13 +297,13 @@ fn applying_a_scan_stores_its_files_and_tables_and_forgets_files_it_no_longer_na
     // The same files, nothing read again: the scan changes nothing but identities.
     let mut same = scan(vec![a.clone(), b.clone()]);
     for f in &mut same.files {
-        f.parsed = Parsed::Unchanged;
+        f.scanned = Scanned::Unchanged;
     }
     assert!(mirror.unchanged("c", &same).unwrap());
 
     // The second file is gone from the print.
     let mut fewer = scan(vec![a]);
-    fewer.files[0].parsed = Parsed::Unchanged;
+    fewer.files[0].scanned = Scanned::Unchanged;
     assert!(!mirror.unchanged("c", &fewer).unwrap());
     mirror.apply("c", Path::new("/p"), &fewer).unwrap();
     let rows = mirror.files("c").unwrap();
@@ -328,7 +329,7 @@ fn applying_a_touch_over_other_bytes_reports_the_file_for_a_full_read() {
         .apply("c", Path::new("/p"), &scan(vec![a.clone()]))
         .unwrap();
     let mut touched = a;
-    touched.parsed = Parsed::Touched;
+    touched.scanned = Scanned::Touched;
     touched.hash = Some("h-other".into());
     let mismatched = mirror
         .apply("c", Path::new("/p"), &scan(vec![touched]))

@@ -736,9 +736,6 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(
             Parsed::Absent
             | Parsed::Text
-            | Parsed::Unchanged
-            | Parsed::Touched
-            | Parsed::Stored
             // `parse_of` reads these from the mirror.
             | Parsed::Split(_),
         ) => Input::Absent,
@@ -752,18 +749,14 @@ fn parse_of<'a>(
     mirror: &crate::store::mirror::Mirror,
     path: &Path,
 ) -> Loaded<'a> {
-    match fresh.get(path) {
-        Some(record)
-            if !matches!(
-                record.parsed,
-                Parsed::Unchanged | Parsed::Touched | Parsed::Stored | Parsed::Split(_)
-            ) =>
-        {
-            Loaded {
-                parsed: Cow::Borrowed(&record.parsed),
-                version: version_of(record.hash.as_deref()),
-            }
-        }
+    let read = fresh
+        .get(path)
+        .and_then(|record| Some((record.scanned.read()?, record)));
+    match read {
+        Some((parsed, record)) if !matches!(parsed, Parsed::Split(_)) => Loaded {
+            parsed: Cow::Borrowed(parsed),
+            version: version_of(record.hash.as_deref()),
+        },
         _ => stored_parse(mirror, path),
     }
 }
