@@ -112,6 +112,15 @@ pub fn render(
     Ok(out)
 }
 
+/// A function call in a template: `name(args…, named…)` written on `line`.
+#[derive(Clone, Copy)]
+struct Call<'e> {
+    name: &'e str,
+    args: &'e [Lit],
+    named: &'e [NamedArg],
+    line: u32,
+}
+
 /// One pipeline's rendering under way: what its expressions are bound against, and what
 /// they have written so far.
 struct Renderer<'a> {
@@ -151,23 +160,26 @@ impl Renderer<'_> {
                 args,
                 named,
                 line,
-            } => match name.as_str() {
-                "source" | "sink" => self.io_call(name, args, named, *line)?,
-                "ref" | "var" | "env" | "watermark" => self.bound_call(name, args, named, *line)?,
-                other => return Err(self.gap(format!("line {line}: the function `{other}`"))),
-            },
+            } => {
+                let call = Call {
+                    name,
+                    args,
+                    named,
+                    line: *line,
+                };
+                match name.as_str() {
+                    "source" | "sink" => self.io_call(call)?,
+                    "ref" | "var" | "env" | "watermark" => self.bound_call(call)?,
+                    other => return Err(self.gap(format!("line {line}: the function `{other}`"))),
+                }
+            }
         }
         Ok(())
     }
 
     /// `source(…)` or `sink(…)`: the connection and entity it names, its options checked.
-    fn io_call(
-        &mut self,
-        name: &str,
-        args: &[Lit],
-        named: &[NamedArg],
-        line: u32,
-    ) -> Result<(), RenderFailure> {
+    fn io_call(&mut self, call: Call) -> Result<(), RenderFailure> {
+        let (name, args, named, line) = (call.name, call.args, call.named, call.line);
         if args.len() < 2 {
             return Err(self.gap(format!(
                 "line {line}: {name}() with fewer than two arguments"
@@ -194,13 +206,8 @@ impl Renderer<'_> {
     }
 
     /// `ref`, `var`, `env` or `watermark`: string arguments bound to what they name.
-    fn bound_call(
-        &mut self,
-        name: &str,
-        args: &[Lit],
-        named: &[NamedArg],
-        line: u32,
-    ) -> Result<(), RenderFailure> {
+    fn bound_call(&mut self, call: Call) -> Result<(), RenderFailure> {
+        let (name, args, named, line) = (call.name, call.args, call.named, call.line);
         let arity = if name == "watermark" { 2 } else { 1 };
         let strings: Option<Vec<&str>> = args
             .iter()
