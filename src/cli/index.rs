@@ -9,6 +9,7 @@ use std::sync::Mutex;
 use super::{locate_project, refuse, IndexAction, IndexTarget, Located};
 use crate::config::git::Checkouts;
 use crate::config::{self, ProjectConfig, Served};
+use crate::error::Recover;
 use crate::store::owner::{self, Listed};
 use crate::store::Store;
 
@@ -91,10 +92,7 @@ fn rebuild(args: IndexTarget) -> anyhow::Result<ExitCode> {
         all_connections(&project),
         &dir,
         &|connection, done, total| {
-            let before = counted
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .note(connection, total);
+            let before = counted.lock().recover().note(connection, total);
             progress.set_message(format!("indexing {connection}"));
             progress.set_length((before + total) as u64);
             progress.set_position((before + done) as u64);
@@ -115,7 +113,7 @@ fn rebuild(args: IndexTarget) -> anyhow::Result<ExitCode> {
     let (_, tables, bytes) = store.counts()?;
     let columns = store.indexed_columns()?;
     store.close();
-    let counted = counted.into_inner().unwrap_or_else(|e| e.into_inner());
+    let counted = counted.into_inner().recover();
     // The bar is drawn on a terminal only; elsewhere (a CI log) its final counts are lines.
     if !std::io::stderr().is_terminal() {
         for (connection, files) in &counted.connections {

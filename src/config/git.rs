@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::remote::RemoteAddress;
-use super::ConfigError;
+use super::{config_error, ConfigError};
 
 /// Seconds between refreshes of a checkout (default 900), for tests and impatient users.
 pub const REFRESH_ENV: &str = "PRINTDEX_GIT_REFRESH_SECS";
@@ -23,10 +23,6 @@ pub const DEFAULT_REFRESH: Duration = Duration::from_secs(15 * 60);
 const GIT_TIMEOUT: Duration = Duration::from_secs(120);
 /// The background refresher never loops faster than this, whatever the interval says.
 const MIN_BACKGROUND_PAUSE: Duration = Duration::from_secs(1);
-
-fn config_error(message: String) -> ConfigError {
-    ConfigError { message }
-}
 
 /// Where checkouts live and how often they are refreshed.
 #[derive(Debug, Clone)]

@@ -1,11 +1,21 @@
 //! Every failure a request can meet, worded exactly as dbprint 0.15.0 words it.
 //! The engine raises these; `mcp::errors` maps each to its wire form (a JSON-RPC
 //! code for resources, `isError` text for tools) in one table. pz's errors, worded as pz
-//! words them, are in `pz`.
+//! words them, are in `pz`. A lock a panicking thread held is recovered, one way
+//! everywhere (`Recover`).
 
+mod poison;
 pub mod pz;
 
+pub use poison::Recover;
+
 use compat::py::repr_str;
+
+/// `QueryError::Internal` with the failure's text: the server's own fault (the mirror, the
+/// index, a lost record), never the caller's.
+pub fn internal(e: impl std::fmt::Display) -> QueryError {
+    QueryError::Internal(e.to_string())
+}
 
 /// `repr(list_of_str)`: `['a', 'b']`.
 pub fn repr_str_list(items: &[String]) -> String {

@@ -141,7 +141,7 @@ pub fn file_identity(path: &Path) -> Option<FileIdentity> {
     m.is_file().then(|| FileIdentity::from_metadata(&m, before))
 }
 
-/// How a file parsed.
+/// What a file parses as.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Parsed {
     /// Not a YAML kind: only its identity and hash are kept.
@@ -152,6 +152,18 @@ pub enum Parsed {
     /// Another exception while reading or constructing (`str(exc)`).
     OtherError(String),
     Absent,
+    /// YAML read in pieces (see [`SPLIT_KEY`]): the items of its top-level list went to the
+    /// spill under the record's hash as they were parsed; this is the rest of the document,
+    /// the list left empty in its place.
+    Split(Value),
+}
+
+/// What a scan did with one file: read it (and what it parsed as), or found that the
+/// mirror's row stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scanned {
+    /// Read by this scan.
+    Read(Parsed),
     /// Identity unchanged since the mirror stored it: not read again.
     Unchanged,
     /// Identity moved (a touch, a rewrite of the same bytes) but the content hash did not:
@@ -160,10 +172,16 @@ pub enum Parsed {
     /// Read by this scan and already stored by its spill (see `Spill`): the mirror's row is
     /// this record, parse included.
     Stored,
-    /// YAML read in pieces (see [`SPLIT_KEY`]): the items of its top-level list went to the
-    /// spill under the record's hash as they were parsed; this is the rest of the document,
-    /// the list left empty in its place.
-    Split(Value),
+}
+
+impl Scanned {
+    /// The parse this scan read, if it read one and still holds it.
+    pub fn read(&self) -> Option<&Parsed> {
+        match self {
+            Scanned::Read(p) => Some(p),
+            Scanned::Unchanged | Scanned::Touched | Scanned::Stored => None,
+        }
+    }
 }
 
 /// The top-level list a split kind's file is read in pieces by: diff.yaml's `changes`
@@ -187,7 +205,7 @@ pub struct FileRecord {
     pub kind: String,
     pub identity: Option<FileIdentity>,
     pub hash: Option<String>,
-    pub parsed: Parsed,
+    pub scanned: Scanned,
 }
 
 /// Python's text-mode read: universal newlines.
@@ -270,7 +288,7 @@ pub fn refresh_file(
         kind: kind.to_string(),
         identity,
         hash: None,
-        parsed: Parsed::Unchanged,
+        scanned: Scanned::Unchanged,
     };
     if now.is_none() && known.absent(path) {
         // Still not there: nothing to read, nothing to store.
@@ -315,7 +333,7 @@ pub fn read_file_unless(
         kind: kind.to_string(),
         identity: None,
         hash: None,
-        parsed: Parsed::Absent,
+        scanned: Scanned::Read(Parsed::Absent),
     };
     // Identity before content: a write racing this read shows as a changed identity
     // later, or the identity is unsettled and the next check reads the bytes again.
@@ -329,10 +347,10 @@ pub fn read_file_unless(
     let hash = blake3::hash(&bytes).to_hex().to_string();
     if known_hash == Some(hash.as_str()) {
         record.hash = Some(hash);
-        record.parsed = Parsed::Touched;
+        record.scanned = Scanned::Touched;
         return record;
     }
-    record.parsed = if !is_yaml_kind(kind) {
+    record.scanned = Scanned::Read(if !is_yaml_kind(kind) {
         Parsed::Text
     } else {
         match read_text(bytes) {
@@ -342,7 +360,7 @@ pub fn read_file_unless(
                 .and_then(|spill| split_parse(&text, &hash, spill))
                 .unwrap_or_else(|| whole_parse(&text)),
         }
-    };
+    });
     record.hash = Some(hash);
     record
 }
@@ -433,7 +451,7 @@ pub struct ConnectionScan {
     /// What the walk for symlinks depended on, when it walked now: kept, so a later scan
     /// that finds it still holds need not walk.
     pub walk: Option<walk::WalkMemo>,
-    /// How many of `files` the spill stored during the scan (`Parsed::Stored`).
+    /// How many of `files` the spill stored during the scan (`Scanned::Stored`).
     pub spilled: usize,
 }
 
@@ -466,9 +484,7 @@ pub struct ScanHead {
 impl ScanHead {
     /// Whether any connection-level file was read (not just found unchanged).
     pub fn read_any(&self) -> bool {
-        self.files
-            .iter()
-            .any(|f| !matches!(f.parsed, Parsed::Unchanged))
+        self.files.iter().any(|f| f.scanned != Scanned::Unchanged)
     }
 }
 
@@ -576,7 +592,7 @@ pub fn scan_tables(
 /// never held parsed in memory whole.
 pub trait Stash: Sync {
     /// Store `records` and answer `true` (their parses are then dropped and the records
-    /// marked `Parsed::Stored`), or `false` (the scan keeps them).
+    /// marked `Scanned::Stored`), or `false` (the scan keeps them).
     fn records(&self, records: &[FileRecord]) -> bool;
     /// Store the items `first..` of a split file's list (see [`SPLIT_KEY`]) under its
     /// content `hash`; `false`: not stored, the file is parsed whole instead.
@@ -660,9 +676,9 @@ fn read_all(
 }
 
 /// Hand `records` to `spill` when one holds a fresh parse; when it stores them, drop
-/// their parses (`Parsed::Stored`). Returns how many were dropped.
+/// their parses (`Scanned::Stored`). Returns how many were dropped.
 fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
-    let fresh = |r: &FileRecord| !matches!(r.parsed, Parsed::Unchanged | Parsed::Touched);
+    let fresh = |r: &FileRecord| !matches!(r.scanned, Scanned::Unchanged | Scanned::Touched);
     let Some(spill) = spill.filter(|_| records.iter().any(fresh)) else {
         return 0;
     };
@@ -671,7 +687,7 @@ fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
     }
     let mut dropped = 0;
     for r in records.iter_mut().filter(|r| fresh(r)) {
-        r.parsed = Parsed::Stored;
+        r.scanned = Scanned::Stored;
         dropped += 1;
     }
     dropped
@@ -695,11 +711,9 @@ fn read_manifest(
     };
     let mut memo = None;
     let manifest_record = refresh_file(manifest_path, name, None, "manifest", known, None);
-    let manifest_parsed = match &manifest_record.parsed {
-        Parsed::Unchanged | Parsed::Touched | Parsed::Stored => {
-            known.parsed(manifest_path).unwrap_or(Parsed::Absent)
-        }
-        other => other.clone(),
+    let manifest_parsed = match manifest_record.scanned.read() {
+        Some(read) => read.clone(),
+        None => known.parsed(manifest_path).unwrap_or(Parsed::Absent),
     };
     let manifest = if !manifest_path.is_file() {
         ManifestRead::Absent
@@ -721,9 +735,6 @@ fn read_manifest(
             },
             Parsed::Text
             | Parsed::Absent
-            | Parsed::Unchanged
-            | Parsed::Touched
-            | Parsed::Stored
             // Only diff.yaml is read in pieces.
             | Parsed::Split(_) => ManifestRead::Absent,
         }
@@ -824,7 +835,7 @@ mod tests {
         let path = dir.path().join("statistics.yaml");
         std::fs::write(&path, "row_count: 1000\n").unwrap();
         let first = read_file(&path, "c", Some("t"), "statistics");
-        assert!(matches!(first.parsed, Parsed::Yaml(_)));
+        assert!(matches!(first.scanned, Scanned::Read(Parsed::Yaml(_))));
         let again = read_file_unless(
             &path,
             "c",
@@ -833,7 +844,7 @@ mod tests {
             first.hash.as_deref(),
             None,
         );
-        assert_eq!(again.parsed, Parsed::Touched);
+        assert_eq!(again.scanned, Scanned::Touched);
         std::fs::write(&path, "row_count: 1001\n").unwrap();
         let changed = read_file_unless(
             &path,
@@ -843,7 +854,7 @@ mod tests {
             first.hash.as_deref(),
             None,
         );
-        assert!(matches!(changed.parsed, Parsed::Yaml(_)));
+        assert!(matches!(changed.scanned, Scanned::Read(Parsed::Yaml(_))));
     }
 
     /// A stash that keeps what it is handed.
@@ -884,8 +895,8 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         let stash = Kept::default();
         let record = read_file_unless(&path, "c", None, "diff", None, Some(&stash));
-        let Parsed::Split(header) = &record.parsed else {
-            panic!("not split: {:?}", record.parsed);
+        let Scanned::Read(Parsed::Split(header)) = &record.scanned else {
+            panic!("not split: {:?}", record.scanned);
         };
         assert_eq!(header.get(SPLIT_KEY), Some(&Value::seq(Vec::new())));
         let items = std::mem::take(&mut *stash.items.lock().unwrap());
@@ -903,9 +914,9 @@ mod tests {
             .all(|((_, _, got), want)| got == want));
         // Without a stash, or for another kind, the file is parsed whole.
         let plain = read_file(&path, "c", None, "diff");
-        assert_eq!(plain.parsed, Parsed::Yaml(whole.clone()));
+        assert_eq!(plain.scanned, Scanned::Read(Parsed::Yaml(whole.clone())));
         let other = read_file_unless(&path, "c", Some("t"), "statistics", None, Some(&stash));
-        assert_eq!(other.parsed, Parsed::Yaml(whole));
+        assert_eq!(other.scanned, Scanned::Read(Parsed::Yaml(whole)));
     }
 
     #[test]
@@ -919,14 +930,17 @@ mod tests {
         };
         let record = read_file_unless(&path, "c", None, "diff", None, Some(&stash));
         assert!(
-            matches!(record.parsed, Parsed::Yaml(_)),
+            matches!(record.scanned, Scanned::Read(Parsed::Yaml(_))),
             "{:?}",
-            record.parsed
+            record.scanned
         );
         // And a diff that does not parse keeps its exact error.
         std::fs::write(&path, "changes:\n- [1\n").unwrap();
         let broken = read_file_unless(&path, "c", None, "diff", None, Some(&Kept::default()));
-        assert_eq!(broken.parsed, read_file(&path, "c", None, "diff").parsed);
-        assert!(matches!(broken.parsed, Parsed::YamlError(_)));
+        assert_eq!(broken.scanned, read_file(&path, "c", None, "diff").scanned);
+        assert!(matches!(
+            broken.scanned,
+            Scanned::Read(Parsed::YamlError(_))
+        ));
     }
 }

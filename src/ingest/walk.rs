@@ -9,24 +9,63 @@ use std::path::{Path, PathBuf};
 use super::FileIdentity;
 use compat::value::Value;
 
-/// Each artifact kind's canonical file name, in manifest order.
-pub const ARTIFACT_FILENAMES: [(&str, &str); 6] = [
-    ("ddl", "ddl.sql"),
-    ("statistics", "statistics.yaml"),
-    ("relationships", "relationships.yaml"),
-    ("description", "description.md"),
-    ("statistics_annotations", "statistics.annotations.yaml"),
-    (
-        "relationships_annotations",
-        "relationships.annotations.yaml",
-    ),
-];
+/// A table's artifact kind, as a manifest entry's `artifacts:` mapping names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Artifact {
+    Ddl,
+    Statistics,
+    Relationships,
+    Description,
+    StatisticsAnnotations,
+    RelationshipsAnnotations,
+}
+
+impl Artifact {
+    /// Every kind, in manifest order.
+    pub const ALL: [Artifact; 6] = [
+        Artifact::Ddl,
+        Artifact::Statistics,
+        Artifact::Relationships,
+        Artifact::Description,
+        Artifact::StatisticsAnnotations,
+        Artifact::RelationshipsAnnotations,
+    ];
+
+    /// The kind's key in the manifest (and in resource URIs and file rows).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Artifact::Ddl => "ddl",
+            Artifact::Statistics => "statistics",
+            Artifact::Relationships => "relationships",
+            Artifact::Description => "description",
+            Artifact::StatisticsAnnotations => "statistics_annotations",
+            Artifact::RelationshipsAnnotations => "relationships_annotations",
+        }
+    }
+
+    /// The kind's canonical file name.
+    pub const fn file_name(self) -> &'static str {
+        match self {
+            Artifact::Ddl => "ddl.sql",
+            Artifact::Statistics => "statistics.yaml",
+            Artifact::Relationships => "relationships.yaml",
+            Artifact::Description => "description.md",
+            Artifact::StatisticsAnnotations => "statistics.annotations.yaml",
+            Artifact::RelationshipsAnnotations => "relationships.annotations.yaml",
+        }
+    }
+
+    /// The kind whose canonical file is named `file`.
+    pub fn of_file(file: &str) -> Option<Artifact> {
+        Artifact::ALL.into_iter().find(|a| a.file_name() == file)
+    }
+}
 
 pub fn canonical_filename(kind: &str) -> Option<&'static str> {
-    ARTIFACT_FILENAMES
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, f)| *f)
+    Artifact::ALL
+        .into_iter()
+        .find(|a| a.name() == kind)
+        .map(Artifact::file_name)
 }
 
 /// The artifacts an entry declares under their canonical names, in its own order.

@@ -15,7 +15,9 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value as Json};
 
+use super::errors;
 use super::protocol::LATEST_PROTOCOL;
+use crate::error::Recover;
 
 /// How long a child may take to answer one request (a `pz_run` is one request).
 const ANSWER_WITHIN: Duration = Duration::from_secs(3600);
@@ -104,7 +106,7 @@ impl ChildServer {
         params: Json,
         repeatable: bool,
     ) -> Result<Response, ChildError> {
-        let mut running = self.running.lock().unwrap_or_else(|e| e.into_inner());
+        let mut running = self.running.lock().recover();
         let mut restarted = false;
         if let Some(r) = running.as_mut() {
             if !matches!(r.child.try_wait(), Ok(None)) {
@@ -248,7 +250,7 @@ impl ChildServer {
                         json!({"jsonrpc": "2.0", "id": their_id, "result": {}})
                     } else {
                         json!({"jsonrpc": "2.0", "id": their_id,
-                               "error": {"code": -32601, "message": "Method not found"}})
+                               "error": errors::method_not_found_object()})
                     };
                     self.send(running, &reply, method)?;
                 }

@@ -11,12 +11,10 @@ use std::ops::Range;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use serde_json::Value as Json;
 
+use super::errors::{self, INVALID_REQUEST, PARSE_ERROR};
+
 /// The longest line read whole; a longer one is answered from its first 16 MiB.
 pub const MAX_LINE: usize = 16 * 1024 * 1024;
-
-/// JSON-RPC's codes and texts for a line that is not JSON, and JSON that is no request.
-pub const PARSE_ERROR: (i32, &str) = (-32700, "Parse error");
-pub const INVALID_REQUEST: (i32, &str) = (-32600, "Invalid Request");
 
 /// A request id as the client wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -265,10 +263,9 @@ pub fn overlong(prefix: &[u8]) -> String {
 }
 
 /// `{"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data":…}}`, the id as written.
-pub fn error_line(id: Option<&RawId>, (code, message): (i32, &str), data: &str) -> String {
-    let error = serde_json::json!({"code": code, "message": message, "data": data});
+fn error_line(id: Option<&RawId>, code: (i32, &str), data: &str) -> String {
     let id = id.map_or_else(|| "null".to_string(), RawId::to_json);
-    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#)
+    errors::error_line(&id, code, data)
 }
 
 /// The prefix of a stand-in id. A client's own string id that starts so is given a

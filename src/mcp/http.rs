@@ -24,8 +24,9 @@ use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::ServiceExt;
 
+use super::errors::method_not_found_shape;
 use super::in_flight::{InFlight, InFlightGuard};
-use super::protocol::{method_not_found_shape, Dialect};
+use super::protocol::Dialect;
 use super::sessions::{SessionLimits, Sessions};
 use super::{shutdown_signal, ServeError, Server, ToolSet};
 
@@ -613,26 +614,11 @@ fn query_param(query: &str, name: &str) -> Option<String> {
         })
 }
 
+/// A form field's text: `+` is a space, `%XX` a byte, the bytes read as UTF-8 (lossily).
 fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if bytes.len() > i + 2
-                && bytes[i + 1].is_ascii_hexdigit()
-                && bytes[i + 2].is_ascii_hexdigit() =>
-            {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("00");
-                out.push(u8::from_str_radix(hex, 16).unwrap_or(0));
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    percent_encoding::percent_decode_str(&s.replace('+', " "))
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// Python's `UUID(hex=s)`: `urn:`/`uuid:` and braces and hyphens dropped, then exactly 32

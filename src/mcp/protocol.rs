@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use rmcp::model::{
-    ErrorCode, InitializeRequestParams, InitializeResult, ProtocolVersion, ServerJsonRpcMessage,
-};
+use rmcp::model::{InitializeRequestParams, InitializeResult, ProtocolVersion};
+
+use super::errors;
 
 /// The protocol versions the reference's SDK speaks; an unknown request gets the newest.
 pub const PROTOCOL_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
@@ -82,54 +82,6 @@ pub const CSHARP_SDK: Dialect = Dialect {
 impl Dialect {
     /// `Invalid request parameters` (-32602), as this SDK sends it.
     pub fn invalid_params(&self) -> rmcp::model::ErrorData {
-        rmcp::model::ErrorData::new(
-            rmcp::model::ErrorCode::INVALID_PARAMS,
-            "Invalid request parameters",
-            self.invalid_params_data.map(|d| serde_json::json!(d)),
-        )
-    }
-}
-
-/// The references' method-not-found: `{"code":-32601,"message":"Method not found","data":
-/// "<method>"}`. rmcp's own (a method it has no handler for, or a capability not announced)
-/// carries the method as its message and no data; it is put in that shape on the way out.
-pub fn method_not_found_shape(mut message: ServerJsonRpcMessage) -> ServerJsonRpcMessage {
-    if let ServerJsonRpcMessage::Error(e) = &mut message {
-        let error = &mut e.error;
-        if error.code == ErrorCode::METHOD_NOT_FOUND
-            && error.data.is_none()
-            && error.message != METHOD_NOT_FOUND
-        {
-            error.data = Some(serde_json::json!(error.message));
-            error.message = METHOD_NOT_FOUND.into();
-        }
-    }
-    message
-}
-
-/// JSON-RPC's text for -32601, as both references send it.
-pub const METHOD_NOT_FOUND: &str = "Method not found";
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rmcp::model::{ErrorData, NumberOrString};
-
-    #[test]
-    fn rmcp_method_not_found_takes_the_references_shape() {
-        let rmcp = ErrorData::method_not_found::<rmcp::model::ListPromptsRequestMethod>();
-        let shaped = method_not_found_shape(ServerJsonRpcMessage::error(
-            rmcp,
-            Some(NumberOrString::Number(3)),
-        ));
-        assert_eq!(
-            serde_json::to_value(&shaped).unwrap(),
-            serde_json::json!({"jsonrpc": "2.0", "id": 3, "error":
-                {"code": -32601, "message": "Method not found", "data": "prompts/list"}})
-        );
-        // Any other error goes as it is.
-        let other = ErrorData::invalid_params("Invalid request parameters", None);
-        let sent = method_not_found_shape(ServerJsonRpcMessage::error(other.clone(), None));
-        assert!(matches!(sent, ServerJsonRpcMessage::Error(e) if e.error == other));
+        errors::invalid_params(errors::INVALID_PARAMS, self.invalid_params_data)
     }
 }

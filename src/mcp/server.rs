@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, ErrorCode, ErrorData, InitializeRequestParams, InitializeResult,
+    CustomResult, ErrorData, InitializeRequestParams, InitializeResult,
     ListResourceTemplatesRequestMethod, ListResourceTemplatesResult, ListResourcesRequestMethod,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ReadResourceRequestMethod, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
@@ -18,7 +18,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::{Map, Value as Json};
 
-use super::errors::rpc_error;
+use super::errors::{self, internal, rpc_error};
 use super::in_flight::InFlight;
 use super::protocol;
 use super::tool_set::{CallResult, Refusal, Resources, Tool, ToolSet, Unclassified};
@@ -41,10 +41,6 @@ impl<S: ToolSet> Clone for Server<S> {
             in_flight: self.in_flight.clone(),
         }
     }
-}
-
-fn internal(e: impl std::fmt::Display) -> ErrorData {
-    ErrorData::internal_error(e.to_string(), None)
 }
 
 /// A panic's message, as far as its payload carries one.
@@ -300,10 +296,6 @@ impl<S: ToolSet> ServerHandler for Server<S> {
         if S::DIALECT.known_methods.contains(&request.method.as_str()) {
             return Err(S::DIALECT.invalid_params());
         }
-        Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            protocol::METHOD_NOT_FOUND,
-            Some(serde_json::json!(request.method)),
-        ))
+        Err(errors::method_not_found(&request.method))
     }
 }

@@ -2,7 +2,7 @@
 //! been idle for `SessionLimits::idle` (its worker stops and rmcp forgets it), and at most
 //! `SessionLimits::max` live at once: a new session past the cap ends the one idle the
 //! longest. Every message a session's handler sends goes out in the references' shape
-//! (`protocol::method_not_found_shape`).
+//! (`errors::method_not_found_shape`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -19,7 +19,7 @@ use rmcp::transport::{Transport, WorkerTransport};
 use rmcp::RoleServer;
 use tokio::time::Instant;
 
-use super::protocol::method_not_found_shape;
+use super::errors::method_not_found_shape;
 
 /// How long an `/mcp` session may stay idle, and how many may live at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

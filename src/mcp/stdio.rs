@@ -11,9 +11,9 @@ use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
+use super::errors::method_not_found_shape;
 use super::framing::{self, Frame, RawIds, MAX_LINE};
 use super::in_flight::InFlight;
-use super::protocol::method_not_found_shape;
 use super::server::Server;
 use super::tool_set::ToolSet;
 use super::ServeError;

@@ -551,11 +551,12 @@ impl TrackedFiles<'_> {
             return Ok(i);
         }
         let identity = file_identity(path);
-        let kind = walk::ARTIFACT_FILENAMES
-            .iter()
-            .find(|(_, f)| path.file_name().and_then(|n| n.to_str()) == Some(*f))
-            .map(|(k, _)| *k)
-            .unwrap_or("relationships");
+        let kind = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(walk::Artifact::of_file)
+            .unwrap_or(walk::Artifact::Relationships)
+            .name();
         let fresh = self.state.current_file(path, None, kind, false)?;
         let content = Content::of(self.state, &fresh)?;
         let mut seen = self.seen.borrow_mut();

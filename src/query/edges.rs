@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
-use crate::ingest::{walk, ManifestRead};
+use crate::ingest::walk::{self, Artifact};
+use crate::ingest::ManifestRead;
 use crate::store::files::{Check, FreshFile};
 use crate::store::Snapshot;
 use compat::value::Value;
@@ -99,11 +100,11 @@ impl<'a> Print<'a> {
     }
 
     /// The path of a declared artifact of a walkable table, when it declares `kind`.
-    pub fn artifact(&self, fqn: &str, kind: &str) -> Option<PathBuf> {
+    pub fn artifact(&self, fqn: &str, kind: walk::Artifact) -> Option<PathBuf> {
         let entry = self.entry(fqn)?;
         walk::declared_artifacts(entry)
             .into_iter()
-            .find(|(k, _)| k == kind)
+            .find(|(k, _)| k == kind.name())
             .map(|(_, name)| self.root.join(walk::table_path(fqn, entry)).join(name))
     }
 }
@@ -325,7 +326,7 @@ pub fn incoming_rejections(
     let mut out = IncomingRejections::default();
     let mut consulted = Vec::new();
     for referencer in referencers {
-        let Some(path) = print.artifact(&referencer, "relationships_annotations") else {
+        let Some(path) = print.artifact(&referencer, Artifact::RelationshipsAnnotations) else {
             continue;
         };
         consulted.push(path.clone());
@@ -421,12 +422,12 @@ fn source_verdicts(
     source: &str,
     consulted: &mut Vec<PathBuf>,
 ) -> Result<Rejections, QueryError> {
-    let Some(path) = print.artifact(source, "relationships_annotations") else {
+    let Some(path) = print.artifact(source, Artifact::RelationshipsAnnotations) else {
         return Ok(Rejections::default());
     };
     consulted.push(path.clone());
     let mut edges = None;
-    if let Some(relationships) = print.artifact(source, "relationships") {
+    if let Some(relationships) = print.artifact(source, Artifact::Relationships) {
         consulted.push(relationships.clone());
         if let Content::Yaml(data @ Value::Map(_)) = print.files.read(&relationships)? {
             edges = data.get("refers_to").cloned();

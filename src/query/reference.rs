@@ -39,7 +39,7 @@ impl ParsedDocument {
     pub fn parse(text: String) -> ParsedDocument {
         let lines = compat::py::splitlines_ranges(&text);
         let headings = parse_headings(&text, &lines);
-        let version = hex(&Sha256::digest(text.as_bytes()))[..16].to_string();
+        let version = format!("{:x}", Sha256::digest(text.as_bytes()))[..16].to_string();
         ParsedDocument {
             text,
             lines,
@@ -188,10 +188,6 @@ pub fn text(
             available,
         }
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Headings outside fenced code blocks: a `#` line inside an example block is not one.

@@ -6,7 +6,7 @@ use std::path::Path;
 use super::list_tables::absent_table;
 use super::pins::Pins;
 use super::value_resolution::{resolve, value_notes};
-use crate::error::QueryError;
+use crate::error::{internal, QueryError};
 use crate::store::search::records::{FileState, Resolve, ValuesState};
 use crate::store::Snapshot;
 use compat::py::repr_str;
@@ -24,10 +24,6 @@ pub struct Request<'a> {
 pub struct Resolution {
     pub fields: Vec<(String, Value)>,
     pub pins: Pins,
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 fn shown(path: &Path) -> String {
@@ -59,6 +55,46 @@ fn unavailable_reason(column: &str, r: &Resolve, scope_read_nothing: bool) -> Op
                 None
             }
         }
+    }
+}
+
+/// The statistics file (and the annotations file, when the table declares one) as the
+/// index found them: an error for one that cannot be read.
+fn readable(
+    stats: &FileState,
+    stats_path: &Path,
+    annotations: Option<(&FileState, &Path)>,
+) -> Result<(), QueryError> {
+    match stats {
+        FileState::Absent | FileState::Undeclared => {
+            return Err(QueryError::MissingFile {
+                artifact: "statistics.yaml".into(),
+                path: shown(stats_path),
+            })
+        }
+        FileState::ParseError(message) => {
+            return Err(QueryError::YamlParse {
+                path: shown(stats_path),
+                message: message.clone(),
+            })
+        }
+        FileState::OtherError(message) => return Err(QueryError::Other(message.clone())),
+        FileState::Ok | FileState::Malformed(_) => {}
+    }
+    let Some((state, ann_path)) = annotations else {
+        return Ok(());
+    };
+    match state {
+        FileState::ParseError(message) => Err(QueryError::YamlParse {
+            path: shown(ann_path),
+            message: message.clone(),
+        }),
+        FileState::OtherError(message) => Err(QueryError::Other(message.clone())),
+        FileState::Malformed(reason) => Err(QueryError::Malformed {
+            path: shown(ann_path),
+            reason: reason.clone(),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -99,40 +135,11 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Resolution, QueryError>
         .table_record(rank, true)
         .map_err(internal)?
         .ok_or_else(|| internal("the search index lost a table"))?;
-    match &table.stats {
-        FileState::Absent | FileState::Undeclared => {
-            return Err(QueryError::MissingFile {
-                artifact: "statistics.yaml".into(),
-                path: shown(stats_path),
-            })
-        }
-        FileState::ParseError(message) => {
-            return Err(QueryError::YamlParse {
-                path: shown(stats_path),
-                message: message.clone(),
-            })
-        }
-        FileState::OtherError(message) => return Err(QueryError::Other(message.clone())),
-        FileState::Ok | FileState::Malformed(_) => {}
-    }
-    if let Some(ann_path) = &entry.annotations {
-        match &table.annotations {
-            FileState::ParseError(message) => {
-                return Err(QueryError::YamlParse {
-                    path: shown(ann_path),
-                    message: message.clone(),
-                })
-            }
-            FileState::OtherError(message) => return Err(QueryError::Other(message.clone())),
-            FileState::Malformed(reason) => {
-                return Err(QueryError::Malformed {
-                    path: shown(ann_path),
-                    reason: reason.clone(),
-                })
-            }
-            _ => {}
-        }
-    }
+    let annotations = entry
+        .annotations
+        .as_deref()
+        .map(|p| (&table.annotations, p));
+    readable(&table.stats, stats_path, annotations)?;
     if !table.stats_columns.iter().any(|c| c == req.column) {
         return Err(QueryError::UnknownColumn {
             column: req.column.into(),

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::pins::Pins;
 use super::value::set;
-use crate::error::QueryError;
+use crate::error::{internal, QueryError};
 use crate::store::cache::Key;
 use crate::store::search::lookup::{Filters, Hit};
 use crate::store::search::records::{ColumnRecord, TableRecord};
@@ -18,10 +18,6 @@ use compat::value::Value;
 
 pub struct Request<'a> {
     pub filters: Filters<'a>,
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 /// An unset glob passes; a set one needs the field present to fnmatch against.

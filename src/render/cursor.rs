@@ -99,9 +99,5 @@ fn arguments_digest(arguments: &Value) -> String {
         other => other.clone(),
     };
     let digest = Sha256::digest(json_compact(&sorted).as_bytes());
-    hex(&digest)[..DIGEST_CHARS].to_string()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    format!("{digest:x}")[..DIGEST_CHARS].to_string()
 }

@@ -15,16 +15,7 @@ use crate::query::plan_joins::{short, words};
 
 /// A word Mermaid reads as an attribute's type or name: the leading word characters.
 fn word(text: &str, fallback: &str) -> String {
-    let w: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let w = text.replace(|c: char| !(c.is_ascii_alphanumeric() || c == '_'), "_");
     let w = w.trim_matches('_').to_string();
     match w.chars().next() {
         None => fallback.to_string(),

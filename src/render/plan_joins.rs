@@ -39,10 +39,10 @@ fn cost(c: f64) -> Value {
     Value::Float((c * 100.0).round() / 100.0)
 }
 
-fn hop(plan: &Plan, h: &Hop) -> Value {
+/// What a hop joins: its two tables and the key columns on each side, in pair order.
+fn ends(plan: &Plan, h: &Hop) -> [(&'static str, Value); 4] {
     let g = &plan.graph;
-    let e = &g.edges[h.edge];
-    let mut pairs = vec![
+    [
         ("from", s(&g.tables[h.from])),
         ("to", s(&g.tables[h.to])),
         (
@@ -53,9 +53,15 @@ fn hop(plan: &Plan, h: &Hop) -> Value {
             "to_columns",
             names(&h.keys.iter().map(|k| k.1.clone()).collect::<Vec<_>>()),
         ),
-        ("cardinality", s(h.cardinality.name())),
-        ("detection", s(e.detection.name())),
-    ];
+    ]
+}
+
+fn hop(plan: &Plan, h: &Hop) -> Value {
+    let g = &plan.graph;
+    let e = &g.edges[h.edge];
+    let mut pairs = Vec::from(ends(plan, h));
+    pairs.push(("cardinality", s(h.cardinality.name())));
+    pairs.push(("detection", s(e.detection.name())));
     if e.confirmed {
         pairs.push(("confirmed", Value::Bool(true)));
     }
@@ -84,20 +90,10 @@ fn hop(plan: &Plan, h: &Hop) -> Value {
 /// plan's to give).
 fn brief_hop(plan: &Plan, h: &Hop) -> Value {
     let g = &plan.graph;
-    value::dict([
-        ("from", s(&g.tables[h.from])),
-        ("to", s(&g.tables[h.to])),
-        (
-            "from_columns",
-            names(&h.keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>()),
-        ),
-        (
-            "to_columns",
-            names(&h.keys.iter().map(|k| k.1.clone()).collect::<Vec<_>>()),
-        ),
-        ("detection", s(g.edges[h.edge].detection.name())),
-        ("join", s(if h.left_join { "LEFT JOIN" } else { "JOIN" })),
-    ])
+    let mut pairs = Vec::from(ends(plan, h));
+    pairs.push(("detection", s(g.edges[h.edge].detection.name())));
+    pairs.push(("join", s(if h.left_join { "LEFT JOIN" } else { "JOIN" })));
+    value::dict(pairs)
 }
 
 fn alternative(plan: &Plan, p: &Planned, why: &str) -> Value {

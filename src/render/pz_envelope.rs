@@ -10,7 +10,7 @@ use compat::dotnet::Json;
 /// An error object, keys in pz's order.
 pub fn error_json(e: &PzError) -> Json {
     let mut fields = vec![
-        ("code", Json::str(e.code)),
+        ("code", Json::str(e.code.as_str())),
         ("message", Json::str(&e.message)),
     ];
     if let Some(f) = &e.file {
@@ -51,12 +51,13 @@ pub fn failure(applied: Option<bool>, errors: &[PzError]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::pz::PzCode;
 
     #[test]
     fn envelopes_match_pz_tests() {
         // ToolEnvelopeTests: an error with file and line, and an applied success.
         let e = PzError {
-            code: "PZ0101",
+            code: PzCode::YamlShape,
             message: "m".into(),
             file: Some("connections.yml".into()),
             line: Some(12),
@@ -74,7 +75,7 @@ mod tests {
             r#"{"ok":true,"applied":true,"result":{"nodes":3}}"#
         );
         let bare = PzError {
-            code: "PZ0201",
+            code: PzCode::UnresolvedRef,
             message: "x".into(),
             file: None,
             line: None,

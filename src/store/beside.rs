@@ -63,7 +63,7 @@ impl Store {
         let as_stored = scan
             .files
             .iter()
-            .all(|f| matches!(f.parsed, ingest::Parsed::Unchanged));
+            .all(|f| matches!(f.scanned, ingest::Scanned::Unchanged));
         if !as_stored || !shared.mirror.unchanged(&conn.name, &scan)? {
             return Ok(None);
         }
@@ -84,7 +84,7 @@ impl Store {
         let Some(search) = shared
             .index
             .view(&conn.name, tables)
-            .map_err(|e| MirrorError::Index(e.to_string()))?
+            .map_err(MirrorError::Index)?
         else {
             return Ok(None);
         };

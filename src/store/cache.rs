@@ -8,6 +8,7 @@
 //! a request arriving while the same key is built waits for that build instead of
 //! starting its own. A failed build caches nothing.
 
+use crate::error::Recover;
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -71,6 +72,14 @@ struct Entries {
     weight: usize,
 }
 
+impl Entries {
+    /// The next use's time on the cache's own clock (what least-recently-used compares).
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+}
+
 pub struct Cache {
     entries: Mutex<Entries>,
     budget: usize,
@@ -91,7 +100,7 @@ impl Cache {
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, Entries> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        self.entries.lock().recover()
     }
 
     /// The value for `key`, built by `build` when absent. `weight` estimates an entry's
@@ -116,8 +125,7 @@ impl Cache {
     {
         let slot = {
             let mut entries = self.entries();
-            entries.clock += 1;
-            let now = entries.clock;
+            let now = entries.tick();
             let entry = entries.map.get_mut(key)?;
             entry.used = now;
             entry.slot.clone()
@@ -186,8 +194,7 @@ impl Cache {
     {
         let slot = {
             let mut entries = self.entries();
-            entries.clock += 1;
-            let now = entries.clock;
+            let now = entries.tick();
             let entry = entries.map.entry(key).or_insert_with(|| Entry {
                 slot: Arc::default(),
                 weight: 0,
@@ -197,7 +204,7 @@ impl Cache {
             entry.used = now;
             entry.slot.clone()
         };
-        let mut value = slot.value.lock().unwrap_or_else(|e| e.into_inner());
+        let mut value = slot.value.lock().recover();
         if let Some(hit) = value.as_ref().and_then(|v| v.clone().downcast::<T>().ok()) {
             if valid(&hit) {
                 return Ok(hit);

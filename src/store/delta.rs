@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use super::mirror::{Mirror, WrittenRow};
 use super::snapshot::ContentVersions;
 use super::Snapshot;
-use crate::ingest::{self, FileIdentity, FileRecord, Parsed};
+use crate::ingest::{self, FileIdentity, FileRecord, Parsed, Scanned};
 
 /// A snapshot and what moved since it: each moved path with its identity now (`None`:
 /// absent) and content hash.
@@ -54,8 +54,8 @@ impl<'a> Delta<'a> {
 
     /// A record this writer read (not one found unchanged).
     pub(super) fn read(&mut self, record: &FileRecord) {
-        let now = match (&record.parsed, record.identity) {
-            (Parsed::Absent, _) | (_, None) => (None, None),
+        let now = match (&record.scanned, record.identity) {
+            (Scanned::Read(Parsed::Absent), _) | (_, None) => (None, None),
             (_, Some(identity)) => (Some(identity), record.hash.clone()),
         };
         self.moved.insert(record.path.clone(), now);

@@ -6,10 +6,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::mirror::FileStatus;
+use super::mirror::{FileStatus, ParseStatus};
 use super::Shared;
-use crate::error::QueryError;
-use crate::ingest::{self, FileIdentity, Parsed};
+use crate::error::{internal, QueryError};
+use crate::ingest::{self, FileIdentity, Parsed, Scanned};
 use compat::value::Value;
 
 /// How a file parsed, without its value.
@@ -46,8 +46,7 @@ fn check_of(parsed: &Parsed) -> Check {
         Parsed::Yaml(_) | Parsed::Split(_) => Check::Yaml,
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
         Parsed::OtherError(m) => Check::OtherError(m.clone()),
-        // `read_file` never answers these two.
-        Parsed::Absent | Parsed::Unchanged | Parsed::Touched | Parsed::Stored => Check::Absent,
+        Parsed::Absent => Check::Absent,
     }
 }
 
@@ -95,12 +94,12 @@ pub fn read_whole(path: &Path, into: &mut Vec<u8>) -> std::io::Result<()> {
 
 /// How a stored row says its file parsed.
 fn check_of_row(row: &FileStatus) -> Check {
-    match row.parse_status.as_str() {
-        "ok" | "split" => Check::Yaml,
-        "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
-        "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
-        "text" => Check::Text,
-        _ => Check::Absent,
+    match row.parse_status {
+        ParseStatus::Ok | ParseStatus::Split => Check::Yaml,
+        ParseStatus::YamlError => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
+        ParseStatus::OtherError => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
+        ParseStatus::Text => Check::Text,
+        ParseStatus::Absent => Check::Absent,
     }
 }
 
@@ -121,10 +120,6 @@ fn as_stored(
         identity: now,
         value: None,
     })
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 impl Shared {
@@ -173,7 +168,7 @@ impl Shared {
         // The same bytes under a new identity keep the stored parse.
         let known_hash = stored
             .as_ref()
-            .filter(|row| !force && row.parse_status != "absent")
+            .filter(|row| !force && row.parse_status != ParseStatus::Absent)
             .and_then(|row| row.hash.clone());
         let mut record = ingest::read_file_unless(
             path,
@@ -197,17 +192,22 @@ impl Shared {
             }
         }
         drop(lock);
-        if matches!(record.parsed, Parsed::Touched) {
-            return Ok(FreshFile {
-                path: path.to_path_buf(),
-                hash: record.hash,
-                check: stored_check.unwrap_or(Check::Absent),
-                identity: None,
-                value: None,
-            });
-        }
-        let check = check_of(&record.parsed);
-        let value = match record.parsed {
+        let parsed = match record.scanned {
+            Scanned::Read(parsed) => parsed,
+            Scanned::Touched => {
+                return Ok(FreshFile {
+                    path: path.to_path_buf(),
+                    hash: record.hash,
+                    check: stored_check.unwrap_or(Check::Absent),
+                    identity: None,
+                    value: None,
+                });
+            }
+            // `read_file` never answers these two.
+            Scanned::Unchanged | Scanned::Stored => Parsed::Absent,
+        };
+        let check = check_of(&parsed);
+        let value = match parsed {
             Parsed::Yaml(v) => Some(v),
             _ => None,
         };

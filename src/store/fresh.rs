@@ -19,7 +19,7 @@ use std::sync::Arc;
 use super::changes::{self, ChangeFeed};
 use super::pz_project::ProjectSnapshot;
 use super::{Snapshot, Store};
-use crate::error::QueryError;
+use crate::error::{internal, QueryError};
 
 /// What a dbprint answer reads of its connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,10 +87,6 @@ mod sealed {
             path: PathBuf,
         ) -> Result<Arc<Self::Snapshot>, QueryError>;
     }
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 impl Store {

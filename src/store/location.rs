@@ -27,6 +27,7 @@ use super::lock::{Held, Writer, LOCK_WAIT};
 use super::mirror::{Mirror, MirrorError, MIRROR_FILE};
 use super::search::{IndexError, SearchIndex};
 use super::Shared;
+use crate::error::Recover;
 
 /// Written on a clean shutdown: the location's files as they were left.
 const CLEAN_MARKER: &str = "clean-shutdown";
@@ -137,10 +138,7 @@ impl Locations {
 
     /// The location written and read now.
     pub(super) fn current(&self) -> Arc<Shared> {
-        self.current
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.current.read().recover().clone()
     }
 
     pub(super) fn cache(&self) -> &Cache {
@@ -148,7 +146,7 @@ impl Locations {
     }
 
     fn swap(&self, was: &Arc<Shared>, now: Shared) {
-        let mut current = self.current.write().unwrap_or_else(|e| e.into_inner());
+        let mut current = self.current.write().recover();
         if Arc::ptr_eq(&current, was) {
             *current = Arc::new(now);
         }
@@ -171,7 +169,7 @@ impl Locations {
     /// location is unusable, stand in a private location. `first`: the first failure of
     /// this write (a second one never repairs again).
     pub(super) fn after_failure(&self, failed: &Arc<Shared>, error: &MirrorError, first: bool) {
-        let _one = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = self.moving.lock().recover();
         if !Arc::ptr_eq(&self.current(), failed) {
             return; // another thread moved already
         }
@@ -204,7 +202,7 @@ impl Locations {
     /// The shared location was removed under this process: make it again.
     pub(super) fn remake(&self, lost: &Arc<Shared>) {
         let failed = {
-            let _one = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+            let _one = self.moving.lock().recover();
             if !Arc::ptr_eq(&self.current(), lost) {
                 return;
             }
@@ -234,13 +232,13 @@ impl Locations {
             return false;
         }
         {
-            let mut tried = self.tried_shared.lock().unwrap_or_else(|e| e.into_inner());
+            let mut tried = self.tried_shared.lock().recover();
             if tried.elapsed() < RETRY_SHARED_EVERY {
                 return false;
             }
             *tried = Instant::now();
         }
-        let _one = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = self.moving.lock().recover();
         match open_at(
             &self.shared_dir,
             &self.shared_writer,
@@ -275,11 +273,7 @@ impl Locations {
         }
         let found = match read.mirror.verify() {
             Err(e) => Some(e),
-            Ok(()) => read
-                .index
-                .verify()
-                .err()
-                .map(|e| MirrorError::Index(e.to_string())),
+            Ok(()) => read.index.verify().err().map(MirrorError::Index),
         };
         match found {
             Some(e) => {

@@ -14,6 +14,7 @@
 //! [`Writer::lock_bounded`] waits a plain bound, whoever holds the lock: for what can be
 //! done without it (a file read privately, a clean-shutdown mark left out).
 
+use crate::error::Recover;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -72,18 +73,18 @@ impl Writer {
     /// all when a wait gave up on a still holder a moment ago); `None` when the holder
     /// stays still, or never lets go.
     pub(super) fn lock_within(&self, wait: Duration) -> Option<WriteLock<'_>> {
-        let in_process = self.in_process.lock().unwrap_or_else(|e| e.into_inner());
+        let in_process = self.in_process.lock().recover();
         let recently_still = self
             .gave_up
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .recover()
             .is_some_and(|at| at.elapsed() < BUSY_MEMORY);
         let still_wait = if recently_still { Duration::ZERO } else { wait };
         match self.acquire(still_wait, true) {
             Ok(across) => Some(self.held(across, in_process)),
             Err(held) => {
                 if held == Held::Still {
-                    *self.gave_up.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+                    *self.gave_up.lock().recover() = Some(Instant::now());
                 }
                 None
             }
@@ -235,7 +236,7 @@ impl Beat {
     }
 
     fn state(&self) -> MutexGuard<'_, BeatState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock().recover()
     }
 
     /// Write one beat: this process's id, a count, and the time, in a record of fixed
@@ -314,12 +315,9 @@ fn beat_loop(beat: &Beat) {
     while !state.stop {
         if state.holding {
             Beat::write(&beat.path, &mut state);
-            state = beat
-                .wake
-                .wait_timeout(state, BEAT_EVERY)
-                .map_or_else(|e| e.into_inner().0, |(s, _)| s);
+            state = beat.wake.wait_timeout(state, BEAT_EVERY).recover().0;
         } else {
-            state = beat.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+            state = beat.wake.wait(state).recover();
         }
     }
 }

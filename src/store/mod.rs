@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
 use crate::config::{ConnectionConfig, Served};
+use crate::error::Recover;
 use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
 use cache::Cache;
 use delta::{Applied, Delta, ViewKnown};
@@ -233,7 +234,7 @@ impl Store {
                 drop((manifest, absent, identities, hashes));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
-                    .map_err(|e| MirrorError::Index(e.to_string()))?;
+                    .map_err(MirrorError::Index)?;
                 Ok(())
             })?;
         }
@@ -357,8 +358,7 @@ impl Store {
                 }
             }
         }
-        Err(failed
-            .unwrap_or_else(|| MirrorError::Index("no index location could be written".into())))
+        Err(failed.unwrap_or(MirrorError::NoLocation))
     }
 
     /// The inotify change feed, once set up (`None` before, or where inotify is missing).
@@ -371,11 +371,7 @@ impl Store {
     pub fn compact_index(&self) -> Result<(), MirrorError> {
         self.write(|shared, _lock| {
             let started = std::time::Instant::now();
-            if shared
-                .index
-                .compact()
-                .map_err(|e| MirrorError::Index(e.to_string()))?
-            {
+            if shared.index.compact().map_err(MirrorError::Index)? {
                 tracing::debug!(elapsed = ?started.elapsed(), "search index compacted");
             }
             Ok(())
@@ -387,7 +383,7 @@ impl Store {
         self.shared()
             .index
             .count("column")
-            .map_err(|e| MirrorError::Index(e.to_string()))
+            .map_err(MirrorError::Index)
     }
 
     /// Re-read what changed on disk for one connection and swap in its new state.
@@ -433,7 +429,7 @@ impl Store {
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
             (search, versions)
         });
-        let search = search.map_err(|e| MirrorError::Index(e.to_string()))?;
+        let search = search.map_err(MirrorError::Index)?;
         tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
         let snapshot = Snapshot {
             config: conn.clone(),
@@ -504,7 +500,7 @@ impl Store {
         let reread = scan
             .files
             .iter()
-            .filter(|f| !matches!(f.parsed, ingest::Parsed::Unchanged))
+            .filter(|f| f.scanned != ingest::Scanned::Unchanged)
             .count();
         let files = scan.files.len();
         // The identity the manifest had before the scan read it: a write during the scan
@@ -614,7 +610,7 @@ impl Store {
         let touched: Vec<ingest::FileRecord> = scan
             .files
             .iter()
-            .filter(|f| matches!(f.parsed, ingest::Parsed::Touched))
+            .filter(|f| f.scanned == ingest::Scanned::Touched)
             .cloned()
             .collect();
         if touched.is_empty() {
@@ -623,8 +619,8 @@ impl Store {
         let mismatched = shared.mirror.upsert_files(&touched)?;
         let again = Self::read_in_full(shared, &mismatched, &touched)?;
         for f in touched.into_iter().chain(again) {
-            match (&f.parsed, f.identity) {
-                (ingest::Parsed::Absent, _) | (_, None) => {
+            match (&f.scanned, f.identity) {
+                (ingest::Scanned::Read(ingest::Parsed::Absent), _) | (_, None) => {
                     identities.remove(&f.path);
                     hashes.remove(&f.path);
                 }
@@ -651,11 +647,7 @@ impl Store {
 
     /// The store's record of the snapshot connection `name` published last.
     fn published(&self, name: &str) -> Option<Arc<Published<Snapshot>>> {
-        self.states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        self.states.read().recover().get(name).cloned()
     }
 
     /// The store's record of `snapshot`, while it is the one its connection reads.
@@ -676,7 +668,7 @@ impl Store {
         let published = Arc::new(Published::new(snapshot.clone(), verified));
         self.states
             .write()
-            .unwrap_or_else(|e| e.into_inner())
+            .recover()
             .insert(snapshot.config.name.clone(), published);
         snapshot
     }
@@ -692,7 +684,9 @@ impl Store {
         paths: &[PathBuf],
     ) -> Result<Arc<Snapshot>, MirrorError> {
         let Some(conn) = self.served.connections.iter().find(|c| c.name == name) else {
-            return Err(MirrorError::Index(format!("no served connection {name}")));
+            return Err(MirrorError::NotServed(format!(
+                "no served connection {name}"
+            )));
         };
         self.write(|shared, lock| self.refresh_locked(shared, conn, paths, lock))
     }
@@ -756,7 +750,7 @@ impl Store {
                 .map(|(path, fqn, kind)| {
                     ingest::refresh_file(path, name, fqn.as_deref(), kind, &known, Some(spill))
                 })
-                .filter(|r| !matches!(r.parsed, ingest::Parsed::Unchanged))
+                .filter(|r| r.scanned != ingest::Scanned::Unchanged)
                 .collect()
         };
         if records.is_empty() && delta.is_empty() {
@@ -787,7 +781,7 @@ impl Store {
             &records,
             &hashes,
         )
-        .map_err(|e| MirrorError::Index(e.to_string()))?;
+        .map_err(MirrorError::Index)?;
         // The new snapshot vouches for the epoch the old one did: the other files were as
         // the old one holds them then, and what the feed names since (these files among
         // them) is checked against the new one.

@@ -5,6 +5,7 @@ mod architecture;
 mod boundaries;
 mod cli;
 mod client_config;
+mod code_shape;
 mod context;
 mod daemon;
 mod faults;

@@ -20,6 +20,7 @@ pub use files::{ProjectFile, ProjectFiles};
 
 use std::path::PathBuf;
 
+use crate::error::pz::PzCode;
 use compat::dotnet::ordinal_cmp;
 use manifest::{parse_manifest, CompiledManifest, MANIFEST_PATH};
 use runs::{parse_run_results, run_id_of, RunRecord};
@@ -31,7 +32,7 @@ use yaml_doc::{load_yaml, YamlDoc};
 /// when the text is this loader's rather than pz's (a YAML syntax error's wording).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diag {
-    pub code: &'static str,
+    pub code: PzCode,
     pub message: String,
     pub file: Option<String>,
     pub line: Option<u32>,

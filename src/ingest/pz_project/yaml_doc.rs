@@ -11,12 +11,11 @@ use compat::yaml::{self, LoadError};
 
 use super::value::{convert_map, PzMap};
 use super::Diag;
+use crate::error::pz::PzCode;
 use compat::dotnet::read_all_text;
 
 /// A loaded YAML file: its root mapping, or the one error loading it produced.
 pub type YamlDoc = Result<PzMap, Diag>;
-
-pub const YAML_SHAPE: &str = "PZ0101";
 
 pub fn load_yaml(bytes: &[u8], rel: &str) -> YamlDoc {
     let text = read_all_text(bytes);
@@ -34,7 +33,7 @@ pub fn load_yaml(bytes: &[u8], rel: &str) -> YamlDoc {
                 "a scalar"
             };
             Err(Diag {
-                code: YAML_SHAPE,
+                code: PzCode::YamlShape,
                 message: format!(
                     "Malformed YAML: the document's root must be a mapping of keys to values (got {shape})."
                 ),
@@ -58,7 +57,7 @@ fn malformed(e: &LoadError, text: &str, rel: &str) -> Diag {
             .count()
             .max(2);
         return Diag {
-            code: YAML_SHAPE,
+            code: PzCode::YamlShape,
             message: format!(
                 "Malformed YAML: this file has {count} YAML documents (separated by '---'); pz reads only one document per file."
             ),
@@ -69,7 +68,7 @@ fn malformed(e: &LoadError, text: &str, rel: &str) -> Diag {
         };
     }
     Diag {
-        code: YAML_SHAPE,
+        code: PzCode::YamlShape,
         message: format!("Malformed YAML: {detail}"),
         file: Some(rel.to_string()),
         line: first_mark_line(&detail),

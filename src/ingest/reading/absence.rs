@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 
+use super::is_number;
 use compat::value::Value;
 
 /// Why a field reads as it does.
@@ -286,11 +287,6 @@ fn stated_by_absence(head: &str) -> Option<(Value, &'static str, &'static str)> 
 /// Python `isinstance(v, int) and not isinstance(v, bool)`.
 pub fn is_int(v: &Value) -> bool {
     matches!(v, Value::Int(_) | Value::BigInt(_))
-}
-
-/// `isinstance(v, (int, float)) and not isinstance(v, bool)`.
-pub fn is_number(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
 }
 
 /// `mapping.get(key)` with Python's `None` for a missing key.

@@ -11,3 +11,21 @@
 pub mod absence;
 pub mod authored;
 pub mod scope;
+
+use compat::value::Value;
+
+/// A real number as Python sees one (`isinstance(v, (int, float)) and not
+/// isinstance(v, bool)`).
+pub fn is_number(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
+}
+
+/// A number as a float (`int` or `float`, never `bool`).
+pub fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Int(i) => Some(*i as f64),
+        Value::BigInt(s) => s.parse().ok(),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}

@@ -3,6 +3,7 @@
 //! the table.
 
 use super::absence::{block_value, column_value, is_int, read_table_block, Absence};
+use super::as_f64;
 use compat::py::py_eq;
 use compat::value::Value;
 
@@ -23,15 +24,6 @@ pub struct ScanScope {
     pub row_count: Option<Value>,
     pub sample: Option<Value>,
     pub filter: Option<String>,
-}
-
-fn as_f64(v: &Value) -> Option<f64> {
-    match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::BigInt(s) => s.parse().ok(),
-        Value::Float(f) => Some(*f),
-        _ => None,
-    }
 }
 
 impl ScanScope {

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 
 use super::DbprintTools;
 use crate::error::QueryError;
-use crate::mcp::errors::rpc_error;
+use crate::mcp::errors::{self, rpc_error};
 use crate::mcp::tool_set::Resources;
 use crate::query::plan_joins::{self, erd};
 use crate::query::resources;
@@ -16,7 +16,7 @@ use crate::render;
 use crate::store::{Connection, Reads};
 
 fn wire<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ErrorData> {
-    serde_json::from_value(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+    serde_json::from_value(value).map_err(errors::internal)
 }
 
 impl Resources for DbprintTools {

@@ -7,12 +7,14 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use rmcp::model::{ErrorCode, ErrorData};
+use rmcp::model::ErrorData;
 use serde_json::{json, Value};
 
 use super::Args;
-use crate::error::pz::PzError;
+use crate::error::pz as pz_error;
+use crate::error::Recover;
 use crate::mcp::child::{ChildError, ChildServer};
+use crate::mcp::errors;
 use crate::mcp::tool_set::CallResult;
 use crate::render::pz_envelope as envelope;
 
@@ -63,7 +65,7 @@ impl Delegate {
 
     /// pz's tools, as its tools/list shows them (asked once).
     pub fn tools(&self) -> Result<Vec<Value>, ChildError> {
-        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listed = self.listed.lock().recover();
         if let Some(tools) = listed.as_ref() {
             return Ok(tools.clone());
         }
@@ -104,7 +106,7 @@ impl Delegate {
         let response = self.child.request("tools/call", params, repeatable(tool))?;
         Ok(match response {
             Ok(result) => Ok(call_result(&result)),
-            Err(error) => Err(rpc_error(&error)),
+            Err(error) => Err(errors::from_child(&error)),
         })
     }
 }
@@ -127,15 +129,6 @@ fn call_result(result: &Value) -> CallResult {
     }
 }
 
-fn rpc_error(error: &Value) -> ErrorData {
-    let code = error["code"].as_i64().unwrap_or(-32603) as i32;
-    let message = error["message"]
-        .as_str()
-        .unwrap_or("pz refused the call")
-        .to_string();
-    ErrorData::new(ErrorCode(code), message, error.get("data").cloned())
-}
-
 fn protocol_error(method: &str, error: &Value, program: &Path) -> ChildError {
     ChildError::Protocol {
         program: program.display().to_string(),
@@ -149,10 +142,11 @@ pub fn failure(tool: &str, e: &ChildError) -> CallResult {
     tracing::error!("{tool}: {e}");
     CallResult::error(envelope::failure(
         Some(false),
-        &[PzError::new(
-            "PZ0609",
-            format!("'{tool}' failed: PzChildError: {e}"),
-            "printdex passes this tool to pz (`pz mcp`), and pz did not answer; its own messages are on printdex's stderr. The next call starts pz again.",
+        &[pz_error::tool_failed(
+            tool,
+            "PzChildError",
+            &e.to_string(),
+            pz_error::PZ0609_CHILD_NEXT_STEP,
         )],
     ))
 }

@@ -24,14 +24,14 @@ pub mod validate;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rmcp::model::{ErrorCode, ErrorData};
+use rmcp::model::ErrorData;
 use serde_json::{Map, Value};
 
+use super::errors;
 use super::protocol::{Dialect, CSHARP_SDK};
 use super::tool_set::{self, CallResult, Refusal, ToolSet, ToolSpec, Unclassified};
 use super::Server;
-use crate::error::pz::DocsError;
-use crate::error::pz::PzError;
+use crate::error::pz::{self as pz_error, DocsError};
 use crate::error::QueryError;
 use crate::ingest::pz_docs::parse::Page;
 use crate::query::pz_project::{self as query_pz, Env, Fidelity, PreparedProject, PzAnswer};
@@ -40,9 +40,6 @@ use crate::render::pz_envelope as envelope;
 use crate::store::pz_docs::service::DocsService;
 use crate::store::{Project, ProjectReads, Store};
 use compat::dotnet::Json;
-
-/// pz's backstop asks for a report; this server is printdex's, so it says whose defect it is.
-pub const PZ0609_NEXT_STEP: &str = "This is a defect in the server (printdex's pz surface), not a bad argument: report it with this message. Retrying the same call will fail the same way.";
 
 pub type Args = Map<String, Value>;
 pub type Handler = fn(&PzTools, &Args) -> Result<CallResult, Unclassified>;
@@ -170,7 +167,7 @@ impl ToolSet for PzTools {
             Refusal::UnknownTool { name, .. } => format!("Unknown tool: '{name}'"),
             Refusal::InvalidArguments(message) => message,
         };
-        Err(ErrorData::new(ErrorCode::INVALID_PARAMS, message, None))
+        Err(errors::invalid_params(message, None))
     }
 
     fn run(&self, tool: &Tool, args: &Args) -> CallResult {
@@ -269,13 +266,11 @@ pub fn docs_failure(e: &DocsError) -> Result<String, Unclassified> {
 pub fn backstop(tool: &str, failure: &Unclassified) -> String {
     envelope::failure(
         Some(false),
-        &[PzError::new(
-            "PZ0609",
-            format!(
-                "'{tool}' failed: {}: {}",
-                failure.type_name, failure.message
-            ),
-            PZ0609_NEXT_STEP,
+        &[pz_error::tool_failed(
+            tool,
+            &failure.type_name,
+            &failure.message,
+            pz_error::PZ0609_NEXT_STEP,
         )],
     )
 }
@@ -316,7 +311,7 @@ mod tests {
         let server = Server::with_tools(tools, vec![tool]);
         let result = server.call("pz_boom", Args::new()).unwrap();
         assert!(result.is_error);
-        let next = Json::str(PZ0609_NEXT_STEP).to_text();
+        let next = Json::str(pz_error::PZ0609_NEXT_STEP).to_text();
         assert_eq!(
             result.text,
             format!(

@@ -12,6 +12,7 @@ use super::Ctx;
 use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::Kind;
+use crate::ingest::walk::Artifact;
 use crate::ingest::MANIFEST_ANNOTATIONS_FILENAME;
 use crate::query::edges::{
     edge_key, incoming_key, iterate, rejected_edges, withhold_rejected, EdgeKey, IncomingKey,
@@ -354,7 +355,7 @@ fn incoming_cardinalities(
             continue;
         }
         if !parsed.contains_key(referencer) {
-            let stats = match table.artifact("statistics") {
+            let stats = match table.artifact(Artifact::Statistics) {
                 Some(path) => load_mapping(cx, &path)?.0,
                 None => None,
             };
@@ -400,11 +401,11 @@ pub fn has_meaning(entry: Option<&Value>) -> bool {
 
 /// `_live_source_annotations`: a derived_from source table's live column annotations.
 fn source_annotations(cx: &Ctx, table: &Table) -> R<Vec<(String, Value)>> {
-    let Some(path) = table.artifact("statistics_annotations") else {
+    let Some(path) = table.artifact(Artifact::StatisticsAnnotations) else {
         return Ok(Vec::new());
     };
     let (admitted, _) = load_annotations(cx, &path, Kind::Statistics)?;
-    let statistics = match table.artifact("statistics") {
+    let statistics = match table.artifact(Artifact::Statistics) {
         Some(p) => load_mapping(cx, &p)?.0,
         None => None,
     };
@@ -551,7 +552,7 @@ fn deciding_files(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<V
     tables.dedup();
     Ok(tables
         .iter()
-        .filter_map(|t| ix.table(t)?.artifact("relationships_annotations"))
+        .filter_map(|t| ix.table(t)?.artifact(Artifact::RelationshipsAnnotations))
         .collect())
 }
 
@@ -596,11 +597,11 @@ pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
     let Some(table) = ix.table(fqn) else {
         return Ok(Joins::default());
     };
-    let raw = match table.artifact("relationships") {
+    let raw = match table.artifact(Artifact::Relationships) {
         Some(p) => load_mapping(cx, &p)?.0.map(|v| (*v).clone()),
         None => None,
     };
-    let annotated = match table.artifact("relationships_annotations") {
+    let annotated = match table.artifact(Artifact::RelationshipsAnnotations) {
         Some(p) => {
             overlay::annotation_entries(load_annotations(cx, &p, Kind::Relationships)?.0.as_ref())
         }
@@ -627,6 +628,31 @@ pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
     })
 }
 
+/// The relationship annotations less those on edges the print withholds (in the joins
+/// file but not shown); `None` when it withholds none.
+fn annotations_of_shown(
+    entries: &[Value],
+    raw: &Value,
+    shown: Option<&Value>,
+) -> R<Option<Vec<Value>>> {
+    let kept: Vec<EdgeKey> = by_edge_key(shown)?.into_iter().map(|(k, _)| k).collect();
+    let withheld_keys: Vec<EdgeKey> = by_edge_key(Some(raw))?
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| !kept.contains(k))
+        .collect();
+    if withheld_keys.is_empty() {
+        return Ok(None);
+    }
+    let mut filtered = Vec::new();
+    for e in entries {
+        if !withheld_keys.contains(&edge_key(e)?) {
+            filtered.push(e.clone());
+        }
+    }
+    Ok(Some(filtered))
+}
+
 /// `_load_table_artifacts` plus the connection notes (`_attach_connection_notes`).
 pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Artifacts> {
     let empty = Table {
@@ -638,36 +664,36 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
     let entry = &table.entry;
     let mut corrupted: Vec<(String, String)> = Vec::new();
 
-    let ddl = match table.artifact("ddl") {
+    let ddl = match table.artifact(Artifact::Ddl) {
         Some(p) => read_text(cx, &p)?.unwrap_or_default(),
         None => String::new(),
     };
     let mut statistics = None;
-    if let Some(p) = table.artifact("statistics") {
+    if let Some(p) = table.artifact(Artifact::Statistics) {
         let (data, reason) = load_mapping(cx, &p)?;
         statistics = data;
         if let Some(r) = reason {
-            corrupted.push(("statistics".into(), r));
+            corrupted.push((Artifact::Statistics.name().into(), r));
         }
     }
     let mut relationships: Option<Value> = None;
-    if let Some(p) = table.artifact("relationships") {
+    if let Some(p) = table.artifact(Artifact::Relationships) {
         let (data, reason) = load_mapping(cx, &p)?;
         relationships = data.map(|v| (*v).clone());
         if let Some(r) = reason {
-            corrupted.push(("relationships".into(), r));
+            corrupted.push((Artifact::Relationships.name().into(), r));
         }
     }
-    let description = match table.artifact("description") {
+    let description = match table.artifact(Artifact::Description) {
         Some(p) => read_text(cx, &p)?,
         None => None,
     };
     let mut annotations = Vec::new();
     let mut annotated_grain = None;
-    if let Some(p) = table.artifact("statistics_annotations") {
+    if let Some(p) = table.artifact(Artifact::StatisticsAnnotations) {
         let (admitted, reason) = load_annotations(cx, &p, Kind::Statistics)?;
         if let Some(r) = reason {
-            corrupted.push(("statistics_annotations".into(), r));
+            corrupted.push((Artifact::StatisticsAnnotations.name().into(), r));
         }
         annotations = live_annotations(admitted.as_ref(), statistics.as_deref());
         annotated_grain = admitted
@@ -677,10 +703,10 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
             .cloned();
     }
     let mut relationship_annotations = None;
-    if let Some(p) = table.artifact("relationships_annotations") {
+    if let Some(p) = table.artifact(Artifact::RelationshipsAnnotations) {
         let (admitted, reason) = load_annotations(cx, &p, Kind::Relationships)?;
         if let Some(r) = reason {
-            corrupted.push(("relationships_annotations".into(), r));
+            corrupted.push((Artifact::RelationshipsAnnotations.name().into(), r));
         }
         relationship_annotations = overlay::annotation_entries(admitted.as_ref());
     }
@@ -694,23 +720,8 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
         relationship_annotations.as_deref(),
     )?;
     if let (Some(entries), Some(raw_rel)) = (&relationship_annotations, &raw) {
-        let kept: Vec<EdgeKey> = by_edge_key(shown.as_ref())?
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect();
-        let withheld_keys: Vec<EdgeKey> = by_edge_key(Some(raw_rel))?
-            .into_iter()
-            .map(|(k, _)| k)
-            .filter(|k| !kept.contains(k))
-            .collect();
-        if !withheld_keys.is_empty() {
-            let mut filtered = Vec::new();
-            for e in entries {
-                if !withheld_keys.contains(&edge_key(e)?) {
-                    filtered.push(e.clone());
-                }
-            }
-            relationship_annotations = Some(filtered);
+        if let Some(kept) = annotations_of_shown(entries, raw_rel, shown.as_ref())? {
+            relationship_annotations = Some(kept);
         }
     }
 

@@ -15,6 +15,7 @@ pub use overlay::Overlay;
 use super::list_tables::{absent_table, failed_tables};
 use super::pins::Pins;
 use crate::error::QueryError;
+use crate::ingest::walk::Artifact;
 use crate::store::cache::Key;
 use crate::store::Snapshot;
 use compat::value::Value;
@@ -93,7 +94,7 @@ pub fn joins_by_table(
         .map(|fqn| {
             let version = ix
                 .table(fqn)
-                .and_then(|t| t.artifact("relationships"))
+                .and_then(|t| t.artifact(Artifact::Relationships))
                 .map_or_else(|| "none".to_string(), |p| state.version_of(&p));
             let joins =
                 (!keep(fqn, &version)).then(|| load::joins_of(&cx, &ix, fqn).unwrap_or_default());

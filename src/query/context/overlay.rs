@@ -12,7 +12,8 @@ use super::Ctx;
 use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
-use crate::ingest::{walk, Parsed};
+use crate::ingest::walk::{self, Artifact};
+use crate::ingest::Parsed;
 use crate::store::cache::{value_weight, Key};
 use crate::store::Snapshot;
 use compat::value::Value;
@@ -39,10 +40,10 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn artifact(&self, kind: &str) -> Option<PathBuf> {
+    pub fn artifact(&self, kind: Artifact) -> Option<PathBuf> {
         self.artifacts
             .iter()
-            .find(|(k, _)| k == kind)
+            .find(|(k, _)| k == kind.name())
             .map(|(_, name)| self.dir.join(name))
     }
 }
@@ -217,7 +218,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
     let mut authored = BTreeMap::new();
     let mut paths = Vec::new();
     for fqn in names {
-        let Some(path) = ix.tables[fqn].artifact("relationships_annotations") else {
+        let Some(path) = ix.tables[fqn].artifact(Artifact::RelationshipsAnnotations) else {
             continue;
         };
         let (admitted, _) = load_annotations(cx, &path, Kind::Relationships)?;

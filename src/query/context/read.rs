@@ -7,6 +7,8 @@ use std::collections::HashMap;
 
 use super::R;
 use crate::error::QueryError;
+use crate::ingest::reading;
+pub use crate::ingest::reading::is_number;
 use compat::value::Value;
 
 /// A field by dotted path (`inferred.looks_like`, `range.min`); a stored null reads as none.
@@ -42,14 +44,9 @@ pub fn as_int(v: Option<&Value>) -> Option<i64> {
     }
 }
 
-/// A number as a float (`int` or `float`, never `bool`).
+/// A number as a float (`int` or `float`, never `bool`), when there is a value.
 pub fn as_f64(v: Option<&Value>) -> Option<f64> {
-    match v {
-        Some(Value::Int(i)) => Some(*i as f64),
-        Some(Value::BigInt(s)) => s.parse().ok(),
-        Some(Value::Float(f)) => Some(*f),
-        _ => None,
-    }
+    v.and_then(reading::as_f64)
 }
 
 /// Python truthiness of an optional value.
@@ -86,11 +83,6 @@ pub fn count_or_zero(v: Option<&Value>) -> R<i64> {
             other.py_type_name()
         ))),
     }
-}
-
-/// A real number as Python sees one: `int` or `float`, never `bool`.
-pub fn is_number(v: &Value) -> bool {
-    matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
 }
 
 /// `" ".join(text.split())`: a note as every reply shows it.
@@ -530,22 +522,9 @@ fn decode_json_string(chars: &[char], at: usize) -> Option<(String, usize)> {
                     'r' => out.push('\r'),
                     't' => out.push('\t'),
                     'u' => {
-                        let hex: String = chars.get(i..i + 4)?.iter().collect();
-                        let mut code = u32::from_str_radix(&hex, 16).ok()?;
-                        i += 4;
-                        if (0xD800..0xDC00).contains(&code)
-                            && chars.get(i) == Some(&'\\')
-                            && chars.get(i + 1) == Some(&'u')
-                        {
-                            let low: String = chars.get(i + 2..i + 6)?.iter().collect();
-                            if let Ok(low) = u32::from_str_radix(&low, 16) {
-                                if (0xDC00..0xE000).contains(&low) {
-                                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                                    i += 6;
-                                }
-                            }
-                        }
-                        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+                        let (c, after) = unicode_escape(chars, i)?;
+                        out.push(c);
+                        i = after;
                     }
                     _ => return None,
                 }
@@ -558,6 +537,27 @@ fn decode_json_string(chars: &[char], at: usize) -> Option<(String, usize)> {
         }
     }
     None
+}
+
+/// The character of a `\u` escape whose four hex digits start at `chars[at]` (with the
+/// low half of a surrogate pair when one follows), and the index after it.
+fn unicode_escape(chars: &[char], at: usize) -> Option<(char, usize)> {
+    let hex: String = chars.get(at..at + 4)?.iter().collect();
+    let mut code = u32::from_str_radix(&hex, 16).ok()?;
+    let mut i = at + 4;
+    if (0xD800..0xDC00).contains(&code)
+        && chars.get(i) == Some(&'\\')
+        && chars.get(i + 1) == Some(&'u')
+    {
+        let low: String = chars.get(i + 2..i + 6)?.iter().collect();
+        if let Ok(low) = u32::from_str_radix(&low, 16) {
+            if (0xDC00..0xE000).contains(&low) {
+                code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                i += 6;
+            }
+        }
+    }
+    Some((char::from_u32(code).unwrap_or('\u{fffd}'), i))
 }
 
 fn spelled(step: &Step) -> String {

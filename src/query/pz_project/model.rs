@@ -2,14 +2,14 @@
 //! `ConnectionDef`, `DatasetDef`, `PipelineDef`, `CheckDef`, `StateConfig`), plus the
 //! warning shape every answer carries.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::template::SharedTemplate;
 use crate::ingest::pz_project::value::PzMap;
 
 /// `PzWarning`: code, message, file?, line?, hint?.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PzWarning {
-    pub code: &'static str,
+    pub code: PzCode,
     pub message: String,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -18,7 +18,7 @@ pub struct PzWarning {
 
 /// A `PzError` with a file and no line, the loader's usual shape.
 pub fn file_error(
-    code: &'static str,
+    code: PzCode,
     message: impl Into<String>,
     file: &str,
     hint: impl Into<String>,

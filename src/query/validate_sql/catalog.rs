@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::dialect::Adapter;
 use super::scope::{ColRef, Columns, OutCol};
 use super::types::TypeClass;
-use crate::error::QueryError;
+use crate::error::{internal, QueryError};
 use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
@@ -473,10 +473,6 @@ pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
             build(state, adapter, before.as_deref())
         },
     )
-}
-
-fn internal(e: impl std::fmt::Display) -> QueryError {
-    QueryError::Internal(e.to_string())
 }
 
 /// The columns a table's records list: those its statistics name, for a table whose

@@ -243,33 +243,7 @@ pub fn reference(walk: &mut Walk, parts: &[Ident], span: Span, scope: &Scope, so
             let r = &s.relations[rel];
             let column = &spelled[k];
             let prefix = written[..k].join(".");
-            // The same name in another relation of that FROM first, then close names here.
-            let mut suggestions: Vec<String> = s
-                .relations
-                .iter()
-                .enumerate()
-                .filter(|(i, other)| *i != rel && !other.written.is_empty())
-                .filter_map(|(_, other)| {
-                    let c = other.columns.find(column)?;
-                    Some(format!(
-                        "{}.{}",
-                        other.written, other.columns.list[c].written
-                    ))
-                })
-                .collect();
-            suggestions.extend(
-                closest(
-                    column,
-                    r.columns
-                        .list
-                        .iter()
-                        .map(|c| (c.stored.as_str(), c.written.as_str())),
-                    LIMIT,
-                )
-                .into_iter()
-                .map(|c| format!("{prefix}.{c}")),
-            );
-            suggestions.truncate(LIMIT);
+            let suggestions = missing_column_suggestions(s, rel, column, &prefix);
             let what = describe(walk.cat, r);
             walk.report(
                 Kind::UnknownColumn,
@@ -326,35 +300,8 @@ pub fn reference(walk: &mut Walk, parts: &[Ident], span: Span, scope: &Scope, so
         Lookup::NoQualifier => {
             let qualifier = written[..parts.len() - 1].join(".");
             let column = &spelled[parts.len() - 1];
-            let mut suggestions: Vec<String> = scope
-                .relations
-                .iter()
-                .filter(|r| !r.written.is_empty())
-                .filter_map(|r| {
-                    let c = r.columns.find(column)?;
-                    Some(format!("{}.{}", r.written, r.columns.list[c].written))
-                })
-                .collect();
-            if suggestions.is_empty() {
-                let last = &written[parts.len() - 1];
-                suggestions = closest(
-                    &spelled[0],
-                    scope
-                        .relations
-                        .iter()
-                        .filter(|r| !r.written.is_empty())
-                        .map(|r| {
-                            (
-                                r.names.last().map_or("", String::as_str),
-                                r.written.as_str(),
-                            )
-                        }),
-                    LIMIT,
-                )
-                .into_iter()
-                .map(|q| format!("{q}.{last}"))
-                .collect();
-            }
+            let suggestions =
+                qualifier_suggestions(scope, column, &spelled[0], &written[parts.len() - 1]);
             walk.report(
                 Kind::UnknownColumn,
                 span,
@@ -364,6 +311,73 @@ pub fn reference(walk: &mut Walk, parts: &[Ident], span: Span, scope: &Scope, so
             );
         }
     }
+}
+
+/// For a column a relation lacks: the same name in another relation of that FROM first,
+/// then close names in this one (`prefix.column`).
+fn missing_column_suggestions(s: &Scope, rel: usize, column: &str, prefix: &str) -> Vec<String> {
+    let r = &s.relations[rel];
+    let mut suggestions: Vec<String> = s
+        .relations
+        .iter()
+        .enumerate()
+        .filter(|(i, other)| *i != rel && !other.written.is_empty())
+        .filter_map(|(_, other)| {
+            let c = other.columns.find(column)?;
+            Some(format!(
+                "{}.{}",
+                other.written, other.columns.list[c].written
+            ))
+        })
+        .collect();
+    suggestions.extend(
+        closest(
+            column,
+            r.columns
+                .list
+                .iter()
+                .map(|c| (c.stored.as_str(), c.written.as_str())),
+            LIMIT,
+        )
+        .into_iter()
+        .map(|c| format!("{prefix}.{c}")),
+    );
+    suggestions.truncate(LIMIT);
+    suggestions
+}
+
+/// For a qualifier that names nothing: the relations that have the column, else the
+/// relations whose names are close to the qualifier (`qualifier`, spelled for lookup).
+fn qualifier_suggestions(scope: &Scope, column: &str, qualifier: &str, last: &str) -> Vec<String> {
+    let suggestions: Vec<String> = scope
+        .relations
+        .iter()
+        .filter(|r| !r.written.is_empty())
+        .filter_map(|r| {
+            let c = r.columns.find(column)?;
+            Some(format!("{}.{}", r.written, r.columns.list[c].written))
+        })
+        .collect();
+    if !suggestions.is_empty() {
+        return suggestions;
+    }
+    closest(
+        qualifier,
+        scope
+            .relations
+            .iter()
+            .filter(|r| !r.written.is_empty())
+            .map(|r| {
+                (
+                    r.names.last().map_or("", String::as_str),
+                    r.written.as_str(),
+                )
+            }),
+        LIMIT,
+    )
+    .into_iter()
+    .map(|q| format!("{q}.{last}"))
+    .collect()
 }
 
 /// Columns of the innermost FROM close to `name`, qualified where the name alone would

@@ -12,6 +12,7 @@ use super::scope::{ColRef, Scope};
 use super::types::{numeric_text, Literal, TypeClass};
 use super::walk::Walk;
 use super::Kind;
+use crate::ingest::reading::as_f64;
 use crate::query::value_resolution::resolve;
 use compat::py::str_of;
 use compat::value::Value;
@@ -136,13 +137,11 @@ fn text_of(entry: &Value) -> Option<String> {
     }
 }
 
+/// A number, or text that spells one.
 fn number_of(v: &Value) -> Option<f64> {
     match v {
-        Value::Int(i) => Some(*i as f64),
-        Value::Float(f) => Some(*f),
-        Value::BigInt(s) => s.parse().ok(),
         Value::Str(s) if numeric_text(s) => s.trim().parse().ok(),
-        _ => None,
+        other => as_f64(other),
     }
 }
 

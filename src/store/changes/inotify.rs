@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
 use super::{Log, Since};
+use crate::error::Recover;
 
 /// Everything that can change what a file reads as, or which file a path names.
 fn mask() -> WatchMask {
@@ -60,7 +61,7 @@ impl InotifyFeed {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.lock().recover()
     }
 
     fn add_tree(&self, inner: &mut Inner, top: &Path) {

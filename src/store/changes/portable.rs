@@ -15,6 +15,7 @@ use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind};
 use notify::{RecursiveMode, Watcher};
 
 use super::{Log, Since};
+use crate::error::Recover;
 
 /// How long a poll waits for its sentinel before giving up on the feed for that call.
 const BARRIER_WAIT: Duration = Duration::from_millis(250);
@@ -37,7 +38,7 @@ struct Shared {
 
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, Recorded> {
-        self.recorded.lock().unwrap_or_else(|e| e.into_inner())
+        self.recorded.lock().recover()
     }
 }
 
@@ -90,7 +91,7 @@ impl PortableFeed {
     }
 
     pub(super) fn poll(&self) -> u64 {
-        let _one = self.polling.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = self.polling.lock().recover();
         let before = self.shared.lock().barriers;
         let token = (before + 1).to_string();
         if std::fs::write(&self.sentinel, token).is_err() {
@@ -103,7 +104,7 @@ impl PortableFeed {
             .shared
             .arrived
             .wait_timeout_while(recorded, BARRIER_WAIT, |r| r.barriers == before)
-            .unwrap_or_else(|e| e.into_inner());
+            .recover();
         recorded.lagging = waited.timed_out();
         recorded.log.epoch
     }

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{Mirror, MirrorError};
+use super::{identity_at, Mirror, MirrorError};
 use crate::ingest::FileIdentity;
 
 /// One row written since a generation: where the file is, as the writer stored it.
@@ -71,16 +71,7 @@ impl Mirror {
             "SELECT path, mtime_ns, size, inode, settled, hash FROM files WHERE connection = ?1 AND generation > ?2",
         )?;
         let rows = stmt.query_map(params![connection, since as i64], |r| {
-            let mtime: Option<i64> = r.get(1)?;
-            let identity = match mtime {
-                Some(mtime_ns) => Some(FileIdentity {
-                    mtime_ns,
-                    size: r.get::<_, i64>(2)? as u64,
-                    inode: r.get::<_, i64>(3)? as u64,
-                    settled: r.get::<_, Option<bool>>(4)?.unwrap_or(false),
-                }),
-                None => None,
-            };
+            let identity = identity_at(r, 1, 4)?;
             Ok(WrittenRow {
                 path: PathBuf::from(r.get::<_, String>(0)?),
                 identity,
@@ -137,7 +128,7 @@ impl<'a> Stamps<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::{FileRecord, Parsed};
+    use crate::ingest::{FileRecord, Parsed, Scanned};
 
     fn record(path: &str, bytes: &str) -> FileRecord {
         FileRecord {
@@ -152,7 +143,7 @@ mod tests {
                 settled: true,
             }),
             hash: Some(blake3::hash(bytes.as_bytes()).to_hex().to_string()),
-            parsed: Parsed::Text,
+            scanned: Scanned::Read(Parsed::Text),
         }
     }
 

@@ -7,19 +7,24 @@ use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::ingest::{self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed};
+use crate::error::Recover;
+use crate::ingest::{
+    self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Scanned,
+};
 use compat::value::{stored, Value};
 
 mod generation;
 mod inspect;
 mod pz;
 mod rows;
+mod status;
 mod walk;
 
 use generation::Stamps;
 pub use generation::{Written, WrittenRow};
 pub use inspect::{ConnectionInspection, Inspection};
 pub use rows::{RowLookup, StoredFiles, StoredParts};
+pub use status::ParseStatus;
 #[cfg(test)]
 mod tests;
 
@@ -34,8 +39,14 @@ pub enum MirrorError {
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
     /// The search index beside the mirror failed.
+    #[error(transparent)]
+    Index(#[from] crate::store::search::IndexError),
+    /// A call named a source this store does not serve: a connection, or a pz project.
     #[error("{0}")]
-    Index(String),
+    NotServed(String),
+    /// Every index location a write tried failed, and none said why.
+    #[error("no index location could be written")]
+    NoLocation,
     #[error("mirror directory {path}: {source}")]
     Io {
         path: PathBuf,
@@ -65,8 +76,9 @@ impl MirrorError {
                     | C::SystemIoFailure
             ),
             MirrorError::Io { .. } | MirrorError::Location(_) => true,
-            MirrorError::Index(_) | MirrorError::Sql(_) | MirrorError::Encoding(_) => false,
-            MirrorError::Damaged(_) => false,
+            MirrorError::Index(e) => e.unusable_location(),
+            MirrorError::Sql(_) | MirrorError::Encoding(_) => false,
+            MirrorError::Damaged(_) | MirrorError::NotServed(_) | MirrorError::NoLocation => false,
         }
     }
 }
@@ -92,8 +104,7 @@ pub struct Mirror {
 pub struct FileStatus {
     pub identity: Option<FileIdentity>,
     pub hash: Option<String>,
-    /// ok | yaml_error | other_error | text | absent
-    pub parse_status: String,
+    pub parse_status: ParseStatus,
     pub parse_error: Option<String>,
     pub fqn: Option<String>,
     pub kind: String,
@@ -107,7 +118,7 @@ pub struct FileRow {
     pub fqn: Option<String>,
     pub identity: Option<FileIdentity>,
     pub hash: Option<String>,
-    pub parse_status: String,
+    pub parse_status: ParseStatus,
 }
 
 impl Mirror {
@@ -237,7 +248,7 @@ impl Mirror {
 
     fn db(&self) -> std::sync::MutexGuard<'_, Connection> {
         // A panic while holding the lock leaves SQLite consistent (transactions roll back).
-        self.db.lock().unwrap_or_else(|e| e.into_inner())
+        self.db.lock().recover()
     }
 
     /// The parse stored for `path`.
@@ -268,7 +279,7 @@ impl Mirror {
         hash: Option<&str>,
     ) -> Result<Option<(Parsed, Option<String>)>, MirrorError> {
         let db = self.db();
-        type Row = (String, Option<String>, Option<String>, Option<String>);
+        type Row = (ParseStatus, Option<String>, Option<String>, Option<String>);
         let row: Option<Row> = db
             .query_row(
                 "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
@@ -279,7 +290,7 @@ impl Mirror {
         let Some((status, error, parsed, hash)) = row else {
             return Ok(None);
         };
-        if status == "split" {
+        if status == ParseStatus::Split {
             let mut whole = stored::from_json(parsed.as_deref().unwrap_or("null"))?;
             let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
             if let Value::Map(pairs) = &mut whole {
@@ -294,12 +305,14 @@ impl Mirror {
         }
         // Decoded after the lock is let go: a manifest runs to megabytes.
         drop(db);
-        let parsed = match status.as_str() {
-            "ok" => Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?),
-            "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
-            "other_error" => Parsed::OtherError(error.unwrap_or_default()),
-            "text" => Parsed::Text,
-            _ => Parsed::Absent,
+        let parsed = match status {
+            ParseStatus::Ok => {
+                Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?)
+            }
+            ParseStatus::YamlError => Parsed::YamlError(error.unwrap_or_default()),
+            ParseStatus::OtherError => Parsed::OtherError(error.unwrap_or_default()),
+            ParseStatus::Text => Parsed::Text,
+            ParseStatus::Split | ParseStatus::Absent => Parsed::Absent,
         };
         Ok(Some((parsed, hash)))
     }
@@ -437,20 +450,11 @@ impl Mirror {
             "SELECT path, kind, fqn, mtime_ns, size, inode, hash, parse_status, settled FROM files WHERE connection = ?1 ORDER BY path",
         )?;
         let rows = stmt.query_map(params![connection], |r| {
-            let mtime: Option<i64> = r.get(3)?;
             Ok(FileRow {
                 path: PathBuf::from(r.get::<_, String>(0)?),
                 kind: r.get(1)?,
                 fqn: r.get(2)?,
-                identity: match mtime {
-                    Some(m) => Some(FileIdentity {
-                        mtime_ns: m,
-                        size: r.get::<_, i64>(4)? as u64,
-                        inode: r.get::<_, i64>(5)? as u64,
-                        settled: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
-                    }),
-                    None => None,
-                },
+                identity: identity_at(r, 3, 8)?,
                 hash: r.get(6)?,
                 parse_status: r.get(7)?,
             })
@@ -528,12 +532,12 @@ impl Mirror {
             "UPDATE files SET fqn = ?2, kind = ?3, mtime_ns = COALESCE(?4, mtime_ns), size = COALESCE(?5, size), inode = COALESCE(?6, inode), settled = COALESCE(?7, settled), generation = COALESCE(?9, generation) WHERE path = ?1 AND (?8 IS NULL OR hash = ?8)",
         )?;
         for f in &scan.files {
-            if matches!(f.parsed, Parsed::Stored) {
+            if f.scanned == Scanned::Stored {
                 // Stored by the scan's spill already: its row is this record.
                 continue;
             }
-            if matches!(f.parsed, Parsed::Unchanged | Parsed::Touched) {
-                let touched = matches!(f.parsed, Parsed::Touched);
+            if matches!(f.scanned, Scanned::Unchanged | Scanned::Touched) {
+                let touched = f.scanned == Scanned::Touched;
                 let id = f.identity.filter(|_| touched);
                 let changed = touch.execute(params![
                     f.path.to_string_lossy(),
@@ -596,10 +600,7 @@ impl Mirror {
         let tx = db.transaction()?;
         let mut stamps = Stamps::new(&tx);
         for f in records {
-            if !matches!(
-                f.parsed,
-                Parsed::Unchanged | Parsed::Touched | Parsed::Stored
-            ) {
+            if f.scanned.read().is_some() {
                 Self::upsert_on(&tx, f, stamps.of(&f.connection)?)?;
             }
         }
@@ -617,16 +618,7 @@ impl Mirror {
                 "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind, settled FROM files WHERE path = ?1",
                 params![path.to_string_lossy()],
                 |r| {
-                    let mtime: Option<i64> = r.get(0)?;
-                    let identity = match mtime {
-                        Some(m) => Some(FileIdentity {
-                            mtime_ns: m,
-                            size: r.get::<_, i64>(1)? as u64,
-                            inode: r.get::<_, i64>(2)? as u64,
-                            settled: r.get::<_, Option<bool>>(8)?.unwrap_or(false),
-                        }),
-                        None => None,
-                    };
+                    let identity = identity_at(r, 0, 8)?;
                     Ok(FileStatus {
                         identity,
                         hash: r.get(3)?,
@@ -650,7 +642,7 @@ impl Mirror {
         let mut stamps = Stamps::new(&tx);
         let mut mismatched = Vec::new();
         for f in records {
-            if matches!(f.parsed, Parsed::Unchanged | Parsed::Stored) {
+            if matches!(f.scanned, Scanned::Unchanged | Scanned::Stored) {
                 continue;
             }
             if !Self::upsert_on(&tx, f, stamps.of(&f.connection)?)? {
@@ -672,17 +664,12 @@ impl Mirror {
     /// bytes; nothing was written and the file must be read again in full.
     /// The row written is stamped with `generation`.
     fn upsert_on(db: &Connection, f: &FileRecord, generation: u64) -> Result<bool, MirrorError> {
-        let (status, error, parsed) = match &f.parsed {
-            Parsed::Yaml(v) => ("ok", None, Some(stored::to_json(v)?)),
-            // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => ("split", None, Some(stored::to_json(header)?)),
-            Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
-            Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
-            Parsed::Text => ("text", None, None),
+        let parsed = match &f.scanned {
+            Scanned::Read(parsed) => parsed,
             // An unchanged record carries nothing new to store.
-            Parsed::Unchanged | Parsed::Stored => return Ok(true),
+            Scanned::Unchanged | Scanned::Stored => return Ok(true),
             // Same content under a new identity: the stored parse stands.
-            Parsed::Touched => {
+            Scanned::Touched => {
                 let id = f.identity;
                 let changed = db.execute(
                     "UPDATE files SET mtime_ns = ?2, size = ?3, inode = ?4, settled = ?5, generation = ?7 WHERE path = ?1 AND hash = ?6",
@@ -698,7 +685,15 @@ impl Mirror {
                 )?;
                 return Ok(changed > 0);
             }
-            Parsed::Absent => ("absent", None, None),
+        };
+        let (status, error, parsed) = match parsed {
+            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(stored::to_json(v)?)),
+            // The items are stored already, under the hash (`Mirror::store_items`).
+            Parsed::Split(header) => (ParseStatus::Split, None, Some(stored::to_json(header)?)),
+            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
+            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
+            Parsed::Text => (ParseStatus::Text, None, None),
+            Parsed::Absent => (ParseStatus::Absent, None, None),
         };
         let id = f.identity;
         db.prepare_cached(
@@ -733,7 +728,7 @@ impl Mirror {
         if scan
             .files
             .iter()
-            .any(|f| !matches!(f.parsed, Parsed::Unchanged | Parsed::Touched))
+            .any(|f| !matches!(f.scanned, Scanned::Unchanged | Scanned::Touched))
         {
             return Ok(false);
         }
@@ -814,6 +809,24 @@ fn fingerprint(scan: &ConnectionScan) -> String {
         h.extend_from_slice(b"\0");
     }
     blake3::hash(&h).to_hex().to_string()
+}
+
+/// A row's file identity: `mtime_ns`, `size` and `inode` in the columns from `at` on,
+/// `settled` in column `settled`; `None` for a row stored absent (no mtime).
+fn identity_at(
+    r: &rusqlite::Row<'_>,
+    at: usize,
+    settled: usize,
+) -> rusqlite::Result<Option<FileIdentity>> {
+    let Some(mtime_ns) = r.get::<_, Option<i64>>(at)? else {
+        return Ok(None);
+    };
+    Ok(Some(FileIdentity {
+        mtime_ns,
+        size: r.get::<_, i64>(at + 1)? as u64,
+        inode: r.get::<_, i64>(at + 2)? as u64,
+        settled: r.get::<_, Option<bool>>(settled)?.unwrap_or(false),
+    }))
 }
 
 /// `PRAGMA quick_check`: `Damaged` with its first findings unless it answers `ok`.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::params;
 
-use super::{Mirror, MirrorError};
+use super::{identity_at, Mirror, MirrorError};
 use crate::ingest::{FileIdentity, Parsed, Stored};
 
 impl Mirror {
@@ -42,16 +42,7 @@ impl Mirror {
             "SELECT path, mtime_ns, size, inode, hash, settled FROM files WHERE connection = ?1",
         )?;
         let rows = stmt.query_map(params![connection], |r| {
-            let mtime: Option<i64> = r.get(1)?;
-            let identity = match mtime {
-                Some(mtime_ns) => Some(FileIdentity {
-                    mtime_ns,
-                    size: r.get::<_, i64>(2)? as u64,
-                    inode: r.get::<_, i64>(3)? as u64,
-                    settled: r.get::<_, Option<bool>>(5)?.unwrap_or(false),
-                }),
-                None => None,
-            };
+            let identity = identity_at(r, 1, 5)?;
             Ok((
                 r.get::<_, String>(0)?,
                 r.get::<_, Option<String>>(4)?,

@@ -28,7 +28,7 @@ fn record(path: &str, kind: &str, hash: &str, parsed: Parsed) -> FileRecord {
         kind: kind.into(),
         identity: Some(identity(1_000, 10, 7)),
         hash: Some(hash.into()),
-        parsed,
+        scanned: Scanned::Read(parsed),
     }
 }
 
@@ -71,7 +71,7 @@ fn a_stored_file_reads_back_with_its_identity_hash_and_parse() {
         .unwrap();
     assert_eq!(status.identity, Some(identity(1_000, 10, 7)));
     assert_eq!(status.hash.as_deref(), Some("h1"));
-    assert_eq!(status.parse_status, "ok");
+    assert_eq!(status.parse_status, ParseStatus::Ok);
     assert_eq!(status.fqn.as_deref(), Some("db.t"));
     assert_eq!(status.kind, "statistics");
     assert_eq!(
@@ -118,7 +118,8 @@ fn every_parse_outcome_reads_back_as_it_was_stored() {
                 .status(Path::new(path))
                 .unwrap()
                 .unwrap()
-                .parse_status,
+                .parse_status
+                .as_str(),
             status
         );
     }
@@ -163,7 +164,8 @@ fn a_touch_moves_the_identity_only_over_the_same_bytes() {
     mirror
         .upsert_file(&record(path, "statistics", "h1", Parsed::Yaml(yaml(1))))
         .unwrap();
-    let mut touched = record(path, "statistics", "h1", Parsed::Touched);
+    let mut touched = record(path, "statistics", "h1", Parsed::Absent);
+    touched.scanned = Scanned::Touched;
     touched.identity = Some(identity(2_000, 10, 7));
     assert!(mirror.upsert_files(&[touched.clone()]).unwrap().is_empty());
     let status = mirror.status(Path::new(path)).unwrap().unwrap();
@@ -295,13 +297,13 @@ fn applying_a_scan_stores_its_files_and_tables_and_forgets_files_it_no_longer_na
     // The same files, nothing read again: the scan changes nothing but identities.
     let mut same = scan(vec![a.clone(), b.clone()]);
     for f in &mut same.files {
-        f.parsed = Parsed::Unchanged;
+        f.scanned = Scanned::Unchanged;
     }
     assert!(mirror.unchanged("c", &same).unwrap());
 
     // The second file is gone from the print.
     let mut fewer = scan(vec![a]);
-    fewer.files[0].parsed = Parsed::Unchanged;
+    fewer.files[0].scanned = Scanned::Unchanged;
     assert!(!mirror.unchanged("c", &fewer).unwrap());
     mirror.apply("c", Path::new("/p"), &fewer).unwrap();
     let rows = mirror.files("c").unwrap();
@@ -327,7 +329,7 @@ fn applying_a_touch_over_other_bytes_reports_the_file_for_a_full_read() {
         .apply("c", Path::new("/p"), &scan(vec![a.clone()]))
         .unwrap();
     let mut touched = a;
-    touched.parsed = Parsed::Touched;
+    touched.scanned = Scanned::Touched;
     touched.hash = Some("h-other".into());
     let mismatched = mirror
         .apply("c", Path::new("/p"), &scan(vec![touched]))
@@ -498,5 +500,25 @@ fn inspection_reports_absent_required_files_unparseable_ones_and_the_last_reconc
     assert_eq!(
         (last["files"].as_u64(), last["reread"].as_u64()),
         (Some(3), Some(1))
+    );
+}
+
+#[test]
+fn an_index_failure_inside_a_write_keeps_whether_the_location_is_unusable() {
+    use crate::store::search::IndexError;
+    let failed = |kind| {
+        MirrorError::Index(IndexError::Io {
+            path: PathBuf::from("/index"),
+            source: std::io::Error::from(kind),
+        })
+    };
+    assert!(failed(std::io::ErrorKind::PermissionDenied).unusable_location());
+    assert!(failed(std::io::ErrorKind::StorageFull).unusable_location());
+    assert!(!failed(std::io::ErrorKind::InvalidData).unusable_location());
+    assert!(!MirrorError::Index(IndexError::Checksum("f".into())).unusable_location());
+    // The text is the index error's own, as it was when only the text was kept.
+    assert_eq!(
+        failed(std::io::ErrorKind::PermissionDenied).to_string(),
+        "search index directory /index: permission denied"
     );
 }

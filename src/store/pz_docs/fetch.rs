@@ -77,25 +77,11 @@ fn file_dir(base: &str) -> Option<PathBuf> {
         }
         None => rest,
     };
-    let decoded = percent_decode(if path.is_empty() { "/" } else { path })?;
-    Some(PathBuf::from(decoded))
-}
-
-fn percent_decode(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    let path = if path.is_empty() { "/" } else { path };
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .ok()?;
+    Some(PathBuf::from(decoded.into_owned()))
 }
 
 /// Fetch `<base>/llms.txt` then `<base>/llms-full.txt` within `timeout` all told.

@@ -13,6 +13,7 @@ use super::disk::{now_secs, Installed, Pointer, Stamp, Store};
 use super::fetch::{self, DEFAULT_BASE, DEFAULT_TIMEOUT};
 use super::Catalog;
 use crate::error::pz::DocsError;
+use crate::error::Recover;
 
 /// Default age past which a synced corpus is refreshed in the background.
 pub const DEFAULT_MAX_AGE: Duration = Duration::from_secs(24 * 3600);
@@ -153,7 +154,7 @@ impl DocsService {
             self.maybe_refresh(&l);
             return Ok(l.catalog.clone());
         }
-        let _guard = self.sync.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = self.sync.lock().recover();
         if let Some(l) = self.current() {
             return Ok(l.catalog.clone());
         }

@@ -23,6 +23,7 @@ use super::mirror::{Mirror, MirrorError};
 use super::published::Published;
 use super::watch::is_temporary;
 use super::{Shared, Store};
+use crate::error::Recover;
 use crate::ingest::pz_project::files::is_project_path;
 use crate::ingest::pz_project::scan::{scan_project, KnownFile, ProjectScan};
 use crate::ingest::pz_project::{parse_project, parse_project_reusing, ParsedProject};
@@ -119,14 +120,11 @@ impl ProjectSource {
     }
 
     fn published(&self) -> Option<Arc<Published<ProjectSnapshot>>> {
-        self.published
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.published.read().recover().clone()
     }
 
     fn stored_on(&self, shared: &Arc<Shared>) -> bool {
-        let stored = self.stored_on.lock().unwrap_or_else(|e| e.into_inner());
+        let stored = self.stored_on.lock().recover();
         std::ptr::eq(stored.as_ptr(), Arc::as_ptr(shared))
     }
 }
@@ -176,7 +174,7 @@ impl Store {
     fn project_source(&self) -> Result<&ProjectSource, MirrorError> {
         self.project
             .as_ref()
-            .ok_or_else(|| MirrorError::Index("this store serves no pz project".into()))
+            .ok_or_else(|| MirrorError::NotServed("this store serves no pz project".into()))
     }
 
     /// The served pz project's directory, if there is one.
@@ -282,7 +280,7 @@ impl Store {
             .or_else(|| current.as_ref().map(|c| &c.snapshot.files))
             .unwrap_or(&nothing);
         store_scan(&shared.mirror, root, &scan, stored)?;
-        *project.stored_on.lock().unwrap_or_else(|e| e.into_inner()) = Arc::downgrade(shared);
+        *project.stored_on.lock().recover() = Arc::downgrade(shared);
         let Some(current) = current else {
             let snapshot = Arc::new(ProjectSnapshot::of(root, &scan, None, None));
             return Ok(self.publish_project(project, Published::new(snapshot, epoch), true));
@@ -317,7 +315,7 @@ impl Store {
         new_content: bool,
     ) -> Arc<Published<ProjectSnapshot>> {
         let published = Arc::new(published);
-        *project.published.write().unwrap_or_else(|e| e.into_inner()) = Some(published.clone());
+        *project.published.write().recover() = Some(published.clone());
         if new_content {
             if let Some(hook) = project.on_publish.get() {
                 hook(&published.snapshot);

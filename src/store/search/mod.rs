@@ -26,6 +26,8 @@ use tantivy::schema::{
 use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
+use crate::error::Recover;
+use crate::ingest::walk::Artifact;
 use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
@@ -413,7 +415,7 @@ impl SearchIndex {
             known: Mutex::new(Known::default()),
             opened,
         };
-        *this.known.lock().unwrap_or_else(|e| e.into_inner()) = this.load_known()?;
+        *this.known.lock().recover() = this.load_known()?;
         tracing::debug!(?read, total = ?started.elapsed(), "search index read");
         Ok(this)
     }
@@ -564,7 +566,7 @@ impl SearchIndex {
         load: &Load<'a>,
     ) -> Result<SearchView, IndexError> {
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
-        let mut known_all = self.known.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known_all = self.known.lock().recover();
         // Another process sharing the index directory may have committed since: then
         // what the index holds is read again rather than trusted.
         if self.index.load_metas()?.opstamp != known_all.opstamp {
@@ -784,9 +786,6 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(
             Parsed::Absent
             | Parsed::Text
-            | Parsed::Unchanged
-            | Parsed::Touched
-            | Parsed::Stored
             // `parse_of` reads these from the mirror.
             | Parsed::Split(_),
         ) => Input::Absent,
@@ -800,18 +799,14 @@ fn parse_of<'a>(
     mirror: &crate::store::mirror::Mirror,
     path: &Path,
 ) -> Loaded<'a> {
-    match fresh.get(path) {
-        Some(record)
-            if !matches!(
-                record.parsed,
-                Parsed::Unchanged | Parsed::Touched | Parsed::Stored | Parsed::Split(_)
-            ) =>
-        {
-            Loaded {
-                parsed: Cow::Borrowed(&record.parsed),
-                version: version_of(record.hash.as_deref()),
-            }
-        }
+    let read = fresh
+        .get(path)
+        .and_then(|record| Some((record.scanned.read()?, record)));
+    match read {
+        Some((parsed, record)) if !matches!(parsed, Parsed::Split(_)) => Loaded {
+            parsed: Cow::Borrowed(parsed),
+            version: version_of(record.hash.as_deref()),
+        },
         _ => stored_parse(mirror, path),
     }
 }
@@ -902,14 +897,14 @@ pub fn table_entries(
     let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
     let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
         let declared = crate::ingest::walk::declared_artifacts(entry);
-        let path_of = |kind: &str| {
+        let path_of = |kind: Artifact| {
             declared
                 .iter()
-                .find(|(k, _)| k == kind)
+                .find(|(k, _)| k == kind.name())
                 .map(|(_, file)| dir.join(file))
         };
-        let stats = path_of("statistics");
-        let annotations = path_of("statistics_annotations");
+        let stats = path_of(Artifact::Statistics);
+        let annotations = path_of(Artifact::StatisticsAnnotations);
         let (sv, av) = (
             stats.as_deref().map(version),
             annotations.as_deref().map(version),

@@ -329,29 +329,19 @@ fn searchable(
     }
 }
 
-/// Derive a table's records from its two files, as search_columns and resolve_value read
-/// them.
-pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
-    let mut search_error: Option<String> = None;
-    let mut unreadable = false;
-    let (stats_state, statistics) = match stats {
-        Input::Undeclared => (FileState::Undeclared, Value::map(Vec::new())),
-        Input::Absent => (FileState::Absent, Value::map(Vec::new())),
-        Input::Yaml(v) => (FileState::Ok, mapping_or_empty(v)),
-        Input::YamlError(m) => {
-            unreadable = true;
-            (FileState::ParseError(m.to_string()), Value::map(Vec::new()))
-        }
-        Input::OtherError(m) => {
-            search_error = Some(m.to_string());
-            (FileState::OtherError(m.to_string()), Value::map(Vec::new()))
-        }
-    };
-    let (ann_state, annotation_columns): (FileState, Vec<(String, Value)>) = match annotations {
+/// The annotations file as read: its state, and the column entries it admits (none unless
+/// it matches its schema). Marks the table unreadable, or records the search error, as the
+/// file's failure calls for.
+fn annotation_input(
+    annotations: Input,
+    unreadable: &mut bool,
+    search_error: &mut Option<String>,
+) -> (FileState, Vec<(String, Value)>) {
+    match annotations {
         Input::Undeclared => (FileState::Undeclared, Vec::new()),
         Input::Absent => (FileState::Absent, Vec::new()),
         Input::YamlError(m) => {
-            unreadable = true;
+            *unreadable = true;
             (FileState::ParseError(m.to_string()), Vec::new())
         }
         Input::OtherError(m) => {
@@ -367,7 +357,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
             };
             match authored::malformation(Kind::Statistics, &data) {
                 Some(problem) => {
-                    unreadable = true;
+                    *unreadable = true;
                     (
                         FileState::Malformed(format!(
                             "does not match its schema (SPEC 2.7): {problem}"
@@ -392,7 +382,55 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
                 }
             }
         }
+    }
+}
+
+/// How resolve_value reads a column the statistics list: its own values and each part's,
+/// or the error reading a column that is not a mapping raises.
+fn column_resolve(name: &str, col: &Value, parts: &[(&Value, &Value)]) -> ColumnResolve {
+    if !matches!(col, Value::Map(_)) {
+        return ColumnResolve {
+            column: name.to_string(),
+            crash: Some(no_get(col)),
+            own: None,
+            parts: Vec::new(),
+            part_names: Vec::new(),
+        };
+    }
+    let mut part_names: Vec<String> = parts.iter().map(|(k, _)| str_of(k)).collect();
+    part_names.sort();
+    ColumnResolve {
+        column: name.to_string(),
+        crash: None,
+        own: Some(resolve_of(col)),
+        parts: parts
+            .iter()
+            .filter_map(|(k, b)| Some((k.as_str()?.to_string(), resolve_of(b))))
+            .collect(),
+        part_names,
+    }
+}
+
+/// Derive a table's records from its two files, as search_columns and resolve_value read
+/// them.
+pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
+    let mut search_error: Option<String> = None;
+    let mut unreadable = false;
+    let (stats_state, statistics) = match stats {
+        Input::Undeclared => (FileState::Undeclared, Value::map(Vec::new())),
+        Input::Absent => (FileState::Absent, Value::map(Vec::new())),
+        Input::Yaml(v) => (FileState::Ok, mapping_or_empty(v)),
+        Input::YamlError(m) => {
+            unreadable = true;
+            (FileState::ParseError(m.to_string()), Value::map(Vec::new()))
+        }
+        Input::OtherError(m) => {
+            search_error = Some(m.to_string());
+            (FileState::OtherError(m.to_string()), Value::map(Vec::new()))
+        }
     };
+    let (ann_state, annotation_columns) =
+        annotation_input(annotations, &mut unreadable, &mut search_error);
 
     let stats_columns: Vec<(String, &Value)> = statistics
         .get("columns")
@@ -437,28 +475,7 @@ pub fn derive(fqn: &str, stats: Input, annotations: Input) -> Derived {
         record.col_rank = rank as u64;
         let parts = parts_of(col);
         if raw.is_some() {
-            let mut part_names: Vec<String> = parts.iter().map(|(k, _)| str_of(k)).collect();
-            part_names.sort();
-            record.resolve = Some(if matches!(col, Value::Map(_)) {
-                ColumnResolve {
-                    column: name.clone(),
-                    crash: None,
-                    own: Some(resolve_of(col)),
-                    parts: parts
-                        .iter()
-                        .filter_map(|(k, b)| Some((k.as_str()?.to_string(), resolve_of(b))))
-                        .collect(),
-                    part_names,
-                }
-            } else {
-                ColumnResolve {
-                    column: name.clone(),
-                    crash: Some(no_get(col)),
-                    own: None,
-                    parts: Vec::new(),
-                    part_names: Vec::new(),
-                }
-            });
+            record.resolve = Some(column_resolve(name, col, &parts));
         }
         columns.push(record);
         for (i, (path, block)) in parts.iter().enumerate() {

@@ -324,36 +324,37 @@ fn lex_string(text: &str, start: usize, line: &mut u32) -> Result<(String, usize
             }
             '\\' => {
                 let Some((_, e)) = chars.next() else { break };
-                match e {
-                    '\'' | '"' | '\\' => out.push(e),
-                    'n' => out.push('\n'),
-                    'r' => out.push('\r'),
-                    't' => out.push('\t'),
-                    'b' => out.push('\u{8}'),
-                    'f' => out.push('\u{c}'),
-                    'u' | 'x' => {
-                        let width = if e == 'u' { 4 } else { 2 };
-                        let hex: String = (0..width)
-                            .filter_map(|_| chars.next().map(|(_, h)| h))
-                            .collect();
-                        let code = u32::from_str_radix(&hex, 16)
-                            .ok()
-                            .filter(|_| hex.len() == width)
-                            .and_then(char::from_u32);
-                        match code {
-                            Some(ch) => out.push(ch),
-                            None => {
-                                return Err(gap("a string escape pz's renderer must read", *line))
-                            }
-                        }
-                    }
-                    _ => return Err(gap(format!("the string escape `\\{e}`"), *line)),
-                }
+                out.push(escaped(e, &mut chars, *line)?);
             }
             c => out.push(c),
         }
     }
     Err(gap("an unterminated string", *line))
+}
+
+/// The character a backslash escape `\<e>…` stands for, reading the hex digits of a `\u`
+/// or `\x` escape from `chars`.
+fn escaped(e: char, chars: &mut std::str::CharIndices<'_>, line: u32) -> Result<char, TemplateGap> {
+    Ok(match e {
+        '\'' | '"' | '\\' => e,
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        'b' => '\u{8}',
+        'f' => '\u{c}',
+        'u' | 'x' => {
+            let width = if e == 'u' { 4 } else { 2 };
+            let hex: String = (0..width)
+                .filter_map(|_| chars.next().map(|(_, h)| h))
+                .collect();
+            u32::from_str_radix(&hex, 16)
+                .ok()
+                .filter(|_| hex.len() == width)
+                .and_then(char::from_u32)
+                .ok_or_else(|| gap("a string escape pz's renderer must read", line))?
+        }
+        _ => return Err(gap(format!("the string escape `\\{e}`"), line)),
+    })
 }
 
 fn lex_number(

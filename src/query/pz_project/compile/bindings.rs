@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::query::pz_project::load::options::near_miss;
 use crate::query::pz_project::model::{Dataset, PzWarning, WriteOptions};
 use crate::query::pz_project::render::{sink_marker, Dep};
@@ -16,7 +16,7 @@ use super::{Claim, EffectiveConnection, Work};
 const INSERT_FORM_HINT: &str =
     "bind the sink inline as the pipeline's leading statement: INSERT INTO {{ sink('<sink>', '<output>') }} <query>";
 
-fn pipeline_error(code: &'static str, message: String, file: &str, hint: Option<&str>) -> PzError {
+fn pipeline_error(code: PzCode, message: String, file: &str, hint: Option<&str>) -> PzError {
     PzError {
         code,
         message,
@@ -37,7 +37,7 @@ pub fn extract_sink_prefixes(work: &mut Work) -> Result<(), Vec<PzError>> {
         let (name, file) = (&pipeline.name, pipeline.file.as_str());
         if pipeline.is_ephemeral() {
             errors.push(pipeline_error(
-                "PZ0208",
+                PzCode::InvalidSinkCall,
                 format!(
                     "pipeline '{name}' is ephemeral but calls sink('{}', '{}') \u{2014} ephemeral pipelines produce no node for a sink to depend on",
                     first.sink, first.output
@@ -58,7 +58,7 @@ pub fn extract_sink_prefixes(work: &mut Work) -> Result<(), Vec<PzError>> {
         });
         if let Some(b) = duplicate {
             errors.push(pipeline_error(
-                "PZ0208",
+                PzCode::InvalidSinkCall,
                 format!(
                     "pipeline '{name}' binds sink('{}', '{}') more than once \u{2014} list each sink output at most once",
                     b.sink, b.output
@@ -76,7 +76,7 @@ pub fn extract_sink_prefixes(work: &mut Work) -> Result<(), Vec<PzError>> {
         match extract_insert_prefix(&result.sql, &markers) {
             Some(sql) => work.rendered[i].sql = sql,
             None => errors.push(pipeline_error(
-                "PZ0208",
+                PzCode::InvalidSinkCall,
                 format!(
                     "pipeline '{name}' calls sink('{}', '{}') but not as the pipeline's leading INSERT INTO {{{{ sink(...) }}}} statement",
                     first.sink, first.output
@@ -114,7 +114,7 @@ pub fn synthesize_connections(work: &mut Work) -> Result<(), Vec<PzError>> {
             let yaml = conn.entity_write(&b.output);
             if yaml.is_some() && b.declared {
                 errors.push(pipeline_error(
-                    "PZ0341",
+                    PzCode::WriteSurfaceSplit,
                     format!(
                         "sink '{}.{}' declares write options in connections.yml AND at its sink() call site.",
                         b.sink, b.output
@@ -150,7 +150,7 @@ pub fn synthesize_connections(work: &mut Work) -> Result<(), Vec<PzError>> {
             let in_yaml = conn.datasets.iter().any(|d| d.name == dep.entity);
             if in_yaml && dep.declared {
                 errors.push(pipeline_error(
-                    "PZ0341",
+                    PzCode::WriteSurfaceSplit,
                     format!(
                         "source '{}.{}' declares read options in connections.yml AND at its source() call site.",
                         dep.conn, dep.entity
@@ -235,7 +235,7 @@ pub fn resolve_sinks(work: &mut Work) -> Result<Vec<Claim>, Vec<PzError>> {
                         .map(|c| c.connector.as_str())
                         .unwrap_or("");
                     work.warnings.push(PzWarning {
-                        code: "PZ0208",
+                        code: PzCode::InvalidSinkCall,
                         message: format!(
                             "pipeline '{}' passes sink('{}', '{}', {option}: ...), which pz does not recognize \u{2014} it is being sent to the connector as a write option. Did you mean '{near}'?",
                             pipeline.name, b.sink, b.output
@@ -250,7 +250,7 @@ pub fn resolve_sinks(work: &mut Work) -> Result<Vec<Claim>, Vec<PzError>> {
             }
             if work.connection(&b.sink).is_none() {
                 errors.push(pipeline_error(
-                    "PZ0201",
+                    PzCode::UnresolvedRef,
                     format!(
                         "pipeline '{}' calls sink('{}', '{}') but no sink named '{}' exists",
                         pipeline.name, b.sink, b.output, b.sink
@@ -280,7 +280,7 @@ pub fn resolve_sinks(work: &mut Work) -> Result<Vec<Claim>, Vec<PzError>> {
             names.sort_by(|a, b| ordinal_cmp(a, b));
             if names.len() > 1 {
                 errors.push(pipeline_error(
-                    "PZ0206",
+                    PzCode::SinkBindingConflict,
                     format!(
                         "sink '{}.{}' is claimed by multiple pipelines' sink() calls: {}",
                         conn.name,

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::query::pz_project::model::{SyncMode, WriteOptions};
 use crate::query::pz_project::render::{staging_name, Dep};
 use compat::dotnet::ordinal_cmp;
@@ -59,180 +59,225 @@ pub fn build(
     watermarked: &[(String, String)],
     inexact_checks: &[String],
 ) -> Result<Built, Vec<PzError>> {
-    let project = work.project;
-    let readers: HashMap<&(String, String), &String> =
-        readers.iter().map(|(k, v)| (k, v)).collect();
-    let claims: HashMap<&(String, String), &String> = claims.iter().map(|(k, v)| (k, v)).collect();
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut source_nodes: HashMap<(String, String), usize> = HashMap::new();
-    let mut built_auto = Vec::new();
-    let mut incremental = Vec::new();
-    let mut cdc = Vec::new();
-    let mut collisions = Vec::new();
-    for conn in &work.connections {
-        let mut staged: Vec<(String, String)> = Vec::new();
-        for d in &conn.datasets {
-            let key = (conn.name.clone(), d.name.clone());
-            let Some(reader) = readers.get(&key).copied() else {
+    let mut built = Built {
+        nodes: Vec::new(),
+        pipeline_nodes: HashMap::new(),
+        auto_sources: Vec::new(),
+        incremental: Vec::new(),
+        cdc: Vec::new(),
+    };
+    let source_nodes = built.add_source_loads(work, readers, watermarked)?;
+    built.add_pipelines(work, &source_nodes);
+    built.add_checks(work, inexact_checks);
+    built.add_sink_writes(work, claims);
+    super::sort_dependencies(&mut built.nodes);
+    Ok(built)
+}
+
+impl Built {
+    /// A SourceLoad per dataset a pipeline reads; returns each dataset's node. Two datasets
+    /// of a connection whose staging names fold together are PZ0110.
+    fn add_source_loads(
+        &mut self,
+        work: &Work,
+        readers: &Claims,
+        watermarked: &[(String, String)],
+    ) -> Result<HashMap<(String, String), usize>, Vec<PzError>> {
+        let readers: HashMap<&(String, String), &String> =
+            readers.iter().map(|(k, v)| (k, v)).collect();
+        let mut source_nodes = HashMap::new();
+        let mut collisions = Vec::new();
+        for conn in &work.connections {
+            let mut staged: Vec<(String, String)> = Vec::new();
+            for d in &conn.datasets {
+                let key = (conn.name.clone(), d.name.clone());
+                let Some(reader) = readers.get(&key).copied() else {
+                    continue;
+                };
+                let staging = staging_name(&conn.name, &d.name);
+                match staged.iter().find(|(s, _)| *s == staging) {
+                    Some((_, first)) => {
+                        collisions.push(staging_collision(&conn.name, first, &d.name))
+                    }
+                    None => staged.push((staging.clone(), d.name.clone())),
+                }
+                let canonical = format!(
+                    "source-load\n{}\n{}\n{}\n{}",
+                    conn.name,
+                    d.name,
+                    options_json(&d.options),
+                    columns_json(d.columns.as_deref())
+                );
+                let at = self.nodes.len();
+                let synthesized = watermarked.contains(&key);
+                if synthesized || is_incremental(&d.sync) {
+                    self.incremental.push(at);
+                }
+                match &d.sync {
+                    Some(SyncMode::Cdc) => self.cdc.push(at),
+                    Some(SyncMode::Auto) if !synthesized => self.auto_sources.push(key.clone()),
+                    _ => {}
+                }
+                source_nodes.insert(key.clone(), at);
+                let hints_empty = matches!(d.sync, Some(SyncMode::Cdc))
+                    || reader_pushes_nothing(work, reader, &key, &staging);
+                self.nodes.push(Node {
+                    id: node_id(&canonical),
+                    id_known: d.exact && hints_empty,
+                    kind: NodeKind::SourceLoad,
+                    name: staging,
+                    depends_on: Vec::new(),
+                    dataset: Some(key),
+                });
+            }
+        }
+        if !collisions.is_empty() {
+            return Err(collisions);
+        }
+        Ok(source_nodes)
+    }
+
+    /// A Pipeline per table pipeline, then each one's dependencies on the nodes before it.
+    fn add_pipelines(&mut self, work: &Work, source_nodes: &HashMap<(String, String), usize>) {
+        let project = work.project;
+        for (i, pipeline) in project.pipelines.iter().enumerate() {
+            if pipeline.is_ephemeral() {
                 continue;
-            };
-            let staging = staging_name(&conn.name, &d.name);
-            match staged.iter().find(|(s, _)| *s == staging) {
-                Some((_, first)) => collisions.push(PzError {
-                    code: "PZ0110",
-                    message: format!(
-                        "source '{}': datasets '{first}' and '{}' cannot be told apart in staging.",
-                        conn.name, d.name
-                    ),
-                    file: Some("connections.yml".into()),
-                    line: None,
-                    next_step: Some(
-                        "rename one of them -- pz folds every character outside [A-Za-z0-9_] to '_' when it stages a read, so these two names collide".into(),
-                    ),
-                }),
-                None => staged.push((staging.clone(), d.name.clone())),
             }
+            let (sql, exact) = assembled_sql(work, i);
             let canonical = format!(
-                "source-load\n{}\n{}\n{}\n{}",
-                conn.name,
-                d.name,
-                options_json(&d.options),
-                columns_json(d.columns.as_deref())
+                "pipeline\n{}\n{}\n{sql}",
+                pipeline.name, pipeline.materialization
             );
-            let synthesized = watermarked.contains(&key);
-            if synthesized || is_incremental(&d.sync) {
-                incremental.push(nodes.len());
-            }
-            match &d.sync {
-                Some(SyncMode::Cdc) => cdc.push(nodes.len()),
-                Some(SyncMode::Auto) if !synthesized => built_auto.push(key.clone()),
-                _ => {}
-            }
-            source_nodes.insert(key.clone(), nodes.len());
-            let hints_empty = matches!(d.sync, Some(SyncMode::Cdc))
-                || reader_pushes_nothing(work, reader, &key, &staging);
-            nodes.push(Node {
+            self.pipeline_nodes
+                .insert(pipeline.name.clone(), self.nodes.len());
+            self.nodes.push(Node {
                 id: node_id(&canonical),
-                id_known: d.exact && hints_empty,
-                kind: NodeKind::SourceLoad,
-                name: staging,
+                id_known: exact,
+                kind: NodeKind::Pipeline,
+                name: pipeline.name.clone(),
                 depends_on: Vec::new(),
-                dataset: Some(key),
-            });
-        }
-    }
-    if !collisions.is_empty() {
-        return Err(collisions);
-    }
-    let mut pipeline_at: HashMap<String, usize> = HashMap::new();
-    for (i, pipeline) in project.pipelines.iter().enumerate() {
-        if pipeline.is_ephemeral() {
-            continue;
-        }
-        let (sql, exact) = assembled_sql(work, i);
-        let canonical = format!(
-            "pipeline\n{}\n{}\n{sql}",
-            pipeline.name, pipeline.materialization
-        );
-        pipeline_at.insert(pipeline.name.clone(), nodes.len());
-        nodes.push(Node {
-            id: node_id(&canonical),
-            id_known: exact,
-            kind: NodeKind::Pipeline,
-            name: pipeline.name.clone(),
-            depends_on: Vec::new(),
-            dataset: None,
-        });
-    }
-    let index_of_pipeline = |name: &str| pipeline_at.get(name).copied();
-    for (i, pipeline) in project.pipelines.iter().enumerate() {
-        let Some(at) = index_of_pipeline(&pipeline.name).filter(|_| !pipeline.is_ephemeral())
-        else {
-            continue;
-        };
-        let mut deps = Vec::new();
-        for dep in effective_deps(work, i) {
-            let target = match dep {
-                Dep::Pipeline(n) => index_of_pipeline(n),
-                Dep::Source(s) => source_nodes
-                    .get(&(s.conn.clone(), s.entity.clone()))
-                    .copied(),
-            };
-            deps.extend(target);
-        }
-        nodes[at].depends_on = deps;
-    }
-    let mut check_names: HashSet<String> = HashSet::new();
-    for pipeline in project.pipelines.iter().filter(|p| !p.is_ephemeral()) {
-        let at = index_of_pipeline(&pipeline.name).expect("every table pipeline has a node");
-        for check in &pipeline.checks {
-            let conventional = if check.check_type == "custom_sql" {
-                let n = check
-                    .options
-                    .get("name")
-                    .map(|v| v.interpolated())
-                    .unwrap_or_default();
-                format!("check_{}_{n}", pipeline.name)
-            } else if check.columns.is_empty() {
-                format!("check_{}_{}", pipeline.name, check.check_type)
-            } else {
-                format!(
-                    "check_{}_{}_{}",
-                    pipeline.name,
-                    check.check_type,
-                    check.columns.join("_")
-                )
-            };
-            let mut name = conventional.clone();
-            let mut n = 2;
-            while check_names.contains(&name) {
-                name = format!("{conventional}_{n}");
-                n += 1;
-            }
-            check_names.insert(name.clone());
-            let canonical = format!("check\n{}\n{}", pipeline.name, check_identity(check));
-            nodes.push(Node {
-                id: node_id(&canonical),
-                id_known: !inexact_checks.contains(&pipeline.name),
-                kind: NodeKind::Check,
-                name,
-                depends_on: vec![at],
                 dataset: None,
             });
         }
-    }
-    for conn in &work.connections {
-        for (output, write) in &conn.outputs {
-            let key = (conn.name.clone(), output.clone());
-            let Some(claimant) = claims.get(&key).copied() else {
+        for (i, pipeline) in project.pipelines.iter().enumerate() {
+            let Some(at) = self
+                .pipeline_node(&pipeline.name)
+                .filter(|_| !pipeline.is_ephemeral())
+            else {
                 continue;
             };
-            let at = index_of_pipeline(claimant).expect("a claimant is a table pipeline");
-            let canonical = format!(
-                "sink-write\n{}\n{output}\n{claimant}\n{}\n{}\n{}",
-                conn.name,
-                write.mode,
-                write.schema_policy,
-                options_json(&write.options)
-            );
-            nodes.push(Node {
-                id: node_id(&canonical),
-                id_known: write.options.exact,
-                kind: NodeKind::SinkWrite,
-                name: format!("{}.{output}", conn.name),
-                depends_on: vec![at],
-                dataset: Some(key),
-            });
+            let mut deps = Vec::new();
+            for dep in effective_deps(work, i) {
+                let target = match dep {
+                    Dep::Pipeline(n) => self.pipeline_node(n),
+                    Dep::Source(s) => source_nodes
+                        .get(&(s.conn.clone(), s.entity.clone()))
+                        .copied(),
+                };
+                deps.extend(target);
+            }
+            self.nodes[at].depends_on = deps;
         }
     }
-    super::sort_dependencies(&mut nodes);
-    Ok(Built {
-        nodes,
-        pipeline_nodes: pipeline_at,
-        auto_sources: built_auto,
-        incremental,
-        cdc,
-    })
+
+    /// A Check per sidecar check of a table pipeline, named by pz's convention (a name
+    /// taken already gets `_2`, `_3`...).
+    fn add_checks(&mut self, work: &Work, inexact_checks: &[String]) {
+        let mut check_names: HashSet<String> = HashSet::new();
+        for pipeline in work.project.pipelines.iter().filter(|p| !p.is_ephemeral()) {
+            let at = self
+                .pipeline_node(&pipeline.name)
+                .expect("every table pipeline has a node");
+            for check in &pipeline.checks {
+                let conventional = check_name(&pipeline.name, check);
+                let mut name = conventional.clone();
+                let mut n = 2;
+                while check_names.contains(&name) {
+                    name = format!("{conventional}_{n}");
+                    n += 1;
+                }
+                check_names.insert(name.clone());
+                let canonical = format!("check\n{}\n{}", pipeline.name, check_identity(check));
+                self.nodes.push(Node {
+                    id: node_id(&canonical),
+                    id_known: !inexact_checks.contains(&pipeline.name),
+                    kind: NodeKind::Check,
+                    name,
+                    depends_on: vec![at],
+                    dataset: None,
+                });
+            }
+        }
+    }
+
+    /// A SinkWrite per output a pipeline claims.
+    fn add_sink_writes(&mut self, work: &Work, claims: &Claims) {
+        let claims: HashMap<&(String, String), &String> =
+            claims.iter().map(|(k, v)| (k, v)).collect();
+        for conn in &work.connections {
+            for (output, write) in &conn.outputs {
+                let key = (conn.name.clone(), output.clone());
+                let Some(claimant) = claims.get(&key).copied() else {
+                    continue;
+                };
+                let at = self
+                    .pipeline_node(claimant)
+                    .expect("a claimant is a table pipeline");
+                let canonical = format!(
+                    "sink-write\n{}\n{output}\n{claimant}\n{}\n{}\n{}",
+                    conn.name,
+                    write.mode,
+                    write.schema_policy,
+                    options_json(&write.options)
+                );
+                self.nodes.push(Node {
+                    id: node_id(&canonical),
+                    id_known: write.options.exact,
+                    kind: NodeKind::SinkWrite,
+                    name: format!("{}.{output}", conn.name),
+                    depends_on: vec![at],
+                    dataset: Some(key),
+                });
+            }
+        }
+    }
+}
+
+/// PZ0110: two datasets of `connection` whose staging names fold together.
+fn staging_collision(connection: &str, first: &str, second: &str) -> PzError {
+    PzError {
+        code: PzCode::DuplicateName,
+        message: format!(
+            "source '{connection}': datasets '{first}' and '{second}' cannot be told apart in staging."
+        ),
+        file: Some("connections.yml".into()),
+        line: None,
+        next_step: Some(
+            "rename one of them -- pz folds every character outside [A-Za-z0-9_] to '_' when it stages a read, so these two names collide".into(),
+        ),
+    }
+}
+
+/// A check's conventional node name: `check_<pipeline>_<name>` for custom SQL, else
+/// `check_<pipeline>_<type>[_<columns>]`.
+fn check_name(pipeline: &str, check: &crate::query::pz_project::model::Check) -> String {
+    if check.check_type == "custom_sql" {
+        let n = check
+            .options
+            .get("name")
+            .map(|v| v.interpolated())
+            .unwrap_or_default();
+        format!("check_{pipeline}_{n}")
+    } else if check.columns.is_empty() {
+        format!("check_{pipeline}_{}", check.check_type)
+    } else {
+        format!(
+            "check_{pipeline}_{}_{}",
+            check.check_type,
+            check.columns.join("_")
+        )
+    }
 }
 
 /// A table pipeline's executed SQL as pz hashes it, and whether this text is pz's: an

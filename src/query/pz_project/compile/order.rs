@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, VecDeque};
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use compat::dotnet::ordinal_cmp;
 
 use super::Node;
@@ -112,7 +112,7 @@ fn cycle_error(nodes: &[Node], remainder: &[usize]) -> PzError {
         .collect();
     names.push(&nodes[current].name);
     PzError {
-        code: "PZ0202",
+        code: PzCode::Cycle,
         message: format!("dependency cycle: {}", names.join(" -> ")),
         file: None,
         line: None,
@@ -246,7 +246,7 @@ mod tests {
     #[test]
     fn errors_order_by_file_then_line() {
         let e = |file: Option<&str>, line: Option<u32>, m: &str| PzError {
-            code: "PZ0000",
+            code: PzCode::Cycle,
             message: m.into(),
             file: file.map(str::to_string),
             line,

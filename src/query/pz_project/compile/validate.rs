@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
-use crate::error::pz::PzError;
-use crate::query::pz_project::model::{PzWarning, SyncMode};
+use crate::error::pz::{PzCode, PzError};
+use crate::query::pz_project::model::{Dataset, PzWarning, SyncMode};
 use crate::query::pz_project::render::Dep;
 use compat::dotnet::ordinal_cmp;
 
@@ -16,7 +16,7 @@ use super::{Claim, Node, NodeKind, Work};
 const CONNECTIONS: &str = "connections.yml";
 const CURSOR_TYPES: [&str; 5] = ["int", "bigint", "decimal", "date", "timestamp"];
 
-fn error(code: &'static str, message: String, file: &str, hint: Option<String>) -> PzError {
+fn error(code: PzCode, message: String, file: &str, hint: Option<String>) -> PzError {
     PzError {
         code,
         message,
@@ -60,13 +60,13 @@ pub fn independent_stages(work: &mut Work) -> Result<(), Vec<PzError>> {
         for (_, dep) in deps {
             match dep {
                 Dep::Pipeline(n) if project.pipeline(n).is_none() => errors.push(error(
-                    "PZ0201",
+                    PzCode::UnresolvedRef,
                     format!("pipeline '{}' calls ref('{n}') but no pipeline named '{n}' exists", pipeline.name),
                     &pipeline.file,
                     None,
                 )),
                 Dep::Source(s) if work.connection(&s.conn).is_none() => errors.push(error(
-                    "PZ0201",
+                    PzCode::UnresolvedRef,
                     format!(
                         "pipeline '{}' calls source('{}', '{}') but no connection named '{}' exists",
                         pipeline.name, s.conn, s.entity, s.conn
@@ -84,7 +84,7 @@ pub fn independent_stages(work: &mut Work) -> Result<(), Vec<PzError>> {
         .filter(|p| p.is_ephemeral() && !p.checks.is_empty())
     {
         errors.push(error(
-            "PZ0205",
+            PzCode::ChecksOnEphemeral,
             format!(
                 "pipeline '{}' is ephemeral but declares {} check(s) \u{2014} ephemeral pipelines produce no node for checks to depend on",
                 pipeline.name,
@@ -112,7 +112,7 @@ pub fn independent_stages(work: &mut Work) -> Result<(), Vec<PzError>> {
         for name in refs {
             match project.pipeline(name) {
                 Some(target) if target.is_ephemeral() => errors.push(error(
-                    "PZ0204",
+                    PzCode::EphemeralChain,
                     format!(
                         "ephemeral pipeline '{}' references another ephemeral pipeline '{name}' \u{2014} ephemeral chains are not allowed",
                         pipeline.name
@@ -138,13 +138,12 @@ pub fn independent_stages(work: &mut Work) -> Result<(), Vec<PzError>> {
 /// Stage 0: merge keys and incremental cursors, plus the cursor notices.
 fn incremental_stage(work: &mut Work) -> Vec<PzError> {
     let mut errors = Vec::new();
-    let allowed = CURSOR_TYPES.join(", ");
     for conn in &work.connections {
         for (output, write) in &conn.outputs {
             let name = &conn.name;
             if write.mode == "merge" && write.keys.is_empty() {
                 errors.push(error(
-                    "PZ0209",
+                    PzCode::MergeRequiresKeys,
                     format!(
                         "sink '{name}.{output}' has strategy: 'merge' but declares no keys -- merge needs at least one key column to match rows by"
                     ),
@@ -153,7 +152,7 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
                 ));
             } else if write.mode != "merge" && !write.keys.is_empty() {
                 errors.push(error(
-                    "PZ0211",
+                    PzCode::KeysWithoutMerge,
                     format!(
                         "sink '{name}.{output}' declares keys: [{}] but strategy is '{}', not merge -- keys only applies to strategy: 'merge'",
                         write.keys.join(", "),
@@ -175,62 +174,14 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
         }
         for d in &conn.datasets {
             let where_ = format!("source '{}.{}'", conn.name, d.name);
-            if let Some(SyncMode::Incremental {
-                cursor,
-                max_window,
-                initial,
-                until,
-            }) = &d.sync
-            {
-                if d.options.contains("max_pages") {
-                    match d.options.get_string("cursor_order").as_deref() {
-                        Some("desc") => errors.push(error(
-                            "PZ0229",
-                            format!(
-                                "{where_}: 'max_pages' on a descending incremental feed (cursor_order: desc) \u{2014} a truncated crawl would advance the watermark past unfetched rows"
-                            ),
-                            CONNECTIONS,
-                            Some("remove max_pages so slices run to completion, or point at an ascending endpoint".into()),
-                        )),
-                        None => work.notices.push(format!(
-                            "{where_}: 'max_pages' with undeclared cursor ordering \u{2014} a descending feed fails at run time if a crawl truncates; declare cursor_order to check this at compile time"
-                        )),
-                        Some(_) => {}
-                    }
-                }
-                match d.columns.as_deref().filter(|c| !c.is_empty()) {
-                    None => work
-                        .notices
-                        .push(format!("{where_}: cursor '{cursor}' unverified until --connect / first run")),
-                    Some(cols) => match cols.iter().find(|(k, _)| k == cursor) {
-                        None if max_window.is_none() => errors.push(error(
-                            "PZ0212",
-                            format!(
-                                "{where_} declares incremental cursor '{cursor}' but it is not in the dataset's columns: contract -- allowed cursor types: {allowed}"
-                            ),
-                            CONNECTIONS,
-                            Some(format!(
-                                "add '{cursor}' to columns: with one of the allowed cursor types ({allowed})"
-                            )),
-                        )),
-                        Some((_, ty)) if !CURSOR_TYPES.contains(&ty.as_str()) && max_window.is_none() => {
-                            errors.push(error(
-                                "PZ0212",
-                                format!(
-                                    "{where_} declares incremental cursor '{cursor}' as '{ty}', which cannot be used as a cursor -- allowed cursor types: {allowed}"
-                                ),
-                                CONNECTIONS,
-                                Some(format!("declare '{cursor}' as one of the allowed cursor types ({allowed})")),
-                            ))
-                        }
-                        _ => {}
-                    },
-                }
-                if max_window.is_some() || initial.is_some() || until.is_some() {
-                    work.inexact.push(format!(
-                        "{where_}: bounded-window rules are checked by pz's WindowMath"
-                    ));
-                }
+            if matches!(d.sync, Some(SyncMode::Incremental { .. })) {
+                incremental_cursor(
+                    &where_,
+                    d,
+                    &mut errors,
+                    &mut work.notices,
+                    &mut work.inexact,
+                );
             }
             if d.options
                 .get_string("path")
@@ -253,7 +204,7 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
                 };
                 if !positive {
                     errors.push(error(
-                        "PZ0222",
+                        PzCode::FilesPerPartitionInvalid,
                         format!(
                             "{where_} in {CONNECTIONS}: files_per_partition '{}' must be a positive integer",
                             raw.interpolated()
@@ -266,6 +217,74 @@ fn incremental_stage(work: &mut Work) -> Vec<PzError> {
         }
     }
     errors
+}
+
+/// An incremental read's cursor: in the dataset's columns with a cursor type (PZ0212),
+/// `max_pages` only on an ascending feed (PZ0229), and what only pz can check, noted.
+fn incremental_cursor(
+    where_: &str,
+    d: &Dataset,
+    errors: &mut Vec<PzError>,
+    notices: &mut Vec<String>,
+    inexact: &mut Vec<String>,
+) {
+    let Some(SyncMode::Incremental {
+        cursor,
+        max_window,
+        initial,
+        until,
+    }) = &d.sync
+    else {
+        return;
+    };
+    let allowed = CURSOR_TYPES.join(", ");
+    if d.options.contains("max_pages") {
+        match d.options.get_string("cursor_order").as_deref() {
+                Some("desc") => errors.push(error(
+                    PzCode::DescendingCursorTruncatable,
+                    format!(
+                        "{where_}: 'max_pages' on a descending incremental feed (cursor_order: desc) \u{2014} a truncated crawl would advance the watermark past unfetched rows"
+                    ),
+                    CONNECTIONS,
+                    Some("remove max_pages so slices run to completion, or point at an ascending endpoint".into()),
+                )),
+                None => notices.push(format!(
+                    "{where_}: 'max_pages' with undeclared cursor ordering \u{2014} a descending feed fails at run time if a crawl truncates; declare cursor_order to check this at compile time"
+                )),
+                Some(_) => {}
+            }
+    }
+    match d.columns.as_deref().filter(|c| !c.is_empty()) {
+            None => notices.push(format!("{where_}: cursor '{cursor}' unverified until --connect / first run")),
+            Some(cols) => match cols.iter().find(|(k, _)| k == cursor) {
+                None if max_window.is_none() => errors.push(error(
+                    PzCode::CursorInvalid,
+                    format!(
+                        "{where_} declares incremental cursor '{cursor}' but it is not in the dataset's columns: contract -- allowed cursor types: {allowed}"
+                    ),
+                    CONNECTIONS,
+                    Some(format!(
+                        "add '{cursor}' to columns: with one of the allowed cursor types ({allowed})"
+                    )),
+                )),
+                Some((_, ty)) if !CURSOR_TYPES.contains(&ty.as_str()) && max_window.is_none() => {
+                    errors.push(error(
+                        PzCode::CursorInvalid,
+                        format!(
+                            "{where_} declares incremental cursor '{cursor}' as '{ty}', which cannot be used as a cursor -- allowed cursor types: {allowed}"
+                        ),
+                        CONNECTIONS,
+                        Some(format!("declare '{cursor}' as one of the allowed cursor types ({allowed})")),
+                    ))
+                }
+                _ => {}
+            },
+        }
+    if max_window.is_some() || initial.is_some() || until.is_some() {
+        inexact.push(format!(
+            "{where_}: bounded-window rules are checked by pz's WindowMath"
+        ));
+    }
 }
 
 /// Stage 6: a source dataset is read by exactly one pipeline (PZ0349). Returns the reader
@@ -305,7 +324,7 @@ pub fn single_readers(work: &Work) -> Result<Vec<Claim>, Vec<PzError>> {
             .map(|p| p.file.clone())
             .unwrap_or_default();
         errors.push(error(
-            "PZ0349",
+            PzCode::SourceReadByMultiplePipelines,
             format!("source '{source}.{dataset}' is read by {} pipelines: {}", sorted.len(), sorted.join(", ")),
             &file,
             Some(format!(
@@ -381,7 +400,7 @@ pub fn pairing_matrices(work: &Work, built: &Built) -> Result<(), Vec<PzError>> 
                 let src = nodes[s].dataset_ref().unwrap_or_default();
                 delivery.push(if replace_check {
                     error(
-                        "PZ0335",
+                        PzCode::IncompatiblePair,
                         format!(
                             "output '{target}': write.strategy 'replace' fed by incremental dataset '{src}' would discard previously loaded rows each run."
                         ),
@@ -390,7 +409,7 @@ pub fn pairing_matrices(work: &Work, built: &Built) -> Result<(), Vec<PzError>> 
                     )
                 } else {
                     error(
-                        "PZ0214",
+                        PzCode::IncrementalAppendUnacknowledged,
                         format!(
                             "sink '{target}' has write.strategy: append and is fed by incremental dataset '{src}' -- delivery is at-least-once, so a retried or replayed slice can duplicate rows"
                         ),
@@ -414,7 +433,7 @@ pub fn pairing_matrices(work: &Work, built: &Built) -> Result<(), Vec<PzError>> 
                 "cdc delivery is change events, not rows -- append would land raw events as duplicate rows (cdc x append)"
             };
             cdc.push(error(
-                "PZ0335",
+                PzCode::IncompatiblePair,
                 format!("output '{target}': write.strategy '{}' fed by cdc dataset(s) '{names}' -- {reason}.", write.mode),
                 CONNECTIONS,
                 Some("use write.strategy: merge with on_delete".into()),
@@ -422,7 +441,7 @@ pub fn pairing_matrices(work: &Work, built: &Built) -> Result<(), Vec<PzError>> 
         }
         if !cdc_sources.is_empty() && write.mode == "merge" && write.on_delete.is_none() {
             cdc.push(error(
-                "PZ0336",
+                PzCode::CdcConsentMissing,
                 format!(
                     "output '{target}': write.strategy merge fed by cdc dataset(s) '{names}' has not declared write.on_delete -- deletes on the source table need an explicit routing choice."
                 ),
@@ -432,7 +451,7 @@ pub fn pairing_matrices(work: &Work, built: &Built) -> Result<(), Vec<PzError>> 
         }
         match &write.on_delete {
             Some(d) if cdc_sources.is_empty() => cdc.push(error(
-                "PZ0337",
+                PzCode::CdcDeleteRouteInvalid,
                 format!(
                     "output '{target}': write.on_delete '{d}' is declared but no upstream dataset declares sync: {{mode: cdc}} -- on_delete requires a cdc-fed input."
                 ),
@@ -442,7 +461,7 @@ pub fn pairing_matrices(work: &Work, built: &Built) -> Result<(), Vec<PzError>> 
             Some(d) if (d == "delete" || d == "soft") && upstream.len() > 1 => {
                 let all: Vec<String> = upstream.iter().filter_map(|s| nodes[*s].dataset_ref()).collect();
                 cdc.push(error(
-                    "PZ0337",
+                    PzCode::CdcDeleteRouteInvalid,
                     format!(
                         "output '{target}': write.on_delete '{d}' fed by a multi-source pipeline ('{}') -- delete keys cannot be routed through a multi-source pipeline.",
                         all.join(", ")
@@ -496,7 +515,7 @@ pub fn dead_leaves(work: &mut Work, built: &Built) {
             .is_some_and(|i| !consumed[i])
         {
             work.warnings.push(PzWarning {
-                code: "PZ0223",
+                code: PzCode::DeadLeafPipeline,
                 message: format!(
                     "pipeline '{}' computes a result nothing consumes \u{2014} no sink loads it and no ref() reads it",
                     pipeline.name

@@ -2,7 +2,7 @@
 //! `connector`, reserved keys, flat connector config (the only place `${VAR}` is
 //! substituted), and `entities: <e>: {read, write}`.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::ingest::pz_project::yaml_doc::YamlDoc;
 use crate::query::pz_project::model::{file_error, Connection, Dataset, PzWarning};
@@ -12,7 +12,7 @@ use compat::dotnet::ordinal_cmp;
 use super::interpolate::{contains_reference, interpolate};
 use super::options::{
     parse_allow_unsigned, parse_max_concurrency, parse_rate_limit, parse_retry, parse_sync_mode,
-    parse_yaml_write, YAML_SHAPE,
+    parse_yaml_write,
 };
 use super::LoadIssue;
 
@@ -45,7 +45,7 @@ pub fn load_connections(
     for (name, value) in &yaml.entries {
         if name == "outputs" {
             errors.push(file_error(
-                "PZ0347",
+                PzCode::RetiredOutputsBlock,
                 format!("{FILE}: the 'outputs' block is retired -- there are no per-target output profiles."),
                 FILE,
                 "declare each place as a top-level connection instead",
@@ -54,7 +54,7 @@ pub fn load_connections(
         }
         let Some(block) = value.as_map() else {
             errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("{FILE}: connection '{name}' must be a mapping."),
                 FILE,
                 format!("{name}:\n  connector: <connector>"),
@@ -63,7 +63,7 @@ pub fn load_connections(
         };
         let Some(connector) = block.get_string("connector").filter(|c| !c.is_empty()) else {
             errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("{FILE}: connection '{name}' is missing required field 'connector'."),
                 FILE,
                 format!("{name}:\n  connector: postgres"),
@@ -132,7 +132,7 @@ fn substitute(v: &mut PzValue, env: &Env, errors: &mut Vec<PzError>) {
 fn warn_entities(v: &PzValue, conn: &str, path: &mut Vec<String>, warnings: &mut Vec<PzWarning>) {
     match v {
         PzValue::Str(text) if contains_reference(text) => warnings.push(PzWarning {
-            code: "PZ0133",
+            code: PzCode::UninterpolatedEntityOption,
             message: format!(
                 "{FILE}: connection '{conn}' entity option '{}' is '{text}' -- entities: options are never interpolated, so this reaches the connector as literal, un-substituted text.",
                 path.join(".")
@@ -180,7 +180,7 @@ fn load_entities(block: &PzMap, connection: &str, errors: &mut Vec<PzError>) -> 
         let where_ = format!("connection '{connection}' entity '{entity}'");
         if let Some(problem) = entity_name_problem(entity) {
             errors.push(file_error(
-                "PZ0344",
+                PzCode::EntityNameInvalid,
                 format!("{FILE}: {where_}: name {problem}."),
                 FILE,
                 "name the entity exactly as the remote system spells it, e.g. 'dbo.orders'",
@@ -189,7 +189,7 @@ fn load_entities(block: &PzMap, connection: &str, errors: &mut Vec<PzError>) -> 
         }
         let Some(entity_block) = value.as_map().filter(|m| !m.entries.is_empty()) else {
             errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("{FILE}: {where_} declares no direction."),
                 FILE,
                 format!("{entity}:\n    read:\n      <read options>\n    write:\n      strategy: 'merge'"),
@@ -203,7 +203,7 @@ fn load_entities(block: &PzMap, connection: &str, errors: &mut Vec<PzError>) -> 
         unknown.sort_by(|a, b| ordinal_cmp(a, b));
         for key in unknown {
             errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("{FILE}: {where_}: unknown key '{key}'."),
                 FILE,
                 "an entity holds 'read:' and/or 'write:', nothing else",
@@ -243,7 +243,7 @@ fn read_dataset(
     }
     let Some(read) = value.as_map() else {
         errors.push(file_error(
-            YAML_SHAPE,
+            PzCode::YamlShape,
             format!("{FILE}: {where_}: 'read' must be a mapping of options, or empty."),
             FILE,
             "read:\n      partitions: 4",
@@ -254,7 +254,7 @@ fn read_dataset(
     if let Some(cols) = read.get("columns").filter(|v| !v.is_blank()) {
         match cols.as_map() {
             None => errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("{FILE}: {where_}: 'columns' must be a mapping of column name to type."),
                 FILE,
                 "columns:\n          id: bigint",
@@ -266,7 +266,7 @@ fn read_dataset(
                     .find(|(_, v)| matches!(v, PzValue::Map(_) | PzValue::List(_)));
                 match nested {
                     Some((key, _)) => errors.push(file_error(
-                        YAML_SHAPE,
+                        PzCode::YamlShape,
                         format!("{FILE}: {where_}: column '{key}' must map to a type name, not a nested structure."),
                         FILE,
                         format!("{key}: bigint"),
@@ -289,7 +289,7 @@ fn read_dataset(
             .and_then(|m| m.get_string("cursor"))
             .unwrap_or_else(|| "<column>".into());
         errors.push(file_error(
-            "PZ0332",
+            PzCode::RetiredReadSurface,
             format!("{FILE}: {where_}: the 'incremental:' block was replaced by the unified 'sync:' block."),
             FILE,
             format!("sync:\n          mode: incremental\n          cursor: {cursor}"),
@@ -309,7 +309,7 @@ fn read_dataset(
             format!("rename the entity to '{replacement}' and delete those keys")
         };
         errors.push(file_error(
-            "PZ0348",
+            PzCode::RetiredEntityQualifier,
             format!("{FILE}: {where_}: 'schema'/'table' are retired -- the entity name is the object name."),
             FILE,
             hint,
@@ -317,7 +317,7 @@ fn read_dataset(
     }
     if read.contains("rate_limit") {
         errors.push(file_error(
-            "PZ0318",
+            PzCode::RateLimitConfigInvalid,
             format!(
                 "{FILE}: {where_}: 'rate_limit' is instance-level; declare it on the connection."
             ),

@@ -3,7 +3,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::query::pz_project::model::{file_error, Project};
 
@@ -16,7 +16,7 @@ pub fn rewrite_hint(mut error: PzError) -> PzError {
         error.next_step = Some(
             "this directory is not a pz project -- call pz_init_project to scaffold one here, or ask the user to point the server at an existing project directory".into(),
         );
-    } else if error.code == "PZ0103" {
+    } else if error.code == PzCode::UndeclaredEnvVar {
         error.next_step = Some(format!(
             "{hint} An MCP server reads the environment of the process it was launched in, so ask the user to set it and restart the pz MCP server -- setting it elsewhere will not reach this server."
         ));
@@ -68,7 +68,7 @@ fn check(options: &PzMap, connector: &str, subject: &str, root: &Path, errors: &
         }
         if escapes(root, value) {
             errors.push(file_error(
-                "PZ0606",
+                PzCode::McpPathEscapesProject,
                 format!("{subject}: {connector} {key} '{value}' resolves outside the project directory"),
                 "connections.yml",
                 "pz mcp only operates on files inside the project; use a path under the project root, or run the pz CLI directly if reading outside the project is intended",

@@ -1,12 +1,10 @@
 //! `${NAME}` substitution (`EnvInterpolator`): `$${` is an escaped literal `${`; an unset
 //! variable is PZ0103 and the reference is left as written.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::query::pz_project::model::file_error;
 use crate::query::pz_project::Env;
-
-pub const UNDECLARED_ENV_VAR: &str = "PZ0103";
 
 enum Token<'a> {
     Escape,
@@ -59,7 +57,7 @@ pub fn interpolate(text: &str, env: &Env, file: &str, errors: &mut Vec<PzError>)
                 Some(value) => out.push_str(value),
                 None => {
                     errors.push(file_error(
-                        UNDECLARED_ENV_VAR,
+                        PzCode::UndeclaredEnvVar,
                         format!("Undeclared environment variable '{name}' referenced in {file}."),
                         file,
                         format!(

@@ -15,7 +15,7 @@ mod retired;
 pub use connections::entity_name_problem;
 pub use interpolate::interpolate;
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::{Diag, ParsedProject};
 
 use super::model::{file_error, Project, PzWarning};
@@ -107,7 +107,7 @@ fn validate_state_connection(
     connections: &[super::model::Connection],
     errors: &mut Vec<PzError>,
 ) {
-    const CODE: &str = "PZ0125";
+    const CODE: PzCode = PzCode::StateConnectionInvalid;
     const FILE: &str = "project.yml";
     let backend = file.state.backend.as_str();
     if backend == "local" {

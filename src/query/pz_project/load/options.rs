@@ -2,13 +2,9 @@
 //! call sites (`ProjectLoader.ParseSyncMode`/`ParseRetry`/`ParseRateLimit`/
 //! `ParseMaxConcurrency`, `WriteOptionsLoader`, `DurationParser`), with their exact texts.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::query::pz_project::model::{file_error, SyncMode, WriteOptions};
-
-pub const SYNC_MODE_INVALID: &str = "PZ0334";
-pub const RETRY_CONFIG_INVALID: &str = "PZ0121";
-pub const YAML_SHAPE: &str = "PZ0101";
 
 /// `DurationParser.TryParse`: `<digits><ms|s|m|h|d>`, as milliseconds.
 pub fn parse_duration_ms(text: &str) -> Option<i128> {
@@ -50,7 +46,7 @@ pub fn parse_sync_mode(
     }
     let Some(sync) = value.as_map() else {
         errors.push(file_error(
-            SYNC_MODE_INVALID,
+            PzCode::SyncModeInvalid,
             format!("{rel}: dataset '{dataset}' field 'sync' must be a mapping with a 'mode' key."),
             rel,
             SYNC_HINT,
@@ -61,7 +57,7 @@ pub fn parse_sync_mode(
         Some("incremental") => {
             let Some(cursor) = sync.get_string("cursor").filter(|c| !c.is_empty()) else {
                 errors.push(file_error(
-                    SYNC_MODE_INVALID,
+                    PzCode::SyncModeInvalid,
                     format!(
                         "{rel}: dataset '{dataset}': sync mode 'incremental' requires 'cursor'."
                     ),
@@ -92,7 +88,7 @@ pub fn parse_sync_mode(
             refuse_sync_keys(sync, &["mode", "slot"], dataset, rel, errors);
             if let Some(PzValue::List(_) | PzValue::Map(_)) = sync.get("slot") {
                 errors.push(file_error(
-                    SYNC_MODE_INVALID,
+                    PzCode::SyncModeInvalid,
                     format!("{rel}: dataset '{dataset}' field 'sync.slot' must be a scalar value."),
                     rel,
                     "sync:\n  mode: cdc\n  slot: <name>",
@@ -106,7 +102,7 @@ pub fn parse_sync_mode(
         }
         None => {
             errors.push(file_error(
-                SYNC_MODE_INVALID,
+                PzCode::SyncModeInvalid,
                 format!(
                     "{rel}: dataset '{dataset}': 'sync' is missing required field 'mode' (a bare marker sync block is retired \u{2014} connector-managed feeds need no sync block at all: delete it)."
                 ),
@@ -117,7 +113,7 @@ pub fn parse_sync_mode(
         }
         Some(other) => {
             errors.push(file_error(
-                SYNC_MODE_INVALID,
+                PzCode::SyncModeInvalid,
                 format!("{rel}: dataset '{dataset}': unknown sync mode '{other}' (accepted: incremental, cdc, auto)."),
                 rel,
                 SYNC_HINT,
@@ -143,7 +139,7 @@ fn refuse_sync_keys(
             format!("unknown 'sync' key '{key}'")
         };
         errors.push(file_error(
-            SYNC_MODE_INVALID,
+            PzCode::SyncModeInvalid,
             format!("{rel}: dataset '{dataset}': {detail}."),
             rel,
             SYNC_HINT,
@@ -162,7 +158,7 @@ fn incremental_scalar(
         PzValue::Null => None,
         PzValue::List(_) | PzValue::Map(_) => {
             errors.push(file_error(
-                SYNC_MODE_INVALID,
+                PzCode::SyncModeInvalid,
                 format!("{rel}: dataset '{dataset}' field 'sync.{key}' must be a scalar value."),
                 rel,
                 format!("sync:\n  mode: incremental\n  cursor: <column>\n  {key}: <value>"),
@@ -185,7 +181,7 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
     const HINT: &str = "retry:\n  max_attempts: 8\n  base_delay: 2s\n  max_delay: 5m";
     let Some(retry) = value.as_map() else {
         errors.push(file_error(
-            RETRY_CONFIG_INVALID,
+            PzCode::RetryConfigInvalid,
             format!(
                 "{rel}: {context}'retry' must be a mapping with max_attempts/base_delay/max_delay."
             ),
@@ -197,7 +193,7 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
     if let Some(raw) = retry.given("max_attempts") {
         if retry.get_int("max_attempts").is_none_or(|n| n < 1) {
             errors.push(file_error(
-                RETRY_CONFIG_INVALID,
+                PzCode::RetryConfigInvalid,
                 format!(
                     "{rel}: {context}retry.max_attempts must be an integer >= 1 (got '{}').",
                     raw.interpolated()
@@ -210,7 +206,7 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
     let mut delay = |key: &str| {
         positive_delay(retry, key, |raw| {
             errors.push(file_error(
-                RETRY_CONFIG_INVALID,
+                PzCode::RetryConfigInvalid,
                 format!(
                     "{rel}: {context}retry.{key} must be a positive duration like 500ms, 2s, 5m, 1h, or 1d (got '{}').",
                     raw.interpolated()
@@ -225,7 +221,7 @@ pub fn parse_retry(block: &PzMap, rel: &str, errors: &mut Vec<PzError>, context:
     if let (Some(b), Some(m)) = (base, max) {
         if m < b {
             errors.push(file_error(
-                RETRY_CONFIG_INVALID,
+                PzCode::RetryConfigInvalid,
                 format!("{rel}: {context}retry.max_delay must be >= retry.base_delay."),
                 rel,
                 HINT,
@@ -249,7 +245,7 @@ pub fn positive_delay(block: &PzMap, key: &str, report: impl FnOnce(&PzValue)) -
 
 /// `ProjectLoader.ParseRateLimit`.
 pub fn parse_rate_limit(block: &PzMap, rel: &str, errors: &mut Vec<PzError>) {
-    const CODE: &str = "PZ0318";
+    const CODE: PzCode = PzCode::RateLimitConfigInvalid;
     const HINT: &str = "rate_limit:\n  requests_per_minute: 60\n  burst: 10";
     let Some(value) = block.given("rate_limit") else {
         return;
@@ -308,7 +304,7 @@ pub fn parse_max_concurrency(block: &PzMap, rel: &str, errors: &mut Vec<PzError>
     };
     if block.get_int("max_concurrency").is_none_or(|n| n < 1) {
         errors.push(file_error(
-            "PZ0122",
+            PzCode::ConcurrencyConfigInvalid,
             format!(
                 "{rel}: 'max_concurrency' must be an integer >= 1 (got '{}').",
                 raw.interpolated()
@@ -329,7 +325,7 @@ pub fn parse_allow_unsigned(block: &PzMap, rel: &str, connection: &str, errors: 
     };
     if !matches!(raw, PzValue::Bool(_)) {
         errors.push(file_error(
-            YAML_SHAPE,
+            PzCode::YamlShape,
             format!(
                 "{rel}: connection '{connection}' allow_unsigned_extensions must be true or false (got '{}').",
                 raw.interpolated()
@@ -352,7 +348,7 @@ pub fn parse_yaml_write(
     }
     let Some(write) = value.as_map() else {
         errors.push(file_error(
-            YAML_SHAPE,
+            PzCode::YamlShape,
             format!("{FILE}: {where_}: 'write' must be a mapping of options, or empty."),
             FILE,
             "write:\n      strategy: merge\n      keys: [id]",
@@ -360,7 +356,7 @@ pub fn parse_yaml_write(
         return None;
     };
     let mut valid = true;
-    let mut error = |code: &'static str, message: String, hint: String| {
+    let mut error = |code: PzCode, message: String, hint: String| {
         errors.push(file_error(
             code,
             format!("{FILE}: {where_} write: {message}."),
@@ -375,7 +371,7 @@ pub fn parse_yaml_write(
             Some(s @ ("replace" | "append" | "merge")) => mode = s.to_string(),
             _ => {
                 error(
-                    SYNC_MODE_INVALID,
+                    PzCode::SyncModeInvalid,
                     format!(
                         "'strategy' must be one of: replace, append, merge (got '{}')",
                         v.interpolated()
@@ -397,7 +393,7 @@ pub fn parse_yaml_write(
             }
             _ => {
                 error(
-                    YAML_SHAPE,
+                    PzCode::YamlShape,
                     "'keys' must be a list of strings".into(),
                     "keys: [id]".into(),
                 );
@@ -411,7 +407,7 @@ pub fn parse_yaml_write(
             accept_duplicates = true;
         } else {
             error(
-                SYNC_MODE_INVALID,
+                PzCode::SyncModeInvalid,
                 format!(
                     "'duplicates' must be the literal 'accept' (got '{}')",
                     v.interpolated()
@@ -423,49 +419,20 @@ pub fn parse_yaml_write(
     }
     let mut on_delete = None;
     if let Some(v) = present("on_delete") {
-        match v.as_str() {
-            Some(s @ ("delete" | "soft" | "ignore")) if mode == "merge" => {
-                on_delete = Some(s.to_string())
-            }
-            Some(s @ ("delete" | "soft" | "ignore")) => {
-                error(
-                    SYNC_MODE_INVALID,
-                    "'on_delete' requires strategy: merge".into(),
-                    format!("strategy: merge\n      keys: [id]\n      on_delete: {s}"),
-                );
-                valid = false;
-            }
-            _ => {
-                error(
-                    SYNC_MODE_INVALID,
-                    format!(
-                        "'on_delete' must be one of: delete, soft, ignore (got '{}')",
-                        v.interpolated()
-                    ),
-                    "strategy: merge\n      keys: [id]\n      on_delete: delete".into(),
-                );
+        match yaml_on_delete(v, &mode) {
+            Ok(s) => on_delete = Some(s),
+            Err((message, hint)) => {
+                error(PzCode::SyncModeInvalid, message, hint);
                 valid = false;
             }
         }
     }
     let mut schema_policy = "fail_on_change".to_string();
     if let Some(v) = present("schema_policy") {
-        match v.as_str() {
-            Some(p @ ("fail_on_change" | "additive" | "evolve")) => schema_policy = p.to_string(),
-            other => {
-                let near =
-                    other.and_then(|bad| near_miss(&["fail_on_change", "additive", "evolve"], bad));
-                let suffix = near
-                    .map(|n| format!(" -- did you mean '{n}'"))
-                    .unwrap_or_default();
-                error(
-                    SYNC_MODE_INVALID,
-                    format!(
-                        "'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
-                        v.interpolated()
-                    ),
-                    "schema_policy: fail_on_change".into(),
-                );
+        match yaml_schema_policy(v) {
+            Ok(p) => schema_policy = p,
+            Err((message, hint)) => {
+                error(PzCode::SyncModeInvalid, message, hint);
                 valid = false;
             }
         }
@@ -490,6 +457,45 @@ pub fn parse_yaml_write(
         on_delete,
         options,
     })
+}
+
+/// A write block's `on_delete:` (merge only), or PZ0334's message and hint.
+fn yaml_on_delete(v: &PzValue, mode: &str) -> Result<String, (String, String)> {
+    match v.as_str() {
+        Some(s @ ("delete" | "soft" | "ignore")) if mode == "merge" => Ok(s.to_string()),
+        Some(s @ ("delete" | "soft" | "ignore")) => Err((
+            "'on_delete' requires strategy: merge".into(),
+            format!("strategy: merge\n      keys: [id]\n      on_delete: {s}"),
+        )),
+        _ => Err((
+            format!(
+                "'on_delete' must be one of: delete, soft, ignore (got '{}')",
+                v.interpolated()
+            ),
+            "strategy: merge\n      keys: [id]\n      on_delete: delete".into(),
+        )),
+    }
+}
+
+/// A write block's `schema_policy:`, or PZ0334's message (with the nearest policy) and hint.
+fn yaml_schema_policy(v: &PzValue) -> Result<String, (String, String)> {
+    const POLICIES: [&str; 3] = ["fail_on_change", "additive", "evolve"];
+    match v.as_str() {
+        Some(p) if POLICIES.contains(&p) => Ok(p.to_string()),
+        other => {
+            let near = other.and_then(|bad| near_miss(&POLICIES, bad));
+            let suffix = near
+                .map(|n| format!(" -- did you mean '{n}'"))
+                .unwrap_or_default();
+            Err((
+                format!(
+                    "'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
+                    v.interpolated()
+                ),
+                "schema_policy: fail_on_change".into(),
+            ))
+        }
+    }
 }
 
 /// Orders a mapping's keys ordinally, as pz's `OrderBy(k, Ordinal).ToDictionary` does.

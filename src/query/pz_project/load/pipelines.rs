@@ -3,6 +3,7 @@
 //! file stem (a repeated stem is PZ0110), then `pipelines/configs/*.yml` applied in order
 //! (`materialization`, `tags`, `checks`; an unknown `pipeline:` is PZ0111).
 
+use crate::error::pz::PzCode;
 use crate::ingest::pz_project::template::PipelineSource;
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::ingest::pz_project::yaml_doc::YamlDoc;
@@ -29,7 +30,7 @@ pub fn load_pipelines(
             .to_string();
         if let Some(first) = seen.get(&name).map(|i| &pipelines[*i]) {
             issues.errors.push(file_error(
-                "PZ0110",
+                PzCode::DuplicateName,
                 format!(
                     "Duplicate pipeline name '{name}' defined in {} and {}.",
                     first.file, source.rel
@@ -66,7 +67,7 @@ fn apply_sidecar(rel: &str, yaml: &PzMap, pipelines: &mut [Pipeline], issues: &m
     let name = yaml.get_string("pipeline").unwrap_or_default();
     let Some(pipeline) = pipelines.iter_mut().find(|p| p.name == name) else {
         issues.errors.push(file_error(
-            "PZ0111",
+            PzCode::SidecarUnknownPipeline,
             format!("Sidecar config {rel} references unknown pipeline '{name}'."),
             rel,
             "fix the pipeline: key or remove the sidecar.",
@@ -91,7 +92,7 @@ fn apply_sidecar(rel: &str, yaml: &PzMap, pipelines: &mut [Pipeline], issues: &m
     for entry in entries {
         let Some(dict) = entry.as_map().filter(|m| !m.entries.is_empty()) else {
             errors.push(file_error(
-                "PZ0113",
+                PzCode::InvalidCheck,
                 format!(
                     "pipeline '{name}': check entry must be a mapping like `- not_null: [id]`."
                 ),
@@ -104,7 +105,7 @@ fn apply_sidecar(rel: &str, yaml: &PzMap, pipelines: &mut [Pipeline], issues: &m
             let mut keys: Vec<&str> = dict.keys().collect();
             keys.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
             errors.push(file_error(
-                "PZ0113",
+                PzCode::InvalidCheck,
                 format!(
                     "pipeline '{name}': one check per list item, got keys: {}.",
                     keys.join(", ")
@@ -127,7 +128,7 @@ fn apply_sidecar(rel: &str, yaml: &PzMap, pipelines: &mut [Pipeline], issues: &m
         if let Some(column) = value_map.and_then(|m| m.get("column")) {
             if !columns.is_empty() {
                 errors.push(file_error(
-                    "PZ0113",
+                    PzCode::InvalidCheck,
                     format!("pipeline '{name}': {check_type} check declares both 'column' and 'columns'."),
                     rel,
                     "keep exactly one of the two keys.",
@@ -136,7 +137,7 @@ fn apply_sidecar(rel: &str, yaml: &PzMap, pipelines: &mut [Pipeline], issues: &m
                 columns = vec![single.to_string()];
             } else {
                 errors.push(file_error(
-                    "PZ0113",
+                    PzCode::InvalidCheck,
                     format!("pipeline '{name}': {check_type} check field 'column' must be a single column name."),
                     rel,
                     "'column' must be a single column name, e.g. `column: updated_at`",

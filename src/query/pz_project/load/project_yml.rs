@@ -2,7 +2,7 @@
 //! the known keys only, `vars` (with `${VAR}` interpolation), `engine`, `retention`,
 //! `state` (with its `PZ_STATE_*` environment counterparts) and `on_source_drift`.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::ingest::pz_project::yaml_doc::YamlDoc;
 use crate::query::pz_project::model::{file_error, StateConfig};
@@ -13,9 +13,6 @@ use super::options::parse_duration_ms;
 use super::LoadIssue;
 
 const FILE: &str = "project.yml";
-const YAML_SHAPE: &str = "PZ0101";
-const ENGINE: &str = "PZ0120";
-const STATE_BACKEND: &str = "PZ0124";
 
 pub struct ProjectFile {
     pub name: String,
@@ -51,7 +48,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
     let yaml = match doc {
         None => {
             errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 "project.yml is missing.",
                 FILE,
                 "run this from a pz project directory (or pass --project <dir>); to start a new project, run 'pz init <name>'",
@@ -69,7 +66,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
         match yaml.get_string(key) {
             Some(v) => *slot = v,
             None => errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("project.yml is missing required field '{key}'."),
                 FILE,
                 "create project.yml with name: and version:",
@@ -78,7 +75,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
     }
     if present_but_not(yaml, "connectors", |v| matches!(v, PzValue::List(_))) {
         errors.push(file_error(
-            YAML_SHAPE,
+            PzCode::YamlShape,
             "project.yml: 'connectors' must be a list of package/version mappings.",
             FILE,
             "connectors:\n  - package: Pz.Connector.LocalFiles\n    version: 0.1.0",
@@ -88,7 +85,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
         for entry in entries {
             if entry.as_map().is_none() {
                 errors.push(file_error(
-                    YAML_SHAPE,
+                    PzCode::YamlShape,
                     format!(
                         "project.yml: connectors entry '{}' must be a package/version mapping.",
                         entry.interpolated()
@@ -101,7 +98,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
     }
     if yaml.contains("feeds") {
         errors.push(file_error(
-            "PZ0352",
+            PzCode::FeedsRemoved,
             "project.yml field 'feeds' was removed; feeds are host configuration now.",
             FILE,
             "set PZ_FEEDS or pass --feeds to pz restore",
@@ -110,7 +107,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
     refuse_unknown_keys(yaml, errors);
     if present_but_not(yaml, "vars", |v| v.as_map().is_some()) {
         errors.push(file_error(
-            "PZ0102",
+            PzCode::VarsInvalid,
             "project.yml: 'vars' must be a mapping of name to value.",
             FILE,
             "vars:\n  min_amount: 10",
@@ -122,7 +119,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
     };
     if present_but_not(yaml, "engine", |v| v.as_map().is_some()) {
         errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             "project.yml: 'engine' must be a mapping of engine options.",
             FILE,
             "engine:\n  threads: 4",
@@ -138,7 +135,7 @@ pub fn load_project_file(doc: Option<&YamlDoc>, env: &Env, issues: &mut LoadIssu
     if let Some(raw) = yaml.get_string("on_source_drift") {
         if !matches!(raw.as_str(), "ignore" | "warn" | "fail") {
             errors.push(file_error(
-                "PZ0126",
+                PzCode::DriftPolicyInvalid,
                 format!("{FILE}: on_source_drift must be ignore, warn, or fail (got '{raw}')."),
                 FILE,
                 "write `on_source_drift: warn` (or fail), or remove the key",
@@ -172,14 +169,14 @@ fn refuse_unknown_keys(yaml: &PzMap, errors: &mut Vec<PzError>) {
     for key in unknown {
         if key == "outputs" {
             errors.push(file_error(
-                "PZ0347",
+                PzCode::RetiredOutputsBlock,
                 "project.yml: the 'outputs' block is retired -- there are no per-target output profiles.",
                 FILE,
                 "declare each place as a top-level connection in connections.yml",
             ));
         } else {
             errors.push(file_error(
-                YAML_SHAPE,
+                PzCode::YamlShape,
                 format!("project.yml: unknown key '{key}'."),
                 FILE,
                 "project.yml holds name, version, connectors, vars, engine, retention, state, and on_source_drift",
@@ -195,7 +192,7 @@ fn parse_engine(engine: &PzMap, errors: &mut Vec<PzError>) -> bool {
             if let Some(raw) = map.get(key).filter(|v| !v.is_blank()) {
                 if !readable {
                     errors.push(file_error(
-                        ENGINE,
+                        PzCode::InvalidEngineConfig,
                         format!(
                             "{FILE}: engine.{key} must be {expected} (got '{}').",
                             raw.interpolated()
@@ -211,7 +208,7 @@ fn parse_engine(engine: &PzMap, errors: &mut Vec<PzError>) -> bool {
     let threads = threads.unwrap_or(4);
     if threads <= 0 {
         errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!("{FILE}: engine.threads must be >= 1 (got {threads})."),
             FILE,
             "threads must be >= 1",
@@ -226,7 +223,7 @@ fn parse_engine(engine: &PzMap, errors: &mut Vec<PzError>) -> bool {
             errors,
         ),
         Some(v) if !v.is_blank() => errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!(
                 "{FILE}: engine.duckdb must be a mapping of DuckDB options (got '{}').",
                 v.interpolated()
@@ -256,7 +253,7 @@ fn parse_engine(engine: &PzMap, errors: &mut Vec<PzError>) -> bool {
     const MAX: i32 = 512 * 1024 * 1024;
     if let Some(bytes) = batch.filter(|b| !(MIN..=MAX).contains(b)) {
         errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!(
                 "{FILE}: engine.batch_bytes must be between {MIN} and {MAX} bytes (got {bytes})."
             ),
@@ -283,7 +280,7 @@ fn parse_breaker(engine: &PzMap, errors: &mut Vec<PzError>) {
     };
     let Some(breaker) = value.as_map() else {
         errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!("{FILE}: engine.breaker must be a mapping with failure_threshold/cool_down."),
             FILE,
             HINT,
@@ -293,13 +290,13 @@ fn parse_breaker(engine: &PzMap, errors: &mut Vec<PzError>) {
     match breaker.get("failure_threshold") {
         Some(PzValue::Long(n)) if (1..=i32::MAX as i64).contains(n) => {}
         None | Some(PzValue::Null) => errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!("{FILE}: engine.breaker.failure_threshold is missing."),
             FILE,
             HINT,
         )),
         Some(raw) => errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!(
                 "{FILE}: engine.breaker.failure_threshold must be between 1 and {} (got '{}').",
                 i32::MAX,
@@ -311,7 +308,7 @@ fn parse_breaker(engine: &PzMap, errors: &mut Vec<PzError>) {
     }
     match breaker.get("cool_down") {
         None | Some(PzValue::Null) => errors.push(file_error(
-            ENGINE,
+            PzCode::InvalidEngineConfig,
             format!("{FILE}: engine.breaker.cool_down is missing."),
             FILE,
             HINT,
@@ -323,7 +320,7 @@ fn parse_breaker(engine: &PzMap, errors: &mut Vec<PzError>) {
                 .is_some_and(|ms| ms > 0);
             if !ok {
                 errors.push(file_error(
-                    ENGINE,
+                    PzCode::InvalidEngineConfig,
                     format!(
                         "{FILE}: engine.breaker.cool_down must be a positive duration like 500ms, 2s, 5m, 1h, or 1d (got '{}').",
                         raw.interpolated()
@@ -337,7 +334,7 @@ fn parse_breaker(engine: &PzMap, errors: &mut Vec<PzError>) {
 }
 
 fn parse_retention(yaml: &PzMap, errors: &mut Vec<PzError>) {
-    const CODE: &str = "PZ0123";
+    const CODE: PzCode = PzCode::RetentionConfigInvalid;
     let Some(value) = yaml.get("retention") else {
         return;
     };
@@ -389,7 +386,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
     if let Some(value) = yaml.given("state") {
         let Some(map) = value.as_map() else {
             errors.push(file_error(
-                STATE_BACKEND,
+                PzCode::StateBackendConfigInvalid,
                 format!("{FILE}: state must be a mapping."),
                 FILE,
                 "state:\n  backend: sqlserver\n  connection: ops",
@@ -411,7 +408,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
         resolve(Some("backend"), Some("PZ_STATE_BACKEND")).unwrap_or_else(|| "local".into());
     if !matches!(backend.as_str(), "local" | "sqlserver" | "http") {
         errors.push(file_error(
-            STATE_BACKEND,
+            PzCode::StateBackendConfigInvalid,
             format!("{FILE}: unknown state backend '{backend}'."),
             FILE,
             "use one of: local, sqlserver, http",
@@ -419,29 +416,8 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
         return fallback;
     }
     if declared {
-        let allowed: &[&str] = match backend.as_str() {
-            "local" => &["backend"],
-            "sqlserver" => &["backend", "connection", "schema", "artifacts", "events"],
-            _ => &["backend", "url", "artifacts", "events"],
-        };
-        let mut stray: Vec<&str> = state.keys().filter(|k| !allowed.contains(k)).collect();
-        if !stray.is_empty() {
-            let next = if stray.contains(&"token") {
-                "state.token does not exist -- a bearer token is a credential, so it comes from PZ_STATE_TOKEN only; remove any other stray key too".to_string()
-            } else {
-                "remove the key(s), or use a backend where they apply (local, sqlserver, http)"
-                    .to_string()
-            };
-            stray.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
-            errors.push(file_error(
-                STATE_BACKEND,
-                format!(
-                    "{FILE}: state key(s) {} have no meaning under `backend: {backend}`.",
-                    stray.join(", ")
-                ),
-                FILE,
-                next,
-            ));
+        if let Some(e) = stray_state_keys(&state, &backend) {
+            errors.push(e);
             return fallback;
         }
     }
@@ -450,45 +426,14 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
     let connection = resolve(Some("connection"), None);
     let connection_string = resolve(None, Some("PZ_STATE_CONNECTION_STRING"));
     let url = resolve(Some("url"), Some("PZ_STATE_URL"));
-    let mut bool_of = |key: &str, var: &str| -> Option<bool> {
-        if let Some(raw) = state.given(key) {
-            if let PzValue::Bool(b) = raw {
-                return Some(*b);
-            }
-            errors.push(file_error(
-                STATE_BACKEND,
-                format!(
-                    "{FILE}: state.{key} must be true or false (got '{}').",
-                    raw.interpolated()
-                ),
-                FILE,
-                format!("{key}: true"),
-            ));
-            return None;
-        }
-        let raw = env.get(var)?;
-        // bool.TryParse: "true"/"false" in any case, surrounding white space allowed.
-        match raw.trim().to_ascii_lowercase().as_str() {
-            "true" => Some(true),
-            "false" => Some(false),
-            _ => {
-                errors.push(file_error(
-                    STATE_BACKEND,
-                    format!("{var} must be true or false (got '{raw}')."),
-                    FILE,
-                    format!("set {var}=true or {var}=false, or unset it"),
-                ));
-                None
-            }
-        }
-    };
+    let mut bool_of = |key: &str, var: &str| state_bool(&state, env, key, var, errors);
     let artifacts = bool_of("artifacts", "PZ_STATE_ARTIFACTS").unwrap_or(!is_local && !is_http);
     let events = bool_of("events", "PZ_STATE_EVENTS").unwrap_or(false);
     if is_http {
         for (key, requested) in [("artifacts", artifacts), ("events", events)] {
             if requested {
                 errors.push(file_error(
-                    STATE_BACKEND,
+                    PzCode::StateBackendConfigInvalid,
                     format!(
                         "{FILE}: state.{key}: true is not supported under `backend: http` \u{2014} this backend stores watermarks and sync-state only; run artifacts and events stay where they already live."
                     ),
@@ -503,7 +448,7 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
     }
     if !is_local && !is_http && events && !artifacts {
         errors.push(file_error(
-            STATE_BACKEND,
+            PzCode::StateBackendConfigInvalid,
             format!(
                 "{FILE}: state.events: true requires state.artifacts: true \u{2014} without the runs header row, a truncated event stream cannot be reported (events_dropped) and run_events rows are never swept by retention or pz clean."
             ),
@@ -517,4 +462,73 @@ fn parse_state(yaml: &PzMap, env: &Env, errors: &mut Vec<PzError>) -> StateParts
         connection_string,
         url,
     )
+}
+
+/// The keys a `state:` block holds that mean nothing under its backend, as an error.
+fn stray_state_keys(state: &PzMap, backend: &str) -> Option<PzError> {
+    let allowed: &[&str] = match backend {
+        "local" => &["backend"],
+        "sqlserver" => &["backend", "connection", "schema", "artifacts", "events"],
+        _ => &["backend", "url", "artifacts", "events"],
+    };
+    let mut stray: Vec<&str> = state.keys().filter(|k| !allowed.contains(k)).collect();
+    if stray.is_empty() {
+        return None;
+    }
+    let next = if stray.contains(&"token") {
+        "state.token does not exist -- a bearer token is a credential, so it comes from PZ_STATE_TOKEN only; remove any other stray key too".to_string()
+    } else {
+        "remove the key(s), or use a backend where they apply (local, sqlserver, http)".to_string()
+    };
+    stray.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
+    Some(file_error(
+        PzCode::StateBackendConfigInvalid,
+        format!(
+            "{FILE}: state key(s) {} have no meaning under `backend: {backend}`.",
+            stray.join(", ")
+        ),
+        FILE,
+        next,
+    ))
+}
+
+/// A boolean state setting: `state.<key>` if written (it must be a YAML boolean), else
+/// `var` from the environment as `bool.TryParse` reads it, else `None`.
+fn state_bool(
+    state: &PzMap,
+    env: &Env,
+    key: &str,
+    var: &str,
+    errors: &mut Vec<PzError>,
+) -> Option<bool> {
+    if let Some(raw) = state.given(key) {
+        if let PzValue::Bool(b) = raw {
+            return Some(*b);
+        }
+        errors.push(file_error(
+            PzCode::StateBackendConfigInvalid,
+            format!(
+                "{FILE}: state.{key} must be true or false (got '{}').",
+                raw.interpolated()
+            ),
+            FILE,
+            format!("{key}: true"),
+        ));
+        return None;
+    }
+    let raw = env.get(var)?;
+    // bool.TryParse: "true"/"false" in any case, surrounding white space allowed.
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => {
+            errors.push(file_error(
+                PzCode::StateBackendConfigInvalid,
+                format!("{var} must be true or false (got '{raw}')."),
+                FILE,
+                format!("set {var}=true or {var}=false, or unset it"),
+            ));
+            None
+        }
+    }
 }

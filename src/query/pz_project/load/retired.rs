@@ -1,7 +1,7 @@
 //! `RetiredConnectionDirectories`: each leftover `sources/*.yml` or `sinks/*.yml` is PZ0346,
 //! its hint the connections.yml block the file becomes.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::value::PzValue;
 use crate::ingest::pz_project::yaml_doc::YamlDoc;
 use crate::query::pz_project::model::file_error;
@@ -17,7 +17,7 @@ pub fn refuse(files: &[(String, YamlDoc)], errors: &mut Vec<PzError>) {
         {
             let block = reconstruct(doc, name_key, entity_key, direction);
             errors.push(file_error(
-                "PZ0346",
+                PzCode::RetiredConnectionDirectory,
                 format!("{rel}: `{directory}/` is retired -- every connection lives in connections.yml."),
                 rel,
                 format!("delete {directory}/ and put this in connections.yml:\n{block}"),

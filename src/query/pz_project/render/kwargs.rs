@@ -2,7 +2,7 @@
 //! `SinkFunction` bind them: pz-owned kwargs lifted out and checked, retired or
 //! instance-level ones refused, everything else a connector option.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::template::{Lit, NamedArg};
 use crate::ingest::pz_project::value::{PzMap, PzValue};
 use crate::query::pz_project::load::options::{
@@ -95,7 +95,7 @@ pub struct CallErrors<'a> {
 }
 
 impl CallErrors<'_> {
-    pub fn add(&mut self, code: &'static str, line: u32, message: String, hint: Option<String>) {
+    pub fn add(&mut self, code: PzCode, line: u32, message: String, hint: Option<String>) {
         self.errors.push(PzError {
             code,
             message: format!("{}: {message}.", self.file),
@@ -110,14 +110,14 @@ impl CallErrors<'_> {
 /// `message` holds `{}` for the name.
 fn refuse(
     kwargs: &mut Kwargs,
-    table: &[(&str, &'static str, &str)],
+    table: &[(&str, PzCode, &str)],
     message: &str,
     out: &mut CallErrors,
 ) {
     for (name, code, hint) in table {
         if let Some((_, l)) = kwargs.take(name) {
             out.add(
-                code,
+                *code,
                 l,
                 message.replacen("{}", name, 1),
                 Some(hint.to_string()),
@@ -139,6 +139,35 @@ pub struct ReadOptions {
     pub options: PzMap,
 }
 
+/// The keyword arguments a `source()` call may not pass, each with its code and hint.
+const SOURCE_MOVED: &[(&str, PzCode, &str)] = &[
+    (
+        "rate_limit",
+        PzCode::RateLimitConfigInvalid,
+        "rate_limit is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "max_concurrency",
+        PzCode::RateLimitConfigInvalid,
+        "max_concurrency is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "table",
+        PzCode::RetiredEntityQualifier,
+        "the entity name is the table: source('<connection>', 'schema.table')",
+    ),
+    (
+        "schema",
+        PzCode::RetiredEntityQualifier,
+        "the entity name carries the schema: source('<connection>', 'schema.table')",
+    ),
+    (
+        "incremental",
+        PzCode::RetiredReadSurface,
+        "sync: { mode: 'incremental', cursor: '<column>' }",
+    ),
+];
+
 /// `SourceFunction.ParseReadOptions`; returns the options and whether any kwarg was given.
 pub fn source_kwargs(
     named: &[NamedArg],
@@ -150,7 +179,7 @@ pub fn source_kwargs(
     let call = format!("source('{conn}', '{entity}')");
     let mut kwargs = Kwargs::read(named, |name, l| {
         out.add(
-            "PZ0201",
+            PzCode::UnresolvedRef,
             l,
             format!("{call} passes '{name}' more than once"),
             None,
@@ -159,33 +188,7 @@ pub fn source_kwargs(
     let declared = !kwargs.items.is_empty();
     refuse(
         &mut kwargs,
-        &[
-        (
-            "rate_limit",
-            "PZ0318",
-            "rate_limit is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "max_concurrency",
-            "PZ0318",
-            "max_concurrency is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "table",
-            "PZ0348",
-            "the entity name is the table: source('<connection>', 'schema.table')",
-        ),
-        (
-            "schema",
-            "PZ0348",
-            "the entity name carries the schema: source('<connection>', 'schema.table')",
-        ),
-        (
-            "incremental",
-            "PZ0332",
-            "sync: { mode: 'incremental', cursor: '<column>' }",
-        ),
-        ],
+        SOURCE_MOVED,
         &format!("{call}: '{{}}' is not a source() keyword argument"),
         out,
     );
@@ -207,7 +210,7 @@ pub fn source_kwargs(
         ),
         Some((_, _, l)) => {
             out.add(
-                "PZ0101",
+                PzCode::YamlShape,
                 *l,
                 format!("{call}: 'columns' must be a mapping of column to type"),
                 Some("columns: { id: 'bigint', email: 'varchar' }".into()),
@@ -242,6 +245,46 @@ pub fn source_kwargs(
     )
 }
 
+/// The keyword arguments a `sink()` call may not pass, each with its code and hint.
+const SINK_MOVED: &[(&str, PzCode, &str)] = &[
+    ("mode", PzCode::RetiredWriteSurface, "strategy: 'merge'"),
+    (
+        "accept_duplicates",
+        PzCode::RetiredWriteSurface,
+        "duplicates: 'accept'",
+    ),
+    (
+        "write",
+        PzCode::RetiredWriteSurface,
+        "pass the write options directly: strategy: 'merge', keys: ['<column>']",
+    ),
+    (
+        "rate_limit",
+        PzCode::RateLimitConfigInvalid,
+        "rate_limit is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "max_concurrency",
+        PzCode::ConcurrencyConfigInvalid,
+        "max_concurrency is instance-level; declare it on the connection in connections.yml",
+    ),
+    (
+        "input",
+        PzCode::RemovedInputField,
+        "the pipeline carrying this sink() call IS the input",
+    ),
+    (
+        "table",
+        PzCode::RetiredEntityQualifier,
+        "the entity name is the table: sink('<connection>', 'schema.table')",
+    ),
+    (
+        "schema",
+        PzCode::RetiredEntityQualifier,
+        "the entity name carries the schema: sink('<connection>', 'schema.table')",
+    ),
+];
+
 /// `SinkFunction.ParseWriteOptions`; returns the options and whether any kwarg was given.
 pub fn sink_kwargs(
     named: &[NamedArg],
@@ -252,7 +295,7 @@ pub fn sink_kwargs(
     let call = format!("sink('{sink}', '{output}')");
     let mut kwargs = Kwargs::read(named, |name, l| {
         out.add(
-            "PZ0208",
+            PzCode::InvalidSinkCall,
             l,
             format!("{call} passes '{name}' more than once"),
             None,
@@ -261,40 +304,7 @@ pub fn sink_kwargs(
     let declared = !kwargs.items.is_empty();
     refuse(
         &mut kwargs,
-        &[
-        ("mode", "PZ0333", "strategy: 'merge'"),
-        ("accept_duplicates", "PZ0333", "duplicates: 'accept'"),
-        (
-            "write",
-            "PZ0333",
-            "pass the write options directly: strategy: 'merge', keys: ['<column>']",
-        ),
-        (
-            "rate_limit",
-            "PZ0318",
-            "rate_limit is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "max_concurrency",
-            "PZ0122",
-            "max_concurrency is instance-level; declare it on the connection in connections.yml",
-        ),
-        (
-            "input",
-            "PZ0112",
-            "the pipeline carrying this sink() call IS the input",
-        ),
-        (
-            "table",
-            "PZ0348",
-            "the entity name is the table: sink('<connection>', 'schema.table')",
-        ),
-        (
-            "schema",
-            "PZ0348",
-            "the entity name carries the schema: sink('<connection>', 'schema.table')",
-        ),
-        ],
+        SINK_MOVED,
         &format!("{call}: '{{}}' is not a sink() keyword argument"),
         out,
     );
@@ -303,7 +313,7 @@ pub fn sink_kwargs(
         match v.as_str() {
             Some(s @ ("replace" | "append" | "merge")) => write.mode = s.to_string(),
             _ => out.add(
-                "PZ0334",
+                PzCode::SyncModeInvalid,
                 l,
                 format!(
                     "{call}: 'strategy' must be one of: replace, append, merge (got '{}')",
@@ -322,7 +332,7 @@ pub fn sink_kwargs(
                     .collect();
             }
             _ => out.add(
-                "PZ0101",
+                PzCode::YamlShape,
                 l,
                 format!(
                     "{call}: 'keys' must be a list of strings (got '{}')",
@@ -337,7 +347,7 @@ pub fn sink_kwargs(
             write.accept_duplicates = true;
         } else {
             out.add(
-                "PZ0334",
+                PzCode::SyncModeInvalid,
                 l,
                 format!(
                     "{call}: 'duplicates' must be the literal 'accept' (got '{}')",
@@ -353,7 +363,7 @@ pub fn sink_kwargs(
                 write.on_delete = Some(d.into())
             }
             Some(d @ ("delete" | "soft" | "ignore")) => out.add(
-                "PZ0334",
+                PzCode::SyncModeInvalid,
                 l,
                 format!("{call}: 'on_delete' requires strategy: 'merge'"),
                 Some(format!(
@@ -361,7 +371,7 @@ pub fn sink_kwargs(
                 )),
             ),
             _ => out.add(
-                "PZ0334",
+                PzCode::SyncModeInvalid,
                 l,
                 format!(
                     "{call}: 'on_delete' must be one of: delete, soft, ignore (got '{}')",
@@ -375,27 +385,7 @@ pub fn sink_kwargs(
         sink_retry(&v, l, &call, out);
     }
     if let Some((v, l)) = kwargs.take("schema_policy") {
-        const POLICIES: [&str; 3] = ["fail_on_change", "additive", "evolve"];
-        match v.as_str() {
-            Some(p) if POLICIES.contains(&p) => write.schema_policy = p.to_string(),
-            other => {
-                let near = other.and_then(|bad| {
-                    crate::query::pz_project::load::options::near_miss(&POLICIES, bad)
-                });
-                let suffix = near
-                    .map(|n| format!(" -- did you mean '{n}'"))
-                    .unwrap_or_default();
-                out.add(
-                    "PZ0334",
-                    l,
-                    format!(
-                        "{call}: 'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
-                        show(&v)
-                    ),
-                    None,
-                );
-            }
-        }
+        sink_schema_policy(&v, l, &call, &mut write, out);
     }
     for (k, v, _) in &kwargs.items {
         write.options.set(k.clone(), v.clone());
@@ -404,12 +394,42 @@ pub fn sink_kwargs(
     (write, declared)
 }
 
+/// `schema_policy:`: one of pz's three policies, or PZ0334 with the nearest.
+fn sink_schema_policy(
+    v: &PzValue,
+    l: u32,
+    call: &str,
+    write: &mut WriteOptions,
+    out: &mut CallErrors,
+) {
+    const POLICIES: [&str; 3] = ["fail_on_change", "additive", "evolve"];
+    match v.as_str() {
+        Some(p) if POLICIES.contains(&p) => write.schema_policy = p.to_string(),
+        other => {
+            let near = other
+                .and_then(|bad| crate::query::pz_project::load::options::near_miss(&POLICIES, bad));
+            let suffix = near
+                .map(|n| format!(" -- did you mean '{n}'"))
+                .unwrap_or_default();
+            out.add(
+                PzCode::SyncModeInvalid,
+                l,
+                format!(
+                    "{call}: 'schema_policy' must be one of: fail_on_change, additive, evolve (got '{}'){suffix}",
+                    show(v)
+                ),
+                None,
+            );
+        }
+    }
+}
+
 /// `SinkFunction.ParseRetry`: the loader's rules with a call-site hint.
 fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
     let hint = || Some("retry: { max_attempts: 8, base_delay: '2s', max_delay: '5m' }".to_string());
     let Some(retry) = value.as_map() else {
         out.add(
-            "PZ0121",
+            PzCode::RetryConfigInvalid,
             line,
             format!("{call}: 'retry' must be a mapping with max_attempts/base_delay/max_delay"),
             hint(),
@@ -419,7 +439,7 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
     if let Some(raw) = retry.given("max_attempts") {
         if retry.get_int("max_attempts").is_none_or(|n| n < 1) {
             out.add(
-                "PZ0121",
+                PzCode::RetryConfigInvalid,
                 line,
                 format!(
                     "{call}: retry.max_attempts must be an integer >= 1 (got '{}')",
@@ -432,7 +452,7 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
     let mut delay = |key: &str| {
         positive_delay(retry, key, |raw| {
             out.add(
-                "PZ0121",
+                PzCode::RetryConfigInvalid,
                 line,
                 format!(
                     "{call}: retry.{key} must be a positive duration like 500ms, 2s, 5m, 1h, or 1d (got '{}')",
@@ -447,7 +467,7 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
     if let (Some(b), Some(m)) = (base, max) {
         if m < b {
             out.add(
-                "PZ0121",
+                PzCode::RetryConfigInvalid,
                 line,
                 format!("{call}: retry.max_delay must be >= retry.base_delay"),
                 hint(),
@@ -461,7 +481,7 @@ fn sink_retry(value: &PzValue, line: u32, call: &str, out: &mut CallErrors) {
     unknown.sort_by(|a, b| compat::dotnet::ordinal_cmp(a, b));
     for key in unknown {
         out.add(
-            "PZ0121",
+            PzCode::RetryConfigInvalid,
             line,
             format!("{call}: unknown retry key '{key}'"),
             hint(),

@@ -7,8 +7,8 @@
 
 pub mod kwargs;
 
-use crate::error::pz::PzError;
-use crate::ingest::pz_project::template::{Expr, Lit, Piece};
+use crate::error::pz::{PzCode, PzError};
+use crate::ingest::pz_project::template::{Expr, Lit, NamedArg, Piece};
 use crate::ingest::pz_project::value::{format_double, PzValue};
 use crate::query::pz_project::load::entity_name_problem;
 use crate::query::pz_project::model::{Project, WriteOptions};
@@ -66,16 +66,7 @@ pub fn sink_marker(sink: &str, output: &str) -> String {
 
 /// `StagingName.ForSourceLoad`: every character outside `[A-Za-z0-9_]` of the entity folded to `_`.
 pub fn staging_name(conn: &str, entity: &str) -> String {
-    let folded: String = entity
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let folded = entity.replace(|c: char| !(c.is_ascii_alphanumeric() || c == '_'), "_");
     format!("src_{conn}__{folded}")
 }
 
@@ -93,7 +84,6 @@ pub fn render(
             )))
         }
     };
-    let file = pipeline.file.as_str();
     let mut out = Rendered {
         sql: String::new(),
         deps: Vec::new(),
@@ -102,137 +92,18 @@ pub fn render(
         per_call: false,
     };
     let mut call_errors: Vec<PzError> = Vec::new();
-    let gap = |what: String| RenderFailure::Gap(format!("{file}: {what}"));
+    let mut renderer = Renderer {
+        pipeline,
+        project,
+        env,
+        file: pipeline.file.as_str(),
+        out: &mut out,
+        call_errors: &mut call_errors,
+    };
     for piece in &template.pieces {
-        let expr = match piece {
-            Piece::Text(t) => {
-                out.sql.push_str(t);
-                continue;
-            }
-            Piece::Code(expr) => expr,
-        };
-        match expr {
-            Expr::Lit(lit) => match lit_text(lit) {
-                Some(text) => out.sql.push_str(&text),
-                None => return Err(gap("a non-scalar literal in the output".into())),
-            },
-            Expr::Name { name, line } => match name.as_str() {
-                "this" => {
-                    out.sql.push_str("staging.");
-                    out.sql.push_str(&pipeline.name);
-                }
-                "run_id" | "run_started_at" => {
-                    out.per_call = true;
-                    out.sql.push_str(&format!("{{{name}}}"));
-                }
-                other => return Err(gap(format!("line {line}: the name `{other}`"))),
-            },
-            Expr::Call {
-                name,
-                args,
-                named,
-                line,
-            } => {
-                let line = *line;
-                let strings = || -> Option<Vec<&str>> {
-                    args.iter()
-                        .map(|a| match a {
-                            Lit::Str(s) => Some(s.as_str()),
-                            _ => None,
-                        })
-                        .collect()
-                };
-                match name.as_str() {
-                    "source" | "sink" => {
-                        if args.len() < 2 {
-                            return Err(gap(format!(
-                                "line {line}: {name}() with fewer than two arguments"
-                            )));
-                        }
-                        let mut errs = CallErrors {
-                            file,
-                            hint: if name == "source" {
-                                SOURCE_HINT
-                            } else {
-                                SINK_HINT
-                            },
-                            errors: &mut call_errors,
-                        };
-                        let code = if name == "source" { "PZ0201" } else { "PZ0208" };
-                        let text = match call_target(name, code, args, line, &mut errs) {
-                            None => String::new(),
-                            Some(target) if name == "source" => {
-                                source_call(target, named, line, &mut errs, &mut out)
-                            }
-                            Some(target) => sink_call(target, named, &mut errs, &mut out),
-                        };
-                        out.sql.push_str(&text);
-                    }
-                    "ref" | "var" | "env" | "watermark" => {
-                        let arity = if name == "watermark" { 2 } else { 1 };
-                        let Some(values) =
-                            strings().filter(|v| v.len() == arity && named.is_empty())
-                        else {
-                            return Err(gap(format!(
-                                "line {line}: a {name}() call pz's renderer must bind"
-                            )));
-                        };
-                        match name.as_str() {
-                            "ref" => {
-                                let target = values[0];
-                                let dep = Dep::Pipeline(target.to_string());
-                                if !out.deps.contains(&dep) {
-                                    out.deps.push(dep);
-                                }
-                                let ephemeral =
-                                    project.pipeline(target).is_some_and(|p| p.is_ephemeral());
-                                let prefix = if ephemeral { "__pz_cte__" } else { "staging." };
-                                out.sql.push_str(prefix);
-                                out.sql.push_str(target);
-                            }
-                            "watermark" => {
-                                out.watermarks
-                                    .push((values[0].to_string(), values[1].to_string()));
-                                out.sql.push_str(&format!(
-                                    "'__pz_watermark__{}__{}__'",
-                                    values[0], values[1]
-                                ));
-                            }
-                            "var" => match project.vars.get(values[0]) {
-                                Some(v) => match var_text(v) {
-                                    Some(text) => out.sql.push_str(&text),
-                                    None => {
-                                        return Err(gap(format!(
-                                            "line {line}: var('{}') holds a list or a mapping",
-                                            values[0]
-                                        )))
-                                    }
-                                },
-                                None => {
-                                    return Err(RenderFailure::Errors(vec![runtime_error(
-                                        "PZ0104",
-                                        format!("unknown var '{}'", values[0]),
-                                        file,
-                                        line,
-                                    )]))
-                                }
-                            },
-                            _ => match env.get(values[0]) {
-                                Some(v) => out.sql.push_str(v),
-                                None => {
-                                    return Err(RenderFailure::Errors(vec![runtime_error(
-                                        "PZ0103",
-                                        format!("environment variable '{}' is not set", values[0]),
-                                        file,
-                                        line,
-                                    )]))
-                                }
-                            },
-                        }
-                    }
-                    other => return Err(gap(format!("line {line}: the function `{other}`"))),
-                }
-            }
+        match piece {
+            Piece::Text(t) => renderer.out.sql.push_str(t),
+            Piece::Code(expr) => renderer.expr(expr)?,
         }
     }
     if !call_errors.is_empty() {
@@ -241,7 +112,171 @@ pub fn render(
     Ok(out)
 }
 
-fn runtime_error(code: &'static str, message: String, file: &str, line: u32) -> PzError {
+/// A function call in a template: `name(args…, named…)` written on `line`.
+#[derive(Clone, Copy)]
+struct Call<'e> {
+    name: &'e str,
+    args: &'e [Lit],
+    named: &'e [NamedArg],
+    line: u32,
+}
+
+/// One pipeline's rendering under way: what its expressions are bound against, and what
+/// they have written so far.
+struct Renderer<'a> {
+    pipeline: &'a crate::query::pz_project::model::Pipeline,
+    project: &'a Project,
+    env: &'a Env,
+    file: &'a str,
+    out: &'a mut Rendered,
+    call_errors: &'a mut Vec<PzError>,
+}
+
+impl Renderer<'_> {
+    fn gap(&self, what: String) -> RenderFailure {
+        RenderFailure::Gap(format!("{}: {what}", self.file))
+    }
+
+    /// One `{{ … }}` expression, written into the SQL.
+    fn expr(&mut self, expr: &Expr) -> Result<(), RenderFailure> {
+        match expr {
+            Expr::Lit(lit) => match lit_text(lit) {
+                Some(text) => self.out.sql.push_str(&text),
+                None => return Err(self.gap("a non-scalar literal in the output".into())),
+            },
+            Expr::Name { name, line } => match name.as_str() {
+                "this" => {
+                    self.out.sql.push_str("staging.");
+                    self.out.sql.push_str(&self.pipeline.name);
+                }
+                "run_id" | "run_started_at" => {
+                    self.out.per_call = true;
+                    self.out.sql.push_str(&format!("{{{name}}}"));
+                }
+                other => return Err(self.gap(format!("line {line}: the name `{other}`"))),
+            },
+            Expr::Call {
+                name,
+                args,
+                named,
+                line,
+            } => {
+                let call = Call {
+                    name,
+                    args,
+                    named,
+                    line: *line,
+                };
+                match name.as_str() {
+                    "source" | "sink" => self.io_call(call)?,
+                    "ref" | "var" | "env" | "watermark" => self.bound_call(call)?,
+                    other => return Err(self.gap(format!("line {line}: the function `{other}`"))),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `source(…)` or `sink(…)`: the connection and entity it names, its options checked.
+    fn io_call(&mut self, call: Call) -> Result<(), RenderFailure> {
+        let (name, args, named, line) = (call.name, call.args, call.named, call.line);
+        if args.len() < 2 {
+            return Err(self.gap(format!(
+                "line {line}: {name}() with fewer than two arguments"
+            )));
+        }
+        let source = name == "source";
+        let mut errs = CallErrors {
+            file: self.file,
+            hint: if source { SOURCE_HINT } else { SINK_HINT },
+            errors: self.call_errors,
+        };
+        let code = if source {
+            PzCode::UnresolvedRef
+        } else {
+            PzCode::InvalidSinkCall
+        };
+        let text = match call_target(name, code, args, line, &mut errs) {
+            None => String::new(),
+            Some(target) if source => source_call(target, named, line, &mut errs, self.out),
+            Some(target) => sink_call(target, named, &mut errs, self.out),
+        };
+        self.out.sql.push_str(&text);
+        Ok(())
+    }
+
+    /// `ref`, `var`, `env` or `watermark`: string arguments bound to what they name.
+    fn bound_call(&mut self, call: Call) -> Result<(), RenderFailure> {
+        let (name, args, named, line) = (call.name, call.args, call.named, call.line);
+        let arity = if name == "watermark" { 2 } else { 1 };
+        let strings: Option<Vec<&str>> = args
+            .iter()
+            .map(|a| match a {
+                Lit::Str(s) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        let Some(values) = strings.filter(|v| v.len() == arity && named.is_empty()) else {
+            return Err(self.gap(format!(
+                "line {line}: a {name}() call pz's renderer must bind"
+            )));
+        };
+        let out = &mut *self.out;
+        match name {
+            "ref" => {
+                let target = values[0];
+                let dep = Dep::Pipeline(target.to_string());
+                if !out.deps.contains(&dep) {
+                    out.deps.push(dep);
+                }
+                let ephemeral = self
+                    .project
+                    .pipeline(target)
+                    .is_some_and(|p| p.is_ephemeral());
+                out.sql
+                    .push_str(if ephemeral { "__pz_cte__" } else { "staging." });
+                out.sql.push_str(target);
+            }
+            "watermark" => {
+                out.watermarks
+                    .push((values[0].to_string(), values[1].to_string()));
+                out.sql
+                    .push_str(&format!("'__pz_watermark__{}__{}__'", values[0], values[1]));
+            }
+            "var" => {
+                let Some(v) = self.project.vars.get(values[0]) else {
+                    return Err(RenderFailure::Errors(vec![runtime_error(
+                        PzCode::TemplateError,
+                        format!("unknown var '{}'", values[0]),
+                        self.file,
+                        line,
+                    )]));
+                };
+                let Some(text) = var_text(v) else {
+                    return Err(self.gap(format!(
+                        "line {line}: var('{}') holds a list or a mapping",
+                        values[0]
+                    )));
+                };
+                self.out.sql.push_str(&text);
+            }
+            _ => {
+                let Some(v) = self.env.get(values[0]) else {
+                    return Err(RenderFailure::Errors(vec![runtime_error(
+                        PzCode::UndeclaredEnvVar,
+                        format!("environment variable '{}' is not set", values[0]),
+                        self.file,
+                        line,
+                    )]));
+                };
+                out.sql.push_str(v);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn runtime_error(code: PzCode, message: String, file: &str, line: u32) -> PzError {
     PzError {
         code,
         message,
@@ -255,7 +290,7 @@ fn runtime_error(code: &'static str, message: String, file: &str, line: u32) -> 
 /// `code`), a well-formed entity name (PZ0344), no extra positional arguments (`code`).
 fn call_target<'a>(
     function: &str,
-    code: &'static str,
+    code: PzCode,
     args: &'a [Lit],
     line: u32,
     errs: &mut CallErrors,
@@ -272,7 +307,7 @@ fn call_target<'a>(
     let call = format!("{function}('{conn}', '{entity}')");
     if let Some(problem) = entity_name_problem(entity) {
         errs.add(
-            "PZ0344",
+            PzCode::EntityNameInvalid,
             line,
             format!("{call}: entity name {problem}"),
             Some(format!("{function}('<connection>', 'schema.table')")),
@@ -300,7 +335,7 @@ fn call_target<'a>(
 /// `SourceFunction.Invoke`, once `call_target` has passed its arguments.
 fn source_call(
     (conn, entity): (&str, &str),
-    named: &[crate::ingest::pz_project::template::NamedArg],
+    named: &[NamedArg],
     line: u32,
     errs: &mut CallErrors,
     out: &mut Rendered,
@@ -322,7 +357,7 @@ fn source_call(
 /// `SinkFunction.Invoke`, once `call_target` has passed its arguments.
 fn sink_call(
     (sink, output): (&str, &str),
-    named: &[crate::ingest::pz_project::template::NamedArg],
+    named: &[NamedArg],
     errs: &mut CallErrors,
     out: &mut Rendered,
 ) -> String {

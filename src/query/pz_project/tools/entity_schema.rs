@@ -4,7 +4,7 @@
 //! live first; offline that probe is assumed clean and finds no extra columns. An entity
 //! without a contract can only be fetched live: that answer needs pz.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::query::pz_project::compile::CompileFailure;
 use crate::query::pz_project::PzAnswer;
 use compat::dotnet::ordinal_cmp;
@@ -31,7 +31,7 @@ pub(in crate::query::pz_project) fn answer(ctx: &Ctx, connection: &str, entity: 
         .find(|c| c.name == connection)
     else {
         let error = PzError {
-            code: "PZ0330",
+            code: PzCode::ConnectionCheckFailed,
             message: format!("no connection named '{connection}' exists"),
             file: Some("connections.yml".into()),
             line: None,
@@ -47,7 +47,7 @@ pub(in crate::query::pz_project) fn answer(ctx: &Ctx, connection: &str, entity: 
         .filter(|c| !c.is_empty());
     let Some(contract) = contract else {
         let error = PzError {
-            code: "PZ0330",
+            code: PzCode::ConnectionCheckFailed,
             message: format!(
                 "entity '{entity}' on connection '{connection}' declares no columns: contract; its schema comes from a live probe, which only pz can run"
             ),

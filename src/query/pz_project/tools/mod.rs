@@ -9,7 +9,7 @@ pub mod state;
 
 use std::sync::OnceLock;
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::ParsedProject;
 use compat::dotnet::Json;
 
@@ -88,7 +88,7 @@ pub(super) fn dag_reasons(compiled: &Compiled, mut reasons: Vec<String>) -> Vec<
 /// The envelope a template gap falls back to when pz is not there to render it.
 pub(super) fn gap_error(reason: &str) -> PzError {
     PzError {
-        code: "PZ0104",
+        code: PzCode::TemplateError,
         message: format!("printdex cannot render this template offline: {reason}"),
         file: None,
         line: None,
@@ -125,7 +125,7 @@ pub(super) fn warnings_json(warnings: &[PzWarning]) -> Json {
             .iter()
             .map(|w| {
                 let mut fields = vec![
-                    ("code", Json::str(w.code)),
+                    ("code", Json::str(w.code.as_str())),
                     ("message", Json::str(&w.message)),
                 ];
                 if let Some(f) = &w.file {

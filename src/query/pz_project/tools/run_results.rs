@@ -1,7 +1,7 @@
 //! pz_run_results (`ExecutionTools.RunResults`): the latest parseable run, or the one with
 //! the given id, from `.pz/runs`; PZ0502 when there is none.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::runs::RunRecord;
 use crate::query::pz_project::PzAnswer;
 use compat::dotnet::Json;
@@ -19,7 +19,7 @@ pub(in crate::query::pz_project) fn answer(ctx: &Ctx, run_id: Option<&str>) -> P
             "state backend 'sqlserver' keeps run artifacts in its database; reading them needs pz"
                 .to_string();
         let error = PzError {
-            code: "PZ0518",
+            code: PzCode::StateStoreUnavailable,
             message: "printdex cannot reach the 'sqlserver' run-artifact store offline".into(),
             file: Some("project.yml".into()),
             line: None,
@@ -36,7 +36,7 @@ pub(in crate::query::pz_project) fn answer(ctx: &Ctx, run_id: Option<&str>) -> P
     };
     let Some(run) = run else {
         let error = PzError {
-            code: "PZ0502",
+            code: PzCode::NoPriorRun,
             message: format!(
                 "no run found for id '{}' under .pz/runs",
                 run_id.unwrap_or("latest")

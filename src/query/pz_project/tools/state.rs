@@ -2,7 +2,7 @@
 //! files (a corrupt one reports `corrupt: true` and no entries) and the latest run's
 //! status counts. A non-local backend keeps state in a store only pz can reach.
 
-use crate::error::pz::PzError;
+use crate::error::pz::{PzCode, PzError};
 use crate::ingest::pz_project::runs::RunRecord;
 use crate::ingest::pz_project::state::StateRead;
 use crate::query::pz_project::PzAnswer;
@@ -23,7 +23,7 @@ pub(in crate::query::pz_project) fn answer(ctx: &Ctx) -> PzAnswer {
             "state backend '{backend}' keeps watermarks and sync state on a server; reading them needs pz (printdex reads only backend: local from .pz/state)"
         );
         let error = PzError {
-            code: "PZ0518",
+            code: PzCode::StateStoreUnavailable,
             message: format!("printdex cannot reach the '{backend}' state backend offline"),
             file: Some("project.yml".into()),
             line: None,
