@@ -41,7 +41,7 @@ pub struct FreshFile {
 
 fn check_of(parsed: &Parsed) -> Check {
     match parsed {
-        Parsed::Text => Check::Text,
+        Parsed::Text | Parsed::Prose(_) => Check::Text,
         // Split only with a spill, which a request's read never has.
         Parsed::Yaml(_) | Parsed::Split(_) => Check::Yaml,
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
@@ -99,7 +99,7 @@ fn check_of_row(row: &FileStatus) -> Check {
         "ok" | "split" => Check::Yaml,
         "yaml_error" => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
         "other_error" => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
-        "text" => Check::Text,
+        "text" | "prose" => Check::Text,
         _ => Check::Absent,
     }
 }

@@ -25,7 +25,7 @@ mod tests;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "10";
+pub const SCHEMA_VERSION: &str = "11";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -268,6 +268,7 @@ impl Mirror {
             "yaml_error" => Parsed::YamlError(error.unwrap_or_default()),
             "other_error" => Parsed::OtherError(error.unwrap_or_default()),
             "text" => Parsed::Text,
+            "prose" => Parsed::Prose(parsed.unwrap_or_default()),
             _ => Parsed::Absent,
         };
         Ok(Some((parsed, hash)))
@@ -648,6 +649,8 @@ impl Mirror {
             Parsed::YamlError(m) => ("yaml_error", Some(m.clone()), None),
             Parsed::OtherError(m) => ("other_error", Some(m.clone()), None),
             Parsed::Text => ("text", None, None),
+            // Kept as written, not as JSON: it is text, and only find reads it.
+            Parsed::Prose(text) => ("prose", None, Some(text.clone())),
             // An unchanged record carries nothing new to store.
             Parsed::Unchanged | Parsed::Stored => return Ok(true),
             // Same content under a new identity: the stored parse stands.

@@ -9,9 +9,11 @@
 //! casefolded strings and then an exact casefold-substring check on the stored record; so
 //! an answer is the reference's, never an approximation.
 
+pub mod abbreviations;
 pub mod lookup;
 pub mod records;
 pub mod tokens;
+pub mod words;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -167,20 +169,16 @@ fn schema() -> (Schema, Fields) {
     (b.build(), fields)
 }
 
-/// A table's identity for the index: which files it was derived from, by content.
-/// A table whose key is unchanged keeps its documents.
-pub fn table_key(
-    connection: &str,
-    fqn: &str,
-    stats: Option<(&Path, &str)>,
-    annotations: Option<(&Path, &str)>,
-) -> u64 {
+/// A table's identity for the index: which files it was derived from, by content (its
+/// statistics, their annotations, its description and its relationships' annotations, in
+/// that order: [`TableEntry::indexed`]). A table whose key is unchanged keeps its documents.
+pub fn table_key(connection: &str, fqn: &str, files: [Option<(&Path, &str)>; 4]) -> u64 {
     let mut h = blake3::Hasher::new();
     for part in [INDEX_VERSION, connection, fqn] {
         h.update(part.as_bytes());
         h.update(b"\0");
     }
-    for file in [stats, annotations] {
+    for file in files {
         match file {
             Some((path, version)) => {
                 h.update(path.to_string_lossy().as_bytes());
@@ -209,6 +207,15 @@ pub struct Loaded<'a> {
 /// What a sync reads a declared file's parse with.
 pub type Load<'a> = dyn Fn(&Path) -> Loaded<'a> + Sync + 'a;
 
+/// The manifest's artifact kinds a table's documents are derived from, in key order:
+/// search_columns and resolve_value read the first two, find all four.
+pub const INDEXED_KINDS: [&str; 4] = [
+    "statistics",
+    "statistics_annotations",
+    "description",
+    "relationships_annotations",
+];
+
 /// One walkable table as a connection state sees it.
 #[derive(Debug, Clone)]
 pub struct TableEntry {
@@ -217,33 +224,64 @@ pub struct TableEntry {
     /// The declared statistics.yaml / statistics.annotations.yaml paths.
     pub stats: Option<PathBuf>,
     pub annotations: Option<PathBuf>,
-    /// Their identities when ingest read them (`None`: absent, or not a file).
-    pub stats_identity: Option<FileIdentity>,
-    pub annotations_identity: Option<FileIdentity>,
+    /// The declared description.md / relationships.annotations.yaml paths (find reads them).
+    pub description: Option<PathBuf>,
+    pub relationship_notes: Option<PathBuf>,
+    /// Each indexed file's identity when ingest read it, in [`INDEXED_KINDS`] order
+    /// (`None`: absent, not a file, or not declared).
+    pub identities: [Option<FileIdentity>; 4],
     /// The manifest entry's `row_count`, when present and not null.
     pub row_count: Option<compat::value::Value>,
 }
 
+/// Which of a table's indexed files a freshness check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Indexed {
+    /// Its statistics and their annotations (search_columns, resolve_value, validate_sql).
+    Statistics,
+    /// All four (find).
+    Every,
+}
+
 impl TableEntry {
-    /// The searched files that moved on disk since ingest read them.
-    fn moved_files(&self) -> impl Iterator<Item = &Path> {
+    /// The declared paths of the files its documents are derived from, in
+    /// [`INDEXED_KINDS`] order.
+    pub fn indexed(&self) -> [Option<&Path>; 4] {
         [
-            (&self.stats, self.stats_identity),
-            (&self.annotations, self.annotations_identity),
+            self.stats.as_deref(),
+            self.annotations.as_deref(),
+            self.description.as_deref(),
+            self.relationship_notes.as_deref(),
         ]
-        .into_iter()
-        .filter_map(|(path, stored)| path.as_deref().filter(|p| file_identity(p) != stored))
     }
 
-    /// `moved_files`, owned.
+    /// The files of `which` that moved on disk since ingest read them.
+    fn moved_files(&self, which: Indexed) -> impl Iterator<Item = &Path> {
+        let count = match which {
+            Indexed::Statistics => 2,
+            Indexed::Every => 4,
+        };
+        self.indexed()
+            .into_iter()
+            .zip(self.identities)
+            .take(count)
+            .filter_map(|(path, stored)| path.filter(|p| file_identity(p) != stored))
+    }
+
+    /// The statistics files that moved, owned (`moved_files`).
     pub fn moved_paths(&self) -> Vec<PathBuf> {
-        self.moved_files().map(Path::to_path_buf).collect()
+        self.moved_of(Indexed::Statistics)
     }
 
-    /// Whether either searched file moved on disk since ingest read it: the state
+    /// The files of `which` that moved, owned.
+    pub fn moved_of(&self, which: Indexed) -> Vec<PathBuf> {
+        self.moved_files(which).map(Path::to_path_buf).collect()
+    }
+
+    /// Whether either statistics file moved on disk since ingest read it: the state
     /// answering for this table is then out of date.
     pub fn moved(&self) -> bool {
-        self.moved_files().next().is_some()
+        self.moved_files(Indexed::Statistics).next().is_some()
     }
 }
 
@@ -272,17 +310,17 @@ impl std::fmt::Debug for SearchView {
 }
 
 impl SearchView {
-    /// Every walkable table's searched files that moved on disk since ingest read them:
+    /// Every walkable table's files of `which` that moved on disk since ingest read them:
     /// one `stat` per declared file, spread over the cores for a large print. `None`
     /// when a worker failed and could not vouch for its tables.
-    pub fn moved_paths(&self) -> Option<Vec<PathBuf>> {
+    pub fn moved_paths(&self, which: Indexed) -> Option<Vec<PathBuf>> {
         const PER_THREAD: usize = 1024;
         let tables = self.tables.as_slice();
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(tables.len().div_ceil(PER_THREAD));
         let sweep = |chunk: &[TableEntry]| -> Vec<PathBuf> {
-            chunk.iter().flat_map(TableEntry::moved_paths).collect()
+            chunk.iter().flat_map(|t| t.moved_of(which)).collect()
         };
         if workers <= 1 {
             return Some(sweep(tables));
@@ -614,23 +652,22 @@ impl SearchIndex {
         table: &TableEntry,
         load: &Load<'a>,
     ) -> Result<Vec<TantivyDocument>, IndexError> {
-        let stats = table.stats.as_deref().map(load);
-        let annotations = table.annotations.as_deref().map(load);
+        let loaded: Vec<Option<Loaded<'a>>> = table.indexed().iter().map(|p| p.map(load)).collect();
+        let versions: Vec<Option<(&Path, &str)>> = table
+            .indexed()
+            .iter()
+            .zip(&loaded)
+            .map(|(p, l)| p.zip(l.as_ref().map(|l| l.version.as_str())))
+            .collect();
         let derived_from = table_key(
             conn,
             &table.fqn,
-            table
-                .stats
-                .as_deref()
-                .zip(stats.as_ref().map(|l| l.version.as_str())),
-            table
-                .annotations
-                .as_deref()
-                .zip(annotations.as_ref().map(|l| l.version.as_str())),
+            [versions[0], versions[1], versions[2], versions[3]],
         );
         if derived_from != table.key {
             return Err(IndexError::Outdated(table.fqn.clone()));
         }
+        let (stats, annotations) = (loaded[0].as_ref(), loaded[1].as_ref());
         let derived = records::derive(
             &table.fqn,
             input(stats.as_ref().map(|l| l.parsed.as_ref())),
@@ -734,6 +771,7 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(
             Parsed::Absent
             | Parsed::Text
+            | Parsed::Prose(_)
             | Parsed::Unchanged
             | Parsed::Touched
             | Parsed::Stored
@@ -783,6 +821,21 @@ fn version_of(hash: Option<&str>) -> String {
     hash.unwrap_or("absent").to_string()
 }
 
+/// A table's key from its indexed files' content versions in `hashes`.
+fn entry_key(
+    conn: &str,
+    fqn: &str,
+    files: [Option<&Path>; 4],
+    hashes: &HashMap<PathBuf, String>,
+) -> u64 {
+    let versions = files.map(|p| p.map(|p| version_in(hashes, p)));
+    let mut pairs = [None; 4];
+    for (slot, (p, v)) in pairs.iter_mut().zip(files.iter().zip(&versions)) {
+        *slot = p.zip(v.as_deref());
+    }
+    table_key(conn, fqn, pairs)
+}
+
 /// A file's content version as the tables' keys name it.
 fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
     version_of(hashes.get(path).map(String::as_str))
@@ -805,31 +858,25 @@ pub fn sync_changed(
 ) -> Result<SearchView, IndexError> {
     let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
         records.iter().map(|f| (f.path.as_path(), f)).collect();
-    let touched = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| moved.contains_key(p));
-    let version = |p: &Path| version_in(hashes, p);
+    let touched = |p: &Option<&Path>| p.is_some_and(|p| moved.contains_key(p));
     let tables: Vec<TableEntry> = snapshot
         .tables
         .iter()
         .map(|t| {
-            if !touched(&t.stats) && !touched(&t.annotations) {
+            if !t.indexed().iter().any(touched) {
                 return t.clone();
             }
             let mut t = t.clone();
-            let (sv, av) = (
-                t.stats.as_deref().map(version),
-                t.annotations.as_deref().map(version),
-            );
-            t.key = table_key(
-                conn,
-                &t.fqn,
-                t.stats.as_deref().zip(sv.as_deref()),
-                t.annotations.as_deref().zip(av.as_deref()),
-            );
-            if let Some(identity) = t.stats.as_deref().and_then(|p| moved.get(p)) {
-                t.stats_identity = *identity;
-            }
-            if let Some(identity) = t.annotations.as_deref().and_then(|p| moved.get(p)) {
-                t.annotations_identity = *identity;
+            t.key = entry_key(conn, &t.fqn, t.indexed(), hashes);
+            let paths: Vec<Option<PathBuf>> = t
+                .indexed()
+                .iter()
+                .map(|p| p.map(Path::to_path_buf))
+                .collect();
+            for (slot, path) in t.identities.iter_mut().zip(paths) {
+                if let Some(identity) = path.as_deref().and_then(|p| moved.get(p)) {
+                    *slot = *identity;
+                }
             }
             t
         })
@@ -847,7 +894,6 @@ pub fn table_entries(
     identities: &HashMap<PathBuf, FileIdentity>,
     hashes: &HashMap<PathBuf, String>,
 ) -> Vec<TableEntry> {
-    let version = |p: &Path| version_in(hashes, p);
     // A file stored absent has no identity: it is not a file.
     let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
     let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
@@ -858,30 +904,23 @@ pub fn table_entries(
                 .find(|(k, _)| k == kind)
                 .map(|(_, file)| dir.join(file))
         };
-        let stats = path_of("statistics");
-        let annotations = path_of("statistics_annotations");
-        let (sv, av) = (
-            stats.as_deref().map(version),
-            annotations.as_deref().map(version),
-        );
-        let key = table_key(
-            conn,
-            fqn,
-            stats.as_deref().zip(sv.as_deref()),
-            annotations.as_deref().zip(av.as_deref()),
-        );
-        TableEntry {
+        let [stats, annotations, description, relationship_notes] = INDEXED_KINDS.map(path_of);
+        let mut entry = TableEntry {
             fqn: fqn.clone(),
-            key,
+            key: 0,
             row_count: entry
                 .get("row_count")
                 .filter(|v| !matches!(v, compat::value::Value::Null))
                 .cloned(),
-            stats_identity: identity(stats.as_deref()),
-            annotations_identity: identity(annotations.as_deref()),
+            identities: [None; 4],
             stats,
             annotations,
-        }
+            description,
+            relationship_notes,
+        };
+        entry.identities = entry.indexed().map(identity);
+        entry.key = entry_key(conn, fqn, entry.indexed(), hashes);
+        entry
     };
     const PER_THREAD: usize = 2048;
     let workers = std::thread::available_parallelism()
