@@ -1,6 +1,8 @@
 //! The stage order ARCHITECTURE.md draws, held by the imports themselves: a stage may use
 //! its own modules and the stages below it, never one above. Every `crate::<stage>` path
-//! in every source file counts (a `use` line or a path written inline).
+//! in every source file counts (a `use` line or a path written inline), and so does a
+//! `super::` path that climbs to the crate root and names a stage from there. And the map
+//! is whole: every source file is named in ARCHITECTURE.md.
 
 use std::path::{Path, PathBuf};
 
@@ -118,6 +120,174 @@ fn imports_only_go_down_the_stage_order() {
         .copied()
         .collect();
     assert!(missing.is_empty(), "no source files for {missing:?}");
+}
+
+/// The module path of a source file below `src/`: `store/mirror/rows.rs` is
+/// `[store, mirror, rows]`, `store/mirror/mod.rs` is `[store, mirror]`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap();
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap_or_default();
+    match last.trim_end_matches(".rs") {
+        "mod" | "lib" | "main" => {}
+        name => parts.push(name.to_string()),
+    }
+    parts
+}
+
+/// Every stage a file's code names by climbing to the crate root with `super::`, with its
+/// line number. Test code (after the first `#[cfg(test)]`) is left out: an inline test
+/// module is one level deeper than the file, which a line reader cannot see.
+fn super_imports(module: &[String], text: &str) -> Vec<(usize, String)> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+    let mut out = Vec::new();
+    for (n, line) in code.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("super::") {
+            // Only the start of a path: `a::super::` is not one.
+            let before = &rest[..at];
+            let chained = before.ends_with("::");
+            let mut after = &rest[at..];
+            let mut climbs = 0;
+            while let Some(next) = after.strip_prefix("super::") {
+                climbs += 1;
+                after = next;
+            }
+            if !chained && climbs >= module.len() {
+                let name: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.push((n + 1, name));
+                }
+            }
+            rest = after;
+        }
+    }
+    out
+}
+
+#[test]
+fn super_paths_do_not_climb_out_of_a_stage() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let Some(own) = rank(&stage_of(&src, file)) else {
+            continue;
+        };
+        let module = module_of(&src, file);
+        let text = std::fs::read_to_string(file).unwrap();
+        for (line, used) in super_imports(&module, &text) {
+            if rank(&used).is_none_or(|r| r > own) {
+                wrong.push(format!(
+                    "{}:{line}: `super::` climbs to the crate root and names {used}",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_super_reader_counts_climbs_from_the_file_s_module() {
+    let module: Vec<String> = ["query", "context"].map(String::from).to_vec();
+    let text = "use super::facts;\nuse super::super::store::Snapshot;\nlet x = a::super::b;\n#[cfg(test)]\nuse super::super::mcp;\n";
+    assert_eq!(super_imports(&module, text), [(2, "store".to_string())]);
+    assert_eq!(
+        module_of(Path::new("/s"), Path::new("/s/store/mirror/mod.rs")),
+        ["store", "mirror"]
+    );
+    assert_eq!(module_of(Path::new("/s"), Path::new("/s/cli.rs")), ["cli"]);
+}
+
+/// Whether `file` (a path below `src/`) is a unit-test module: those are named once, by
+/// the rule that unit tests sit beside the code.
+fn is_unit_test(rel: &str) -> bool {
+    rel.ends_with("/tests.rs")
+        || rel.ends_with("_tests.rs")
+        || rel.contains("/tests/")
+        || rel == "tests.rs"
+}
+
+/// The ways ARCHITECTURE.md may name `rel` (a path below `src/`, `/`-separated): that
+/// path, or the same below its stage's folder (`mirror/rows.rs` in the store's paragraph);
+/// a `mod.rs` by its folder (`mirror/`).
+fn spellings(rel: &str) -> Vec<String> {
+    let named = match rel.strip_suffix("mod.rs") {
+        Some(folder) => folder.to_string(),
+        None => rel.to_string(),
+    };
+    let mut out = vec![named.clone()];
+    if let Some((_, below)) = named.split_once('/') {
+        if !below.is_empty() {
+            out.push(below.to_string());
+        }
+    }
+    out
+}
+
+/// Whether `text` holds `word` as a path of its own: not the tail of a longer name
+/// (`clock.rs` does not name `lock.rs`), though a longer path may lead to it.
+fn names(text: &str, word: &str) -> bool {
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+    })
+}
+
+#[test]
+fn every_source_file_is_named_in_the_architecture_document() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = root.join("src");
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut unnamed = Vec::new();
+    for file in &files {
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if is_unit_test(&rel) {
+            continue;
+        }
+        if !spellings(&rel).iter().any(|s| names(&doc, s)) {
+            unnamed.push(rel);
+        }
+    }
+    unnamed.sort();
+    assert!(
+        unnamed.is_empty(),
+        "ARCHITECTURE.md names no {} source file(s): {}",
+        unnamed.len(),
+        unnamed.join(", ")
+    );
+}
+
+#[test]
+fn a_file_is_named_by_its_path_or_its_folder() {
+    assert_eq!(
+        spellings("store/mirror/rows.rs"),
+        ["store/mirror/rows.rs", "mirror/rows.rs"]
+    );
+    assert_eq!(
+        spellings("store/mirror/mod.rs"),
+        ["store/mirror/", "mirror/"]
+    );
+    assert_eq!(spellings("cli.rs"), ["cli.rs"]);
+    assert!(names("(`lock.rs`, the writer)", "lock.rs"));
+    assert!(!names("`clock.rs`", "lock.rs"));
+    assert!(names("`store/lock.rs`", "lock.rs"));
+    assert!(is_unit_test("query/pz_project/tests/load.rs") && !is_unit_test("store/fresh.rs"));
 }
 
 #[test]
