@@ -8,6 +8,7 @@ mod client_config;
 mod context;
 mod daemon;
 mod faults;
+mod find;
 mod get_diff;
 mod get_reference;
 mod git_project;

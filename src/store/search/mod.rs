@@ -10,6 +10,7 @@
 //! an answer is the reference's, never an approximation.
 
 pub mod abbreviations;
+pub mod find;
 pub mod lookup;
 pub mod records;
 pub mod tokens;
@@ -33,7 +34,7 @@ use records::{ColumnRecord, Input, TableRecord};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "6";
+pub const INDEX_VERSION: &str = "7";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -136,6 +137,14 @@ pub(crate) struct Fields {
     payload: Field,
     /// resolve_value's part of a record: a column's values, a table's column names.
     resolve: Field,
+    /// find's documents (`find`).
+    find_kind: Field,
+    find_name: Field,
+    find_text: Field,
+    find_context: Field,
+    find_word: Field,
+    find_exact: Field,
+    find_hit: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -143,6 +152,18 @@ fn schema() -> (Schema, Fields) {
     let trigrams = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic),
+    );
+    // BM25 reads term frequencies and field lengths; typo tolerance only whether a word is there.
+    let scored = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let listed = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_fieldnorms(false)
             .set_index_option(IndexRecordOption::Basic),
     );
     let fields = Fields {
@@ -165,6 +186,13 @@ fn schema() -> (Schema, Fields) {
         flags: b.add_text_field("flags", STRING),
         payload: b.add_bytes_field("payload", STORED),
         resolve: b.add_bytes_field("resolve", STORED),
+        find_kind: b.add_text_field("find_kind", STRING),
+        find_name: b.add_text_field("find_name", scored.clone()),
+        find_text: b.add_text_field("find_text", scored.clone()),
+        find_context: b.add_text_field("find_context", scored),
+        find_word: b.add_text_field("find_word", listed),
+        find_exact: b.add_text_field("find_exact", STRING),
+        find_hit: b.add_bytes_field("find_hit", STORED),
     };
     (b.build(), fields)
 }
@@ -700,6 +728,21 @@ impl SearchIndex {
         let mut columns = base("table_columns");
         columns.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
         let mut docs = vec![doc, columns];
+        let description = match loaded[2].as_ref().map(|l| l.parsed.as_ref()) {
+            Some(Parsed::Prose(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        let relationship_notes = match loaded[3].as_ref().map(|l| l.parsed.as_ref()) {
+            Some(Parsed::Yaml(v)) => Some(v),
+            _ => None,
+        };
+        docs.extend(find::documents(
+            f,
+            &base,
+            &derived,
+            description,
+            relationship_notes,
+        )?);
         for c in &derived.columns {
             let kind = if c.part.is_some() { "part" } else { "column" };
             docs.push(self.column_doc(base(kind), c)?);

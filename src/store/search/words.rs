@@ -180,6 +180,20 @@ pub fn analyze(text: &str) -> Vec<Term> {
     })
 }
 
+/// The words of `text` lowercased, neither expanded nor stemmed: what typo tolerance
+/// compares a misspelled query word with.
+pub fn plain_words(text: &str) -> Vec<Term> {
+    pieces(text)
+        .into_iter()
+        .filter(|(from, to)| to - from <= MAX_WORD)
+        .map(|(from, to)| Term {
+            text: text[from..to].to_lowercase(),
+            from,
+            to,
+        })
+        .collect()
+}
+
 /// The terms of `text`, as the index holds them.
 pub fn terms(text: &str) -> Vec<String> {
     analyze(text).into_iter().map(|t| t.text).collect()
