@@ -165,7 +165,7 @@ impl Matched {
             .into_iter()
             .map(|t| t.text)
             .collect();
-        let sentences: Vec<&str> = record.prose.iter().flat_map(|p| sentences(p)).collect();
+        let sentences: Vec<String> = record.prose.iter().flat_map(|p| sentences(p)).collect();
         let prose_terms: Vec<Vec<String>> = sentences.iter().map(|p| words::terms(p)).collect();
         let context_terms = words::terms(&format!(
             "{} {}",
@@ -190,7 +190,7 @@ impl Matched {
             }
             for (i, terms) in prose_terms.iter().enumerate() {
                 let plain: Vec<String> = if w.fuzzy {
-                    words::plain_words(sentences[i]).into_iter().map(|t| t.text).collect()
+                    words::plain_words(&sentences[i]).into_iter().map(|t| t.text).collect()
                 } else {
                     Vec::new()
                 };
@@ -206,22 +206,40 @@ impl Matched {
             }
             m.words += usize::from(hit);
         }
-        m.quote = quoted.map(|i| quote(sentences[i]));
+        m.quote = quoted.map(|i| quote(&sentences[i]));
         m
     }
 }
 
-/// The sentences of prose: its lines (a Markdown heading's too), cut after a full stop.
-fn sentences(text: &str) -> Vec<&str> {
+/// The sentences of prose: a heading alone, a paragraph's lines joined and cut after
+/// each full stop.
+fn sentences(text: &str) -> Vec<String> {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            if !line.is_empty() {
+                paragraphs.push(line.to_string());
+            }
+            open = false;
+        } else if open {
+            let last = paragraphs.last_mut().expect("an open paragraph");
+            last.push(' ');
+            last.push_str(line);
+        } else {
+            paragraphs.push(line.to_string());
+            open = true;
+        }
+    }
     let mut out = Vec::new();
-    for line in text.lines() {
-        let mut rest = line.trim();
+    for p in paragraphs {
+        let mut rest = p.as_str();
         while let Some(at) = rest.find(". ") {
-            out.push(&rest[..=at]);
+            out.push(rest[..=at].to_string());
             rest = rest[at + 2..].trim_start();
         }
         if !rest.is_empty() {
-            out.push(rest);
+            out.push(rest.to_string());
         }
     }
     out
