@@ -3,8 +3,8 @@
 //!
 //! The index scores candidates by BM25 with field weights (`store::search::find`); here
 //! the best of them are ranked again by how many of the query's words each one matches
-//! ([`COVERAGE_FLOOR`]: a thing matching every word outranks one matching a single word
-//! many times), a declared or candidate key and a column with a complete value list get
+//! (the square of the share, at least [`COVERAGE_FLOOR`]: a thing matching every word
+//! outranks one matching a single word many times), a declared or candidate key and a column with a complete value list get
 //! [`KEY_BOOST`], ties go by FQN, and each hit says why it matched and what to call next.
 
 use crate::error::QueryError;
@@ -17,9 +17,9 @@ use compat::py::repr_str;
 pub const MAX_WORDS: usize = 16;
 pub const DEFAULT_LIMIT: usize = 10;
 pub const MAX_LIMIT: usize = 50;
-/// A candidate's score is multiplied by this plus the share of the query's words it
-/// matches (0.5 for a thing matching half of them... 1.5 for one matching all).
-pub const COVERAGE_FLOOR: f32 = 0.5;
+/// A candidate's score is multiplied by the square of the share of the query's words it
+/// matches (a quarter for a thing matching half of them), and never by less than this.
+pub const COVERAGE_FLOOR: f32 = 0.05;
 /// A key column, or a column (or value) with a complete value list, ranks this much higher.
 pub const KEY_BOOST: f32 = 1.1;
 /// Candidates read from the index per hit asked for (and at least [`MIN_CANDIDATES`]).
@@ -111,7 +111,7 @@ pub fn answer(state: &Snapshot, request: &Request) -> Result<Found, QueryError> 
         .map(|FindCandidate { score, record }| {
             let matched = Matched::of(&record, &query_words);
             let share = matched.words as f32 / query_words.len() as f32;
-            let mut score = score * (COVERAGE_FLOOR + share);
+            let mut score = score * (share * share).max(COVERAGE_FLOOR);
             if record.key || record.complete {
                 score *= KEY_BOOST;
             }
@@ -177,7 +177,7 @@ impl Matched {
         for w in query {
             let fuzzy_in = |plain: &[String]| -> Option<String> {
                 w.fuzzy
-                    .then(|| plain.iter().find(|p| words::one_edit_apart(p, &w.word)).cloned())
+                    .then(|| plain.iter().find(|p| words::near(&w.word, p)).cloned())
                     .flatten()
             };
             let mut hit = false;

@@ -339,8 +339,11 @@ impl SearchView {
             should.push((Occur::Should, boosted(term(f.find_text, &w.term), TEXT_WEIGHT)));
             should.push((Occur::Should, boosted(term(f.find_context, &w.term), CONTEXT_WEIGHT)));
             if w.fuzzy {
-                let fuzzy = FuzzyTermQuery::new(Term::from_field_text(f.find_word, &w.word), 1, true);
-                should.push((Occur::Should, boosted(Box::new(fuzzy), FUZZY_WEIGHT)));
+                for form in words::fuzzy_forms(&w.word) {
+                    let fuzzy =
+                        FuzzyTermQuery::new(Term::from_field_text(f.find_word, &form), 1, true);
+                    should.push((Occur::Should, boosted(Box::new(fuzzy), FUZZY_WEIGHT)));
+                }
             }
         }
         if !exact.is_empty() {

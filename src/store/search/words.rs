@@ -247,6 +247,23 @@ pub fn query_words(query: &str, max: usize) -> Vec<QueryWord> {
     out
 }
 
+/// Whether `word` (a query's, misspelled perhaps) is one edit from `indexed`, or from its
+/// plural: `subscripton` is near `subscriptions`. The index's fuzzy queries ask the same
+/// ([`fuzzy_forms`]).
+pub fn near(word: &str, indexed: &str) -> bool {
+    fuzzy_forms(word).iter().any(|w| one_edit_apart(w, indexed))
+}
+
+/// The spellings typo tolerance looks for, one edit away each: the word, and its plural
+/// when it does not end in `s`.
+pub fn fuzzy_forms(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_string()];
+    if !word.ends_with('s') {
+        out.push(format!("{word}s"));
+    }
+    out
+}
+
 /// Whether `a` and `b` are at most one edit apart (an insertion, a deletion, a
 /// substitution, or two neighbours swapped), as the index's typo tolerance counts.
 pub fn one_edit_apart(a: &str, b: &str) -> bool {
