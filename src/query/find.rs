@@ -190,7 +190,10 @@ impl Matched {
             }
             for (i, terms) in prose_terms.iter().enumerate() {
                 let plain: Vec<String> = if w.fuzzy {
-                    words::plain_words(&sentences[i]).into_iter().map(|t| t.text).collect()
+                    words::plain_words(&sentences[i])
+                        .into_iter()
+                        .map(|t| t.text)
+                        .collect()
                 } else {
                     Vec::new()
                 };
@@ -337,10 +340,17 @@ mod tests {
     #[test]
     fn a_why_names_the_matched_words_and_quotes_the_note() {
         let q = query_words("late fees").unwrap();
-        let r = record(FindKind::Column, "fee_amount", &["Charged per day when a rental is late."]);
+        let r = record(
+            FindKind::Column,
+            "fee_amount",
+            &["Charged per day when a rental is late."],
+        );
         let m = Matched::of(&r, &q);
         assert_eq!(m.words, 2);
-        assert_eq!(why(&r, &m), "name matches `fees`; note: 'Charged per day when a rental is late.'");
+        assert_eq!(
+            why(&r, &m),
+            "name matches `fees`; note: 'Charged per day when a rental is late.'"
+        );
     }
 
     #[test]
@@ -356,7 +366,10 @@ mod tests {
         let long = format!("# Title\n\n{}", "word ".repeat(100));
         let q = quote(&long);
         assert!(!q.contains('\n') && !q.contains('#'), "{q}");
-        assert!(q.ends_with("...") && q.chars().count() <= MAX_QUOTE + 3, "{q}");
+        assert!(
+            q.ends_with("...") && q.chars().count() <= MAX_QUOTE + 3,
+            "{q}"
+        );
     }
 
     #[test]
@@ -377,9 +390,16 @@ mod tests {
         assert_eq!(h.next.tool, "resolve_value");
         assert_eq!(
             h.next.arguments,
-            [("table", "billing.fees".to_string()), ("column", "fee_amount".into()), ("text", "overdue".into())]
+            [
+                ("table", "billing.fees".to_string()),
+                ("column", "fee_amount".into()),
+                ("text", "overdue".into())
+            ]
         );
-        let h = hit(record(FindKind::Column, "fee_amount", &[]), &Matched::default());
+        let h = hit(
+            record(FindKind::Column, "fee_amount", &[]),
+            &Matched::default(),
+        );
         assert_eq!(h.next.tool, "get_table_context");
     }
 }

@@ -35,12 +35,7 @@ fn shown_query(query: &str) -> String {
 }
 
 fn arguments(next: &Next) -> Value {
-    Value::map(
-        next.arguments
-            .iter()
-            .map(|(k, v)| (s(k), s(v)))
-            .collect(),
-    )
+    Value::map(next.arguments.iter().map(|(k, v)| (s(k), s(v))).collect())
 }
 
 /// A hit as Markdown's one line shows what it is.
@@ -75,7 +70,10 @@ fn hit_dict(hit: &Hit) -> Value {
     pairs.push(("why", s(&hit.why)));
     pairs.push((
         "next",
-        dict([("tool", s(hit.next.tool)), ("arguments", arguments(&hit.next))]),
+        dict([
+            ("tool", s(hit.next.tool)),
+            ("arguments", arguments(&hit.next)),
+        ]),
     ));
     dict(pairs)
 }
@@ -83,7 +81,9 @@ fn hit_dict(hit: &Hit) -> Value {
 fn head(found: &Found, shown: usize) -> String {
     let query = repr_str(&shown_query(&found.query));
     match (shown, found.total) {
-        (0, _) => format!("find {query}: nothing matched. Try other words, or search_columns for a name pattern."),
+        (0, _) => format!(
+            "find {query}: nothing matched. Try other words, or search_columns for a name pattern."
+        ),
         (n, total) if total > n => format!("find {query}: the best {n} of {total} matches"),
         (n, _) => format!("find {query}: {n} matches"),
     }
@@ -183,8 +183,15 @@ mod tests {
                 Reply::Text(t) => t,
                 Reply::Dict(v) => json_indent2(&v),
             };
-            assert!(text.chars().count() <= MAX_REPLY, "{format:?}: {}", text.len());
-            assert!(text.contains("billing.t00"), "{format:?} keeps the first hits");
+            assert!(
+                text.chars().count() <= MAX_REPLY,
+                "{format:?}: {}",
+                text.len()
+            );
+            assert!(
+                text.contains("billing.t00"),
+                "{format:?} keeps the first hits"
+            );
         }
     }
 }

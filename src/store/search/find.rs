@@ -21,7 +21,9 @@
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Count, TopDocs};
-use tantivy::query::{BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+};
 use tantivy::schema::{IndexRecordOption, Value as _};
 use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::{DocAddress, TantivyDocument, Term};
@@ -201,7 +203,11 @@ pub(super) fn documents(
         let own = c.resolve.as_ref().and_then(|r| r.own.as_ref());
         let complete = own.is_some_and(|r| r.complete);
         let mut prose: Vec<String> = c.note.iter().map(|n| cut(n)).collect();
-        prose.extend(c.value_notes.iter().map(|(v, n)| cut(&format!("{}: {n}", str_of(v)))));
+        prose.extend(
+            c.value_notes
+                .iter()
+                .map(|(v, n)| cut(&format!("{}: {n}", str_of(v)))),
+        );
         add(
             FindRecord {
                 kind: FindKind::Column,
@@ -335,9 +341,18 @@ impl SearchView {
         let f = &self.fields;
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for w in query_words {
-            should.push((Occur::Should, boosted(term(f.find_name, &w.term), NAME_WEIGHT)));
-            should.push((Occur::Should, boosted(term(f.find_text, &w.term), TEXT_WEIGHT)));
-            should.push((Occur::Should, boosted(term(f.find_context, &w.term), CONTEXT_WEIGHT)));
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_name, &w.term), NAME_WEIGHT),
+            ));
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_text, &w.term), TEXT_WEIGHT),
+            ));
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_context, &w.term), CONTEXT_WEIGHT),
+            ));
             if w.fuzzy {
                 for form in words::fuzzy_forms(&w.word) {
                     let fuzzy =
@@ -347,7 +362,10 @@ impl SearchView {
             }
         }
         if !exact.is_empty() {
-            should.push((Occur::Should, boosted(term(f.find_exact, exact), EXACT_WEIGHT)));
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_exact, exact), EXACT_WEIGHT),
+            ));
         }
         let mut filter: Vec<(Occur, Box<dyn Query>)> = vec![
             (Occur::Must, term(f.conn, &self.conn)),
@@ -363,13 +381,17 @@ impl SearchView {
         let query = BooleanQuery::new(vec![
             (
                 Occur::Must,
-                Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(filter)), 0.0)),
+                Box::new(ConstScoreQuery::new(
+                    Box::new(BooleanQuery::new(filter)),
+                    0.0,
+                )),
             ),
             (Occur::Must, Box::new(BooleanQuery::new(should))),
         ]);
-        let (top, total) = self
-            .searcher
-            .search(&query, &(TopDocs::with_limit(wanted).order_by_score(), Count))?;
+        let (top, total) = self.searcher.search(
+            &query,
+            &(TopDocs::with_limit(wanted).order_by_score(), Count),
+        )?;
         let mut candidates = Vec::with_capacity(top.len());
         for (score, address) in top {
             if let Some(record) = self.find_record(address)? {
@@ -392,7 +414,10 @@ impl SearchView {
             return Ok(None);
         }
         let doc: TantivyDocument = self.searcher.doc(address)?;
-        let Some(bytes) = doc.get_first(self.fields.find_hit).and_then(|v| v.as_bytes()) else {
+        let Some(bytes) = doc
+            .get_first(self.fields.find_hit)
+            .and_then(|v| v.as_bytes())
+        else {
             return Ok(None);
         };
         Ok(Some(serde_json::from_slice(bytes)?))
