@@ -105,11 +105,26 @@ pub fn answer(state: &Snapshot, request: &Request) -> Result<Found, QueryError> 
         .search
         .find(&query_words, &exact, &request.kinds, wanted)
         .map_err(|e| QueryError::Internal(e.to_string()))?;
-    let mut ranked: Vec<(f32, Matched, FindRecord)> = found
-        .candidates
+    let hits = rank(found.candidates, &query_words)
+        .into_iter()
+        .take(request.limit)
+        .map(|(matched, record)| hit(record, &matched))
+        .collect();
+    Ok(Found {
+        query: request.query.clone(),
+        hits,
+        total: found.total,
+    })
+}
+
+/// Candidates in reply order: each score times the square of the share of the query's
+/// words the candidate matches (at least [`COVERAGE_FLOOR`]), times [`KEY_BOOST`] for a key
+/// or a complete value list; equal scores by FQN.
+fn rank(candidates: Vec<FindCandidate>, query_words: &[QueryWord]) -> Vec<(Matched, FindRecord)> {
+    let mut ranked: Vec<(f32, Matched, FindRecord)> = candidates
         .into_iter()
         .map(|FindCandidate { score, record }| {
-            let matched = Matched::of(&record, &query_words);
+            let matched = Matched::of(&record, query_words);
             let share = matched.words as f32 / query_words.len() as f32;
             let mut score = score * (share * share).max(COVERAGE_FLOOR);
             if record.key || record.complete {
@@ -122,16 +137,7 @@ pub fn answer(state: &Snapshot, request: &Request) -> Result<Found, QueryError> 
         b.0.total_cmp(&a.0)
             .then_with(|| order_key(&a.2).cmp(&order_key(&b.2)))
     });
-    let hits = ranked
-        .into_iter()
-        .take(request.limit)
-        .map(|(_, matched, record)| hit(record, &matched))
-        .collect();
-    Ok(Found {
-        query: request.query.clone(),
-        hits,
-        total: found.total,
-    })
+    ranked.into_iter().map(|(_, m, r)| (m, r)).collect()
 }
 
 /// The stable order of equal scores: by FQN, then column, value and kind.
@@ -173,7 +179,8 @@ impl Matched {
             record.column.as_deref().unwrap_or("")
         ));
         let mut m = Matched::default();
-        let mut quoted: Option<usize> = None;
+        // Per sentence, how many query words it holds: the why quotes the fullest one.
+        let mut per_sentence = vec![0usize; sentences.len()];
         for w in query {
             let fuzzy_in = |plain: &[String]| -> Option<String> {
                 w.fuzzy
@@ -199,8 +206,7 @@ impl Matched {
                 };
                 if terms.contains(&w.term) || fuzzy_in(&plain).is_some() {
                     hit = true;
-                    quoted.get_or_insert(i);
-                    break;
+                    per_sentence[i] += 1;
                 }
             }
             if !hit && context_terms.contains(&w.term) {
@@ -209,6 +215,16 @@ impl Matched {
             }
             m.words += usize::from(hit);
         }
+        // The sentence holding the most query words, a heading only when no other holds one.
+        let quoted = (0..sentences.len())
+            .filter(|&i| per_sentence[i] > 0)
+            .max_by_key(|&i| {
+                (
+                    !sentences[i].starts_with('#'),
+                    per_sentence[i],
+                    usize::MAX - i,
+                )
+            });
         m.quote = quoted.map(|i| quote(&sentences[i]));
         m
     }
@@ -335,6 +351,57 @@ mod tests {
             key: false,
             complete: false,
         }
+    }
+
+    fn ranked(candidates: Vec<(f32, FindRecord)>, query: &str) -> Vec<String> {
+        let q = query_words(query).unwrap();
+        let candidates = candidates
+            .into_iter()
+            .map(|(score, record)| FindCandidate { score, record })
+            .collect();
+        rank(candidates, &q)
+            .into_iter()
+            .map(|(_, r)| format!("{} {}", r.table, r.column.unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn equal_scores_go_by_fqn_and_a_key_or_complete_list_ranks_a_little_higher() {
+        let at = |table: &str, column: &str| FindRecord {
+            table: table.into(),
+            column: Some(column.into()),
+            ..record(FindKind::Column, column, &[])
+        };
+        let order = ranked(
+            vec![(2.0, at("s.b", "fee")), (2.0, at("s.a", "fee"))],
+            "fee",
+        );
+        assert_eq!(order, ["s.a fee", "s.b fee"]);
+        let key = FindRecord {
+            key: true,
+            ..at("s.b", "fee")
+        };
+        let order = ranked(vec![(2.0, at("s.a", "fee")), (2.0, key)], "fee");
+        assert_eq!(order, ["s.b fee", "s.a fee"]);
+        // A little: not over a clearly better score.
+        let complete = FindRecord {
+            complete: true,
+            ..at("s.b", "fee")
+        };
+        let order = ranked(vec![(2.5, at("s.a", "fee")), (2.0, complete)], "fee");
+        assert_eq!(order, ["s.a fee", "s.b fee"]);
+    }
+
+    #[test]
+    fn a_thing_matching_every_word_outranks_one_matching_a_word_strongly() {
+        let both = record(FindKind::Column, "late_fee", &[]);
+        let one = FindRecord {
+            table: "a.first".into(),
+            ..record(FindKind::Column, "fee", &[])
+        };
+        // Three times the index's score for one of two words is not enough.
+        let order = ranked(vec![(3.0, one), (1.0, both)], "late fee");
+        assert_eq!(order, ["billing.fees fee_amount", "a.first fee_amount"]);
     }
 
     #[test]

@@ -52,7 +52,7 @@ fn words_find_tables_columns_and_values_with_the_next_call() {
     assert_eq!(hits(&reply)[0], "table saas.billing.late_fees");
     assert_eq!(
         reply["hits"][0]["why"],
-        json!("name matches `late`, `fees`; description: 'Late fees'")
+        json!("name matches `late`, `fees`; description: 'A fee waived by the account manager keeps its row with `waived` true.'")
     );
     assert_eq!(
         reply["hits"][0]["next"],

@@ -423,3 +423,128 @@ impl SearchView {
         Ok(Some(serde_json::from_slice(bytes)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+
+    use super::super::{table_key, Loaded, SearchIndex, TableEntry};
+    use super::*;
+    use crate::ingest::Parsed;
+
+    /// One table's files: its statistics (YAML) and its description.
+    struct Table {
+        fqn: &'static str,
+        stats: &'static str,
+        description: &'static str,
+    }
+
+    fn view_of(dir: &Path, tables: &[Table]) -> SearchView {
+        let mut files: HashMap<PathBuf, Parsed> = HashMap::new();
+        let mut entries = Vec::new();
+        for t in tables {
+            let stats = PathBuf::from(format!("/p/{}/statistics.yaml", t.fqn));
+            let description = PathBuf::from(format!("/p/{}/description.md", t.fqn));
+            files.insert(
+                stats.clone(),
+                Parsed::Yaml(compat::yaml::load(t.stats).unwrap()),
+            );
+            files.insert(
+                description.clone(),
+                Parsed::Prose(t.description.to_string()),
+            );
+            let key = table_key(
+                "c",
+                t.fqn,
+                [Some((&stats, "1")), None, Some((&description, "1")), None],
+            );
+            entries.push(TableEntry {
+                fqn: t.fqn.to_string(),
+                key,
+                stats: Some(stats),
+                annotations: None,
+                description: Some(description),
+                relationship_notes: None,
+                identities: [None; 4],
+                row_count: None,
+            });
+        }
+        let index = SearchIndex::open(dir, false).unwrap();
+        let load = |p: &Path| Loaded {
+            parsed: Cow::Owned(files[p].clone()),
+            version: "1".to_string(),
+        };
+        index.sync("c", entries, &load).unwrap()
+    }
+
+    fn ranked(view: &SearchView, query: &str) -> Vec<String> {
+        let words = words::query_words(query, 16);
+        let found = view
+            .find(&words, &words::exact_form(query), &[], 20)
+            .unwrap();
+        found
+            .candidates
+            .iter()
+            .map(|c| {
+                let r = &c.record;
+                match &r.column {
+                    Some(col) => format!("{} {}.{col}", r.kind.name(), r.table),
+                    None => format!("{} {}", r.kind.name(), r.table),
+                }
+            })
+            .collect()
+    }
+
+    const PLAIN: &str = "columns:\n  amount: {sql_type: INT}\n";
+
+    #[test]
+    fn a_name_counts_over_prose_and_an_exact_name_comes_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let view = view_of(
+            dir.path(),
+            &[
+                Table {
+                    fqn: "s.fees",
+                    stats: "columns:\n  fee_amount: {sql_type: INT}\n  id: {sql_type: INT}\n",
+                    description: "Charges for returns.",
+                },
+                Table {
+                    fqn: "s.charges",
+                    stats: PLAIN,
+                    description: "Fees charged at the desk.",
+                },
+            ],
+        );
+        let fees = ranked(&view, "fees");
+        let at = |hit: &str| fees.iter().position(|h| h == hit).unwrap_or(usize::MAX);
+        // A table's name over another's description.
+        assert!(at("table s.fees") < at("table s.charges"), "{fees:?}");
+        // A column's name over a table's description.
+        assert!(
+            at("column s.fees.fee_amount") < at("table s.charges"),
+            "{fees:?}"
+        );
+        // The whole name, in another spelling, first.
+        assert_eq!(ranked(&view, "FeeAmount")[0], "column s.fees.fee_amount");
+        // A word one edit away is found, below the exact word.
+        assert!(ranked(&view, "charjes").contains(&"table s.charges".to_string()));
+    }
+
+    #[test]
+    fn values_of_a_list_are_hits_that_name_their_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let view = view_of(
+            dir.path(),
+            &[Table {
+                fqn: "s.loans",
+                stats: "columns:\n  status:\n    sql_type: VARCHAR\n    values: [{value: overdue, count: 3}, {value: out, count: 2}, {value: 7, count: 1}]\n    values_coverage: 1.0\n",
+                description: "",
+            }],
+        );
+        assert_eq!(ranked(&view, "overdue")[0], "value s.loans.status");
+        // Numbers in a value list are not values anyone names.
+        assert!(!ranked(&view, "7").iter().any(|h| h.starts_with("value")));
+    }
+}
