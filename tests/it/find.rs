@@ -288,3 +288,29 @@ fn the_relevance_set_finds_what_each_query_means_in_the_top_three() {
     assert!(queries >= 60, "the set holds {queries} queries");
     assert!(recall >= 0.9, "recall@3 {recall:.3} below 0.9");
 }
+
+#[test]
+fn the_tool_is_listed_after_plan_joins_and_routed_in_the_instructions() {
+    let mut server = Server::start(&fixtures().join("business"), &[]);
+    let listed = server.request("tools/list", json!({}));
+    let tools = listed["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.last().unwrap()["name"], json!("find"));
+    assert!(listed["result"].get("nextCursor").is_none(), "{listed}");
+    let schema = &tools.last().unwrap()["inputSchema"];
+    assert_eq!(schema["required"], json!(["query"]));
+    assert_eq!(schema["properties"]["limit"]["maximum"], json!(50));
+    let instructions = server.init["result"]["instructions"].as_str().unwrap();
+    let line = instructions
+        .lines()
+        .find(|l| l.starts_with("- find: "))
+        .unwrap();
+    assert!(
+        line.contains("words, not names") && line.contains("search_columns"),
+        "{line}"
+    );
+    assert!(
+        instructions.chars().count() < 2048,
+        "{}",
+        instructions.chars().count()
+    );
+}
