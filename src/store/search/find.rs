@@ -13,7 +13,7 @@
 //! | `find_name` | the name (table, column, value, the relationship's columns and target) | [`NAME_WEIGHT`] |
 //! | `find_text` | the prose: description, note, value notes | [`TEXT_WEIGHT`] |
 //! | `find_context` | where it sits: the table's schema for a table, the table (and column) for the rest | [`CONTEXT_WEIGHT`] |
-//! | `find_word` | every word above, lowercased and not stemmed: what typo tolerance matches | [`FUZZY_WEIGHT`] |
+//! | `find_word` | the name's and the prose's words, lowercased and not stemmed: what typo tolerance matches | [`FUZZY_WEIGHT`] |
 //! | `find_exact` | the name's exact form (its terms joined) | [`EXACT_WEIGHT`] |
 //!
 //! BM25 scores each field; the weights make a table's or a column's name count over its
@@ -170,18 +170,24 @@ pub(super) fn documents(
 ) -> Result<Vec<TantivyDocument>, IndexError> {
     let fqn = derived.table.fqn.as_str();
     let table_words = fqn.replace('.', " ");
+    // Where a thing sits is the same words for every column of a table (and every value of
+    // a column): analyzed once.
+    let table_context = tokens(&[&table_words], true);
     let mut docs = Vec::new();
-    let mut add = |record: FindRecord, context: &str| -> Result<(), IndexError> {
+    let mut add = |record: FindRecord, context: &PreTokenizedString| -> Result<(), IndexError> {
         let mut doc = base("find");
         doc.add_text(f.find_kind, record.kind.name());
         let prose: Vec<&str> = record.prose.iter().map(String::as_str).collect();
-        doc.add_pre_tokenized_text(f.find_name, tokens(&[&record.name], true));
+        let name = tokens(&[&record.name], true);
+        let exact: Vec<&str> = name.tokens.iter().map(|t| t.text.as_str()).collect();
+        doc.add_text(f.find_exact, exact.join(" "));
+        doc.add_pre_tokenized_text(f.find_name, name);
         doc.add_pre_tokenized_text(f.find_text, tokens(&prose, true));
-        doc.add_pre_tokenized_text(f.find_context, tokens(&[context], true));
-        let mut every = vec![record.name.as_str(), context];
-        every.extend(&prose);
-        doc.add_pre_tokenized_text(f.find_word, tokens(&every, false));
-        doc.add_text(f.find_exact, words::exact_form(&record.name));
+        doc.add_pre_tokenized_text(f.find_context, context.clone());
+        // What a misspelled word is compared with: the thing's own words, not where it sits.
+        let mut own = vec![record.name.as_str()];
+        own.extend(&prose);
+        doc.add_pre_tokenized_text(f.find_word, tokens(&own, false));
         doc.add_bytes(f.find_hit, &serde_json::to_vec(&record)?);
         docs.push(doc);
         Ok(())
@@ -197,7 +203,7 @@ pub(super) fn documents(
             key: false,
             complete: false,
         },
-        schema_of(fqn),
+        &tokens(&[schema_of(fqn)], true),
     )?;
     for c in derived.columns.iter().filter(|c| c.part.is_none()) {
         let own = c.resolve.as_ref().and_then(|r| r.own.as_ref());
@@ -219,9 +225,18 @@ pub(super) fn documents(
                 key: c.candidate_key == Some(true),
                 complete,
             },
-            &table_words,
+            &table_context,
         )?;
-        for value in column_values(c, own) {
+        let values = column_values(c, own);
+        let column_context = if values.is_empty() {
+            PreTokenizedString {
+                text: String::new(),
+                tokens: Vec::new(),
+            }
+        } else {
+            tokens(&[&c.column, &table_words], true)
+        };
+        for value in values {
             let note = c
                 .value_notes
                 .iter()
@@ -238,7 +253,7 @@ pub(super) fn documents(
                     key: false,
                     complete,
                 },
-                &format!("{} {table_words}", c.column),
+                &column_context,
             )?;
         }
     }
@@ -254,7 +269,7 @@ pub(super) fn documents(
                 key: false,
                 complete: false,
             },
-            &table_words,
+            &table_context,
         )?;
     }
     Ok(docs)
@@ -367,10 +382,9 @@ impl SearchView {
                 boosted(term(f.find_exact, exact), EXACT_WEIGHT),
             ));
         }
-        let mut filter: Vec<(Occur, Box<dyn Query>)> = vec![
-            (Occur::Must, term(f.conn, &self.conn)),
-            (Occur::Must, term(f.kind, "find")),
-        ];
+        // Only find's documents hold the find fields, so no kind filter is needed.
+        let mut filter: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, term(f.conn, &self.conn))];
         if !kinds.is_empty() {
             let any: Vec<(Occur, Box<dyn Query>)> = kinds
                 .iter()
