@@ -173,6 +173,15 @@ impl Matched {
             .collect();
         let sentences: Vec<String> = record.prose.iter().flat_map(|p| sentences(p)).collect();
         let prose_terms: Vec<Vec<String>> = sentences.iter().map(|p| words::terms(p)).collect();
+        // A sentence's plain words, for a misspelled query word (read once, not per word).
+        let any_fuzzy = query.iter().any(|w| w.fuzzy);
+        let prose_words: Vec<Vec<String>> = sentences
+            .iter()
+            .map(|p| match any_fuzzy {
+                true => words::plain_words(p).into_iter().map(|t| t.text).collect(),
+                false => Vec::new(),
+            })
+            .collect();
         let context_terms = words::terms(&format!(
             "{} {}",
             record.table.replace('.', " "),
@@ -196,15 +205,7 @@ impl Matched {
                 hit = true;
             }
             for (i, terms) in prose_terms.iter().enumerate() {
-                let plain: Vec<String> = if w.fuzzy {
-                    words::plain_words(&sentences[i])
-                        .into_iter()
-                        .map(|t| t.text)
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                if terms.contains(&w.term) || fuzzy_in(&plain).is_some() {
+                if terms.contains(&w.term) || fuzzy_in(&prose_words[i]).is_some() {
                     hit = true;
                     per_sentence[i] += 1;
                 }

@@ -12,12 +12,14 @@
 //! |---|---|---|
 //! | `find_name` | the name (table, column, value, the relationship's columns and target) | [`NAME_WEIGHT`] |
 //! | `find_text` | the prose: description, note, value notes | [`TEXT_WEIGHT`] |
-//! | `find_context` | where it sits: the table's schema for a table, the table (and column) for the rest | [`CONTEXT_WEIGHT`] |
 //! | `find_word` | the name's and the prose's words, lowercased and not stemmed: what typo tolerance matches | [`FUZZY_WEIGHT`] |
 //! | `find_exact` | the name's exact form (its terms joined) | [`EXACT_WEIGHT`] |
 //!
 //! BM25 scores each field; the weights make a table's or a column's name count over its
-//! description or note, and an exact name over everything.
+//! description or note, and an exact name over everything. Where a thing sits (its table,
+//! its column) is not a field: it would make every column and value of a table match the
+//! table's words, many times the documents to score on a large print. The query stage
+//! counts those words when it ranks the best candidates again.
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Count, TopDocs};
@@ -37,7 +39,6 @@ use compat::value::Value;
 /// A name matched counts this much over the same word in prose.
 pub const NAME_WEIGHT: f32 = 3.0;
 pub const TEXT_WEIGHT: f32 = 1.0;
-pub const CONTEXT_WEIGHT: f32 = 0.5;
 /// A word one edit away from a query word (a misspelling) counts a little.
 pub const FUZZY_WEIGHT: f32 = 0.8;
 /// A query that is a thing's whole name, in any spelling, puts that thing first.
@@ -146,11 +147,6 @@ pub fn short_name(fqn: &str) -> &str {
     fqn.rsplit('.').next().unwrap_or(fqn)
 }
 
-/// The words of a name before its last part (`stacks.lending` of `stacks.lending.loans`).
-fn schema_of(fqn: &str) -> &str {
-    fqn.rsplit_once('.').map_or("", |(s, _)| s)
-}
-
 fn cut(text: &str) -> String {
     match text.char_indices().nth(MAX_PROSE) {
         Some((at, _)) => text[..at].to_string(),
@@ -169,12 +165,8 @@ pub(super) fn documents(
     relationship_notes: Option<&Value>,
 ) -> Result<Vec<TantivyDocument>, IndexError> {
     let fqn = derived.table.fqn.as_str();
-    let table_words = fqn.replace('.', " ");
-    // Where a thing sits is the same words for every column of a table (and every value of
-    // a column): analyzed once.
-    let table_context = tokens(&[&table_words], true);
     let mut docs = Vec::new();
-    let mut add = |record: FindRecord, context: &PreTokenizedString| -> Result<(), IndexError> {
+    let mut add = |record: FindRecord| -> Result<(), IndexError> {
         let mut doc = base("find");
         doc.add_text(f.find_kind, record.kind.name());
         let prose: Vec<&str> = record.prose.iter().map(String::as_str).collect();
@@ -183,8 +175,7 @@ pub(super) fn documents(
         doc.add_text(f.find_exact, exact.join(" "));
         doc.add_pre_tokenized_text(f.find_name, name);
         doc.add_pre_tokenized_text(f.find_text, tokens(&prose, true));
-        doc.add_pre_tokenized_text(f.find_context, context.clone());
-        // What a misspelled word is compared with: the thing's own words, not where it sits.
+        // What a misspelled word is compared with.
         let mut own = vec![record.name.as_str()];
         own.extend(&prose);
         doc.add_pre_tokenized_text(f.find_word, tokens(&own, false));
@@ -192,19 +183,16 @@ pub(super) fn documents(
         docs.push(doc);
         Ok(())
     };
-    add(
-        FindRecord {
-            kind: FindKind::Table,
-            table: fqn.to_string(),
-            column: None,
-            value: None,
-            name: short_name(fqn).to_string(),
-            prose: description.map(cut).into_iter().collect(),
-            key: false,
-            complete: false,
-        },
-        &tokens(&[schema_of(fqn)], true),
-    )?;
+    add(FindRecord {
+        kind: FindKind::Table,
+        table: fqn.to_string(),
+        column: None,
+        value: None,
+        name: short_name(fqn).to_string(),
+        prose: description.map(cut).into_iter().collect(),
+        key: false,
+        complete: false,
+    })?;
     for c in derived.columns.iter().filter(|c| c.part.is_none()) {
         let own = c.resolve.as_ref().and_then(|r| r.own.as_ref());
         let complete = own.is_some_and(|r| r.complete);
@@ -214,63 +202,45 @@ pub(super) fn documents(
                 .iter()
                 .map(|(v, n)| cut(&format!("{}: {n}", str_of(v)))),
         );
-        add(
-            FindRecord {
-                kind: FindKind::Column,
-                table: fqn.to_string(),
-                column: Some(c.column.clone()),
-                value: None,
-                name: c.column.clone(),
-                prose,
-                key: c.candidate_key == Some(true),
-                complete,
-            },
-            &table_context,
-        )?;
-        let values = column_values(c, own);
-        let column_context = if values.is_empty() {
-            PreTokenizedString {
-                text: String::new(),
-                tokens: Vec::new(),
-            }
-        } else {
-            tokens(&[&c.column, &table_words], true)
-        };
-        for value in values {
+        add(FindRecord {
+            kind: FindKind::Column,
+            table: fqn.to_string(),
+            column: Some(c.column.clone()),
+            value: None,
+            name: c.column.clone(),
+            prose,
+            key: c.candidate_key == Some(true),
+            complete,
+        })?;
+        for value in column_values(c, own) {
             let note = c
                 .value_notes
                 .iter()
                 .find(|(v, _)| str_of(v) == value)
                 .map(|(_, n)| cut(n));
-            add(
-                FindRecord {
-                    kind: FindKind::Value,
-                    table: fqn.to_string(),
-                    column: Some(c.column.clone()),
-                    name: value.clone(),
-                    value: Some(value),
-                    prose: note.into_iter().collect(),
-                    key: false,
-                    complete,
-                },
-                &column_context,
-            )?;
+            add(FindRecord {
+                kind: FindKind::Value,
+                table: fqn.to_string(),
+                column: Some(c.column.clone()),
+                name: value.clone(),
+                value: Some(value),
+                prose: note.into_iter().collect(),
+                key: false,
+                complete,
+            })?;
         }
     }
     for (columns, target, note) in relationship_notes.map(notes_of).unwrap_or_default() {
-        add(
-            FindRecord {
-                kind: FindKind::Note,
-                table: fqn.to_string(),
-                column: Some(columns.clone()),
-                value: None,
-                name: format!("{columns} {target}"),
-                prose: vec![cut(&note)],
-                key: false,
-                complete: false,
-            },
-            &table_context,
-        )?;
+        add(FindRecord {
+            kind: FindKind::Note,
+            table: fqn.to_string(),
+            column: Some(columns.clone()),
+            value: None,
+            name: format!("{columns} {target}"),
+            prose: vec![cut(&note)],
+            key: false,
+            complete: false,
+        })?;
     }
     Ok(docs)
 }
@@ -363,10 +333,6 @@ impl SearchView {
             should.push((
                 Occur::Should,
                 boosted(term(f.find_text, &w.term), TEXT_WEIGHT),
-            ));
-            should.push((
-                Occur::Should,
-                boosted(term(f.find_context, &w.term), CONTEXT_WEIGHT),
             ));
             if w.fuzzy {
                 for form in words::fuzzy_forms(&w.word) {
