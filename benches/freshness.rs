@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::store::changes::ChangeFeed;
+use printdex::store::search::Indexed;
 use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
@@ -69,7 +70,9 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("stat table", |b| b.iter(|| table.moved()));
-    group.bench_function("stat sweep", |b| b.iter(|| state.search.moved_paths()));
+    group.bench_function("stat sweep", |b| {
+        b.iter(|| state.search.moved_paths(Indexed::Statistics))
+    });
 
     // One table's statistics, rewritten in turn with two contents.
     let stats = table.stats.clone().expect("a statistics file");

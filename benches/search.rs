@@ -17,6 +17,7 @@ use printdex::config::{self, Served};
 use printdex::query::{resolve_value, search_columns};
 use printdex::render;
 use printdex::store::search::lookup::Filters;
+use printdex::store::search::Indexed;
 use printdex::store::{Connection, Reads, Store};
 
 fn project() -> PathBuf {
@@ -88,7 +89,7 @@ fn bench(c: &mut Criterion) {
     // The parts of one call: the stat sweep of the searched files, and the answer alone.
     group.bench_function("freshness_sweep", |b| {
         let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
-        b.iter(|| state.search.moved_paths())
+        b.iter(|| state.search.moved_paths(Indexed::Statistics))
     });
     let arguments = args(&[("pattern", "*email*")]);
     group.bench_function("search_columns_pattern_answer_only", |b| {

@@ -35,6 +35,13 @@ CALLS = {
     "resolve_value": {"name": "resolve_value",
                       "arguments": {"table": "stacks.members_c0001.patrons",
                                     "column": "status", "text": "Active"}},
+    # find: free words, a misspelling and a value; the scale print's clones share every
+    # word, so each query matches thousands of documents.
+    "find words": {"name": "find", "arguments": {"query": "overdue loans"}},
+    "find misspelling": {"name": "find", "arguments": {"query": "patrn emial adress"}},
+    "find value": {"name": "find", "arguments": {"query": "suspended", "kinds": ["value"]}},
+    "find json 50": {"name": "find", "arguments": {"query": "fines balance", "limit": 50,
+                                                  "format": "json"}},
     "get_diff table": {"name": "get_diff", "arguments": {"table": "stacks.lending_c0001.loans"}},
     "get_diff kind": {"name": "get_diff", "arguments": {"kind": "relationship_added"}},
     "get_diff": {"name": "get_diff", "arguments": {}},

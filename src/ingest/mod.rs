@@ -146,6 +146,8 @@ pub fn file_identity(path: &Path) -> Option<FileIdentity> {
 pub enum Parsed {
     /// Not a YAML kind: only its identity and hash are kept.
     Text,
+    /// A table's `description.md`: its text is kept (find searches it), never parsed.
+    Prose(String),
     Yaml(Value),
     /// `yaml.YAMLError`: the message without the path.
     YamlError(String),
@@ -235,6 +237,23 @@ pub fn is_optional_kind(kind: &str) -> bool {
             | "relationships_annotations"
             | "manifest_annotations"
     )
+}
+
+/// Kinds whose text the mirror keeps: a table's description, which find searches.
+fn is_prose_kind(kind: &str) -> bool {
+    kind == "description"
+}
+
+/// A description's text as find reads it: universal newlines, and a byte that is not
+/// UTF-8 read as U+FFFD (get_table_context reports such a file; find only searches it).
+fn prose(bytes: Vec<u8>) -> String {
+    let text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text
+    }
 }
 
 fn is_yaml_kind(kind: &str) -> bool {
@@ -350,7 +369,9 @@ pub fn read_file_unless(
         record.scanned = Scanned::Touched;
         return record;
     }
-    record.scanned = Scanned::Read(if !is_yaml_kind(kind) {
+    record.scanned = Scanned::Read(if is_prose_kind(kind) {
+        Parsed::Prose(prose(bytes))
+    } else if !is_yaml_kind(kind) {
         Parsed::Text
     } else {
         match read_text(bytes) {
@@ -734,6 +755,7 @@ fn read_manifest(
                 },
             },
             Parsed::Text
+            | Parsed::Prose(_)
             | Parsed::Absent
             // Only diff.yaml is read in pieces.
             | Parsed::Split(_) => ManifestRead::Absent,

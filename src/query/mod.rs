@@ -7,6 +7,7 @@ pub mod context;
 pub mod diff;
 pub mod edges;
 
+pub mod find;
 pub mod freshness;
 pub mod list_tables;
 pub mod manifest;

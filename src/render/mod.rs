@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod diff;
 pub mod document;
 pub mod erd;
+pub mod find;
 pub mod list_tables;
 pub mod manifest;
 pub mod paging;

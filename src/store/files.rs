@@ -41,7 +41,7 @@ pub struct FreshFile {
 
 fn check_of(parsed: &Parsed) -> Check {
     match parsed {
-        Parsed::Text => Check::Text,
+        Parsed::Text | Parsed::Prose(_) => Check::Text,
         // Split only with a spill, which a request's read never has.
         Parsed::Yaml(_) | Parsed::Split(_) => Check::Yaml,
         Parsed::YamlError(m) => Check::YamlError(m.clone()),
@@ -98,7 +98,7 @@ fn check_of_row(row: &FileStatus) -> Check {
         ParseStatus::Ok | ParseStatus::Split => Check::Yaml,
         ParseStatus::YamlError => Check::YamlError(row.parse_error.clone().unwrap_or_default()),
         ParseStatus::OtherError => Check::OtherError(row.parse_error.clone().unwrap_or_default()),
-        ParseStatus::Text => Check::Text,
+        ParseStatus::Text | ParseStatus::Prose => Check::Text,
         ParseStatus::Absent => Check::Absent,
     }
 }

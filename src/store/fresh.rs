@@ -10,6 +10,7 @@
 //! | [`Reads::Manifest`] | one `stat` of the manifest |
 //! | [`Reads::TableStatistics`] | that, and the table's two searched files `stat`ed |
 //! | [`Reads::EveryTableStatistics`] | that, and one read of the change feed (a `stat` of every searched file only when the feed cannot vouch) |
+//! | [`Reads::EveryTableFile`] | the same, over a table's description and relationship notes too |
 //! | [`Reads::CheckedAsRead`] | the manifest, then each file as the answer reads it (`strict`) |
 //! | [`ProjectReads::EveryFile`] | one read of the change feed (a scan of the project only when a file pz reads moved) |
 
@@ -18,6 +19,7 @@ use std::sync::Arc;
 
 use super::changes::{self, ChangeFeed};
 use super::pz_project::ProjectSnapshot;
+use super::search::Indexed;
 use super::{Snapshot, Store};
 use crate::error::{internal, QueryError};
 
@@ -31,6 +33,9 @@ pub enum Reads<'a> {
     TableStatistics(&'a str),
     /// Every walkable table's searched files (search_columns, validate_sql).
     EveryTableStatistics,
+    /// Every walkable table's indexed files: its statistics and their annotations, its
+    /// description.md and its relationships.annotations.yaml (find).
+    EveryTableFile,
     /// Files the answer finds as it goes (a table's artifacts and the annotation files of
     /// the tables around it, diff.yaml's events, a resource's file): each is checked as it
     /// is read, strictly, and one found moved since the snapshot is read again and the
@@ -149,7 +154,11 @@ impl Store {
     /// remembers), only the files the feed names since are read again, and only those
     /// the connection tracks; otherwise every searched file is `stat`ed, and the
     /// connection re-ingested first when one moved.
-    fn every_table(&self, state: Arc<Snapshot>) -> Result<Arc<Snapshot>, QueryError> {
+    fn every_table(
+        &self,
+        state: Arc<Snapshot>,
+        which: Indexed,
+    ) -> Result<Arc<Snapshot>, QueryError> {
         let feed = self.change_feed().filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);
         let verified = self.record_of(&state).and_then(|p| p.verified());
@@ -168,7 +177,7 @@ impl Store {
                     .collect::<Vec<_>>(),
             ),
             // One sweep finds what moved; a sweep that could not finish reconciles.
-            changes::Since::Unknown => state.search.moved_paths(),
+            changes::Since::Unknown => state.search.moved_paths(which),
         };
         let fresh = match moved {
             Some(moved) => self.with_reread(state, moved)?,
@@ -199,7 +208,8 @@ impl<'a> sealed::Sealed for Connection<'a> {
                     .unwrap_or_default();
                 store.with_reread(state, moved)
             }
-            Reads::EveryTableStatistics => store.every_table(state),
+            Reads::EveryTableStatistics => store.every_table(state, Indexed::Statistics),
+            Reads::EveryTableFile => store.every_table(state, Indexed::Every),
         }
     }
 

@@ -72,9 +72,9 @@ fn assert_serves_the_library(name: &str, s: &Session) {
         json!("dbprint"),
         "{name}"
     );
-    // The reference's seven, then printdex's own validate_sql and plan_joins.
+    // The reference's seven, then printdex's own validate_sql, plan_joins and find.
     let tools = s.responses[&1]["result"]["tools"].as_array().unwrap().len();
-    assert_eq!(tools, 9, "{name}");
+    assert_eq!(tools, 10, "{name}");
     let (text, is_error) = s.call(2);
     assert!(
         !is_error && text.contains("\"total\": 11"),

@@ -9,6 +9,7 @@ mod code_shape;
 mod context;
 mod daemon;
 mod faults;
+mod find;
 mod get_diff;
 mod get_reference;
 mod git_project;

@@ -153,7 +153,10 @@ fn the_tool_is_listed_after_validate_sql_on_one_tools_list_page() {
     let listed = s.request("tools/list", json!({}));
     let tools = listed["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(&names[6..], ["get_reference", "validate_sql", "plan_joins"]);
+    assert_eq!(
+        &names[6..],
+        ["get_reference", "validate_sql", "plan_joins", "find"]
+    );
     assert!(listed["result"].get("nextCursor").is_none(), "{listed}");
     let schema = &tools[8]["inputSchema"];
     assert_eq!(schema["required"], json!(["tables"]));

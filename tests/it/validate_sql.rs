@@ -140,7 +140,8 @@ fn the_tool_is_listed_after_the_seven_and_answers_in_every_format() {
             "get_diff",
             "get_reference",
             "validate_sql",
-            "plan_joins"
+            "plan_joins",
+            "find"
         ]
     );
     let tool = &listed["result"]["tools"][7];

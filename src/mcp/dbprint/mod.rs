@@ -3,6 +3,7 @@
 //! answer), the reference's schemas and argument texts, and the resources. Tools appear
 //! here (and in tools/list) only once they work.
 
+pub mod find;
 pub mod get_diff;
 pub mod get_manifest;
 pub mod get_reference;
@@ -30,7 +31,7 @@ use compat::py::json_indent2;
 use compat::value::Value;
 
 /// Tools printdex serves beyond the reference's seven.
-pub const OWN_TOOLS: [&str; 2] = ["validate_sql", "plan_joins"];
+pub const OWN_TOOLS: [&str; 3] = ["validate_sql", "plan_joins", "find"];
 
 pub use crate::render::Reply;
 
@@ -77,6 +78,7 @@ impl ToolSet for DbprintTools {
             // printdex's own, after the reference's seven.
             validate_sql::tool(),
             plan_joins::tool(),
+            find::tool(),
         ]
     }
 

@@ -30,7 +30,7 @@ mod tests;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "10";
+pub const SCHEMA_VERSION: &str = "11";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -312,6 +312,7 @@ impl Mirror {
             ParseStatus::YamlError => Parsed::YamlError(error.unwrap_or_default()),
             ParseStatus::OtherError => Parsed::OtherError(error.unwrap_or_default()),
             ParseStatus::Text => Parsed::Text,
+            ParseStatus::Prose => Parsed::Prose(parsed.unwrap_or_default()),
             ParseStatus::Split | ParseStatus::Absent => Parsed::Absent,
         };
         Ok(Some((parsed, hash)))
@@ -693,6 +694,8 @@ impl Mirror {
             Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
             Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
             Parsed::Text => (ParseStatus::Text, None, None),
+            // Kept as written, not as JSON: it is text, and only find reads it.
+            Parsed::Prose(text) => (ParseStatus::Prose, None, Some(text.clone())),
             Parsed::Absent => (ParseStatus::Absent, None, None),
         };
         let id = f.identity;

@@ -17,6 +17,9 @@ pub enum ParseStatus {
     OtherError,
     /// Not a YAML kind: only its identity and hash are kept.
     Text,
+    /// Prose (a table's description.md): `parsed` holds the text as written, not JSON,
+    /// since only find reads it.
+    Prose,
     /// No file there.
     Absent,
 }
@@ -29,6 +32,7 @@ impl ParseStatus {
             ParseStatus::YamlError => "yaml_error",
             ParseStatus::OtherError => "other_error",
             ParseStatus::Text => "text",
+            ParseStatus::Prose => "prose",
             ParseStatus::Absent => "absent",
         }
     }
@@ -42,6 +46,7 @@ impl ParseStatus {
             "yaml_error" => ParseStatus::YamlError,
             "other_error" => ParseStatus::OtherError,
             "text" => ParseStatus::Text,
+            "prose" => ParseStatus::Prose,
             _ => ParseStatus::Absent,
         }
     }
@@ -66,7 +71,7 @@ mod tests {
     #[test]
     fn every_status_reads_back_as_written() {
         use ParseStatus::*;
-        for status in [Ok, Split, YamlError, OtherError, Text, Absent] {
+        for status in [Ok, Split, YamlError, OtherError, Text, Prose, Absent] {
             assert_eq!(ParseStatus::from_stored(status.as_str()), status);
         }
         assert_eq!(ParseStatus::from_stored("unknown"), Absent);

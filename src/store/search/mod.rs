@@ -9,9 +9,13 @@
 //! casefolded strings and then an exact casefold-substring check on the stored record; so
 //! an answer is the reference's, never an approximation.
 
+pub mod abbreviations;
+mod entries;
+pub mod find;
 pub mod lookup;
 pub mod records;
 pub mod tokens;
+pub mod words;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -27,13 +31,15 @@ use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::error::Recover;
-use crate::ingest::walk::Artifact;
 use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
+use entries::{entry_key, version_of};
+pub use entries::{table_entries, table_key, Indexed, TableEntry, INDEXED_KINDS};
+
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "6";
+pub const INDEX_VERSION: &str = "7";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -136,6 +142,13 @@ pub(crate) struct Fields {
     payload: Field,
     /// resolve_value's part of a record: a column's values, a table's column names.
     resolve: Field,
+    /// find's documents (`find`).
+    find_kind: Field,
+    find_name: Field,
+    find_text: Field,
+    find_word: Field,
+    find_exact: Field,
+    find_hit: Field,
 }
 
 fn schema() -> (Schema, Fields) {
@@ -143,6 +156,18 @@ fn schema() -> (Schema, Fields) {
     let trigrams = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::Basic),
+    );
+    // BM25 reads term frequencies and field lengths; typo tolerance only whether a word is there.
+    let scored = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let listed = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_fieldnorms(false)
             .set_index_option(IndexRecordOption::Basic),
     );
     let fields = Fields {
@@ -165,40 +190,14 @@ fn schema() -> (Schema, Fields) {
         flags: b.add_text_field("flags", STRING),
         payload: b.add_bytes_field("payload", STORED),
         resolve: b.add_bytes_field("resolve", STORED),
+        find_kind: b.add_text_field("find_kind", STRING),
+        find_name: b.add_text_field("find_name", scored.clone()),
+        find_text: b.add_text_field("find_text", scored),
+        find_word: b.add_text_field("find_word", listed),
+        find_exact: b.add_text_field("find_exact", STRING),
+        find_hit: b.add_bytes_field("find_hit", STORED),
     };
     (b.build(), fields)
-}
-
-/// A table's identity for the index: which files it was derived from, by content.
-/// A table whose key is unchanged keeps its documents.
-pub fn table_key(
-    connection: &str,
-    fqn: &str,
-    stats: Option<(&Path, &str)>,
-    annotations: Option<(&Path, &str)>,
-) -> u64 {
-    let mut h = blake3::Hasher::new();
-    for part in [INDEX_VERSION, connection, fqn] {
-        h.update(part.as_bytes());
-        h.update(b"\0");
-    }
-    for file in [stats, annotations] {
-        match file {
-            Some((path, version)) => {
-                h.update(path.to_string_lossy().as_bytes());
-                h.update(b"\0");
-                h.update(version.as_bytes());
-            }
-            None => {
-                h.update(b"-");
-            }
-        }
-        h.update(b"\0");
-    }
-    let bytes = h.finalize();
-    let mut first = [0u8; 8];
-    first.copy_from_slice(&bytes.as_bytes()[..8]);
-    u64::from_le_bytes(first)
 }
 
 /// A declared file as a sync indexes it: its parse, and the content version (blake3, or
@@ -210,44 +209,6 @@ pub struct Loaded<'a> {
 
 /// What a sync reads a declared file's parse with.
 pub type Load<'a> = dyn Fn(&Path) -> Loaded<'a> + Sync + 'a;
-
-/// One walkable table as a connection state sees it.
-#[derive(Debug, Clone)]
-pub struct TableEntry {
-    pub fqn: String,
-    pub key: u64,
-    /// The declared statistics.yaml / statistics.annotations.yaml paths.
-    pub stats: Option<PathBuf>,
-    pub annotations: Option<PathBuf>,
-    /// Their identities when ingest read them (`None`: absent, or not a file).
-    pub stats_identity: Option<FileIdentity>,
-    pub annotations_identity: Option<FileIdentity>,
-    /// The manifest entry's `row_count`, when present and not null.
-    pub row_count: Option<compat::value::Value>,
-}
-
-impl TableEntry {
-    /// The searched files that moved on disk since ingest read them.
-    fn moved_files(&self) -> impl Iterator<Item = &Path> {
-        [
-            (&self.stats, self.stats_identity),
-            (&self.annotations, self.annotations_identity),
-        ]
-        .into_iter()
-        .filter_map(|(path, stored)| path.as_deref().filter(|p| file_identity(p) != stored))
-    }
-
-    /// `moved_files`, owned.
-    pub fn moved_paths(&self) -> Vec<PathBuf> {
-        self.moved_files().map(Path::to_path_buf).collect()
-    }
-
-    /// Whether either searched file moved on disk since ingest read it: the state
-    /// answering for this table is then out of date.
-    pub fn moved(&self) -> bool {
-        self.moved_files().next().is_some()
-    }
-}
 
 pub use crate::ingest::file_identity;
 
@@ -274,17 +235,17 @@ impl std::fmt::Debug for SearchView {
 }
 
 impl SearchView {
-    /// Every walkable table's searched files that moved on disk since ingest read them:
+    /// Every walkable table's files of `which` that moved on disk since ingest read them:
     /// one `stat` per declared file, spread over the cores for a large print. `None`
     /// when a worker failed and could not vouch for its tables.
-    pub fn moved_paths(&self) -> Option<Vec<PathBuf>> {
+    pub fn moved_paths(&self, which: Indexed) -> Option<Vec<PathBuf>> {
         const PER_THREAD: usize = 1024;
         let tables = self.tables.as_slice();
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(tables.len().div_ceil(PER_THREAD));
         let sweep = |chunk: &[TableEntry]| -> Vec<PathBuf> {
-            chunk.iter().flat_map(TableEntry::moved_paths).collect()
+            chunk.iter().flat_map(|t| t.moved_of(which)).collect()
         };
         if workers <= 1 {
             return Some(sweep(tables));
@@ -666,23 +627,22 @@ impl SearchIndex {
         table: &TableEntry,
         load: &Load<'a>,
     ) -> Result<Vec<TantivyDocument>, IndexError> {
-        let stats = table.stats.as_deref().map(load);
-        let annotations = table.annotations.as_deref().map(load);
+        let loaded: Vec<Option<Loaded<'a>>> = table.indexed().iter().map(|p| p.map(load)).collect();
+        let versions: Vec<Option<(&Path, &str)>> = table
+            .indexed()
+            .iter()
+            .zip(&loaded)
+            .map(|(p, l)| p.zip(l.as_ref().map(|l| l.version.as_str())))
+            .collect();
         let derived_from = table_key(
             conn,
             &table.fqn,
-            table
-                .stats
-                .as_deref()
-                .zip(stats.as_ref().map(|l| l.version.as_str())),
-            table
-                .annotations
-                .as_deref()
-                .zip(annotations.as_ref().map(|l| l.version.as_str())),
+            [versions[0], versions[1], versions[2], versions[3]],
         );
         if derived_from != table.key {
             return Err(IndexError::Outdated(table.fqn.clone()));
         }
+        let (stats, annotations) = (loaded[0].as_ref(), loaded[1].as_ref());
         let derived = records::derive(
             &table.fqn,
             input(stats.as_ref().map(|l| l.parsed.as_ref())),
@@ -715,6 +675,21 @@ impl SearchIndex {
         let mut columns = base("table_columns");
         columns.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
         let mut docs = vec![doc, columns];
+        let description = match loaded[2].as_ref().map(|l| l.parsed.as_ref()) {
+            Some(Parsed::Prose(text)) => Some(text.as_str()),
+            _ => None,
+        };
+        let relationship_notes = match loaded[3].as_ref().map(|l| l.parsed.as_ref()) {
+            Some(Parsed::Yaml(v)) => Some(v),
+            _ => None,
+        };
+        docs.extend(find::documents(
+            f,
+            &base,
+            &derived,
+            description,
+            relationship_notes,
+        )?);
         for c in &derived.columns {
             let kind = if c.part.is_some() { "part" } else { "column" };
             docs.push(self.column_doc(base(kind), c)?);
@@ -786,6 +761,7 @@ fn input(parsed: Option<&Parsed>) -> Input<'_> {
         Some(
             Parsed::Absent
             | Parsed::Text
+            | Parsed::Prose(_)
             // `parse_of` reads these from the mirror.
             | Parsed::Split(_),
         ) => Input::Absent,
@@ -823,16 +799,6 @@ fn stored_parse<'a>(mirror: &crate::store::mirror::Mirror, path: &Path) -> Loade
     }
 }
 
-/// A content version as the tables' keys name it: the blake3, or `absent`.
-fn version_of(hash: Option<&str>) -> String {
-    hash.unwrap_or("absent").to_string()
-}
-
-/// A file's content version as the tables' keys name it.
-fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
-    version_of(hashes.get(path).map(String::as_str))
-}
-
 /// Bring the index up to date after a few of a connection's files changed, its manifest
 /// not: `snapshot`'s tables, those whose searched files are among `moved` (each with its
 /// identity now; `None`: absent) re-keyed by `hashes` and re-indexed, the rest untouched.
@@ -850,103 +816,31 @@ pub fn sync_changed(
 ) -> Result<SearchView, IndexError> {
     let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
         records.iter().map(|f| (f.path.as_path(), f)).collect();
-    let touched = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| moved.contains_key(p));
-    let version = |p: &Path| version_in(hashes, p);
+    let touched = |p: &Option<&Path>| p.is_some_and(|p| moved.contains_key(p));
     let tables: Vec<TableEntry> = snapshot
         .tables
         .iter()
         .map(|t| {
-            if !touched(&t.stats) && !touched(&t.annotations) {
+            if !t.indexed().iter().any(touched) {
                 return t.clone();
             }
             let mut t = t.clone();
-            let (sv, av) = (
-                t.stats.as_deref().map(version),
-                t.annotations.as_deref().map(version),
-            );
-            t.key = table_key(
-                conn,
-                &t.fqn,
-                t.stats.as_deref().zip(sv.as_deref()),
-                t.annotations.as_deref().zip(av.as_deref()),
-            );
-            if let Some(identity) = t.stats.as_deref().and_then(|p| moved.get(p)) {
-                t.stats_identity = *identity;
-            }
-            if let Some(identity) = t.annotations.as_deref().and_then(|p| moved.get(p)) {
-                t.annotations_identity = *identity;
+            t.key = entry_key(conn, &t.fqn, t.indexed(), hashes);
+            let paths: Vec<Option<PathBuf>> = t
+                .indexed()
+                .iter()
+                .map(|p| p.map(Path::to_path_buf))
+                .collect();
+            for (slot, path) in t.identities.iter_mut().zip(paths) {
+                if let Some(identity) = path.as_deref().and_then(|p| moved.get(p)) {
+                    *slot = *identity;
+                }
             }
             t
         })
         .collect();
     let load = |p: &Path| parse_of(&fresh, mirror, p);
     index.sync(conn, tables, &load)
-}
-
-/// Every walkable table of a connection scan as the index keys it: by the content of its
-/// two searched files (`hashes`), with their identities (`identities`). Made on every core:
-/// each entry is a few lookups and a digest.
-pub fn table_entries(
-    conn: &str,
-    tables: &[(String, PathBuf, compat::value::Value)],
-    identities: &HashMap<PathBuf, FileIdentity>,
-    hashes: &HashMap<PathBuf, String>,
-) -> Vec<TableEntry> {
-    let version = |p: &Path| version_in(hashes, p);
-    // A file stored absent has no identity: it is not a file.
-    let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
-    let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
-        let declared = crate::ingest::walk::declared_artifacts(entry);
-        let path_of = |kind: Artifact| {
-            declared
-                .iter()
-                .find(|(k, _)| k == kind.name())
-                .map(|(_, file)| dir.join(file))
-        };
-        let stats = path_of(Artifact::Statistics);
-        let annotations = path_of(Artifact::StatisticsAnnotations);
-        let (sv, av) = (
-            stats.as_deref().map(version),
-            annotations.as_deref().map(version),
-        );
-        let key = table_key(
-            conn,
-            fqn,
-            stats.as_deref().zip(sv.as_deref()),
-            annotations.as_deref().zip(av.as_deref()),
-        );
-        TableEntry {
-            fqn: fqn.clone(),
-            key,
-            row_count: entry
-                .get("row_count")
-                .filter(|v| !matches!(v, compat::value::Value::Null))
-                .cloned(),
-            stats_identity: identity(stats.as_deref()),
-            annotations_identity: identity(annotations.as_deref()),
-            stats,
-            annotations,
-        }
-    };
-    const PER_THREAD: usize = 2048;
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(tables.len().div_ceil(PER_THREAD))
-        .max(1);
-    if workers == 1 {
-        return tables.iter().map(entry_of).collect();
-    }
-    let per = tables.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = tables
-            .chunks(per)
-            .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
-    })
 }
 
 /// The index's view of one connection after a whole scan: (re)index the tables whose key

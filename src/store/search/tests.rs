@@ -12,14 +12,19 @@ use compat::yaml;
 /// version too, so that `load` can answer it.
 fn entry(fqn: &str, version: u64) -> TableEntry {
     let stats = PathBuf::from(format!("/p/{fqn}/v{version}/statistics.yaml"));
-    let key = table_key("c", fqn, Some((&stats, &version.to_string())), None);
+    let key = table_key(
+        "c",
+        fqn,
+        [Some((&stats, &version.to_string())), None, None, None],
+    );
     TableEntry {
         fqn: fqn.to_string(),
         key,
         stats: Some(stats),
         annotations: None,
-        stats_identity: None,
-        annotations_identity: None,
+        description: None,
+        relationship_notes: None,
+        identities: [None; 4],
         row_count: None,
     }
 }

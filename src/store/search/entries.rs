@@ -1,0 +1,199 @@
+//! A walkable table as the index keys it: the four files its documents are derived from
+//! (statistics, their annotations, description.md, relationships.annotations.yaml), their
+//! identities when ingest read them, and the key naming their contents.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::{file_identity, INDEX_VERSION};
+use crate::ingest::walk::Artifact;
+use crate::ingest::FileIdentity;
+
+/// A table's identity for the index: which files it was derived from, by content (its
+/// statistics, their annotations, its description and its relationships' annotations, in
+/// that order: [`TableEntry::indexed`]). A table whose key is unchanged keeps its documents.
+pub fn table_key(connection: &str, fqn: &str, files: [Option<(&Path, &str)>; 4]) -> u64 {
+    let mut h = blake3::Hasher::new();
+    for part in [INDEX_VERSION, connection, fqn] {
+        h.update(part.as_bytes());
+        h.update(b"\0");
+    }
+    for file in files {
+        match file {
+            Some((path, version)) => {
+                h.update(path.to_string_lossy().as_bytes());
+                h.update(b"\0");
+                h.update(version.as_bytes());
+            }
+            None => {
+                h.update(b"-");
+            }
+        }
+        h.update(b"\0");
+    }
+    let bytes = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&bytes.as_bytes()[..8]);
+    u64::from_le_bytes(first)
+}
+
+/// The manifest's artifact kinds a table's documents are derived from, in key order:
+/// search_columns and resolve_value read the first two, find all four.
+pub const INDEXED_KINDS: [Artifact; 4] = [
+    Artifact::Statistics,
+    Artifact::StatisticsAnnotations,
+    Artifact::Description,
+    Artifact::RelationshipsAnnotations,
+];
+
+/// One walkable table as a connection state sees it.
+#[derive(Debug, Clone)]
+pub struct TableEntry {
+    pub fqn: String,
+    pub key: u64,
+    /// The declared statistics.yaml / statistics.annotations.yaml paths.
+    pub stats: Option<PathBuf>,
+    pub annotations: Option<PathBuf>,
+    /// The declared description.md / relationships.annotations.yaml paths (find reads them).
+    pub description: Option<PathBuf>,
+    pub relationship_notes: Option<PathBuf>,
+    /// Each indexed file's identity when ingest read it, in [`INDEXED_KINDS`] order
+    /// (`None`: absent, not a file, or not declared).
+    pub identities: [Option<FileIdentity>; 4],
+    /// The manifest entry's `row_count`, when present and not null.
+    pub row_count: Option<compat::value::Value>,
+}
+
+/// Which of a table's indexed files a freshness check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Indexed {
+    /// Its statistics and their annotations (search_columns, resolve_value, validate_sql).
+    Statistics,
+    /// All four (find).
+    Every,
+}
+
+impl TableEntry {
+    /// The declared paths of the files its documents are derived from, in
+    /// [`INDEXED_KINDS`] order.
+    pub fn indexed(&self) -> [Option<&Path>; 4] {
+        [
+            self.stats.as_deref(),
+            self.annotations.as_deref(),
+            self.description.as_deref(),
+            self.relationship_notes.as_deref(),
+        ]
+    }
+
+    /// The files of `which` that moved on disk since ingest read them.
+    fn moved_files(&self, which: Indexed) -> impl Iterator<Item = &Path> {
+        let count = match which {
+            Indexed::Statistics => 2,
+            Indexed::Every => 4,
+        };
+        self.indexed()
+            .into_iter()
+            .zip(self.identities)
+            .take(count)
+            .filter_map(|(path, stored)| path.filter(|p| file_identity(p) != stored))
+    }
+
+    /// The statistics files that moved, owned (`moved_files`).
+    pub fn moved_paths(&self) -> Vec<PathBuf> {
+        self.moved_of(Indexed::Statistics)
+    }
+
+    /// The files of `which` that moved, owned.
+    pub fn moved_of(&self, which: Indexed) -> Vec<PathBuf> {
+        self.moved_files(which).map(Path::to_path_buf).collect()
+    }
+
+    /// Whether either statistics file moved on disk since ingest read it: the state
+    /// answering for this table is then out of date.
+    pub fn moved(&self) -> bool {
+        self.moved_files(Indexed::Statistics).next().is_some()
+    }
+}
+
+/// A content version as the tables' keys name it: the blake3, or `absent`.
+pub(super) fn version_of(hash: Option<&str>) -> String {
+    hash.unwrap_or("absent").to_string()
+}
+
+/// A table's key from its indexed files' content versions in `hashes`.
+pub(super) fn entry_key(
+    conn: &str,
+    fqn: &str,
+    files: [Option<&Path>; 4],
+    hashes: &HashMap<PathBuf, String>,
+) -> u64 {
+    let versions = files.map(|p| p.map(|p| version_in(hashes, p)));
+    let mut pairs = [None; 4];
+    for (slot, (p, v)) in pairs.iter_mut().zip(files.iter().zip(&versions)) {
+        *slot = p.zip(v.as_deref());
+    }
+    table_key(conn, fqn, pairs)
+}
+
+/// A file's content version as the tables' keys name it.
+pub(super) fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
+    version_of(hashes.get(path).map(String::as_str))
+}
+
+/// Every walkable table of a connection scan as the index keys it: by the content of its
+/// two searched files (`hashes`), with their identities (`identities`). Made on every core:
+/// each entry is a few lookups and a digest.
+pub fn table_entries(
+    conn: &str,
+    tables: &[(String, PathBuf, compat::value::Value)],
+    identities: &HashMap<PathBuf, FileIdentity>,
+    hashes: &HashMap<PathBuf, String>,
+) -> Vec<TableEntry> {
+    // A file stored absent has no identity: it is not a file.
+    let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
+    let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
+        let declared = crate::ingest::walk::declared_artifacts(entry);
+        let path_of = |kind: Artifact| {
+            declared
+                .iter()
+                .find(|(k, _)| k == kind.name())
+                .map(|(_, file)| dir.join(file))
+        };
+        let [stats, annotations, description, relationship_notes] = INDEXED_KINDS.map(path_of);
+        let mut entry = TableEntry {
+            fqn: fqn.clone(),
+            key: 0,
+            row_count: entry
+                .get("row_count")
+                .filter(|v| !matches!(v, compat::value::Value::Null))
+                .cloned(),
+            identities: [None; 4],
+            stats,
+            annotations,
+            description,
+            relationship_notes,
+        };
+        entry.identities = entry.indexed().map(identity);
+        entry.key = entry_key(conn, fqn, entry.indexed(), hashes);
+        entry
+    };
+    const PER_THREAD: usize = 2048;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(tables.len().div_ceil(PER_THREAD))
+        .max(1);
+    if workers == 1 {
+        return tables.iter().map(entry_of).collect();
+    }
+    let per = tables.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = tables
+            .chunks(per)
+            .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    })
+}

@@ -1,0 +1,530 @@
+//! find's documents and their ranked lookup, in the one search index beside
+//! search_columns' documents (kind `find`; same table key, same sync, same commits), so a
+//! table's find documents are replaced exactly when its other documents are.
+//!
+//! One document per table (its name; its description.md), per column (its name; its note
+//! and value notes), per string value of a complete or sampled value list (the value; its
+//! note) and per relationship note (the columns and target; the note). Fields, all
+//! analyzed by [`words`](super::words) and stored as pre-made tokens, so the query side
+//! needs no tokenizer registered with tantivy:
+//!
+//! | field | holds | weight |
+//! |---|---|---|
+//! | `find_name` | the name (table, column, value, the relationship's columns and target) | [`NAME_WEIGHT`] |
+//! | `find_text` | the prose: description, note, value notes | [`TEXT_WEIGHT`] |
+//! | `find_word` | the name's and the prose's words, lowercased and not stemmed: what typo tolerance matches | [`FUZZY_WEIGHT`] |
+//! | `find_exact` | the name's exact form (its terms joined) | [`EXACT_WEIGHT`] |
+//!
+//! BM25 scores each field; the weights make a table's or a column's name count over its
+//! description or note, and an exact name over everything. Where a thing sits (its table,
+//! its column) is not a field: it would make every column and value of a table match the
+//! table's words, many times the documents to score on a large print. The query stage
+//! counts those words when it ranks the best candidates again.
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value as _};
+use tantivy::tokenizer::{PreTokenizedString, Token};
+use tantivy::{DocAddress, TantivyDocument, Term};
+
+use super::records::{Derived, ValuesState};
+use super::words::{self, QueryWord};
+use super::{Fields, IndexError, SearchView};
+use compat::py::str_of;
+use compat::value::Value;
+
+/// A name matched counts this much over the same word in prose.
+pub const NAME_WEIGHT: f32 = 3.0;
+pub const TEXT_WEIGHT: f32 = 1.0;
+/// A word one edit away from a query word (a misspelling) counts a little.
+pub const FUZZY_WEIGHT: f32 = 0.8;
+/// A query that is a thing's whole name, in any spelling, puts that thing first.
+pub const EXACT_WEIGHT: f32 = 12.0;
+/// At most this many string values of one column are indexed (a list of codes is short;
+/// a longer one is a sample of free text).
+const VALUES_PER_COLUMN: usize = 60;
+/// A value longer than this is free text, not a code anyone names.
+const MAX_VALUE: usize = 80;
+/// Prose kept on a hit for its one-line why.
+const MAX_PROSE: usize = 2_000;
+
+/// What a hit is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindKind {
+    Table,
+    Column,
+    Value,
+    Note,
+}
+
+impl FindKind {
+    pub const ALL: [&'static str; 4] = ["column", "note", "table", "value"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FindKind::Table => "table",
+            FindKind::Column => "column",
+            FindKind::Value => "value",
+            FindKind::Note => "note",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<FindKind> {
+        match s {
+            "table" => Some(FindKind::Table),
+            "column" => Some(FindKind::Column),
+            "value" => Some(FindKind::Value),
+            "note" => Some(FindKind::Note),
+            _ => None,
+        }
+    }
+}
+
+/// A find document's stored part: what a hit says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FindRecord {
+    pub kind: FindKind,
+    pub table: String,
+    /// The column (a column's, a value's), or the relationship's columns joined by `, `.
+    pub column: Option<String>,
+    /// A value as `str()` spells it.
+    pub value: Option<String>,
+    /// What `find_name` was made from.
+    pub name: String,
+    /// The prose searched: description, note, value notes (each a line).
+    pub prose: Vec<String>,
+    /// A declared or candidate key (a column).
+    pub key: bool,
+    /// A column with a complete value list, or a value of one.
+    pub complete: bool,
+}
+
+/// One scored candidate.
+#[derive(Debug, Clone)]
+pub struct FindCandidate {
+    pub score: f32,
+    pub record: FindRecord,
+}
+
+/// The best candidates for a query, and how many documents matched in all.
+#[derive(Debug, Clone, Default)]
+pub struct FindCandidates {
+    pub candidates: Vec<FindCandidate>,
+    pub total: usize,
+}
+
+/// Tokens for a pre-tokenized field: the terms of each text in turn.
+fn tokens(texts: &[&str], stemmed: bool) -> PreTokenizedString {
+    let mut out = Vec::new();
+    for text in texts {
+        let analyzed = if stemmed {
+            words::analyze(text)
+        } else {
+            words::plain_words(text)
+        };
+        for t in analyzed {
+            out.push(Token {
+                offset_from: t.from,
+                offset_to: t.to,
+                position: out.len(),
+                text: t.text,
+                position_length: 1,
+            });
+        }
+    }
+    PreTokenizedString {
+        text: String::new(),
+        tokens: out,
+    }
+}
+
+/// The last dotted part of a name.
+pub fn short_name(fqn: &str) -> &str {
+    fqn.rsplit('.').next().unwrap_or(fqn)
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(MAX_PROSE) {
+        Some((at, _)) => text[..at].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// Every find document of one table, each started by `base` (kind, connection, table id
+/// and key), from its derived records, its description's text and its relationship
+/// annotations.
+pub(super) fn documents(
+    f: &Fields,
+    base: &dyn Fn(&str) -> TantivyDocument,
+    derived: &Derived,
+    description: Option<&str>,
+    relationship_notes: Option<&Value>,
+) -> Result<Vec<TantivyDocument>, IndexError> {
+    let fqn = derived.table.fqn.as_str();
+    let mut docs = Vec::new();
+    let mut add = |record: FindRecord| -> Result<(), IndexError> {
+        let mut doc = base("find");
+        doc.add_text(f.find_kind, record.kind.name());
+        let prose: Vec<&str> = record.prose.iter().map(String::as_str).collect();
+        let name = tokens(&[&record.name], true);
+        let exact: Vec<&str> = name.tokens.iter().map(|t| t.text.as_str()).collect();
+        doc.add_text(f.find_exact, exact.join(" "));
+        doc.add_pre_tokenized_text(f.find_name, name);
+        doc.add_pre_tokenized_text(f.find_text, tokens(&prose, true));
+        // What a misspelled word is compared with.
+        let mut own = vec![record.name.as_str()];
+        own.extend(&prose);
+        doc.add_pre_tokenized_text(f.find_word, tokens(&own, false));
+        doc.add_bytes(f.find_hit, &serde_json::to_vec(&record)?);
+        docs.push(doc);
+        Ok(())
+    };
+    add(FindRecord {
+        kind: FindKind::Table,
+        table: fqn.to_string(),
+        column: None,
+        value: None,
+        name: short_name(fqn).to_string(),
+        prose: description.map(cut).into_iter().collect(),
+        key: false,
+        complete: false,
+    })?;
+    for c in derived.columns.iter().filter(|c| c.part.is_none()) {
+        let own = c.resolve.as_ref().and_then(|r| r.own.as_ref());
+        let complete = own.is_some_and(|r| r.complete);
+        let mut prose: Vec<String> = c.note.iter().map(|n| cut(n)).collect();
+        prose.extend(
+            c.value_notes
+                .iter()
+                .map(|(v, n)| cut(&format!("{}: {n}", str_of(v)))),
+        );
+        add(FindRecord {
+            kind: FindKind::Column,
+            table: fqn.to_string(),
+            column: Some(c.column.clone()),
+            value: None,
+            name: c.column.clone(),
+            prose,
+            key: c.candidate_key == Some(true),
+            complete,
+        })?;
+        for value in column_values(c, own) {
+            let note = c
+                .value_notes
+                .iter()
+                .find(|(v, _)| str_of(v) == value)
+                .map(|(_, n)| cut(n));
+            add(FindRecord {
+                kind: FindKind::Value,
+                table: fqn.to_string(),
+                column: Some(c.column.clone()),
+                name: value.clone(),
+                value: Some(value),
+                prose: note.into_iter().collect(),
+                key: false,
+                complete,
+            })?;
+        }
+    }
+    for (columns, target, note) in relationship_notes.map(notes_of).unwrap_or_default() {
+        add(FindRecord {
+            kind: FindKind::Note,
+            table: fqn.to_string(),
+            column: Some(columns.clone()),
+            value: None,
+            name: format!("{columns} {target}"),
+            prose: vec![cut(&note)],
+            key: false,
+            complete: false,
+        })?;
+    }
+    Ok(docs)
+}
+
+/// The string values a column's list holds (listed, then noted), each once, at most
+/// [`VALUES_PER_COLUMN`].
+fn column_values(
+    c: &super::records::ColumnRecord,
+    own: Option<&super::records::Resolve>,
+) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let listed = own
+        .filter(|r| r.values == ValuesState::Present)
+        .map(|r| r.listed.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| e.get("value"));
+    for v in listed.chain(c.value_notes.iter().map(|(v, _)| v)) {
+        let Value::Str(s) = v else { continue };
+        if s.trim().is_empty() || s.chars().count() > MAX_VALUE || out.contains(s) {
+            continue;
+        }
+        out.push(s.clone());
+        if out.len() >= VALUES_PER_COLUMN {
+            break;
+        }
+    }
+    out
+}
+
+/// A relationships.annotations.yaml's notes: (the columns, the target table, the note),
+/// from every list of entries under its top-level keys.
+fn notes_of(file: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    let Some(map) = file.as_map() else {
+        return out;
+    };
+    for (_, entries) in map.iter() {
+        let Some(entries) = entries.as_seq() else {
+            continue;
+        };
+        for entry in entries {
+            let Some(Value::Str(note)) = entry.get("note") else {
+                continue;
+            };
+            let words_of = |key: &str| match entry.get(key) {
+                Some(Value::Seq(items)) => items.iter().map(str_of).collect::<Vec<_>>().join(", "),
+                Some(Value::Str(s)) => s.clone(),
+                _ => String::new(),
+            };
+            let target = [words_of("target_table"), words_of("table")]
+                .into_iter()
+                .find(|s| !s.is_empty())
+                .unwrap_or_default();
+            out.push((words_of("column"), target, note.clone()));
+        }
+    }
+    out
+}
+
+fn boosted(query: Box<dyn Query>, weight: f32) -> Box<dyn Query> {
+    Box::new(BoostQuery::new(query, weight))
+}
+
+fn term(field: tantivy::schema::Field, text: &str) -> Box<dyn Query> {
+    Box::new(TermQuery::new(
+        Term::from_field_text(field, text),
+        IndexRecordOption::WithFreqs,
+    ))
+}
+
+impl SearchView {
+    /// The `wanted` best-scored find documents of this view's tables for `query_words`
+    /// (and `exact`, the whole query's exact form), of `kinds` when given, and how many
+    /// matched in all.
+    pub fn find(
+        &self,
+        query_words: &[QueryWord],
+        exact: &str,
+        kinds: &[FindKind],
+        wanted: usize,
+    ) -> Result<FindCandidates, IndexError> {
+        let f = &self.fields;
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for w in query_words {
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_name, &w.term), NAME_WEIGHT),
+            ));
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_text, &w.term), TEXT_WEIGHT),
+            ));
+            if w.fuzzy {
+                for form in words::fuzzy_forms(&w.word) {
+                    let fuzzy =
+                        FuzzyTermQuery::new(Term::from_field_text(f.find_word, &form), 1, true);
+                    should.push((Occur::Should, boosted(Box::new(fuzzy), FUZZY_WEIGHT)));
+                }
+            }
+        }
+        if !exact.is_empty() {
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_exact, exact), EXACT_WEIGHT),
+            ));
+        }
+        // Only find's documents hold the find fields, so no kind filter is needed.
+        let mut filter: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, term(f.conn, &self.conn))];
+        if !kinds.is_empty() {
+            let any: Vec<(Occur, Box<dyn Query>)> = kinds
+                .iter()
+                .map(|k| (Occur::Should, term(f.find_kind, k.name())))
+                .collect();
+            filter.push((Occur::Must, Box::new(BooleanQuery::new(any))));
+        }
+        let query = BooleanQuery::new(vec![
+            (
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(
+                    Box::new(BooleanQuery::new(filter)),
+                    0.0,
+                )),
+            ),
+            (Occur::Must, Box::new(BooleanQuery::new(should))),
+        ]);
+        let (top, total) = self.searcher.search(
+            &query,
+            &(TopDocs::with_limit(wanted).order_by_score(), Count),
+        )?;
+        let mut candidates = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            if let Some(record) = self.find_record(address)? {
+                candidates.push(FindCandidate { score, record });
+            }
+        }
+        Ok(FindCandidates { candidates, total })
+    }
+
+    /// A find document's record, when its table is one of this view's (a document another
+    /// writer stored under a key this view does not know is not this view's).
+    fn find_record(&self, address: DocAddress) -> Result<Option<FindRecord>, IndexError> {
+        let key = self
+            .searcher
+            .segment_reader(address.segment_ord)
+            .fast_fields()
+            .u64("table_key")?
+            .first(address.doc_id);
+        if !key.is_some_and(|k| self.rank.contains_key(&k)) {
+            return Ok(None);
+        }
+        let doc: TantivyDocument = self.searcher.doc(address)?;
+        let Some(bytes) = doc
+            .get_first(self.fields.find_hit)
+            .and_then(|v| v.as_bytes())
+        else {
+            return Ok(None);
+        };
+        Ok(Some(serde_json::from_slice(bytes)?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+
+    use super::super::{table_key, Loaded, SearchIndex, TableEntry};
+    use super::*;
+    use crate::ingest::Parsed;
+
+    /// One table's files: its statistics (YAML) and its description.
+    struct Table {
+        fqn: &'static str,
+        stats: &'static str,
+        description: &'static str,
+    }
+
+    fn view_of(dir: &Path, tables: &[Table]) -> SearchView {
+        let mut files: HashMap<PathBuf, Parsed> = HashMap::new();
+        let mut entries = Vec::new();
+        for t in tables {
+            let stats = PathBuf::from(format!("/p/{}/statistics.yaml", t.fqn));
+            let description = PathBuf::from(format!("/p/{}/description.md", t.fqn));
+            files.insert(
+                stats.clone(),
+                Parsed::Yaml(compat::yaml::load(t.stats).unwrap()),
+            );
+            files.insert(
+                description.clone(),
+                Parsed::Prose(t.description.to_string()),
+            );
+            let key = table_key(
+                "c",
+                t.fqn,
+                [Some((&stats, "1")), None, Some((&description, "1")), None],
+            );
+            entries.push(TableEntry {
+                fqn: t.fqn.to_string(),
+                key,
+                stats: Some(stats),
+                annotations: None,
+                description: Some(description),
+                relationship_notes: None,
+                identities: [None; 4],
+                row_count: None,
+            });
+        }
+        let index = SearchIndex::open(dir, false).unwrap();
+        let load = |p: &Path| Loaded {
+            parsed: Cow::Owned(files[p].clone()),
+            version: "1".to_string(),
+        };
+        index.sync("c", entries, &load).unwrap()
+    }
+
+    fn ranked(view: &SearchView, query: &str) -> Vec<String> {
+        let words = words::query_words(query, 16);
+        let found = view
+            .find(&words, &words::exact_form(query), &[], 20)
+            .unwrap();
+        found
+            .candidates
+            .iter()
+            .map(|c| {
+                let r = &c.record;
+                match &r.column {
+                    Some(col) => format!("{} {}.{col}", r.kind.name(), r.table),
+                    None => format!("{} {}", r.kind.name(), r.table),
+                }
+            })
+            .collect()
+    }
+
+    const PLAIN: &str = "columns:\n  amount: {sql_type: INT}\n";
+
+    #[test]
+    fn a_name_counts_over_prose_and_an_exact_name_comes_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let view = view_of(
+            dir.path(),
+            &[
+                Table {
+                    fqn: "s.fees",
+                    stats: "columns:\n  fee_amount: {sql_type: INT}\n  id: {sql_type: INT}\n",
+                    description: "Charges for returns.",
+                },
+                Table {
+                    fqn: "s.charges",
+                    stats: PLAIN,
+                    description: "Fees charged at the desk.",
+                },
+            ],
+        );
+        let fees = ranked(&view, "fees");
+        let at = |hit: &str| fees.iter().position(|h| h == hit).unwrap_or(usize::MAX);
+        // A table's name over another's description.
+        assert!(at("table s.fees") < at("table s.charges"), "{fees:?}");
+        // A column's name over a table's description.
+        assert!(
+            at("column s.fees.fee_amount") < at("table s.charges"),
+            "{fees:?}"
+        );
+        // The whole name, in another spelling, first.
+        assert_eq!(ranked(&view, "FeeAmount")[0], "column s.fees.fee_amount");
+        // A word one edit away is found, below the exact word.
+        assert!(ranked(&view, "charjes").contains(&"table s.charges".to_string()));
+    }
+
+    #[test]
+    fn values_of_a_list_are_hits_that_name_their_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let view = view_of(
+            dir.path(),
+            &[Table {
+                fqn: "s.loans",
+                stats: "columns:\n  status:\n    sql_type: VARCHAR\n    values: [{value: overdue, count: 3}, {value: out, count: 2}, {value: 7, count: 1}]\n    values_coverage: 1.0\n",
+                description: "",
+            }],
+        );
+        assert_eq!(ranked(&view, "overdue")[0], "value s.loans.status");
+        // Numbers in a value list are not values anyone names.
+        assert!(!ranked(&view, "7").iter().any(|h| h.starts_with("value")));
+    }
+}
