@@ -569,37 +569,45 @@ impl SearchIndex {
                 // nothing: spread it over the cores; the writer takes them in order.
                 let built = std::time::Instant::now();
                 let per = batch.len().div_ceil(workers).max(1);
-                let docs: Vec<Result<Vec<TantivyDocument>, IndexError>> =
-                    std::thread::scope(|scope| {
-                        let handles: Vec<_> = batch
-                            .chunks(per)
-                            .map(|tables| {
-                                scope.spawn(move || -> Result<Vec<TantivyDocument>, IndexError> {
-                                    let mut out = Vec::new();
-                                    for table in tables {
-                                        out.extend(self.table_docs(conn, table, load)?);
-                                    }
-                                    Ok(out)
+                let docs: Vec<Result<TableDocs, IndexError>> = std::thread::scope(|scope| {
+                    let handles: Vec<_> = batch
+                        .chunks(per)
+                        .map(|tables| {
+                            scope.spawn(move || -> Result<TableDocs, IndexError> {
+                                let mut out = TableDocs::default();
+                                for table in tables {
+                                    let docs = self.table_docs(conn, table, load)?;
+                                    out.search.extend(docs.search);
+                                    out.find.extend(docs.find);
+                                }
+                                Ok(out)
+                            })
+                        })
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| {
+                            h.join().unwrap_or_else(|_| {
+                                Err(IndexError::Io {
+                                    path: PathBuf::new(),
+                                    source: std::io::Error::other("index worker panicked"),
                                 })
                             })
-                            .collect();
-                        handles
-                            .into_iter()
-                            .map(|h| {
-                                h.join().unwrap_or_else(|_| {
-                                    Err(IndexError::Io {
-                                        path: PathBuf::new(),
-                                        source: std::io::Error::other("index worker panicked"),
-                                    })
-                                })
-                            })
-                            .collect()
-                    });
+                        })
+                        .collect()
+                });
                 building += built.elapsed();
-                for chunk in docs {
-                    for doc in chunk? {
-                        writer.add_document(doc)?;
-                    }
+                // search_columns' documents first, find's after them: a search_columns page
+                // then reads its documents from fewer doc-store blocks.
+                let docs = docs.into_iter().collect::<Result<Vec<_>, _>>()?;
+                let (search, find): (Vec<_>, Vec<_>) =
+                    docs.into_iter().map(|d| (d.search, d.find)).unzip();
+                for doc in search
+                    .into_iter()
+                    .flatten()
+                    .chain(find.into_iter().flatten())
+                {
+                    writer.add_document(doc)?;
                 }
                 writer.commit()?;
                 self.reader.reload()?;
@@ -620,13 +628,13 @@ impl SearchIndex {
         })
     }
 
-    /// A table's documents: its own, then one per column and part.
+    /// A table's documents: its own, then one per column and part; and find's.
     fn table_docs<'a>(
         &self,
         conn: &str,
         table: &TableEntry,
         load: &Load<'a>,
-    ) -> Result<Vec<TantivyDocument>, IndexError> {
+    ) -> Result<TableDocs, IndexError> {
         let loaded: Vec<Option<Loaded<'a>>> = table.indexed().iter().map(|p| p.map(load)).collect();
         let versions: Vec<Option<(&Path, &str)>> = table
             .indexed()
@@ -683,13 +691,7 @@ impl SearchIndex {
             Some(Parsed::Yaml(v)) => Some(v),
             _ => None,
         };
-        docs.extend(find::documents(
-            f,
-            &base,
-            &derived,
-            description,
-            relationship_notes,
-        )?);
+        let find = find::documents(f, &base, &derived, description, relationship_notes)?;
         for c in &derived.columns {
             let kind = if c.part.is_some() { "part" } else { "column" };
             docs.push(self.column_doc(base(kind), c)?);
@@ -700,7 +702,7 @@ impl SearchIndex {
                 docs.push(values);
             }
         }
-        Ok(docs)
+        Ok(TableDocs { search: docs, find })
     }
 
     fn column_doc(
@@ -750,6 +752,14 @@ fn add_raw(doc: &mut TantivyDocument, field: Field, value: Option<&str>) {
             doc.add_text(field, format!("{RAW}{v}"));
         }
     }
+}
+
+/// Documents derived from tables: those search_columns and resolve_value read, and find's,
+/// kept apart so a batch writes each group together.
+#[derive(Default)]
+struct TableDocs {
+    search: Vec<TantivyDocument>,
+    find: Vec<TantivyDocument>,
 }
 
 fn input(parsed: Option<&Parsed>) -> Input<'_> {
