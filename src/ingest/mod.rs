@@ -476,6 +476,27 @@ pub struct ConnectionScan {
     pub spilled: usize,
 }
 
+impl ConnectionScan {
+    /// The identity the manifest under `print_root` had when the scan read it (a write
+    /// during the scan then shows as a change to the next call).
+    pub fn manifest_identity(&self, print_root: &Path) -> Option<FileIdentity> {
+        let manifest_path = print_root.join(MANIFEST_FILENAME);
+        self.files
+            .iter()
+            .find(|f| f.path == manifest_path)
+            .and_then(|f| f.identity)
+    }
+
+    /// The paths the scan found no file at.
+    pub fn absent_paths(&self) -> std::collections::HashSet<PathBuf> {
+        self.files
+            .iter()
+            .filter(|f| f.identity.is_none())
+            .map(|f| f.path.clone())
+            .collect()
+    }
+}
+
 /// Scan a connection's print: the manifest, its walkability, and every file it implies.
 /// `known` lets a warm start skip files whose identity is unchanged; the manifest is always read.
 pub fn scan_connection(

@@ -16,12 +16,7 @@ pub const MAX_REPLY: usize = 8_000;
 const MAX_SHOWN_QUERY: usize = 100;
 
 /// How the reply is spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Md,
-    Json,
-    Yaml,
-}
+pub use super::Format;
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_string())

@@ -28,3 +28,23 @@ pub enum Reply {
     Dict(Value),
     Text(String),
 }
+
+/// How a tool's reply is written: Markdown (the default), or the same data as JSON or YAML.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Md,
+    Json,
+    Yaml,
+}
+
+impl Format {
+    /// The `format` argument as a tool received it; absent is Markdown (the tool's schema
+    /// has already refused any other spelling).
+    pub fn from_arg(arg: Option<&str>) -> Format {
+        match arg {
+            Some("json") => Format::Json,
+            Some("yaml") => Format::Yaml,
+            _ => Format::Md,
+        }
+    }
+}

@@ -19,12 +19,7 @@ use crate::query::plan_joins::{short, Hop, Plan, Planned};
 use crate::query::value;
 
 /// How the reply is spelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Md,
-    Json,
-    Yaml,
-}
+pub use super::Format;
 
 fn s(text: &str) -> Value {
     Value::Str(text.to_string())

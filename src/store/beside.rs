@@ -14,7 +14,7 @@ use super::lock::Held;
 use super::mirror::MirrorError;
 use super::{changes, search, snapshot, Snapshot, Store};
 use crate::config::ConnectionConfig;
-use crate::ingest::{self, MANIFEST_FILENAME};
+use crate::ingest;
 
 impl Store {
     /// `conn`'s state read beside the live writer that holds the lock, and published;
@@ -68,18 +68,8 @@ impl Store {
             return Ok(None);
         }
         let (identities, hashes, _) = stored.into_parts();
-        let manifest_path = conn.print_root.join(MANIFEST_FILENAME);
-        let manifest_identity = scan
-            .files
-            .iter()
-            .find(|f| f.path == manifest_path)
-            .and_then(|f| f.identity);
-        let absent = scan
-            .files
-            .iter()
-            .filter(|f| f.identity.is_none())
-            .map(|f| f.path.clone())
-            .collect();
+        let manifest_identity = scan.manifest_identity(&conn.print_root);
+        let absent = scan.absent_paths();
         let tables = search::table_entries(&conn.name, &scan.tables, &identities, &hashes);
         let Some(search) = shared
             .index
@@ -113,20 +103,8 @@ mod tests {
     use std::time::Duration;
 
     use crate::config::{self, Served};
+    use crate::store::snapshot::tests::copy_dir;
     use crate::store::{Connection, Reads, Store};
-
-    fn copy_dir(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy_dir(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), &target).unwrap();
-            }
-        }
-    }
 
     fn library() -> tempfile::TempDir {
         let project = tempfile::tempdir().unwrap();

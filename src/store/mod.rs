@@ -34,7 +34,7 @@ use std::sync::{Arc, RwLock};
 
 use crate::config::{ConnectionConfig, Served};
 use crate::error::Recover;
-use crate::ingest::{self, FileIdentity, MANIFEST_FILENAME};
+use crate::ingest::{self, FileIdentity};
 use cache::Cache;
 use delta::{Applied, Delta, ViewKnown};
 pub use fresh::{Connection, Project, ProjectReads, Reads, Source};
@@ -503,20 +503,8 @@ impl Store {
             .filter(|f| f.scanned != ingest::Scanned::Unchanged)
             .count();
         let files = scan.files.len();
-        // The identity the manifest had before the scan read it: a write during the scan
-        // then shows as a change to the next call.
-        let manifest_path = conn.print_root.join(MANIFEST_FILENAME);
-        let manifest_identity = scan
-            .files
-            .iter()
-            .find(|f| f.path == manifest_path)
-            .and_then(|f| f.identity);
-        let absent = scan
-            .files
-            .iter()
-            .filter(|f| f.identity.is_none())
-            .map(|f| f.path.clone())
-            .collect();
+        let manifest_identity = scan.manifest_identity(&conn.print_root);
+        let absent = scan.absent_paths();
         let ingest::ConnectionScan {
             manifest,
             files: records,

@@ -325,7 +325,7 @@ impl SplitItems {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn hashes(pairs: &[(&str, &str)]) -> HashMap<PathBuf, String> {
@@ -379,7 +379,8 @@ mod tests {
         assert_eq!(v, ContentVersions::default());
     }
 
-    fn copy_dir(from: &Path, to: &Path) {
+    /// A directory tree copied (the store's unit tests serve copies of the fixtures).
+    pub(crate) fn copy_dir(from: &Path, to: &Path) {
         std::fs::create_dir_all(to).unwrap();
         for entry in std::fs::read_dir(from).unwrap() {
             let entry = entry.unwrap();

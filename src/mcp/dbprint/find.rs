@@ -50,11 +50,7 @@ pub fn tool() -> Tool {
             let found = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableFile, |state, _| {
                 find::answer(state, &request)
             })?;
-            let format = match arg_str(args, "format") {
-                Some("json") => Format::Json,
-                Some("yaml") => Format::Yaml,
-                _ => Format::Md,
-            };
+            let format = Format::from_arg(arg_str(args, "format"));
             Ok(reply::reply(&found, format))
         },
     }

@@ -42,11 +42,7 @@ pub fn tool() -> Tool {
         },
         instruction: Some("- get_table_context: before writing SQL against a table (purpose: query) or describing its data (purpose: profile)."),
         handler: |store, args| {
-            let format = match arg_str(args, "format") {
-                Some("json") => Format::Json,
-                Some("yaml") => Format::Yaml,
-                _ => Format::Md,
-            };
+            let format = Format::from_arg(arg_str(args, "format"));
             let options = Options {
                 query: arg_str(args, "purpose") == Some("query"),
                 include_description: arg_bool(args, "include_description", true),

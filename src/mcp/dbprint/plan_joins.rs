@@ -53,11 +53,7 @@ pub fn tool() -> Tool {
             let plan = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableStatistics, |state, _| {
                 plan_joins::answer(state, &request)
             })?;
-            let format = match arg_str(args, "format") {
-                Some("json") => Format::Json,
-                Some("yaml") => Format::Yaml,
-                _ => Format::Md,
-            };
+            let format = Format::from_arg(arg_str(args, "format"));
             reply::page(&plan, format, args, arg_str(args, "cursor"))
         },
     }

@@ -30,12 +30,7 @@ pub struct Options {
     pub include_relationships: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Md,
-    Json,
-    Yaml,
-}
+pub use super::Format;
 
 /// The page of `context`'s reply that `cursor` points at; its cursors pin every file the
 /// answer read.
