@@ -349,31 +349,8 @@ fn an_index_directory_that_is_a_plain_file_is_left_untouched_and_answers_as_a_fr
 /// `mount` (a shell line; `$D` is the index directory). A system that lets no process of
 /// this user make one cannot stage the fault: the test fails saying so.
 fn in_own_mount(project: &Path, index: &Path, mount: &str) -> Vec<String> {
-    let probe = Command::new("unshare")
-        .args(["--user", "--map-root-user", "--mount", "true"])
-        .status();
-    assert!(
-        probe.is_ok_and(|s| s.success()),
-        "this fault needs `unshare --user --map-root-user --mount` (util-linux and \
-         unprivileged user namespaces), which this system refuses"
-    );
-    let script = format!("set -e; D=\"$1\"; shift; {mount}; exec \"$@\"");
     answers_after_start(project, index, |command| {
-        // `Server::start_with` adds `serve ... --index-dir` to the command's arguments:
-        // run the binary through the shell line, which execs it.
-        *command = Command::new("unshare");
-        command
-            .args([
-                "--user",
-                "--map-root-user",
-                "--mount",
-                "sh",
-                "-c",
-                &script,
-                "sh",
-            ])
-            .arg(index)
-            .arg(bin());
+        *command = crate::util::in_own_mount_namespace(index, mount);
     })
 }
 

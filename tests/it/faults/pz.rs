@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::util::write_atomically;
-use crate::util::{bin, copy_dir, fixtures, Server, NO_HANDSHAKE};
+use crate::util::{copy_dir, fixtures, Server, NO_HANDSHAKE};
 
 /// How soon after a fault the answers must come.
 const WITHIN: Duration = Duration::from_secs(10);
@@ -207,28 +207,12 @@ fn a_pz_index_dir_that_is_a_plain_file_is_stood_in_for() {
 /// made by `mount` (a shell line; `$D` is the index directory). Fails where this system
 /// lets no unprivileged process make one: the fault cannot be staged then.
 fn in_own_mount(project: &Path, index: &Path, mount: &str) -> Vec<String> {
-    let probe = Command::new("unshare")
-        .args(["--user", "--map-root-user", "--mount", "true"])
-        .status();
-    assert!(
-        probe.is_ok_and(|s| s.success()),
-        "unshare --user --mount is not permitted here: the fault cannot be staged"
-    );
-    // `Server` adds `pz serve --project … --index-dir …` after what is set here.
-    let script = format!(
-        "set -e; D=\"$1\"; B=\"$2\"; shift 2; {mount}; export PATH='{}'; exec \"$B\" \"$@\"",
-        no_pz_path().display()
-    );
+    // The namespace's shell finds `unshare`'s tools on the outer PATH; the server, only the
+    // PATH without pz.
+    let setup = format!("{mount}; export PATH='{}'", no_pz_path().display());
     answers_after_start(project, index, |command| {
-        let mut wrapped = Command::new("unshare");
-        wrapped
-            .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
-            .arg(&script)
-            .arg("sh")
-            .arg(index)
-            .arg(bin())
-            .arg("pz")
-            .env("PZ_BIN", "");
+        let mut wrapped = crate::util::in_own_mount_namespace(index, &setup);
+        wrapped.arg("pz").env("PZ_BIN", "");
         *command = wrapped;
     })
 }

@@ -1,7 +1,7 @@
 //! A child process of the binary under test: started, signalled, waited for within a
 //! bound, and killed when dropped, so no test leaves a server behind or hangs on one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,31 @@ pub fn bin() -> PathBuf {
     std::env::var_os("PRINTDEX_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_printdex")))
+}
+
+/// This binary run inside a user and mount namespace of its own, after `setup` (a shell
+/// line; `$D` is `dir`): the command a test stages a mount fault with (a read-only or full
+/// index directory). The arguments a `Server` adds go after it, to the binary. Fails where
+/// this system lets no unprivileged process make such a namespace: the fault cannot be
+/// staged then.
+pub fn in_own_mount_namespace(dir: &Path, setup: &str) -> Command {
+    let probe = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "true"])
+        .status();
+    assert!(
+        probe.is_ok_and(|s| s.success()),
+        "this fault needs `unshare --user --map-root-user --mount` (util-linux and \
+         unprivileged user namespaces), which this system refuses"
+    );
+    let script = format!("set -e; D=\"$1\"; B=\"$2\"; shift 2; {setup}; exec \"$B\" \"$@\"");
+    let mut command = Command::new("unshare");
+    command
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        .arg(script)
+        .arg("sh")
+        .arg(dir)
+        .arg(bin());
+    command
 }
 
 /// A one-shot command's outcome, its output as text.
