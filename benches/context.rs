@@ -6,25 +6,13 @@
 //!   cargo bench --bench context
 //!   PRINTDEX_BENCH_PROJECT=/tmp/printdex-scale-2000 cargo bench --bench context
 
-use std::path::PathBuf;
-
 use compat::value::Value;
+mod common;
+use common::served;
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::config::{self, Served};
 use printdex::query::context;
 use printdex::render::context::{self as reply, Format, Options};
 use printdex::store::{Connection, Reads, Store};
-
-fn project() -> PathBuf {
-    std::env::var_os("PRINTDEX_BENCH_PROJECT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
-}
-
-fn served() -> Served {
-    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
-    Served::resolve(&project, None).expect("bench project has a default connection")
-}
 
 /// The scaled print renames schemas `<schema>_c<jjjj>`; the fixture keeps them bare.
 fn table(short: &str) -> String {

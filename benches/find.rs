@@ -6,26 +6,15 @@
 //!   cargo bench --bench find
 //!   PRINTDEX_BENCH_PROJECT=/tmp/printdex-scale-10000 cargo bench --bench find
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
+mod common;
+use common::served;
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::config::{self, Served};
 use printdex::query::find::{self, Request};
 use printdex::render::find::{reply, Format};
 use printdex::store::search::find::FindKind;
 use printdex::store::{Connection, Reads, Store};
-
-fn project() -> PathBuf {
-    std::env::var_os("PRINTDEX_BENCH_PROJECT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
-}
-
-fn served() -> Served {
-    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
-    Served::resolve(&project, None).expect("bench project has a default connection")
-}
 
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();

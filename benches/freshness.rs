@@ -17,17 +17,13 @@
 
 use std::path::PathBuf;
 
+mod common;
+use common::project;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
 use printdex::store::changes::ChangeFeed;
 use printdex::store::search::Indexed;
 use printdex::store::{Connection, Reads, Store};
-
-fn project() -> PathBuf {
-    std::env::var_os("PRINTDEX_BENCH_PROJECT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
-}
 
 /// A copy of the project, so the rewrites below never touch the original.
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -8,28 +8,17 @@
 //! The scaled prints clone every table as `<db>.<schema>_c<jjjj>.<table>`; resolve_value
 //! asks `members_c0001.patrons.status` there (`members.patrons.status` in the fixture).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use compat::value::Value;
+mod common;
+use common::served;
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::config::{self, Served};
 use printdex::query::{resolve_value, search_columns};
 use printdex::render;
 use printdex::store::search::lookup::Filters;
 use printdex::store::search::Indexed;
 use printdex::store::{Connection, Reads, Store};
-
-fn project() -> PathBuf {
-    std::env::var_os("PRINTDEX_BENCH_PROJECT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
-}
-
-fn served() -> Served {
-    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
-    Served::resolve(&project, None).expect("bench project has a default connection")
-}
 
 fn args(pairs: &[(&str, &str)]) -> Value {
     Value::map(

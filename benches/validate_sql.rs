@@ -13,26 +13,15 @@
 //! clone 0001 there (the fixture's own schemas otherwise).
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+mod common;
+use common::served;
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::config::{self, Served};
 use printdex::query::validate_sql;
 use printdex::render::validate_sql as render;
 use printdex::store::{Connection, Reads, Store};
-
-fn project() -> PathBuf {
-    std::env::var_os("PRINTDEX_BENCH_PROJECT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/library"))
-}
-
-fn served() -> Served {
-    let project = config::load_at(&project().to_string_lossy()).expect("bench project loads");
-    Served::resolve(&project, None).expect("bench project has a default connection")
-}
 
 /// 40 lines; `{c}` is the schema suffix of the clone read.
 const QUERY: &str = "WITH recent_loans AS (

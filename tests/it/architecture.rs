@@ -4,7 +4,7 @@
 //! `super::` path that climbs to the crate root and names a stage from there. And the map
 //! is whole: every source file is named in ARCHITECTURE.md.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Bottom to top. `compat` is the workspace crate below all of these (see its own
 /// layering test); `cli` is the binary's edge (`cli.rs`, `cli/`, `main.rs`, `lib.rs`).
@@ -29,17 +29,6 @@ fn stage_of(src: &Path, file: &Path) -> String {
     match name {
         "main" | "lib" => "cli".to_string(),
         other => other.to_string(),
-    }
-}
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
     }
 }
 
@@ -82,7 +71,7 @@ fn imports(text: &str) -> Vec<(usize, String)> {
 fn imports_only_go_down_the_stage_order() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    crate::util::rust_sources(&src, &mut files);
     files.sort();
     assert!(files.len() > 50, "read only {} files", files.len());
     let mut wrong = Vec::new();
@@ -176,7 +165,7 @@ fn super_imports(module: &[String], text: &str) -> Vec<(usize, String)> {
 fn super_paths_do_not_climb_out_of_a_stage() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    crate::util::rust_sources(&src, &mut files);
     let mut wrong = Vec::new();
     for file in &files {
         let Some(own) = rank(&stage_of(&src, file)) else {
@@ -249,7 +238,7 @@ fn every_source_file_is_named_in_the_architecture_document() {
     let src = root.join("src");
     let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
     let mut files = Vec::new();
-    sources(&src, &mut files);
+    crate::util::rust_sources(&src, &mut files);
     let mut unnamed = Vec::new();
     for file in &files {
         let rel = file

@@ -5,21 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// Each non-test source file of `stage` with its code before any `#[cfg(test)]`.
 fn code_of(stage: &str) -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
-    sources(
+    crate::util::rust_sources(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("src")
             .join(stage),

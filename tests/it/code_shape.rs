@@ -3,7 +3,7 @@
 //! lines. A function's body is found by matching its braces, with comments, strings and
 //! character literals blanked first so a brace inside one does not count.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const MAX_FUNCTION_LINES: usize = 120;
 const MAX_NESTING: usize = 6;
@@ -11,17 +11,6 @@ const MAX_FILE_LINES: usize = 1000;
 
 /// Files allowed past `MAX_FILE_LINES`, each with the reason: generated tables only.
 const LONG_FILES: &[(&str, &str)] = &[];
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The byte length of a raw string literal (`r"…"`, `r#"…"#`, `br"…"`) starting at `at`.
 fn raw_string_len(text: &[u8], at: usize) -> Option<usize> {
@@ -199,7 +188,7 @@ fn functions(code: &[u8]) -> Vec<Function> {
 
 fn shape_problems(src: &Path) -> Vec<String> {
     let mut files = Vec::new();
-    sources(src, &mut files);
+    crate::util::rust_sources(src, &mut files);
     files.sort();
     let mut problems = Vec::new();
     for file in &files {

@@ -13,7 +13,7 @@ mod stdio;
 
 pub use files::{
     bare_manifest, bare_project, copy_dir, fixture_copy, fixtures, library, relative_files,
-    write_atomically,
+    rust_sources, write_atomically,
 };
 pub use http::{
     initialize, initialized, legacy_session, tools_list, HttpServer, Reply as HttpReply, Sse,

@@ -82,3 +82,16 @@ pub fn bare_manifest(n: usize) -> String {
     }
     text
 }
+
+/// Every `.rs` file under `dir`, at any depth, appended to `out` (the source checks read
+/// the crate's own code with it).
+pub fn rust_sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
