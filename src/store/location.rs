@@ -8,10 +8,12 @@
 //! - A location that cannot be used (not a directory, read-only, full, or its writer
 //!   lock held by a process that does not let go and whose beat stands still, see
 //!   `lock`) is stood in for by a private temporary one, warned once; the shared one is
-//!   tried again now and then and used again as soon as it opens. A live holder is never
+//!   tried again every few seconds (at a write, and by the watcher while the process
+//!   idles) and used again as soon as it opens. A live holder is never
 //!   stood in for: a start opens the location beside it (see `beside`) or waits.
 //! - A location removed under the process (its mirror file gone or another) is made
-//!   again at the next write.
+//!   again at the next write (one made again while it is still being removed fails, and
+//!   a private one stands in until it can be tried again).
 //!
 //! Whether a part is verified on open is decided by the clean-shutdown marker: a
 //! location closed cleanly and untouched since (its files as the marker lists them) is

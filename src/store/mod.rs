@@ -290,6 +290,13 @@ impl Store {
         self.shared().private.is_some()
     }
 
+    /// While a private index stands in: try the configured location again (at most every
+    /// few seconds, never waiting for its lock). `true` when it is used again; it may hold
+    /// less than the private one did, so the caller reconciles what is served.
+    pub fn return_to_shared_index(&self) -> bool {
+        self.locations.retry_shared()
+    }
+
     /// Sizes for the rebuild summary: (files, tables, bytes on disk).
     pub fn counts(&self) -> Result<(i64, i64, u64), MirrorError> {
         self.shared().mirror.counts()

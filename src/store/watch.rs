@@ -162,6 +162,15 @@ fn run(store: Arc<Store>) {
             }));
             events.extend(project.as_ref().map(|_| DaemonEvent::ProjectChanged));
         }
+        // A private index stood in (the location was locked, removed mid-way or
+        // unusable): go back to the location once it can be used, without waiting for a
+        // write, and bring it up to date.
+        if store.index_is_private() && store.return_to_shared_index() {
+            events.extend(roots.iter().map(|(connection, _)| DaemonEvent::Rescan {
+                connection: connection.clone(),
+            }));
+            events.extend(project.as_ref().map(|_| DaemonEvent::ProjectChanged));
+        }
         if last_tick.elapsed() >= RECONCILE_EVERY {
             last_tick = Instant::now();
             // A feed that misses directories (or none at all) vouches for nothing there.
