@@ -166,63 +166,48 @@ struct Matched {
 
 impl Matched {
     fn of(record: &FindRecord, query: &[QueryWord]) -> Matched {
-        let name_terms = words::terms(&record.name);
-        let name_words: Vec<String> = words::plain_words(&record.name)
-            .into_iter()
-            .map(|t| t.text)
-            .collect();
+        let name_terms = words::term_mask(&record.name, query);
+        let (name_near, name_words) = words::near_words(&record.name, query);
         let sentences: Vec<String> = record.prose.iter().flat_map(|p| sentences(p)).collect();
-        let prose_terms: Vec<Vec<String>> = sentences.iter().map(|p| words::terms(p)).collect();
-        // A sentence's plain words, for a misspelled query word (read once, not per word).
-        let any_fuzzy = query.iter().any(|w| w.fuzzy);
-        let prose_words: Vec<Vec<String>> = sentences
+        // Per sentence, which query words it holds (their terms, or a word one edit away).
+        let per_sentence: Vec<u32> = sentences
             .iter()
-            .map(|p| match any_fuzzy {
-                true => words::plain_words(p).into_iter().map(|t| t.text).collect(),
-                false => Vec::new(),
-            })
+            .map(|p| words::term_mask(p, query) | words::near_words(p, query).0)
             .collect();
-        let context_terms = words::terms(&format!(
-            "{} {}",
-            record.table.replace('.', " "),
-            record.column.as_deref().unwrap_or("")
-        ));
+        let in_prose = per_sentence.iter().fold(0, |all, m| all | m);
+        let context = words::term_mask(
+            &format!(
+                "{} {}",
+                record.table.replace('.', " "),
+                record.column.as_deref().unwrap_or("")
+            ),
+            query,
+        );
         let mut m = Matched::default();
-        // Per sentence, how many query words it holds: the why quotes the fullest one.
-        let mut per_sentence = vec![0usize; sentences.len()];
-        for w in query {
-            let fuzzy_in = |plain: &[String]| -> Option<String> {
-                w.fuzzy
-                    .then(|| plain.iter().find(|p| words::near(&w.word, p)).cloned())
-                    .flatten()
-            };
-            let mut hit = false;
-            if name_terms.contains(&w.term) {
+        for (i, w) in query.iter().enumerate().take(32) {
+            let bit = 1u32 << i;
+            if name_terms & bit != 0 {
                 m.in_name.push((w.word.clone(), None));
-                hit = true;
-            } else if let Some(near) = fuzzy_in(&name_words) {
-                m.in_name.push((w.word.clone(), Some(near)));
-                hit = true;
+            } else if name_near & bit != 0 {
+                let near = name_words
+                    .iter()
+                    .find(|(at, _)| *at == i)
+                    .map(|(_, n)| n.clone());
+                m.in_name.push((w.word.clone(), near));
             }
-            for (i, terms) in prose_terms.iter().enumerate() {
-                if terms.contains(&w.term) || fuzzy_in(&prose_words[i]).is_some() {
-                    hit = true;
-                    per_sentence[i] += 1;
-                }
-            }
-            if !hit && context_terms.contains(&w.term) {
+            let anywhere = (name_terms | name_near | in_prose) & bit != 0;
+            if !anywhere && context & bit != 0 {
                 m.in_context = true;
-                hit = true;
             }
-            m.words += usize::from(hit);
+            m.words += usize::from(anywhere || context & bit != 0);
         }
         // The sentence holding the most query words, a heading only when no other holds one.
         let quoted = (0..sentences.len())
-            .filter(|&i| per_sentence[i] > 0)
+            .filter(|&i| per_sentence[i] != 0)
             .max_by_key(|&i| {
                 (
                     !sentences[i].starts_with('#'),
-                    per_sentence[i],
+                    per_sentence[i].count_ones(),
                     usize::MAX - i,
                 )
             });

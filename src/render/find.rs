@@ -117,14 +117,35 @@ fn spelled(found: &Found, shown: usize, format: Format) -> String {
     }
 }
 
+/// The most hits whose reply fits in [`MAX_REPLY`], and that reply. A reply grows with
+/// each hit it shows, so the count is found by halving (a few spellings, not one per hit).
+fn most_that_fit(found: &Found, format: Format) -> (usize, String) {
+    let spell = |n: usize| {
+        let text = spelled(found, n, format);
+        let fits = text.chars().count() <= MAX_REPLY;
+        (fits, text)
+    };
+    let all = found.hits.len();
+    let (fits, text) = spell(all);
+    if fits {
+        return (all, text);
+    }
+    // `fitting` fits (none always does: its head line is short), `over` does not.
+    let (mut fitting, mut over) = (0, all);
+    let mut best = spell(0).1;
+    while over - fitting > 1 {
+        let mid = (fitting + over) / 2;
+        match spell(mid) {
+            (true, text) => (fitting, best) = (mid, text),
+            (false, _) => over = mid,
+        }
+    }
+    (fitting, best)
+}
+
 /// find's reply in `format`: as many of the hits, in order, as fit in [`MAX_REPLY`].
 pub fn reply(found: &Found, format: Format) -> Reply {
-    let mut shown = found.hits.len();
-    let mut text = spelled(found, shown, format);
-    while text.chars().count() > MAX_REPLY && shown > 0 {
-        shown -= 1;
-        text = spelled(found, shown, format);
-    }
+    let (shown, text) = most_that_fit(found, format);
     match format {
         Format::Json => Reply::Dict(structured(found, shown)),
         _ => Reply::Text(text),
@@ -187,6 +208,11 @@ mod tests {
                 text.contains("billing.t00"),
                 "{format:?} keeps the first hits"
             );
+            // As many as fit: one more would not.
+            let (shown, _) = most_that_fit(&found, format);
+            assert!(shown < 50);
+            assert!(spelled(&found, shown + 1, format).chars().count() > MAX_REPLY);
+            assert!(spelled(&found, shown, format).chars().count() <= MAX_REPLY);
         }
     }
 }

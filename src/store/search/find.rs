@@ -335,9 +335,9 @@ impl SearchView {
                 boosted(term(f.find_text, &w.term), TEXT_WEIGHT),
             ));
             if w.fuzzy {
-                for form in words::fuzzy_forms(&w.word) {
+                for form in &w.forms {
                     let fuzzy =
-                        FuzzyTermQuery::new(Term::from_field_text(f.find_word, &form), 1, true);
+                        FuzzyTermQuery::new(Term::from_field_text(f.find_word, form), 1, true);
                     should.push((Occur::Should, boosted(Box::new(fuzzy), FUZZY_WEIGHT)));
                 }
             }
@@ -348,9 +348,12 @@ impl SearchView {
                 boosted(term(f.find_exact, exact), EXACT_WEIGHT),
             ));
         }
-        // Only find's documents hold the find fields, so no kind filter is needed.
-        let mut filter: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, term(f.conn, &self.conn))];
+        // Only find's documents hold the find fields, so no kind filter is needed; nor a
+        // connection filter when every document (deleted ones too) is this connection's.
+        let mut filter: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if !self.only_connection()? {
+            filter.push((Occur::Must, term(f.conn, &self.conn)));
+        }
         if !kinds.is_empty() {
             let any: Vec<(Occur, Box<dyn Query>)> = kinds
                 .iter()
@@ -358,16 +361,18 @@ impl SearchView {
                 .collect();
             filter.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
-        let query = BooleanQuery::new(vec![
-            (
+        let mut parts: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        if !filter.is_empty() {
+            parts.push((
                 Occur::Must,
                 Box::new(ConstScoreQuery::new(
                     Box::new(BooleanQuery::new(filter)),
                     0.0,
                 )),
-            ),
-            (Occur::Must, Box::new(BooleanQuery::new(should))),
-        ]);
+            ));
+        }
+        let query = BooleanQuery::new(parts);
         let (top, total) = self.searcher.search(
             &query,
             &(TopDocs::with_limit(wanted).order_by_score(), Count),
@@ -379,6 +384,20 @@ impl SearchView {
             }
         }
         Ok(FindCandidates { candidates, total })
+    }
+
+    /// Whether every document in the index, deleted or not, is this view's connection's.
+    fn only_connection(&self) -> Result<bool, IndexError> {
+        let mine = self
+            .searcher
+            .doc_freq(&Term::from_field_text(self.fields.conn, &self.conn))?;
+        let all: u64 = self
+            .searcher
+            .segment_readers()
+            .iter()
+            .map(|r| u64::from(r.max_doc()))
+            .sum();
+        Ok(mine == all)
     }
 
     /// A find document's record, when its table is one of this view's (a document another
@@ -422,6 +441,11 @@ mod tests {
     }
 
     fn view_of(dir: &Path, tables: &[Table]) -> SearchView {
+        view_in(&SearchIndex::open(dir, false).unwrap(), "c", tables)
+    }
+
+    /// `tables` as connection `conn`'s, synced into `index`.
+    fn view_in(index: &SearchIndex, conn: &str, tables: &[Table]) -> SearchView {
         let mut files: HashMap<PathBuf, Parsed> = HashMap::new();
         let mut entries = Vec::new();
         for t in tables {
@@ -436,7 +460,7 @@ mod tests {
                 Parsed::Prose(t.description.to_string()),
             );
             let key = table_key(
-                "c",
+                conn,
                 t.fqn,
                 [Some((&stats, "1")), None, Some((&description, "1")), None],
             );
@@ -451,12 +475,11 @@ mod tests {
                 row_count: None,
             });
         }
-        let index = SearchIndex::open(dir, false).unwrap();
         let load = |p: &Path| Loaded {
             parsed: Cow::Owned(files[p].clone()),
             version: "1".to_string(),
         };
-        index.sync("c", entries, &load).unwrap()
+        index.sync(conn, entries, &load).unwrap()
     }
 
     fn ranked(view: &SearchView, query: &str) -> Vec<String> {
@@ -510,6 +533,24 @@ mod tests {
         assert_eq!(ranked(&view, "FeeAmount")[0], "column s.fees.fee_amount");
         // A word one edit away is found, below the exact word.
         assert!(ranked(&view, "charjes").contains(&"table s.charges".to_string()));
+    }
+
+    #[test]
+    fn a_connection_finds_only_its_own_tables_in_a_shared_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let index = SearchIndex::open(dir.path(), false).unwrap();
+        let fees = |fqn| Table {
+            fqn,
+            stats: PLAIN,
+            description: "Late fees.",
+        };
+        let mine = view_in(&index, "c", &[fees("s.fees")]);
+        // Alone in the index, then beside another connection's documents.
+        assert_eq!(ranked(&mine, "fees"), ["table s.fees"]);
+        let theirs = view_in(&index, "d", &[fees("t.fees")]);
+        let mine = view_in(&index, "c", &[fees("s.fees")]);
+        assert_eq!(ranked(&mine, "fees"), ["table s.fees"]);
+        assert_eq!(ranked(&theirs, "fees"), ["table t.fees"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! `invoice`). Stopwords stay in the index (a value may be `no`); a query drops them.
 
 use std::cell::RefCell;
+use std::collections::HashMap;
 
 use tantivy::tokenizer::{
     Language, Stemmer, TextAnalyzer, Token, TokenStream, Tokenizer as TantivyTokenizer,
@@ -120,31 +121,34 @@ fn class(c: char) -> Class {
 /// and before the last capital of a run of capitals followed by lowercase
 /// (`HTTPServer`: `HTTP`, `Server`).
 pub fn pieces(text: &str) -> Vec<(usize, usize)> {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
-    for (i, &(at, c)) in chars.iter().enumerate() {
+    let mut prev: Option<Class> = None;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
         if !c.is_alphanumeric() {
             if let Some(s) = start.take() {
                 out.push((s, at));
             }
+            prev = None;
             continue;
         }
-        let Some(s) = start else {
+        let now = class(c);
+        let Some(before) = prev.replace(now) else {
             start = Some(at);
             continue;
         };
-        let (prev, now) = (class(chars[i - 1].1), class(c));
-        let next = chars.get(i + 1).map(|&(_, n)| class(n));
-        let cut = match (prev, now) {
+        let cut = match (before, now) {
             (Class::Digit, Class::Digit) => false,
             (Class::Digit, _) | (_, Class::Digit) => true,
             (Class::Lower, Class::Upper) => true,
-            (Class::Upper, Class::Upper) => next == Some(Class::Lower),
+            (Class::Upper, Class::Upper) => {
+                chars.peek().is_some_and(|&(_, n)| class(n) == Class::Lower)
+            }
             _ => false,
         };
         if cut {
-            out.push((s, at));
+            out.extend(start.map(|s| (s, at)));
             start = Some(at);
         }
     }
@@ -154,30 +158,108 @@ pub fn pieces(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// Distinct pieces whose terms a thread keeps (then it starts again): a print's prose
+/// repeats its words, so most pieces are analyzed once per thread, not once per use.
+const MEMO_PIECES: usize = 100_000;
+
 thread_local! {
     static ANALYZER: RefCell<TextAnalyzer> = RefCell::new(
         TextAnalyzer::builder(Identifiers)
             .filter(Stemmer::new(Language::English))
             .build(),
     );
+    /// A piece (as written) to its terms. A piece's terms never depend on its
+    /// neighbours (`pieces` of a piece is the piece), so this is exact.
+    static MEMO: RefCell<HashMap<Box<str>, Box<[Box<str>]>>> = RefCell::new(HashMap::new());
 }
 
 /// Every term of `text`, in order, with where its word stands.
 pub fn analyze(text: &str) -> Vec<Term> {
+    let mut out = Vec::new();
+    each_term(text, |term, from, to| {
+        out.push(Term {
+            text: term.to_string(),
+            from,
+            to,
+        })
+    });
+    out
+}
+
+/// Call `f` with every term of `text` in order, and where its word stands.
+fn each_term(text: &str, mut f: impl FnMut(&str, usize, usize)) {
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        for (from, to) in pieces(text) {
+            let piece = &text[from..to];
+            if let Some(terms) = memo.get(piece) {
+                terms.iter().for_each(|t| f(t, from, to));
+                continue;
+            }
+            let terms = analyze_piece(piece);
+            terms.iter().for_each(|t| f(t, from, to));
+            if memo.len() >= MEMO_PIECES {
+                memo.clear();
+            }
+            memo.insert(piece.into(), terms);
+        }
+    })
+}
+
+/// One piece's terms, by the analyzer.
+fn analyze_piece(piece: &str) -> Box<[Box<str>]> {
     ANALYZER.with(|a| {
         let mut analyzer = a.borrow_mut();
-        let mut stream = analyzer.token_stream(text);
+        let mut stream = analyzer.token_stream(piece);
         let mut out = Vec::new();
         while stream.advance() {
-            let t = stream.token();
-            out.push(Term {
-                text: t.text.clone(),
-                from: t.offset_from,
-                to: t.offset_to,
-            });
+            out.push(stream.token().text.as_str().into());
         }
-        out
+        out.into_boxed_slice()
     })
+}
+
+/// Which of `query`'s words (bit `i` for word `i`, of at most 32) have their term among
+/// `text`'s terms.
+pub fn term_mask(text: &str, query: &[QueryWord]) -> u32 {
+    let mut mask = 0;
+    each_term(text, |t, _, _| {
+        for (i, w) in query.iter().enumerate().take(32) {
+            if w.term == t {
+                mask |= 1 << i;
+            }
+        }
+    });
+    mask
+}
+
+/// Which of `query`'s misspellable words (bit `i` for word `i`, of at most 32) are near
+/// a word of `text`, and for each the first such word (lowercased).
+pub fn near_words(text: &str, query: &[QueryWord]) -> (u32, Vec<(usize, String)>) {
+    let mut mask = 0;
+    let mut found = Vec::new();
+    if !query.iter().any(|w| w.fuzzy) {
+        return (mask, found);
+    }
+    let mut lower = String::new();
+    for (from, to) in pieces(text) {
+        if to - from > MAX_WORD {
+            continue;
+        }
+        let word = &text[from..to];
+        lower.clear();
+        match word.is_ascii() {
+            true => lower.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase()))),
+            false => lower.push_str(&word.to_lowercase()),
+        }
+        for (i, w) in query.iter().enumerate().take(32) {
+            if mask & (1 << i) == 0 && w.is_near(&lower) {
+                mask |= 1 << i;
+                found.push((i, lower.clone()));
+            }
+        }
+    }
+    (mask, found)
 }
 
 /// The words of `text` lowercased, neither expanded nor stemmed: what typo tolerance
@@ -214,6 +296,16 @@ pub struct QueryWord {
     pub word: String,
     /// Whether a term one edit away is looked for too (a word of five letters or more).
     pub fuzzy: bool,
+    /// The spellings one edit from which a word is near this one ([`fuzzy_forms`]),
+    /// when `fuzzy`.
+    pub forms: Vec<String>,
+}
+
+impl QueryWord {
+    /// Whether `indexed` (a lowercased word) is one edit from this word or its plural.
+    pub fn is_near(&self, indexed: &str) -> bool {
+        self.fuzzy && near_any(&self.forms, indexed)
+    }
 }
 
 /// A word of this many letters or more may be misspelled: one edit is tolerated.
@@ -236,8 +328,14 @@ pub fn query_words(query: &str, max: usize) -> Vec<QueryWord> {
         let letters = word.chars().count();
         for term in terms(&word) {
             if !out.iter().any(|w| w.term == term) && out.len() < max {
+                let fuzzy = letters >= FUZZY_FROM && term.chars().count() >= FUZZY_FROM - 1;
                 out.push(QueryWord {
-                    fuzzy: letters >= FUZZY_FROM && term.chars().count() >= FUZZY_FROM - 1,
+                    fuzzy,
+                    forms: if fuzzy {
+                        fuzzy_forms(&word)
+                    } else {
+                        Vec::new()
+                    },
                     term,
                     word: word.clone(),
                 });
@@ -251,7 +349,21 @@ pub fn query_words(query: &str, max: usize) -> Vec<QueryWord> {
 /// plural: `subscripton` is near `subscriptions`. The index's fuzzy queries ask the same
 /// ([`fuzzy_forms`]).
 pub fn near(word: &str, indexed: &str) -> bool {
-    fuzzy_forms(word).iter().any(|w| one_edit_apart(w, indexed))
+    near_any(&fuzzy_forms(word), indexed)
+}
+
+/// Whether `indexed` is one edit from any of `forms` (a word's [`fuzzy_forms`]).
+fn near_any(forms: &[String], indexed: &str) -> bool {
+    let length = |s: &str| match s.is_ascii() {
+        true => s.len(),
+        false => s.chars().count(),
+    };
+    let i = length(indexed);
+    // Lengths first: most words are too long or too short to be one edit from a form.
+    forms.iter().any(|form| {
+        let f = length(form);
+        i + 1 >= f && i <= f + 1 && one_edit_apart(form, indexed)
+    })
 }
 
 /// The spellings typo tolerance looks for, one edit away each: the word, and its plural
@@ -267,15 +379,19 @@ pub fn fuzzy_forms(word: &str) -> Vec<String> {
 /// Whether `a` and `b` are at most one edit apart (an insertion, a deletion, a
 /// substitution, or two neighbours swapped), as the index's typo tolerance counts.
 pub fn one_edit_apart(a: &str, b: &str) -> bool {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.is_ascii() && b.is_ascii() {
+        one_edit_apart_in(a.as_bytes(), b.as_bytes())
+    } else {
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        one_edit_apart_in(&a, &b)
+    }
+}
+
+fn one_edit_apart_in<T: PartialEq>(a: &[T], b: &[T]) -> bool {
     if a == b {
         return true;
     }
-    let (short, long) = if a.len() <= b.len() {
-        (&a, &b)
-    } else {
-        (&b, &a)
-    };
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if long.len() - short.len() > 1 {
         return false;
     }
@@ -382,6 +498,41 @@ mod tests {
         assert!(!one_edit_apart("cstmr", "custom"));
         assert!(!one_edit_apart("abc", "bca"));
         assert!(one_edit_apart("", "a"));
+        assert!(one_edit_apart("straße", "strase"));
+        assert!(!one_edit_apart("straße", "strasse"));
+    }
+
+    #[test]
+    fn near_is_one_edit_from_the_word_or_its_plural() {
+        assert!(near("subscripton", "subscriptions"));
+        assert!(near("adress", "address"));
+        assert!(near("emial", "email"));
+        assert!(!near("adress", "addresses"));
+        assert!(!near("custmer", "cust"));
+        assert!(near("straße", "strase") && near("a😀b", "ab"));
+    }
+
+    #[test]
+    fn the_terms_of_a_text_are_its_pieces_terms_kept_or_made() {
+        // Twice: made, then kept, the same both times.
+        for _ in 0..2 {
+            let text = "HTTPServer cust_IDs were LATE fees, dob 2024 Straße-öl";
+            let whole = ANALYZER.with(|a| {
+                let mut a = a.borrow_mut();
+                let mut stream = a.token_stream(text);
+                let mut out = Vec::new();
+                while stream.advance() {
+                    let t = stream.token();
+                    out.push((t.text.clone(), t.offset_from, t.offset_to));
+                }
+                out
+            });
+            let kept: Vec<(String, usize, usize)> = analyze(text)
+                .into_iter()
+                .map(|t| (t.text, t.from, t.to))
+                .collect();
+            assert_eq!(kept, whole);
+        }
     }
 
     #[test]
