@@ -23,7 +23,7 @@ pub const COVERAGE_FLOOR: f32 = 0.05;
 /// A key column, or a column (or value) with a complete value list, ranks this much higher.
 pub const KEY_BOOST: f32 = 1.1;
 /// Candidates read from the index per hit asked for (and at least [`MIN_CANDIDATES`]).
-const CANDIDATES_PER_HIT: usize = 4;
+const CANDIDATES_PER_HIT: usize = 2;
 const MIN_CANDIDATES: usize = 40;
 /// A query longer than this is not compared whole with names.
 const MAX_EXACT: usize = 200;
