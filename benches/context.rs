@@ -8,7 +8,7 @@
 
 use compat::value::Value;
 mod common;
-use common::served;
+use common::{index_dir, served};
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::query::context;
 use printdex::render::context::{self as reply, Format, Options};
@@ -26,8 +26,8 @@ fn table(short: &str) -> String {
 }
 
 fn bench(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(served(), dir.path()).unwrap();
+    let (_temporary, index) = index_dir();
+    let store = Store::open(served(), &index).unwrap();
     let mut group = c.benchmark_group("get_table_context");
     group.sample_size(20);
     for short in ["catalog.books", "members.patrons", "lending.v_open_loans"] {

@@ -5,11 +5,14 @@
 //!
 //!   cargo bench --bench find
 //!   PRINTDEX_BENCH_PROJECT=/tmp/printdex-scale-10000 cargo bench --bench find
+//!
+//! `PRINTDEX_BENCH_INDEX` names an index directory to keep between runs (a 100,000-table
+//! print is then indexed once, by the first run or by `printdex index rebuild`).
 
 use std::sync::Arc;
 
 mod common;
-use common::served;
+use common::{index_dir, served};
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::query::find::{self, Request};
 use printdex::render::find::{reply, Format};
@@ -17,8 +20,8 @@ use printdex::store::search::find::FindKind;
 use printdex::store::{Connection, Reads, Store};
 
 fn bench(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(served(), dir.path()).unwrap());
+    let (_temporary, index) = index_dir();
+    let store = Arc::new(Store::open(served(), &index).unwrap());
     let mut group = c.benchmark_group("find");
     group.sample_size(50);
     let long = "overdue loans ".repeat(720);

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use compat::value::Value;
 mod common;
-use common::served;
+use common::{index_dir, served};
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::query::{resolve_value, search_columns};
 use printdex::render;
@@ -30,8 +30,8 @@ fn args(pairs: &[(&str, &str)]) -> Value {
 }
 
 fn bench(c: &mut Criterion) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(served(), dir.path()).unwrap());
+    let (_temporary, index) = index_dir();
+    let store = Arc::new(Store::open(served(), &index).unwrap());
     let mut group = c.benchmark_group("search");
     group.sample_size(50);
     let searches: [(&str, Filters); 3] = [

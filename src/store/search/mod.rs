@@ -562,57 +562,10 @@ impl SearchIndex {
                 known.remove(fqn);
             }
             let started = std::time::Instant::now();
-            let mut building = std::time::Duration::ZERO;
-            let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-            for batch in fresh.chunks(TABLES_PER_COMMIT) {
-                // Deriving records and encoding documents is the costly part and shares
-                // nothing: spread it over the cores; the writer takes them in order.
-                let built = std::time::Instant::now();
-                let per = batch.len().div_ceil(workers).max(1);
-                let docs: Vec<Result<TableDocs, IndexError>> = std::thread::scope(|scope| {
-                    let handles: Vec<_> = batch
-                        .chunks(per)
-                        .map(|tables| {
-                            scope.spawn(move || -> Result<TableDocs, IndexError> {
-                                let mut out = TableDocs::default();
-                                for table in tables {
-                                    let docs = self.table_docs(conn, table, load)?;
-                                    out.search.extend(docs.search);
-                                    out.find.extend(docs.find);
-                                }
-                                Ok(out)
-                            })
-                        })
-                        .collect();
-                    handles
-                        .into_iter()
-                        .map(|h| {
-                            h.join().unwrap_or_else(|_| {
-                                Err(IndexError::Io {
-                                    path: PathBuf::new(),
-                                    source: std::io::Error::other("index worker panicked"),
-                                })
-                            })
-                        })
-                        .collect()
-                });
-                building += built.elapsed();
-                // search_columns' documents first, find's after them: a search_columns page
-                // then reads its documents from fewer doc-store blocks.
-                let docs = docs.into_iter().collect::<Result<Vec<_>, _>>()?;
-                let (search, find): (Vec<_>, Vec<_>) =
-                    docs.into_iter().map(|d| (d.search, d.find)).unzip();
-                for doc in search
-                    .into_iter()
-                    .flatten()
-                    .chain(find.into_iter().flatten())
-                {
-                    writer.add_document(doc)?;
-                }
-                writer.commit()?;
-                self.reader.reload()?;
-                known.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));
-            }
+            let (committed, building, written) =
+                self.index_batches(conn, &fresh, load, &mut writer);
+            known.extend(committed);
+            written?;
             tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;
             self.reader.reload()?;
@@ -626,6 +579,109 @@ impl SearchIndex {
             tables: Arc::new(tables),
             rank: Arc::new(rank),
         })
+    }
+
+    /// Add `fresh`'s documents to `writer`, committing every [`TABLES_PER_COMMIT`] tables:
+    /// the tables committed (with their keys), the time spent building documents, and the
+    /// first error. Building a batch's documents (spread over the cores) goes on while the
+    /// writer indexes and commits the batch before it: neither waits for the other.
+    fn index_batches(
+        &self,
+        conn: &str,
+        fresh: &[&TableEntry],
+        load: &Load<'_>,
+        writer: &mut IndexWriter<TantivyDocument>,
+    ) -> (
+        Vec<(String, u64)>,
+        std::time::Duration,
+        Result<(), IndexError>,
+    ) {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let (to_writer, built) = std::sync::mpsc::sync_channel::<(&[&TableEntry], TableDocs)>(0);
+        std::thread::scope(|scope| {
+            let feeder = scope.spawn(move || {
+                let mut committed = Vec::new();
+                for (batch, docs) in built {
+                    // search_columns' documents first, find's after them: a search_columns
+                    // page then reads its documents from fewer doc-store blocks.
+                    let written = docs
+                        .search
+                        .into_iter()
+                        .chain(docs.find)
+                        .try_for_each(|doc| writer.add_document(doc).map(|_| ()))
+                        .and_then(|()| writer.commit().map(|_| ()))
+                        .and_then(|()| self.reader.reload());
+                    if let Err(e) = written {
+                        return (committed, Err(IndexError::from(e)));
+                    }
+                    committed.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));
+                }
+                (committed, Ok(()))
+            });
+            let mut building = std::time::Duration::ZERO;
+            let mut failed = None;
+            for batch in fresh.chunks(TABLES_PER_COMMIT) {
+                let started = std::time::Instant::now();
+                let docs = self.batch_docs(conn, batch, load, workers);
+                building += started.elapsed();
+                match docs {
+                    // A send fails only when the writer stopped on an error it returns.
+                    Ok(docs) => {
+                        if to_writer.send((batch, docs)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            drop(to_writer);
+            let (committed, written) = feeder
+                .join()
+                .unwrap_or_else(|_| (Vec::new(), Err(worker_panicked())));
+            let result = written.and_then(|()| failed.map_or(Ok(()), Err));
+            (committed, building, result)
+        })
+    }
+
+    /// The documents of `batch`'s tables, in order, built by up to `workers` threads.
+    fn batch_docs(
+        &self,
+        conn: &str,
+        batch: &[&TableEntry],
+        load: &Load<'_>,
+        workers: usize,
+    ) -> Result<TableDocs, IndexError> {
+        let per = batch.len().div_ceil(workers).max(1);
+        let parts: Vec<Result<TableDocs, IndexError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .chunks(per)
+                .map(|tables| {
+                    scope.spawn(move || -> Result<TableDocs, IndexError> {
+                        let mut out = TableDocs::default();
+                        for table in tables {
+                            let docs = self.table_docs(conn, table, load)?;
+                            out.search.extend(docs.search);
+                            out.find.extend(docs.find);
+                        }
+                        Ok(out)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(worker_panicked())))
+                .collect()
+        });
+        let mut out = TableDocs::default();
+        for part in parts {
+            let part = part?;
+            out.search.extend(part.search);
+            out.find.extend(part.find);
+        }
+        Ok(out)
     }
 
     /// A table's documents: its own, then one per column and part; and find's.
@@ -751,6 +807,13 @@ fn add_raw(doc: &mut TantivyDocument, field: Field, value: Option<&str>) {
         } else {
             doc.add_text(field, format!("{RAW}{v}"));
         }
+    }
+}
+
+fn worker_panicked() -> IndexError {
+    IndexError::Io {
+        path: PathBuf::new(),
+        source: std::io::Error::other("index worker panicked"),
     }
 }
 
