@@ -5,8 +5,8 @@
 //! One document per table (its name; its description.md), per column (its name; its note
 //! and value notes), per string value of a complete or sampled value list (the value; its
 //! note) and per relationship note (the columns and target; the note). Fields, all
-//! analyzed by [`words`](super::words) and stored as pre-made tokens, so the query side
-//! needs no tokenizer registered with tantivy:
+//! analyzed by [`words`](super::words), registered with the index as its tokenizers (the
+//! query side makes its terms with the same functions):
 //!
 //! | field | holds | weight |
 //! |---|---|---|
@@ -27,7 +27,6 @@ use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value as _};
-use tantivy::tokenizer::{PreTokenizedString, Token};
 use tantivy::{DocAddress, TantivyDocument, Term};
 
 use super::records::{Derived, ValuesState};
@@ -117,31 +116,6 @@ pub struct FindCandidates {
     pub total: usize,
 }
 
-/// Tokens for a pre-tokenized field: the terms of each text in turn.
-fn tokens(texts: &[&str], stemmed: bool) -> PreTokenizedString {
-    let mut out = Vec::new();
-    for text in texts {
-        let analyzed = if stemmed {
-            words::analyze(text)
-        } else {
-            words::plain_words(text)
-        };
-        for t in analyzed {
-            out.push(Token {
-                offset_from: t.from,
-                offset_to: t.to,
-                position: out.len(),
-                text: t.text,
-                position_length: 1,
-            });
-        }
-    }
-    PreTokenizedString {
-        text: String::new(),
-        tokens: out,
-    }
-}
-
 /// The last dotted part of a name.
 pub fn short_name(fqn: &str) -> &str {
     fqn.rsplit('.').next().unwrap_or(fqn)
@@ -169,16 +143,17 @@ pub(super) fn documents(
     let mut add = |record: FindRecord| -> Result<(), IndexError> {
         let mut doc = base("find");
         doc.add_text(f.find_kind, record.kind.name());
-        let prose: Vec<&str> = record.prose.iter().map(String::as_str).collect();
-        let name = tokens(&[&record.name], true);
-        let exact: Vec<&str> = name.tokens.iter().map(|t| t.text.as_str()).collect();
-        doc.add_text(f.find_exact, exact.join(" "));
-        doc.add_pre_tokenized_text(f.find_name, name);
-        doc.add_pre_tokenized_text(f.find_text, tokens(&prose, true));
+        // The index analyzes the name and prose itself (`words::Terms`, `words::Plain`).
+        doc.add_text(f.find_exact, words::exact_form(&record.name));
+        doc.add_text(f.find_name, &record.name);
+        for line in &record.prose {
+            doc.add_text(f.find_text, line);
+        }
         // What a misspelled word is compared with.
-        let mut own = vec![record.name.as_str()];
-        own.extend(&prose);
-        doc.add_pre_tokenized_text(f.find_word, tokens(&own, false));
+        doc.add_text(f.find_word, &record.name);
+        for line in &record.prose {
+            doc.add_text(f.find_word, line);
+        }
         doc.add_bytes(f.find_hit, &serde_json::to_vec(&record)?);
         docs.push(doc);
         Ok(())

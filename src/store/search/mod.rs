@@ -27,7 +27,6 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::tokenizer::PreTokenizedString;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term};
 
 use crate::error::Recover;
@@ -39,7 +38,7 @@ pub use entries::{table_entries, table_key, Indexed, TableEntry, INDEXED_KINDS};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "7";
+pub const INDEX_VERSION: &str = "8";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -155,18 +154,18 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let trigrams = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer("raw")
+            .set_tokenizer(tokens::TRIGRAMS_TOKENIZER)
             .set_index_option(IndexRecordOption::Basic),
     );
     // BM25 reads term frequencies and field lengths; typo tolerance only whether a word is there.
     let scored = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer("raw")
+            .set_tokenizer(words::TERMS_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
     let listed = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
-            .set_tokenizer("raw")
+            .set_tokenizer(words::PLAIN_TOKENIZER)
             .set_fieldnorms(false)
             .set_index_option(IndexRecordOption::Basic),
     );
@@ -364,6 +363,17 @@ impl SearchIndex {
         opened: super::Opened,
     ) -> Result<SearchIndex, IndexError> {
         let started = std::time::Instant::now();
+        // search_columns' text and find's fields are analyzed by the index itself (see
+        // `tokens` and `words`), in every process that writes it.
+        index
+            .tokenizers()
+            .register(words::TERMS_TOKENIZER, words::Terms);
+        index
+            .tokenizers()
+            .register(words::PLAIN_TOKENIZER, words::Plain);
+        index
+            .tokenizers()
+            .register(tokens::TRIGRAMS_TOKENIZER, tokens::Trigrams);
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -782,13 +792,7 @@ impl SearchIndex {
             doc.add_text(f.candidate_key, if ck { "true" } else { "false" });
         }
         for source in c.text_sources() {
-            doc.add_pre_tokenized_text(
-                f.text,
-                PreTokenizedString {
-                    text: String::new(),
-                    tokens: tokens::trigram_tokens(&source),
-                },
-            );
+            doc.add_text(f.text, source);
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(c)?);
         Ok(doc)

@@ -6,6 +6,22 @@
 
 use tantivy::tokenizer::Token;
 
+/// The name tantivy knows [`Trigrams`] by (search_columns' text field).
+pub const TRIGRAMS_TOKENIZER: &str = "printdex_trigrams";
+
+/// [`trigram_tokens`] as a tantivy tokenizer: the index makes the trigrams of a text it is
+/// given, so a document carries the text, not its tokens encoded into it.
+#[derive(Clone, Default)]
+pub struct Trigrams;
+
+impl tantivy::tokenizer::Tokenizer for Trigrams {
+    type TokenStream<'a> = super::words::Made;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> super::words::Made {
+        super::words::Made::new(trigram_tokens(text))
+    }
+}
+
 /// The trigram windows of `text` (already casefolded), as index tokens.
 pub fn trigram_tokens(text: &str) -> Vec<Token> {
     trigrams(text)

@@ -42,10 +42,16 @@ pub struct Term {
 struct Identifiers;
 
 /// Tokens made up front: identifier splitting looks ahead.
-struct Made {
+pub struct Made {
     tokens: Vec<Token>,
     /// One past the token `token()` answers (0 before the first `advance`).
     at: usize,
+}
+
+impl Made {
+    pub fn new(tokens: Vec<Token>) -> Made {
+        Made { tokens, at: 0 }
+    }
 }
 
 impl TokenStream for Made {
@@ -91,6 +97,57 @@ impl TantivyTokenizer for Identifiers {
                 None => push(&word),
             }
         }
+        Made { tokens, at: 0 }
+    }
+}
+
+/// The name tantivy knows [`Terms`] by (find's scored fields).
+pub const TERMS_TOKENIZER: &str = "printdex_terms";
+/// The name tantivy knows [`Plain`] by (find's typo-tolerance field).
+pub const PLAIN_TOKENIZER: &str = "printdex_plain";
+
+/// [`analyze`] as a tantivy tokenizer: the index makes a find field's terms itself, so a
+/// document carries plain text, not tokens encoded into it.
+#[derive(Clone, Default)]
+pub struct Terms;
+
+impl TantivyTokenizer for Terms {
+    type TokenStream<'a> = Made;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Made {
+        let mut tokens = Vec::new();
+        each_term(text, |term, from, to| {
+            tokens.push(Token {
+                offset_from: from,
+                offset_to: to,
+                position: tokens.len(),
+                text: term.to_string(),
+                position_length: 1,
+            })
+        });
+        Made { tokens, at: 0 }
+    }
+}
+
+/// [`plain_words`] as a tantivy tokenizer.
+#[derive(Clone, Default)]
+pub struct Plain;
+
+impl TantivyTokenizer for Plain {
+    type TokenStream<'a> = Made;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> Made {
+        let tokens = plain_words(text)
+            .into_iter()
+            .enumerate()
+            .map(|(position, t)| Token {
+                offset_from: t.from,
+                offset_to: t.to,
+                position,
+                text: t.text,
+                position_length: 1,
+            })
+            .collect();
         Made { tokens, at: 0 }
     }
 }
