@@ -373,9 +373,14 @@ pub const FUZZY_FROM: usize = 5;
 /// costs no more than one of `max` words.
 pub fn query_words(query: &str, max: usize) -> Vec<QueryWord> {
     let mut out: Vec<QueryWord> = Vec::new();
+    // A word met again adds nothing: it is looked at once (a long query repeats itself).
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (from, to) in pieces(query) {
         if out.len() >= max {
             break;
+        }
+        if !seen.insert(&query[from..to]) {
+            continue;
         }
         let word = query[from..to].to_lowercase();
         if STOPWORDS.binary_search(&word.as_str()).is_ok() || word.len() > MAX_WORD {
