@@ -219,6 +219,9 @@ pub fn pieces(text: &str) -> Vec<(usize, usize)> {
 /// repeats its words, so most pieces are analyzed once per thread, not once per use.
 const MEMO_PIECES: usize = 100_000;
 
+/// One piece's terms, as the memo keeps them.
+type PieceTerms = Box<[Box<str>]>;
+
 thread_local! {
     static ANALYZER: RefCell<TextAnalyzer> = RefCell::new(
         TextAnalyzer::builder(Identifiers)
@@ -227,7 +230,7 @@ thread_local! {
     );
     /// A piece (as written) to its terms. A piece's terms never depend on its
     /// neighbours (`pieces` of a piece is the piece), so this is exact.
-    static MEMO: RefCell<HashMap<Box<str>, Box<[Box<str>]>>> = RefCell::new(HashMap::new());
+    static MEMO: RefCell<HashMap<Box<str>, PieceTerms>> = RefCell::new(HashMap::new());
 }
 
 /// Every term of `text`, in order, with where its word stands.
@@ -264,7 +267,7 @@ fn each_term(text: &str, mut f: impl FnMut(&str, usize, usize)) {
 }
 
 /// One piece's terms, by the analyzer.
-fn analyze_piece(piece: &str) -> Box<[Box<str>]> {
+fn analyze_piece(piece: &str) -> PieceTerms {
     ANALYZER.with(|a| {
         let mut analyzer = a.borrow_mut();
         let mut stream = analyzer.token_stream(piece);
