@@ -50,7 +50,7 @@ pub struct Made {
 
 impl Made {
     pub fn new(tokens: Vec<Token>) -> Made {
-        Made { tokens, at: 0 }
+        Made::new(tokens)
     }
 }
 
@@ -97,7 +97,7 @@ impl TantivyTokenizer for Identifiers {
                 None => push(&word),
             }
         }
-        Made { tokens, at: 0 }
+        Made::new(tokens)
     }
 }
 
@@ -125,7 +125,7 @@ impl TantivyTokenizer for Terms {
                 position_length: 1,
             })
         });
-        Made { tokens, at: 0 }
+        Made::new(tokens)
     }
 }
 
@@ -148,7 +148,7 @@ impl TantivyTokenizer for Plain {
                 position_length: 1,
             })
             .collect();
-        Made { tokens, at: 0 }
+        Made::new(tokens)
     }
 }
 
