@@ -50,7 +50,7 @@ pub struct Made {
 
 impl Made {
     pub fn new(tokens: Vec<Token>) -> Made {
-        Made::new(tokens)
+        Made { tokens, at: 0 }
     }
 }
 
