@@ -6,6 +6,8 @@
 //! `Rescan` (the feed cannot name what moved: a directory made or removed, a lost event)
 //! and the periodic `Tick` reconcile every file; `ProjectChanged` scans the pz project
 //! again (`Store::refresh_project`: every file pz reads `stat`ed, what moved re-read).
+//! While a private index stands in, the loop also tries the configured location again
+//! (`Store::return_to_shared_index`) and, once it is back on it, reconciles everything.
 //!
 //! One watch for the whole daemon: the feed that lets calls skip their stat sweeps
 //! (`changes`) is the one this loop reads, so every directory is watched once, and only
