@@ -166,13 +166,19 @@ struct Matched {
 
 impl Matched {
     fn of(record: &FindRecord, query: &[QueryWord]) -> Matched {
-        let name_terms = words::term_mask(&record.name, query);
-        let (name_near, name_words) = words::near_words(&record.name, query);
+        let words::Matches {
+            terms: name_terms,
+            near: name_near,
+            near_words: name_words,
+        } = words::matches(&record.name, query);
         let sentences: Vec<String> = record.prose.iter().flat_map(|p| sentences(p)).collect();
         // Per sentence, which query words it holds (their terms, or a word one edit away).
         let per_sentence: Vec<u32> = sentences
             .iter()
-            .map(|p| words::term_mask(p, query) | words::near_words(p, query).0)
+            .map(|p| {
+                let m = words::matches(p, query);
+                m.terms | m.near
+            })
             .collect();
         let in_prose = per_sentence.iter().fold(0, |all, m| all | m);
         let context = words::term_mask(

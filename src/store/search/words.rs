@@ -251,19 +251,23 @@ fn each_term(text: &str, mut f: impl FnMut(&str, usize, usize)) {
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
         for (from, to) in pieces(text) {
-            let piece = &text[from..to];
-            if let Some(terms) = memo.get(piece) {
-                terms.iter().for_each(|t| f(t, from, to));
-                continue;
-            }
-            let terms = analyze_piece(piece);
-            terms.iter().for_each(|t| f(t, from, to));
-            if memo.len() >= MEMO_PIECES {
-                memo.clear();
-            }
-            memo.insert(piece.into(), terms);
+            piece_terms(&mut memo, &text[from..to], |t| f(t, from, to));
         }
     })
+}
+
+/// Call `f` with each term of one piece: kept in `memo`, or made and kept.
+fn piece_terms(memo: &mut HashMap<Box<str>, PieceTerms>, piece: &str, mut f: impl FnMut(&str)) {
+    if let Some(terms) = memo.get(piece) {
+        terms.iter().for_each(|t| f(t));
+        return;
+    }
+    let terms = analyze_piece(piece);
+    terms.iter().for_each(|t| f(t));
+    if memo.len() >= MEMO_PIECES {
+        memo.clear();
+    }
+    memo.insert(piece.into(), terms);
 }
 
 /// One piece's terms, by the analyzer.
@@ -293,33 +297,51 @@ pub fn term_mask(text: &str, query: &[QueryWord]) -> u32 {
     mask
 }
 
-/// Which of `query`'s misspellable words (bit `i` for word `i`, of at most 32) are near
-/// a word of `text`, and for each the first such word (lowercased).
-pub fn near_words(text: &str, query: &[QueryWord]) -> (u32, Vec<(usize, String)>) {
-    let mut mask = 0;
-    let mut found = Vec::new();
-    if !query.iter().any(|w| w.fuzzy) {
-        return (mask, found);
-    }
+/// Which of a query's words a text holds (bit `i` for word `i`, of at most 32).
+#[derive(Debug, Default)]
+pub struct Matches {
+    /// Words whose term is among the text's terms.
+    pub terms: u32,
+    /// Misspellable words one edit from a word of the text.
+    pub near: u32,
+    /// For each word in `near`, the first such word of the text (lowercased).
+    pub near_words: Vec<(usize, String)>,
+}
+
+/// Which of `query`'s words `text` holds, by term and by one edit, in one pass over its
+/// pieces.
+pub fn matches(text: &str, query: &[QueryWord]) -> Matches {
+    let mut m = Matches::default();
+    let any_fuzzy = query.iter().any(|w| w.fuzzy);
     let mut lower = String::new();
-    for (from, to) in pieces(text) {
-        if to - from > MAX_WORD {
-            continue;
-        }
-        let word = &text[from..to];
-        lower.clear();
-        match word.is_ascii() {
-            true => lower.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase()))),
-            false => lower.push_str(&word.to_lowercase()),
-        }
-        for (i, w) in query.iter().enumerate().take(32) {
-            if mask & (1 << i) == 0 && w.is_near(&lower) {
-                mask |= 1 << i;
-                found.push((i, lower.clone()));
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        for (from, to) in pieces(text) {
+            let word = &text[from..to];
+            piece_terms(&mut memo, word, |t| {
+                for (i, w) in query.iter().enumerate().take(32) {
+                    if w.term == t {
+                        m.terms |= 1 << i;
+                    }
+                }
+            });
+            if !any_fuzzy || to - from > MAX_WORD {
+                continue;
+            }
+            lower.clear();
+            match word.is_ascii() {
+                true => lower.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase()))),
+                false => lower.push_str(&word.to_lowercase()),
+            }
+            for (i, w) in query.iter().enumerate().take(32) {
+                if m.near & (1 << i) == 0 && w.is_near(&lower) {
+                    m.near |= 1 << i;
+                    m.near_words.push((i, lower.clone()));
+                }
             }
         }
-    }
-    (mask, found)
+    });
+    m
 }
 
 /// The words of `text` lowercased, neither expanded nor stemmed: what typo tolerance
