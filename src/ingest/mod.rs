@@ -25,7 +25,7 @@ pub const MANIFEST_ANNOTATIONS_FILENAME: &str = "manifest.annotations.yaml";
 /// after the file's mtime. A file rewritten within the tick it was last stat'ed in keeps
 /// its mtime, size and (in place) inode, so an unsettled identity proves nothing and never
 /// matches: the file is read again and its content hash decides (git's "racily clean").
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct FileIdentity {
     pub mtime_ns: i64,
     pub size: u64,

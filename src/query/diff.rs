@@ -23,10 +23,12 @@ use super::pins::Pins;
 use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
 use crate::store::cache::Key;
+use crate::store::derived;
 use crate::store::files::Check;
 use crate::store::snapshot::SplitItems;
 use crate::store::Snapshot;
 use compat::value::Value;
+use serde::{Deserialize, Serialize};
 
 /// The event kinds of the packaged diff.schema.json (`$defs.Kind.enum`), in its order:
 /// the `kind` argument's enum.
@@ -139,12 +141,13 @@ impl Events {
 }
 
 /// The diff as every call over the same files sees it.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 enum Prepared {
     /// diff.yaml parses to something other than a mapping: the reply is `{}`.
     NotMapping,
     Diff {
         /// Top-level entries other than `changes`, in file order (summary adjusted).
+        #[serde(with = "header_text")]
         header: Vec<(Value, Value)>,
         /// The dict events kept, in file order.
         changes: Box<KeptChanges>,
@@ -157,11 +160,30 @@ enum Prepared {
     },
 }
 
+/// The header kept as the mirror keeps values (tagged JSON text): the value's own
+/// encoding is self-describing, which a compact encoding cannot read back.
+mod header_text {
+    use compat::value::{stored, Value};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(header: &[(Value, Value)], s: S) -> Result<S::Ok, S::Error> {
+        let text =
+            stored::to_json(&Value::map(header.to_vec())).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Value, Value)>, D::Error> {
+        let text = String::deserialize(d)?;
+        let value = stored::from_json(&text).map_err(serde::de::Error::custom)?;
+        Ok(value.as_map().map(<[_]>::to_vec).unwrap_or_default())
+    }
+}
+
 /// A name no event field holds: an absent field, or one that is not a string.
 const NO_NAME: u32 = u32::MAX;
 
 /// The kept events by their place in diff.yaml's list, with what the filters compare.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct KeptChanges {
     /// Where the events themselves are.
     source: Source,
@@ -172,7 +194,7 @@ struct KeptChanges {
     names: HashMap<Box<str>, u32>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 enum Source {
     /// diff.yaml as ingest stored it, its list an item at a time, under its content hash.
     Mirror { path: PathBuf, hash: String },
@@ -271,10 +293,24 @@ impl KeptChanges {
 /// Each deciding file with its identity taken before it was read (`None`: absent).
 type Identities = Vec<(PathBuf, Option<FileIdentity>)>;
 
-/// A prepared diff and what decided it, as the cache holds it.
+/// A prepared diff and what decided it, as the cache holds it (and `derived/` keeps it).
+#[derive(Serialize, Deserialize)]
 struct Kept {
     identities: Identities,
     prepared: Prepared,
+}
+
+impl derived::Kept for Kept {
+    const ENCODING: u32 = 1;
+
+    /// A diff that moved since ingest is held whole in memory: only a diff whose events
+    /// the mirror holds is small enough to keep.
+    fn worth_keeping(&self) -> bool {
+        match &self.prepared {
+            Prepared::Diff { changes, .. } => matches!(changes.source, Source::Mirror { .. }),
+            Prepared::NotMapping => true,
+        }
+    }
 }
 
 impl Kept {
@@ -345,7 +381,8 @@ pub fn withheld(state: &Snapshot, path: &Path) -> Result<Option<Withheld>, Query
 pub fn warm(state: &Snapshot) {
     let root = &state.config.print_root;
     let path = root.join(DIFF_FILENAME);
-    if path.is_file() && walk::contained(root, &path) {
+    let (scope, key) = prepared_keys(state, &path);
+    if path.is_file() && walk::contained(root, &path) && !state.is_kept(&scope, &key) {
         // A failure here is the first call's to report, in its own words.
         let _ = prepared(state, &path);
     }
@@ -394,6 +431,12 @@ pub fn answer(state: &Snapshot, req: &Request) -> Result<Diff, QueryError> {
 /// dropped) and diff.yaml; the files the verdicts read are found only while building, so
 /// a kept diff is checked against their identities.
 fn prepared(state: &Snapshot, path: &Path) -> Result<Arc<Kept>, QueryError> {
+    let (scope, key) = prepared_keys(state, path);
+    state.kept(scope, key, Kept::current, || build(state, path))
+}
+
+/// The prepared diff's scope (the connection's diff.yaml) and key (the walkable tables).
+fn prepared_keys(state: &Snapshot, path: &Path) -> (Key, Key) {
     let manifest_version = state.version_of(&state.manifest_path());
     let dropped = match &state.manifest {
         ManifestRead::Ok { dropped, .. } => dropped.join("\0"),
@@ -418,9 +461,7 @@ fn prepared(state: &Snapshot, path: &Path) -> Result<Arc<Kept>, QueryError> {
             path.as_os_str().as_encoded_bytes(),
         ],
     );
-    state
-        .cache()
-        .current_of_scope(scope, key, Kept::current, || build(state, path))
+    (scope, key)
 }
 
 /// Read diff.yaml from the mirror (parsing it only when its identity moved since ingest)

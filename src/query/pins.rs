@@ -4,7 +4,7 @@
 //! decided its text.
 
 /// The digest of the (path, content version) pairs an answer read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Pins(String);
 
 impl Pins {

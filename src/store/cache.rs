@@ -38,6 +38,16 @@ impl Key {
             digest: *h.finalize().as_bytes(),
         }
     }
+
+    /// What the entry is.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// The digest in hex: a file name for the value kept on disk (`store::derived`).
+    pub fn hex(&self) -> String {
+        blake3::Hash::from_bytes(self.digest).to_hex().to_string()
+    }
 }
 
 type Value = Arc<dyn Any + Send + Sync>;
@@ -131,6 +141,12 @@ impl Cache {
             entry.slot.clone()
         };
         slot.built()
+    }
+
+    /// Whether a value is held for `key` (of whatever type; never waits for a build).
+    pub fn peek_any(&self, key: &Key) -> bool {
+        let slot = self.entries().map.get(key).map(|e| e.slot.clone());
+        slot.is_some_and(|slot| slot.value.try_lock().is_ok_and(|v| v.is_some()))
     }
 
     /// `get_or_build` for an entry whose key cannot name everything it depends on (files

@@ -6,13 +6,15 @@
 //! (`changes`) and the watcher's daemon loop (`watch`), and hands readers an immutable
 //! [`Snapshot`] of each served connection and a `ProjectSnapshot` of the project, each
 //! verified for what a call's answer reads (`fresh`: [`Store::fresh`], [`Store::answer`]).
-//! It owns the one cache of derived values (`cache`), and pz's docs corpus on disk with its
+//! It owns the one cache of derived values (`cache`) and the files that keep the costly ones
+//! between processes (`derived`), and pz's docs corpus on disk with its
 //! index (`pz_docs`). Knows nothing of the questions asked.
 
 mod beside;
 pub mod cache;
 pub mod changes;
 mod delta;
+pub mod derived;
 pub mod files;
 mod fresh;
 pub mod location;

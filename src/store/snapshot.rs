@@ -10,7 +10,8 @@ use crate::error::QueryError;
 use crate::ingest::{self, FileIdentity, ManifestRead, Parsed, MANIFEST_FILENAME};
 use compat::value::Value;
 
-use super::cache::Cache;
+use super::cache::{Cache, Key};
+use super::derived::{DerivedDir, Kept};
 use super::files::FreshFile;
 use super::search::SearchView;
 use super::Shared;
@@ -126,6 +127,52 @@ impl Snapshot {
     /// The store's one cache, for values derived from this snapshot's content.
     pub fn cache(&self) -> &Cache {
         &self.shared.cache
+    }
+
+    /// `scope`'s current value for `key`, as [`Cache::current_of_scope`] holds it, read
+    /// back from the index location's `derived/` files when another process (or an
+    /// earlier run) built it, and kept there once built here. `valid` checks what `key`
+    /// cannot name, for a value read back as for one held in memory.
+    pub fn kept<T, E>(
+        &self,
+        scope: Key,
+        key: Key,
+        valid: impl Fn(&T) -> bool,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<Arc<T>, E>
+    where
+        T: Kept + Send + Sync + 'static,
+    {
+        let derived = self.derived();
+        self.cache().current_of_scope(
+            scope,
+            key,
+            |held| valid(held),
+            || {
+                let started = std::time::Instant::now();
+                match derived.load::<T>(&scope, &key) {
+                    Some(read) if valid(&read) => {
+                        tracing::debug!(kind = key.kind(), elapsed = ?started.elapsed(), "a kept value read back");
+                        return Ok(read);
+                    }
+                    Some(_) => tracing::debug!(kind = key.kind(), "a kept value is out of date"),
+                    None => tracing::debug!(kind = key.kind(), "no kept value"),
+                }
+                let built = build()?;
+                derived.save(&scope, &key, &built);
+                Ok(built)
+            },
+        )
+    }
+
+    /// Whether `scope`'s value for `key` is held in memory or kept on disk (a start skips
+    /// its warm-up then: the first call reads it back).
+    pub fn is_kept(&self, scope: &Key, key: &Key) -> bool {
+        self.cache().peek_any(key) || self.derived().holds(scope, key)
+    }
+
+    fn derived(&self) -> DerivedDir {
+        DerivedDir::in_location(&self.shared.dir)
     }
 
     pub fn manifest_path(&self) -> PathBuf {

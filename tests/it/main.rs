@@ -15,6 +15,8 @@ mod get_reference;
 mod git_project;
 mod housekeeping;
 mod http;
+#[cfg(unix)]
+mod kept;
 mod paging;
 mod plan_joins;
 mod pz_docs;

@@ -36,7 +36,9 @@ pub const FAN_OUT: f64 = 0.75;
 pub const MAX_FAN_OUT_GROWTH: f64 = 1.0;
 
 /// Where an edge comes from, as the print and its annotations say.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Detection {
     /// Read from the database's catalog.
     Declared,

@@ -8,15 +8,18 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::cost::{self, Detection, Evidence};
 use crate::error::QueryError;
 use crate::query::validate_sql::catalog::{self, Catalog, Observed};
 use crate::query::validate_sql::dialect::Adapter;
 use crate::store::cache::Key;
+use crate::store::derived::Kept;
 use crate::store::Snapshot;
 
 /// An edge of the graph: `child.child_columns` refers to `parent.parent_columns`, pairwise.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JoinEdge {
     pub child: usize,
     pub parent: usize,
@@ -50,7 +53,7 @@ impl JoinEdge {
 }
 
 /// One way along an edge, out of the node whose list holds it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct Step {
     pub to: u32,
     pub edge: u32,
@@ -63,7 +66,7 @@ pub struct Step {
 }
 
 /// The print's join graph.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Graph {
     pub adapter: Adapter,
     /// The first FQN segment, when every table shares it (left out of SQL names).
@@ -229,30 +232,36 @@ impl Graph {
     pub fn component(&self, v: usize) -> u32 {
         self.component[v]
     }
-
-    /// Roughly what the graph holds, in bytes, for the cache's budget.
-    fn weight(&self) -> usize {
-        let names: usize = self.tables.iter().map(|t| t.len() * 4 + 48).sum();
-        let edges: usize = self
-            .edges
-            .iter()
-            .map(|e| {
-                let columns: usize = e
-                    .child_columns
-                    .iter()
-                    .chain(&e.parent_columns)
-                    .map(|c| c.len() + 24)
-                    .sum();
-                columns + std::mem::size_of::<JoinEdge>()
-            })
-            .sum();
-        names + edges + self.arcs.len() * std::mem::size_of::<Step>()
-    }
 }
 
 /// The graph of `state`'s print, built once per content of its manifest and its
 /// relationships files (people's included) from validate_sql's catalog.
 pub fn graph(state: &Snapshot) -> Result<Arc<Graph>, QueryError> {
+    let (scope, key) = graph_keys(state);
+    // The connection's current graph, kept on disk for the processes after this one.
+    state.kept(
+        scope,
+        key,
+        |_| true,
+        || {
+            let cat = catalog::catalog(state)?;
+            Ok(Graph::of(&cat))
+        },
+    )
+}
+
+/// Whether the graph of `state`'s print is held or kept on disk already.
+pub fn is_kept(state: &Snapshot) -> bool {
+    let (scope, key) = graph_keys(state);
+    state.is_kept(&scope, &key)
+}
+
+impl Kept for Graph {
+    const ENCODING: u32 = 1;
+}
+
+/// The graph's scope (the connection's print) and key (what it derives from).
+fn graph_keys(state: &Snapshot) -> (Key, Key) {
     let adapter = catalog::adapter_of(state);
     let manifest = state.version_of(&state.manifest_path());
     let relationships = state.versions.named("relationships.yaml");
@@ -267,8 +276,9 @@ pub fn graph(state: &Snapshot) -> Result<Arc<Graph>, QueryError> {
             adapter.name().as_bytes(),
         ],
     );
-    state.cache().get_or_build(key, Graph::weight, || {
-        let cat = catalog::catalog(state)?;
-        Ok(Graph::of(&cat))
-    })
+    let scope = Key::new(
+        "plan_joins graph of",
+        [state.config.print_root.as_os_str().as_encoded_bytes()],
+    );
+    (scope, key)
 }

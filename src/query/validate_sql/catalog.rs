@@ -10,6 +10,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use super::dialect::Adapter;
 use super::scope::{ColRef, Columns, OutCol};
 use super::types::TypeClass;
@@ -18,13 +20,14 @@ use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
 use crate::store::cache::Key;
+use crate::store::derived::Kept;
 use crate::store::search::lookup::CatalogTable;
 use crate::store::search::records::FileState;
 use crate::store::Snapshot;
 use compat::value::Value;
 
 /// One column of a table of the print.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Column {
     /// The print's key (lowercase).
     pub name: String,
@@ -117,7 +120,7 @@ impl Table {
 }
 
 /// A join the print knows: `from.from_columns` refers to `to.to_columns`, pairwise.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Edge {
     pub from: usize,
     pub from_columns: Vec<String>,
@@ -136,7 +139,7 @@ pub struct Edge {
 
 /// An edge's `observed` block (format spec §2.3.10): the referencing ("child") side
 /// gives the fan-out, the referenced ("parent") side the coverage.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Observed {
     /// Child rows per distinct key that carries one.
     pub fanout_avg: Option<f64>,
@@ -444,8 +447,106 @@ pub fn adapter_of(state: &Snapshot) -> Adapter {
     Adapter::from_name(manifest.unwrap_or(&state.config.adapter))
 }
 
-/// The catalog of `state`'s print, built once per content.
+/// The catalog as kept on disk: what `Catalog::new` indexes, and the record keys a
+/// catalog built after a change lends columns by. The joins read table by table are not
+/// kept (they would double the file): a catalog read back lends none, so the first one
+/// built after a change reads every table's joins again.
+#[derive(Serialize, Deserialize)]
+struct Stored<T, E> {
+    adapter: Adapter,
+    tables: Vec<T>,
+    /// Every edge, those a person rejected last.
+    edges: Vec<E>,
+    read_from: HashMap<String, (u64, usize)>,
+}
+
+/// A table as kept: what `Catalog::new` does not derive.
+#[derive(Serialize, Deserialize)]
+struct StoredTable<S, P, C> {
+    fqn: S,
+    path: P,
+    kind: S,
+    columns: Option<C>,
+    joins_known: bool,
+}
+
+impl Serialize for Catalog {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let rejected = self.rejected.values().flatten();
+        Stored {
+            adapter: self.adapter,
+            tables: self
+                .tables
+                .iter()
+                .map(|t| StoredTable {
+                    fqn: &t.fqn,
+                    path: &t.path,
+                    kind: &t.kind,
+                    columns: t.columns.as_ref(),
+                    joins_known: t.joins_known,
+                })
+                .collect(),
+            edges: self.edges.iter().chain(rejected).collect(),
+            read_from: self.read_from.clone(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Catalog {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Catalog, D::Error> {
+        let stored: Stored<StoredTable<String, Vec<String>, Vec<Column>>, Edge> =
+            Stored::deserialize(deserializer)?;
+        let tables = stored
+            .tables
+            .into_iter()
+            .map(|t| Table {
+                fqn: t.fqn,
+                path: t.path,
+                kind: t.kind,
+                columns: t.columns,
+                by_column: HashMap::new(),
+                yields: Arc::new(Columns::open()),
+                joins_known: t.joins_known,
+            })
+            .collect();
+        let mut catalog = Catalog::new(stored.adapter, tables, stored.edges);
+        catalog.read_from = stored.read_from;
+        Ok(catalog)
+    }
+}
+
+impl Kept for Catalog {
+    const ENCODING: u32 = 1;
+}
+
+/// The catalog of `state`'s print, built once per content (and kept on disk for the
+/// processes after this one).
 pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
+    let (scope, key) = catalog_keys(state);
+    let adapter = adapter_of(state);
+    state.kept(
+        scope,
+        key,
+        |_| true,
+        || {
+            let before = state
+                .cache()
+                .current_in_scope::<Catalog>(&scope)
+                .filter(|c| c.adapter == adapter);
+            build(state, adapter, before.as_deref())
+        },
+    )
+}
+
+/// Whether the catalog of `state`'s print is held or kept on disk already.
+pub fn is_kept(state: &Snapshot) -> bool {
+    let (scope, key) = catalog_keys(state);
+    state.is_kept(&scope, &key)
+}
+
+/// The catalog's scope (the connection's print) and key (its content and adapter).
+fn catalog_keys(state: &Snapshot) -> (Key, Key) {
     let adapter = adapter_of(state);
     let key = Key::new(
         "validate_sql catalog",
@@ -461,18 +562,7 @@ pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
         "validate_sql catalog of",
         [state.config.print_root.as_os_str().as_encoded_bytes()],
     );
-    let cache = state.cache();
-    cache.current_of_scope(
-        scope,
-        key,
-        |_| true,
-        || {
-            let before = cache
-                .current_in_scope::<Catalog>(&scope)
-                .filter(|c| c.adapter == adapter);
-            build(state, adapter, before.as_deref())
-        },
-    )
+    (scope, key)
 }
 
 /// The columns a table's records list: those its statistics name, for a table whose

@@ -14,7 +14,7 @@ use sqlparser::dialect::{
 };
 
 /// The database a connection's print was made from, by its adapter name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Adapter {
     Postgres,
     Redshift,

@@ -119,13 +119,19 @@ impl Report {
 pub const MAX_FINDINGS: usize = 200;
 
 /// Build the connection's catalog and join graph ahead of their first call (serve runs this in the
-/// background at startup): on a large print it reads every table's records once.
+/// background at startup): on a large print it reads every table's records once. What an
+/// earlier process kept on disk is left there for the first call to read back.
 pub fn warm(state: &Snapshot) {
+    use crate::query::plan_joins::graph;
     // A failure here is the first call's to report, in its own words.
-    let _ = catalog::catalog(state);
+    if !catalog::is_kept(state) {
+        let _ = catalog::catalog(state);
+    }
     // The join graph plan_joins plans over (and validate_sql's unknown_join suggestions
     // follow) is derived from the catalog.
-    let _ = crate::query::plan_joins::graph::graph(state);
+    if !graph::is_kept(state) {
+        let _ = graph::graph(state);
+    }
 }
 
 /// Check `sql` against the print `state` holds.

@@ -1,0 +1,263 @@
+//! Derived values kept on disk beside the index (`<index>/derived/`), so that a process
+//! started on a warm index does not rebuild what another process (or an earlier run)
+//! already built: get_diff's prepared diff, validate_sql's catalog and plan_joins' graph
+//! take seconds to build on a large print and milliseconds to read back.
+//!
+//! A file is named by the digests of its scope (whose current value it is: one
+//! connection's catalog) and of its key (everything that decides the value), so it is
+//! right for as long as it exists; the reader still checks what the key cannot name
+//! (the identities a prepared diff lists) exactly as it checks a value built in memory.
+//! Any process may write one without the writer lock: two writers of one name write the
+//! same bytes, and each writes a temporary file and renames it into place. Writing a
+//! scope's value removes that scope's older files, so the directory holds one value per
+//! scope. Like the rest of the index it is a cache: a file that fails its checksum, was
+//! written by another format or does not decode is removed and built again, and a write
+//! that fails (a full disk, a read-only directory) costs only the next process's build.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::cache::Key;
+
+/// The directory's name in an index location.
+pub const DERIVED_DIR: &str = "derived";
+
+/// What a file starts with: its kind, then the encoding's version.
+const MAGIC: &[u8; 4] = b"PDXD";
+const HEADER: usize = MAGIC.len() + 4 + 32;
+
+/// A value kept on disk: its encoding's version, bumped whenever its fields (or those of
+/// anything it holds) change, so a file of an older build is never decoded as this one's.
+pub trait Kept: Serialize + DeserializeOwned {
+    const ENCODING: u32;
+
+    /// Whether this value is worth a file (a diff held whole in memory is not).
+    fn worth_keeping(&self) -> bool {
+        true
+    }
+}
+
+/// The `derived/` directory of one index location.
+#[derive(Debug, Clone)]
+pub struct DerivedDir {
+    dir: PathBuf,
+}
+
+impl DerivedDir {
+    pub fn in_location(location: &Path) -> DerivedDir {
+        DerivedDir {
+            dir: location.join(DERIVED_DIR),
+        }
+    }
+
+    fn prefix(scope: &Key) -> String {
+        scope.hex()[..16].to_string()
+    }
+
+    fn file(&self, scope: &Key, key: &Key) -> PathBuf {
+        self.dir
+            .join(format!("{}-{}.bin", Self::prefix(scope), key.hex()))
+    }
+
+    /// Whether a file is kept for `key` (not read: a start asks this to skip a warm-up).
+    pub fn holds(&self, scope: &Key, key: &Key) -> bool {
+        self.file(scope, key).is_file()
+    }
+
+    /// The value kept for `key`, if a whole one of this encoding is there.
+    pub fn load<T: Kept>(&self, scope: &Key, key: &Key) -> Option<T> {
+        let path = self.file(scope, key);
+        let bytes = std::fs::read(&path).ok()?;
+        match decode::<T>(&bytes) {
+            Some(value) => Some(value),
+            None => {
+                tracing::debug!(path = %path.display(), "a derived file set aside: it does not read back");
+                let _ = std::fs::remove_file(&path);
+                None
+            }
+        }
+    }
+
+    /// Keep `value` for `key` as `scope`'s current value (its older ones go).
+    pub fn save<T: Kept>(&self, scope: &Key, key: &Key, value: &T) {
+        if !value.worth_keeping() {
+            return;
+        }
+        let path = self.file(scope, key);
+        if let Err(e) = self.write(&path, value) {
+            tracing::debug!(path = %path.display(), "a derived value was not kept: {e}");
+            return;
+        }
+        self.remove_older(scope, &path);
+    }
+
+    fn write<T: Kept>(&self, path: &Path, value: &T) -> std::io::Result<()> {
+        static WRITTEN: AtomicU64 = AtomicU64::new(0);
+        let payload = postcard::to_stdvec(value).map_err(std::io::Error::other)?;
+        std::fs::create_dir_all(&self.dir)?;
+        let temporary = self.dir.join(format!(
+            ".writing-{}-{}",
+            std::process::id(),
+            WRITTEN.fetch_add(1, Ordering::Relaxed)
+        ));
+        let written = (|| {
+            let mut file = std::fs::File::create(&temporary)?;
+            file.write_all(MAGIC)?;
+            file.write_all(&T::ENCODING.to_le_bytes())?;
+            file.write_all(blake3::hash(&payload).as_bytes())?;
+            file.write_all(&payload)?;
+            drop(file);
+            std::fs::rename(&temporary, path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        }
+        written
+    }
+
+    /// Remove the scope's files other than `kept`, and temporary files left by processes
+    /// that stopped mid-write (older than a minute).
+    fn remove_older(&self, scope: &Key, kept: &Path) {
+        let prefix = Self::prefix(scope);
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let abandoned = name.starts_with(".writing-")
+                && entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|m| m.elapsed().ok())
+                    .is_some_and(|age| age.as_secs() > 60);
+            if (name.starts_with(&prefix) && path != kept) || abandoned {
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+    }
+}
+
+/// A file's value: its header's kind, encoding and checksum all as this build writes them.
+fn decode<T: Kept>(bytes: &[u8]) -> Option<T> {
+    if bytes.len() < HEADER || &bytes[..4] != MAGIC {
+        return None;
+    }
+    let encoding = u32::from_le_bytes(bytes[4..8].try_into().ok()?);
+    let (sum, payload) = bytes[8..].split_at(32);
+    if encoding != T::ENCODING || blake3::hash(payload).as_bytes() != sum {
+        return None;
+    }
+    postcard::from_bytes(payload).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Sample {
+        names: Vec<String>,
+        count: u64,
+    }
+
+    impl Kept for Sample {
+        const ENCODING: u32 = 7;
+    }
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Later {
+        names: Vec<String>,
+        count: u64,
+    }
+
+    impl Kept for Later {
+        const ENCODING: u32 = 8;
+    }
+
+    fn keys(n: u8) -> (Key, Key) {
+        (
+            Key::new("sample of", [b"scope".as_slice()]),
+            Key::new("sample", [[n].as_slice()]),
+        )
+    }
+
+    fn sample() -> Sample {
+        Sample {
+            names: vec!["orders".into(), "customers".into()],
+            count: 42,
+        }
+    }
+
+    #[test]
+    fn a_kept_value_reads_back_equal() {
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, key) = keys(1);
+        assert!(!derived.holds(&scope, &key));
+        assert_eq!(derived.load::<Sample>(&scope, &key), None);
+        derived.save(&scope, &key, &sample());
+        assert!(derived.holds(&scope, &key));
+        assert_eq!(derived.load::<Sample>(&scope, &key), Some(sample()));
+    }
+
+    #[test]
+    fn a_scope_keeps_only_its_newest_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, first) = keys(1);
+        let (_, second) = keys(2);
+        derived.save(&scope, &first, &sample());
+        derived.save(&scope, &second, &sample());
+        assert!(!derived.holds(&scope, &first));
+        assert!(derived.holds(&scope, &second));
+        let other = Key::new("sample of", [b"another scope".as_slice()]);
+        derived.save(&other, &first, &sample());
+        assert!(
+            derived.holds(&scope, &second),
+            "another scope's write keeps it"
+        );
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_file_is_removed_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, key) = keys(1);
+        derived.save(&scope, &key, &sample());
+        let path = derived.file(&scope, &key);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0x55;
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(derived.load::<Sample>(&scope, &key), None);
+        assert!(!path.exists(), "a file that fails its checksum goes");
+
+        derived.save(&scope, &key, &sample());
+        assert_eq!(
+            derived.load::<Later>(&scope, &key),
+            None,
+            "another encoding's file is not decoded"
+        );
+        std::fs::write(&path, b"PDX").unwrap();
+        assert_eq!(derived.load::<Sample>(&scope, &key), None);
+    }
+
+    #[test]
+    fn a_write_that_cannot_be_made_costs_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        // The derived directory's place is taken by a file: nothing can be written there.
+        std::fs::write(dir.path().join(DERIVED_DIR), b"not a directory").unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, key) = keys(1);
+        derived.save(&scope, &key, &sample());
+        assert_eq!(derived.load::<Sample>(&scope, &key), None);
+    }
+}

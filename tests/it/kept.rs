@@ -1,0 +1,158 @@
+//! Derived values kept between sessions (`<index>/derived/`): a session reads back what an
+//! earlier one built instead of building it again, an edit made while no server ran is
+//! answered as a fresh index answers it, and a damaged kept file costs a build, never a
+//! wrong answer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::util::{copy_dir, fixtures, Server};
+
+/// A print whose diff withholds events about an edge a person rejected.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&fixtures().join("edge/diff-rejected"), dir.path());
+    dir
+}
+
+const SQL: &str = "SELECT l.loan_id, l.patron_idd, f.amount\nFROM lending.loans l\nJOIN lending.fines f ON f.loan_id = l.loan_id\nWHERE l.status = 'lost'";
+
+/// What a session answers from the kept values: the prepared diff (whole and filtered),
+/// validate_sql's catalog and plan_joins' graph.
+fn answers(server: &mut Server) -> Vec<String> {
+    let calls = [
+        ("get_diff", json!({"connection": "library"})),
+        (
+            "get_diff",
+            json!({"connection": "library", "table": "stacks.lending.activity_log"}),
+        ),
+        (
+            "validate_sql",
+            json!({"connection": "library", "sql": SQL, "format": "json"}),
+        ),
+        (
+            "plan_joins",
+            json!({"connection": "library", "tables": ["loans", "fines"], "format": "json"}),
+        ),
+    ];
+    calls
+        .into_iter()
+        .map(|(tool, arguments)| {
+            let (text, is_error) = server.call(tool, arguments.clone());
+            assert!(!is_error, "{tool} {arguments}: {text}");
+            text
+        })
+        .collect()
+}
+
+/// A session's answers on a fresh index of `project`.
+fn fresh_answers(project: &Path) -> Vec<String> {
+    answers(&mut Server::start(project, &[]))
+}
+
+/// The kept files, by name, with their inodes (a value built again is renamed into
+/// place: a new inode).
+fn kept_files(index: &Path) -> BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::read_dir(index.join("derived"))
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    (name, e.metadata().unwrap().ino())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Serve `project` on `index`, answer, and stop.
+fn session(project: &Path, index: &Path) -> Vec<String> {
+    let mut server = Server::start_in(project, &[], Some(index));
+    let got = answers(&mut server);
+    drop(server);
+    got
+}
+
+#[test]
+fn a_second_session_reads_back_what_the_first_built_and_answers_the_same() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let first = session(project.path(), index.path());
+    let kept = kept_files(index.path());
+    // The prepared diff, the catalog and the graph.
+    assert_eq!(kept.len(), 3, "{kept:?}");
+
+    let second = session(project.path(), index.path());
+    assert_eq!(second, first);
+    assert_eq!(
+        kept_files(index.path()),
+        kept,
+        "the second session read the kept values back instead of building them again"
+    );
+    assert_eq!(first, fresh_answers(project.path()));
+}
+
+#[test]
+fn edits_made_while_no_server_ran_are_answered_not_the_kept_values() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let before = session(project.path(), index.path());
+    let root: PathBuf = project.path().join("prints/library");
+
+    // The verdict that withheld two diff events is withdrawn, a column of loans is
+    // renamed in its statistics.
+    std::fs::write(
+        root.join("stacks/lending/activity_log/relationships.annotations.yaml"),
+        "format_version: 1\nrefers_to: []\n",
+    )
+    .unwrap();
+    let stats = root.join("stacks/lending/loans/statistics.yaml");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    assert!(text.contains("\n  status:\n"), "loans has a status column");
+    std::fs::write(&stats, text.replace("\n  status:\n", "\n  state:\n")).unwrap();
+
+    let after = session(project.path(), index.path());
+    assert_ne!(
+        after[0], before[0],
+        "the withdrawn verdict shows in get_diff"
+    );
+    assert_ne!(
+        after[2], before[2],
+        "the renamed column shows in validate_sql"
+    );
+    assert_eq!(after, fresh_answers(project.path()));
+}
+
+#[test]
+fn a_damaged_kept_file_is_built_again_and_never_answered() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let first = session(project.path(), index.path());
+    let kept = kept_files(index.path());
+    for name in kept.keys() {
+        let path = index.path().join("derived").join(name);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0xff;
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    assert_eq!(session(project.path(), index.path()), first);
+    let rebuilt = kept_files(index.path());
+    assert_eq!(
+        rebuilt.keys().collect::<Vec<_>>(),
+        kept.keys().collect::<Vec<_>>()
+    );
+    assert!(
+        rebuilt.iter().all(|(name, inode)| kept[name] != *inode),
+        "each damaged file was written again"
+    );
+
+    // A file in the directory's place: the values are built in memory, every time.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("derived"), b"not a directory").unwrap();
+    assert_eq!(session(project.path(), other.path()), first);
+}
