@@ -480,4 +480,38 @@ pub(super) mod tests {
         let undeclared = table.join("notes.txt");
         assert_eq!(state.file_bytes(&undeclared, true).unwrap(), None);
     }
+
+    #[test]
+    fn catching_up_reads_again_only_what_moved_since_the_scan() {
+        let project = tempfile::tempdir().unwrap();
+        let index = tempfile::tempdir().unwrap();
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
+        copy_dir(&fixture, project.path());
+        let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
+        let served = crate::config::Served::resolve(&config, None).unwrap();
+        let store = crate::store::Store::open(served, index.path()).unwrap();
+        let before = store.current("library").unwrap();
+
+        store.catch_up("library").unwrap();
+        let same = store.current("library").unwrap();
+        assert!(Arc::ptr_eq(&before, &same), "nothing moved: nothing read");
+
+        // What a person does while the feed is not yet watching: a file edited, another
+        // removed.
+        let table = before.config.print_root.join("stacks/members/patrons");
+        let edited = table.join("description.md");
+        let removed = table.join("ddl.sql");
+        std::fs::write(&edited, "Edited during the start.\n").unwrap();
+        std::fs::remove_file(&removed).unwrap();
+        store.catch_up("library").unwrap();
+        let after = store.current("library").unwrap();
+        assert_eq!(
+            after.version_of(&edited),
+            blake3::hash(b"Edited during the start.\n")
+                .to_hex()
+                .to_string()
+        );
+        assert_eq!(after.version_of(&removed), "absent");
+        assert_ne!(before.version_of(&edited), after.version_of(&edited));
+    }
 }

@@ -40,6 +40,9 @@ pub enum DaemonEvent {
     },
     /// The feed cannot name what changed: reconcile the connection from scratch.
     Rescan { connection: String },
+    /// The feed watches every directory now; what moved before it did (after the start's
+    /// scan) is found by a `stat` of every file the connection tracks, and read again.
+    CatchUp { connection: String },
     /// A file pz reads, or a directory that may hold some, moved below the served pz
     /// project (or the feed cannot say what moved): scan the project again.
     ProjectChanged,
@@ -135,9 +138,9 @@ fn run(store: Arc<Store>) {
     let project = store.project_root().map(Path::to_path_buf);
     // The feed starts after the store's first scan, and vouches for a directory only once
     // it watches it. A change made before then is not in what the feed reports: once the
-    // feed is complete, every connection is reconciled once, so that such a change (a file
-    // a person created during the start, which only the mirror's listing would show) is
-    // not missed for as long as the process runs.
+    // feed is complete, every connection catches up once (a `stat` of every file it
+    // tracks, the manifest's declared but absent files included), so that such a change
+    // is not missed for as long as the process runs.
     let mut seen: Option<u64> = None;
     let mut caught_up = false;
     let mut last_tick = Instant::now();
@@ -159,7 +162,7 @@ fn run(store: Arc<Store>) {
         };
         if !caught_up && seen.is_some() && feed.is_some_and(|f| f.complete()) {
             caught_up = true;
-            events.extend(roots.iter().map(|(connection, _)| DaemonEvent::Rescan {
+            events.extend(roots.iter().map(|(connection, _)| DaemonEvent::CatchUp {
                 connection: connection.clone(),
             }));
             events.extend(project.as_ref().map(|_| DaemonEvent::ProjectChanged));
@@ -205,6 +208,11 @@ fn handle(store: &Store, event: &DaemonEvent) {
             }
         }
         DaemonEvent::Rescan { connection } => reconcile(store, Some(connection)),
+        DaemonEvent::CatchUp { connection } => {
+            if let Err(e) = store.catch_up(connection) {
+                tracing::warn!("catching up with {connection} failed: {e}");
+            }
+        }
         DaemonEvent::ProjectChanged => refresh_project(store),
         DaemonEvent::Tick => {
             reconcile(store, None);
