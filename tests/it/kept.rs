@@ -20,7 +20,7 @@ fn project() -> tempfile::TempDir {
 const SQL: &str = "SELECT l.loan_id, l.patron_idd, f.amount\nFROM lending.loans l\nJOIN lending.fines f ON f.loan_id = l.loan_id\nWHERE l.status = 'lost'";
 
 /// What a session answers from the kept values: the prepared diff (whole and filtered),
-/// validate_sql's catalog and plan_joins' graph.
+/// validate_sql's catalog, get_table_context's overlay and plan_joins' graph.
 fn answers(server: &mut Server) -> Vec<String> {
     let calls = [
         ("get_diff", json!({"connection": "library"})),
@@ -83,8 +83,8 @@ fn a_second_session_reads_back_what_the_first_built_and_answers_the_same() {
     let index = tempfile::tempdir().unwrap();
     let first = session(project.path(), index.path());
     let kept = kept_files(index.path());
-    // The prepared diff, the catalog and the graph.
-    assert_eq!(kept.len(), 3, "{kept:?}");
+    // The prepared diff, the catalog, the graph and the annotation files' reads.
+    assert_eq!(kept.len(), 4, "{kept:?}");
 
     let second = session(project.path(), index.path());
     assert_eq!(second, first);

@@ -146,7 +146,7 @@ fn incoming_rejections(
         .iter()
         .filter(|e| matches!(e, Value::Map(_)))
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
-        .filter(|r| ix.tables.contains_key(*r))
+        .filter(|r| ix.has_table(r))
         .map(str::to_string)
         .collect();
     referencers.sort();
@@ -154,7 +154,7 @@ fn incoming_rejections(
     let mut out = IncomingRejections::default();
     for referencer in referencers {
         // Only a table declaring the file can author a rejection.
-        let Some(annotated) = ix.authored.get(&referencer) else {
+        let Some(annotated) = ix.authored().get(&referencer) else {
             continue;
         };
         let mut keyed = Vec::new();
@@ -459,7 +459,7 @@ fn inherited_notes(
                 continue;
             };
             if !parsed.contains_key(table) {
-                let live = source_annotations(cx, entry)?;
+                let live = source_annotations(cx, &entry)?;
                 parsed.insert(table.to_string(), live);
             }
             let noted = parsed[table]
@@ -518,7 +518,7 @@ pub fn pinned(state: &Snapshot, ix: &Overlay, fqn: &str) -> Vec<PathBuf> {
     if let Some(t) = ix.table(fqn) {
         files.extend(t.artifacts.iter().map(|(_, name)| t.dir.join(name)));
     }
-    files.extend(ix.author_paths.iter().cloned());
+    files.extend(ix.author_paths().iter().cloned());
     files.push(root.join(MANIFEST_ANNOTATIONS_FILENAME));
     files
 }
@@ -660,7 +660,7 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
         dir: cx.state.config.print_root.join(fqn.replace('.', "/")),
         artifacts: Vec::new(),
     };
-    let table = ix.table(fqn).unwrap_or(&empty);
+    let table = ix.table(fqn).unwrap_or(empty);
     let entry = &table.entry;
     let mut corrupted: Vec<(String, String)> = Vec::new();
 

@@ -87,9 +87,8 @@ pub fn joins_by_table(
         bulk: true,
     };
     let ix = overlay::overlay(&cx)?;
-    let mut names: Vec<&String> = ix.tables.keys().collect();
-    names.sort();
-    Ok(names
+    Ok(ix
+        .fqns()
         .into_iter()
         .map(|fqn| {
             let version = ix

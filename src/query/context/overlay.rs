@@ -15,8 +15,10 @@ use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::walk::{self, Artifact};
 use crate::ingest::Parsed;
 use crate::store::cache::{value_weight, Key};
+use crate::store::derived::Kept;
 use crate::store::Snapshot;
 use compat::value::Value;
+use serde::{Deserialize, Serialize};
 
 /// The file whose every copy decides the overlay's edges.
 const RELATIONSHIPS_ANNOTATIONS: &str = "relationships.annotations.yaml";
@@ -50,37 +52,122 @@ impl Table {
 
 /// What the overlay needs from every table, derived from the manifest and the annotation
 /// files alone, so a new state with the same manifest and annotation files reuses it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Overlay {
-    pub tables: HashMap<String, Table>,
-    /// Every walkable table declaring `relationships_annotations`, FQN-sorted: its admitted
-    /// `refers_to` mapping entries (`None`: absent, unreadable or not admitted).
-    pub authored: BTreeMap<String, Option<Vec<Value>>>,
-    /// Each declaring table's annotation file, for cursor pins.
-    pub author_paths: Vec<PathBuf>,
+    root: PathBuf,
+    /// The manifest's `tables` mapping (shared with the snapshot's manifest, not copied).
+    entries: Value,
+    /// Each table's FQN -> its entry's place in `entries`: a table is made when asked
+    /// for, not for every table of a large print up front.
+    by_fqn: HashMap<String, u32>,
+    authored: Arc<Authored>,
     /// Human-added edges by the table they point at: (referencer, entry), referencers sorted.
     pub human_into: HashMap<String, Vec<(String, Value)>>,
 }
 
-impl Overlay {
-    pub fn table(&self, fqn: &str) -> Option<&Table> {
-        self.tables.get(fqn)
+/// What the overlay reads from every relationships annotation file: kept on disk beside
+/// the index (`store::derived`), since on a large print it is tens of thousands of files.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Authored {
+    /// Every walkable table declaring `relationships_annotations`, FQN-sorted: its admitted
+    /// `refers_to` mapping entries (`None`: absent, unreadable or not admitted).
+    #[serde(with = "entries_text")]
+    pub by_table: BTreeMap<String, Option<Vec<Value>>>,
+    /// Each declaring table's annotation file, for cursor pins.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Kept for Authored {
+    const ENCODING: u32 = 1;
+}
+
+/// The entries kept as the mirror keeps values (tagged JSON text, one text for all): a
+/// value's own encoding is self-describing, which a compact encoding cannot read back.
+mod entries_text {
+    use std::collections::BTreeMap;
+
+    use compat::value::{stored, Value};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    type Entries = BTreeMap<String, Option<Vec<Value>>>;
+
+    pub fn serialize<S: Serializer>(entries: &Entries, s: S) -> Result<S::Ok, S::Error> {
+        let as_value = Value::map(
+            entries
+                .iter()
+                .map(|(k, v)| {
+                    let v = v.as_ref().map_or(Value::Null, |l| Value::seq(l.clone()));
+                    (Value::Str(k.clone()), v)
+                })
+                .collect(),
+        );
+        let text = stored::to_json(&as_value).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
     }
 
-    /// Roughly what the overlay holds, in bytes, for the cache's budget.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        let text = String::deserialize(d)?;
+        let value = stored::from_json(&text).map_err(serde::de::Error::custom)?;
+        Ok(value
+            .as_map()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|(k, v)| {
+                let entries = match v {
+                    Value::Null => None,
+                    v => Some(v.as_seq()?.to_vec()),
+                };
+                Some((k.as_str()?.to_string(), entries))
+            })
+            .collect())
+    }
+}
+
+impl Overlay {
+    /// The walkable table `fqn`, as its manifest entry declares it.
+    pub fn table(&self, fqn: &str) -> Option<Table> {
+        let &at = self.by_fqn.get(fqn)?;
+        let (_, entry) = self.entries.as_map()?.get(at as usize)?;
+        Some(Table {
+            dir: self.root.join(walk::table_path(fqn, entry)),
+            artifacts: walk::declared_artifacts(entry),
+            entry: entry.clone(),
+        })
+    }
+
+    /// Whether the manifest lists `fqn`.
+    pub fn has_table(&self, fqn: &str) -> bool {
+        self.by_fqn.contains_key(fqn)
+    }
+
+    /// Every table's FQN, sorted.
+    pub fn fqns(&self) -> Vec<&String> {
+        let mut names: Vec<&String> = self.by_fqn.keys().collect();
+        names.sort();
+        names
+    }
+
+    /// Every walkable table declaring `relationships_annotations`: its admitted entries.
+    pub fn authored(&self) -> &BTreeMap<String, Option<Vec<Value>>> {
+        &self.authored.by_table
+    }
+
+    /// Each declaring table's annotation file.
+    pub fn author_paths(&self) -> &[PathBuf] {
+        &self.authored.paths
+    }
+
+    /// Roughly what the overlay holds beyond what it shares, in bytes, for the cache's
+    /// budget.
     fn weight(&self) -> usize {
-        let tables: usize = self
-            .tables
-            .values()
-            .map(|t| 64 + t.dir.as_os_str().len() + value_weight(&t.entry))
-            .sum();
+        let tables: usize = self.by_fqn.keys().map(|k| 48 + k.len()).sum();
         let edges: usize = self
             .human_into
             .values()
             .flatten()
             .map(|(r, v)| r.len() + value_weight(v))
             .sum();
-        tables + edges + self.authored.len() * 64
+        tables + edges + self.authored.by_table.len() * 64
     }
 }
 
@@ -178,6 +265,16 @@ pub fn overlay(cx: &Ctx) -> R<Arc<Overlay>> {
         .get_or_build(key, Overlay::weight, || build(cx))
 }
 
+/// The kept annotation reads' scope (the connection's print) and key (the overlay's).
+fn authored_keys(state: &Snapshot) -> (Key, Key) {
+    let key = Key::new("context overlay authored", [key_parts(state).as_slice()]);
+    let scope = Key::new(
+        "context overlay authored of",
+        [state.config.print_root.as_os_str().as_encoded_bytes()],
+    );
+    (scope, key)
+}
+
 /// A digest of what the overlay is built from: the print's root, the manifest's content
 /// and every relationships annotation file's.
 pub fn key_parts(state: &Snapshot) -> [u8; 32] {
@@ -196,36 +293,35 @@ pub fn key_parts(state: &Snapshot) -> [u8; 32] {
 }
 
 fn build(cx: &Ctx) -> R<Overlay> {
-    let mut ix = Overlay::default();
+    let started = std::time::Instant::now();
     let state = cx.state;
-    let Ok(Some(manifest)) = state.manifest_or_error() else {
-        return Ok(ix);
+    let root = state.config.print_root.clone();
+    let entries = match state.manifest_or_error() {
+        Ok(Some(manifest)) => manifest
+            .get("tables")
+            .filter(|t| t.as_map().is_some())
+            .cloned()
+            .unwrap_or_else(|| Value::map(Vec::new())),
+        _ => Value::map(Vec::new()),
     };
-    let root = &state.config.print_root;
-    if let Some(entries) = manifest.get("tables").and_then(Value::as_map) {
-        for (key, entry) in entries {
-            let fqn = compat::py::str_of(key);
-            let table = Table {
-                dir: root.join(walk::table_path(&fqn, entry)),
-                artifacts: walk::declared_artifacts(entry),
-                entry: entry.clone(),
-            };
-            ix.tables.insert(fqn, table);
-        }
-    }
-    let mut names: Vec<&String> = ix.tables.keys().collect();
-    names.sort();
-    let mut authored = BTreeMap::new();
-    let mut paths = Vec::new();
-    for fqn in names {
-        let Some(path) = ix.tables[fqn].artifact(Artifact::RelationshipsAnnotations) else {
-            continue;
-        };
-        let (admitted, _) = load_annotations(cx, &path, Kind::Relationships)?;
-        authored.insert(fqn.clone(), annotation_entries(admitted.as_ref()));
-        paths.push(path);
-    }
-    for (referencer, entries) in &authored {
+    let by_fqn: HashMap<String, u32> = entries
+        .as_map()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(at, (key, _))| (compat::py::str_of(key), at as u32))
+        .collect();
+    let mut ix = Overlay {
+        root,
+        entries,
+        by_fqn,
+        authored: Arc::default(),
+        human_into: HashMap::new(),
+    };
+    let tabled = started.elapsed();
+    let (scope, key) = authored_keys(state);
+    ix.authored = state.kept(scope, key, |_| true, || read_authored(cx, &ix))?;
+    for (referencer, entries) in &ix.authored.by_table {
         for entry in entries.iter().flatten().filter(|e| is_authored_edge(e)) {
             if let Some(target) = entry.get("target_table").and_then(Value::as_str) {
                 ix.human_into
@@ -235,14 +331,32 @@ fn build(cx: &Ctx) -> R<Overlay> {
             }
         }
     }
-    ix.authored = authored;
-    ix.author_paths = paths;
+    tracing::debug!(?tabled, total = ?started.elapsed(), "context overlay built");
     Ok(ix)
+}
+
+/// Every declaring table's relationships annotation file, read through the mirror.
+fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
+    let mut authored = Authored::default();
+    for fqn in ix.fqns() {
+        let Some(path) = ix
+            .table(fqn)
+            .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations))
+        else {
+            continue;
+        };
+        let (admitted, _) = load_annotations(cx, &path, Kind::Relationships)?;
+        authored
+            .by_table
+            .insert(fqn.clone(), annotation_entries(admitted.as_ref()));
+        authored.paths.push(path);
+    }
+    Ok(authored)
 }
 
 /// The own edges a table's file adds, and every human edge pointing into it.
 pub fn authored_edges_of<'a>(ix: &'a Overlay, fqn: &str) -> Vec<&'a Value> {
-    ix.authored
+    ix.authored()
         .get(fqn)
         .and_then(Option::as_ref)
         .map(|entries| entries.iter().filter(|e| is_authored_edge(e)).collect())
