@@ -151,7 +151,8 @@ impl Store {
 
     /// Bring connection `name` up to date once the change feed is complete (see `watch`):
     /// every file its published snapshot tracks (and every declared file it found absent)
-    /// is `stat`ed, and only what moved is read again (a moved manifest reconciles). A
+    /// is `stat`ed, and only what moved (or was recorded unsettled) is read again (a moved
+    /// manifest reconciles). A
     /// whole reconcile would also list every directory and read the manifest back, which
     /// costs seconds on a large print for a window of a few hundred milliseconds.
     pub fn catch_up(&self, name: &str) -> Result<(), super::MirrorError> {
@@ -166,11 +167,15 @@ impl Store {
             .change_feed()
             .filter(|c| c.complete())
             .map(ChangeFeed::poll);
+        // A file recorded unsettled (stat'ed within a timestamp tick of its write) is read
+        // again too, so its settled identity is stored: other processes trust only a
+        // settled one (a start beside a live writer needs every file as stored).
+        let unsettled = |p: &PathBuf| state.identities.get(p).is_some_and(|id| !id.settled);
         let mut moved: Vec<PathBuf> = state
             .identities
             .keys()
             .chain(&state.absent)
-            .filter(|p| !state.unchanged_on_disk(p))
+            .filter(|p| unsettled(p) || !state.unchanged_on_disk(p))
             .cloned()
             .collect();
         if !state.manifest_unchanged() {
