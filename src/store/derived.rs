@@ -7,8 +7,9 @@
 //! connection's catalog) and of its key (everything that decides the value), so it is
 //! right for as long as it exists; the reader still checks what the key cannot name
 //! (the identities a prepared diff lists) exactly as it checks a value built in memory.
-//! Any process may write one without the writer lock: two writers of one name write the
-//! same bytes, and each writes a temporary file and renames it into place. Writing a
+//! Any process may write one without the writer lock: two writers of one name write equal
+//! values (not always the same bytes: a map's order is its own), and each writes a
+//! temporary file and renames it into place. Writing a
 //! scope's value removes that scope's older files, so the directory holds one value per
 //! scope. Like the rest of the index it is a cache: a file that fails its checksum, was
 //! written by another format or does not decode is removed and built again, and a write
