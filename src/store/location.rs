@@ -17,7 +17,9 @@
 //!
 //! Whether a part is verified on open is decided by the clean-shutdown marker: a
 //! location closed cleanly and untouched since (its files as the marker lists them) is
-//! trusted; any other is checked.
+//! trusted; so is one another live process has open (it holds `in-use.lock` shared from
+//! its own open, checked or trusted then, until it exits: a second session on a served
+//! index does not check it again); any other is checked.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,6 +35,8 @@ use crate::error::Recover;
 
 /// Written on a clean shutdown: the location's files as they were left.
 const CLEAN_MARKER: &str = "clean-shutdown";
+/// Held shared by every process that has the location open (see `InUse`).
+const IN_USE: &str = "in-use.lock";
 const SEARCH_DIR: &str = "search";
 /// How often a private location tries the shared one again.
 const RETRY_SHARED_EVERY: Duration = Duration::from_secs(5);
@@ -333,7 +337,9 @@ fn open_at(
         (Open::IfFree, Err(_)) => return Err(busy()),
     };
     let started = std::time::Instant::now();
-    let clean = take_clean_marker(dir);
+    // Asked before the marker is taken: either vouches for the location.
+    let vouched = InUse::held_elsewhere(dir);
+    let clean = take_clean_marker(dir) || vouched;
     let marked = started.elapsed();
     let mut repaired = false;
     let mirror = open_part(
@@ -351,8 +357,9 @@ fn open_at(
         || SearchIndex::open(&dir.join(SEARCH_DIR), !clean),
         IndexError::unusable_location,
     )?;
+    let in_use = InUse::hold(dir);
     drop(lock);
-    tracing::debug!(?marked, ?mirrored, total = ?started.elapsed(), clean, "location opened");
+    tracing::debug!(?marked, ?mirrored, total = ?started.elapsed(), clean, vouched, "location opened");
     Ok(Shared {
         mirror,
         index,
@@ -360,6 +367,7 @@ fn open_at(
         cache: cache.clone(),
         dir: dir.to_path_buf(),
         repaired,
+        _in_use: in_use,
         private,
     })
 }
@@ -409,6 +417,7 @@ fn open_beside(dir: &Path, writer: &Arc<Writer>, cache: &Arc<Cache>) -> Option<S
         cache: cache.clone(),
         dir: dir.to_path_buf(),
         repaired: false,
+        _in_use: InUse::hold(dir),
         private: None,
     })
 }
@@ -465,6 +474,39 @@ fn set_aside(path: &Path) -> std::io::Result<PathBuf> {
         let _ = std::fs::remove_file(parent.join(format!("{name}{journal}")));
     }
     Ok(aside)
+}
+
+/// A process's share of `in-use.lock`: held from its open of the location (checked, or
+/// trusted) until the process lets the location go, so a process opening it meanwhile
+/// knows a live process vouches for it. The kernel lets go of a killed holder's share.
+#[derive(Debug)]
+pub(super) struct InUse {
+    _held: std::fs::File,
+}
+
+impl InUse {
+    /// This process's share, when the file can be made and locked.
+    fn hold(dir: &Path) -> Option<InUse> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(IN_USE))
+            .ok()?;
+        file.try_lock_shared().ok()?;
+        Some(InUse { _held: file })
+    }
+
+    /// Whether another live process holds a share of `dir`'s location.
+    fn held_elsewhere(dir: &Path) -> bool {
+        let Ok(file) = std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.join(IN_USE))
+        else {
+            return false;
+        };
+        matches!(file.try_lock(), Err(std::fs::TryLockError::WouldBlock))
+    }
 }
 
 /// Whether `dir` was closed cleanly and is untouched since; the marker is removed either
@@ -527,6 +569,20 @@ mod tests {
         mark_clean(dir.path());
         std::fs::write(dir.path().join(SEARCH_DIR).join("a.store"), b"xy").unwrap();
         assert!(!take_clean_marker(dir.path()), "a file changed since");
+    }
+
+    #[test]
+    fn a_location_another_holder_has_open_is_vouched_for_while_it_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!InUse::held_elsewhere(dir.path()), "nobody has it open");
+        let first = InUse::hold(dir.path()).unwrap();
+        let second = InUse::hold(dir.path()).unwrap();
+        // Each open of the file is a holder of its own, as another process's would be.
+        assert!(InUse::held_elsewhere(dir.path()));
+        drop(first);
+        assert!(InUse::held_elsewhere(dir.path()));
+        drop(second);
+        assert!(!InUse::held_elsewhere(dir.path()), "every holder let go");
     }
 
     #[test]

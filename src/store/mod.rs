@@ -113,6 +113,8 @@ pub(crate) struct Shared {
     dir: PathBuf,
     /// Opening set a damaged part aside and made it again.
     repaired: bool,
+    /// This process's share of the location's `in-use.lock` (see `location::InUse`).
+    _in_use: Option<location::InUse>,
     /// A private temporary location standing in for the shared one; declared last, so
     /// the directory goes after the files in it are closed.
     private: Option<location::PrivateDir>,
