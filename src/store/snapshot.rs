@@ -489,16 +489,23 @@ pub(super) mod tests {
         copy_dir(&fixture, project.path());
         let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
         let served = crate::config::Served::resolve(&config, None).unwrap();
-        // Written just before the start's scan: recorded unsettled (within a timestamp tick
-        // of its write). Catching up once it has settled stores its settled identity.
+        // Stamped a little ahead of the start's scan, as a write within a timestamp tick of
+        // it would be: recorded unsettled. Catching up once it has settled stores its
+        // settled identity.
         let rewritten = project
             .path()
             .join("prints/library/stacks/members/patrons/statistics.yaml");
-        std::fs::write(&rewritten, std::fs::read(&rewritten).unwrap()).unwrap();
+        let ahead = std::time::Duration::from_millis(1500);
+        std::fs::File::options()
+            .write(true)
+            .open(&rewritten)
+            .unwrap()
+            .set_modified(std::time::SystemTime::now() + ahead)
+            .unwrap();
         let store = crate::store::Store::open(served, index.path()).unwrap();
         let opened = store.current("library").unwrap();
         assert!(!opened.identities[&rewritten].settled);
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::thread::sleep(ahead + std::time::Duration::from_millis(200));
         store.catch_up("library").unwrap();
         let before = store.current("library").unwrap();
         assert!(before.identities.values().all(|id| id.settled));
