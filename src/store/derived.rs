@@ -83,6 +83,18 @@ impl DerivedDir {
         }
     }
 
+    /// The value kept for `scope` under whichever key (its value before a change), if a
+    /// whole one of this encoding is there: a build may take from it what still holds.
+    pub fn load_in_scope<T: Kept>(&self, scope: &Key) -> Option<T> {
+        let prefix = Self::prefix(scope);
+        let newest = std::fs::read_dir(&self.dir)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+            .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())?;
+        decode::<T>(&std::fs::read(newest.path()).ok()?)
+    }
+
     /// Keep `value` for `key` as `scope`'s current value (its older ones go).
     pub fn save<T: Kept>(&self, scope: &Key, key: &Key, value: &T) {
         if !value.worth_keeping() {
@@ -224,6 +236,23 @@ mod tests {
         assert!(
             derived.holds(&scope, &second),
             "another scope's write keeps it"
+        );
+    }
+
+    #[test]
+    fn a_scopes_value_before_a_change_is_found_under_its_old_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, first) = keys(1);
+        assert_eq!(derived.load_in_scope::<Sample>(&scope), None);
+        derived.save(&scope, &first, &sample());
+        assert_eq!(derived.load_in_scope::<Sample>(&scope), Some(sample()));
+        let other = Key::new("sample of", [b"another scope".as_slice()]);
+        assert_eq!(derived.load_in_scope::<Sample>(&other), None);
+        assert_eq!(
+            derived.load_in_scope::<Later>(&scope),
+            None,
+            "another encoding"
         );
     }
 

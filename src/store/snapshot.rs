@@ -165,6 +165,17 @@ impl Snapshot {
         )
     }
 
+    /// `scope`'s value under whichever key, held in memory or kept on disk (its value
+    /// before a change, for a build that takes from it what still holds).
+    pub fn kept_in_scope<T>(&self, scope: &Key) -> Option<Arc<T>>
+    where
+        T: Kept + Send + Sync + 'static,
+    {
+        self.cache()
+            .current_in_scope::<T>(scope)
+            .or_else(|| self.derived().load_in_scope::<T>(scope).map(Arc::new))
+    }
+
     /// Whether `scope`'s value for `key` is held in memory or kept on disk (a start skips
     /// its warm-up then: the first call reads it back).
     pub fn is_kept(&self, scope: &Key, key: &Key) -> bool {

@@ -448,9 +448,10 @@ pub fn adapter_of(state: &Snapshot) -> Adapter {
 }
 
 /// The catalog as kept on disk: what `Catalog::new` indexes, and the record keys a
-/// catalog built after a change lends columns by. The joins read table by table are not
-/// kept (they would double the file): a catalog read back lends none, so the first one
-/// built after a change reads every table's joins again.
+/// catalog built after a change lends columns by (in this process or the next). The
+/// joins read table by table are not kept (they would double the file): a catalog read
+/// back lends its columns but no joins, so the first one built from it after a change
+/// reads every table's joins again.
 #[derive(Serialize, Deserialize)]
 struct Stored<T, E> {
     adapter: Adapter,
@@ -530,9 +531,9 @@ pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
         key,
         |_| true,
         || {
+            // The catalog before a change, this process's or the one kept on disk.
             let before = state
-                .cache()
-                .current_in_scope::<Catalog>(&scope)
+                .kept_in_scope::<Catalog>(&scope)
                 .filter(|c| c.adapter == adapter);
             build(state, adapter, before.as_deref())
         },
