@@ -451,14 +451,20 @@ pub(super) mod tests {
         }
     }
 
-    #[test]
-    fn a_text_file_is_read_as_the_snapshot_knows_it_or_found_stale() {
+    /// A copy of the library fixture project, and what it serves.
+    fn library_copy() -> (tempfile::TempDir, crate::config::Served) {
         let project = tempfile::tempdir().unwrap();
-        let index = tempfile::tempdir().unwrap();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
         copy_dir(&fixture, project.path());
         let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
         let served = crate::config::Served::resolve(&config, None).unwrap();
+        (project, served)
+    }
+
+    #[test]
+    fn a_text_file_is_read_as_the_snapshot_knows_it_or_found_stale() {
+        let (project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
         let store = crate::store::Store::open(served, index.path()).unwrap();
         let state = store
             .fresh(
@@ -494,12 +500,8 @@ pub(super) mod tests {
 
     #[test]
     fn catching_up_reads_again_only_what_moved_since_the_scan() {
-        let project = tempfile::tempdir().unwrap();
+        let (project, served) = library_copy();
         let index = tempfile::tempdir().unwrap();
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
-        copy_dir(&fixture, project.path());
-        let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
-        let served = crate::config::Served::resolve(&config, None).unwrap();
         // Stamped a little ahead of the start's scan, as a write within a timestamp tick of
         // it would be: recorded unsettled. Catching up once it has settled stores its
         // settled identity.
