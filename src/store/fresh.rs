@@ -11,6 +11,7 @@
 //! | [`Reads::TableStatistics`] | that, and the table's two searched files `stat`ed |
 //! | [`Reads::EveryTableStatistics`] | that, and one read of the change feed (a `stat` of every searched file only when the feed cannot vouch) |
 //! | [`Reads::EveryTableFile`] | the same, over a table's description and relationship notes too |
+//! | [`Reads::EveryFile`] | the same, over every file the connection tracks |
 //! | [`Reads::CheckedAsRead`] | the manifest, then each file as the answer reads it (`strict`) |
 //! | [`ProjectReads::EveryFile`] | one read of the change feed (a scan of the project only when a file pz reads moved) |
 
@@ -31,11 +32,14 @@ pub enum Reads<'a> {
     /// One table's two searched files, its statistics and their annotations, by FQN
     /// (resolve_value).
     TableStatistics(&'a str),
-    /// Every walkable table's searched files (search_columns, validate_sql).
+    /// Every walkable table's searched files (search_columns).
     EveryTableStatistics,
     /// Every walkable table's indexed files: its statistics and their annotations, its
     /// description.md and its relationships.annotations.yaml (find).
     EveryTableFile,
+    /// Every file the connection tracks: validate_sql's catalog and plan_joins' graph read
+    /// every table's statistics, relationships and their annotations.
+    EveryFile,
     /// Files the answer finds as it goes (a table's artifacts and the annotation files of
     /// the tables around it, diff.yaml's events, a resource's file): each is checked as it
     /// is read, strictly, and one found moved since the snapshot is read again and the
@@ -172,9 +176,7 @@ impl Store {
         // settled one (a start beside a live writer needs every file as stored).
         let unsettled = |p: &PathBuf| state.identities.get(p).is_some_and(|id| !id.settled);
         let mut moved: Vec<PathBuf> = state
-            .identities
-            .keys()
-            .chain(&state.absent)
+            .tracked()
             .filter(|p| unsettled(p) || !state.unchanged_on_disk(p))
             .cloned()
             .collect();
@@ -192,16 +194,12 @@ impl Store {
         Ok(())
     }
 
-    /// A connection's snapshot fresh for every walkable table's searched files. When the
+    /// A connection's snapshot fresh for every walkable table's `swept` files. When the
     /// change feed vouches for the snapshot (it was last verified at an epoch the feed
     /// remembers), only the files the feed names since are read again, and only those
-    /// the connection tracks; otherwise every searched file is `stat`ed, and the
+    /// the connection tracks; otherwise every `swept` file is `stat`ed, and the
     /// connection re-ingested first when one moved.
-    fn every_table(
-        &self,
-        state: Arc<Snapshot>,
-        which: Indexed,
-    ) -> Result<Arc<Snapshot>, QueryError> {
+    fn every_table(&self, state: Arc<Snapshot>, swept: Swept) -> Result<Arc<Snapshot>, QueryError> {
         let feed = self.change_feed().filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);
         let verified = self.record_of(&state).and_then(|p| p.verified());
@@ -209,6 +207,9 @@ impl Store {
             (Some(feed), Some(verified)) => feed.since(verified),
             _ => changes::Since::Unknown,
         };
+        // A sweep of only some files vouches for no more than those: the snapshot is
+        // verified at `epoch` only when the feed named every change, or every file was swept.
+        let whole = !matches!(named, changes::Since::Unknown) || swept == Swept::Tracked;
         let moved = match named {
             changes::Since::Nothing => Some(Vec::new()),
             // What the feed names and this snapshot does not already hold as it is on
@@ -220,7 +221,16 @@ impl Store {
                     .collect::<Vec<_>>(),
             ),
             // One sweep finds what moved; a sweep that could not finish reconciles.
-            changes::Since::Unknown => state.search.moved_paths(which),
+            changes::Since::Unknown => match swept {
+                Swept::Indexed(which) => state.search.moved_paths(which),
+                Swept::Tracked => Some(
+                    state
+                        .tracked()
+                        .filter(|p| !state.unchanged_on_disk(p))
+                        .cloned()
+                        .collect(),
+                ),
+            },
         };
         let fresh = match moved {
             Some(moved) => self.with_reread(state, moved)?,
@@ -228,11 +238,20 @@ impl Store {
         };
         // The disk matched `fresh` as of `epoch`: recorded for the next call, unless
         // another snapshot was published meanwhile (that one's own check stands).
-        if let (Some(e), Some(record)) = (epoch, self.record_of(&fresh)) {
+        if let (Some(e), Some(record), true) = (epoch, self.record_of(&fresh), whole) {
             record.verify(e);
         }
         Ok(fresh)
     }
+}
+
+/// What a call's sweep `stat`s when the change feed cannot vouch for its snapshot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Swept {
+    /// Every walkable table's indexed files of this kind.
+    Indexed(Indexed),
+    /// Every file the connection tracks.
+    Tracked,
 }
 
 impl<'a> sealed::Sealed for Connection<'a> {
@@ -251,8 +270,11 @@ impl<'a> sealed::Sealed for Connection<'a> {
                     .unwrap_or_default();
                 store.with_reread(state, moved)
             }
-            Reads::EveryTableStatistics => store.every_table(state, Indexed::Statistics),
-            Reads::EveryTableFile => store.every_table(state, Indexed::Every),
+            Reads::EveryTableStatistics => {
+                store.every_table(state, Swept::Indexed(Indexed::Statistics))
+            }
+            Reads::EveryTableFile => store.every_table(state, Swept::Indexed(Indexed::Every)),
+            Reads::EveryFile => store.every_table(state, Swept::Tracked),
         }
     }
 

@@ -214,6 +214,11 @@ impl Snapshot {
         self.on_disk_as(&self.manifest_path(), self.manifest_identity.as_ref())
     }
 
+    /// Every file this state read, and every declared file it found absent.
+    pub fn tracked(&self) -> impl Iterator<Item = &PathBuf> {
+        self.identities.keys().chain(&self.absent)
+    }
+
     /// Whether this state read `path` (or found it absent where the print declares it),
     /// so a change to it can change an answer.
     pub fn tracks(&self, path: &Path) -> bool {
@@ -544,5 +549,32 @@ pub(super) mod tests {
         );
         assert_eq!(after.version_of(&removed), "absent");
         assert_ne!(before.version_of(&edited), after.version_of(&edited));
+    }
+
+    #[test]
+    fn every_file_is_swept_for_a_call_that_reads_joins_when_no_feed_vouches() {
+        let (project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
+        // No watcher and no change feed here: every call sweeps what it reads.
+        let store = crate::store::Store::open(served, index.path()).unwrap();
+        let fresh = |reads| store.fresh(crate::store::Connection(None), reads).unwrap();
+        let before = fresh(crate::store::Reads::EveryFile);
+        let file = before
+            .config
+            .print_root
+            .join("stacks/lending/fines/relationships.yaml");
+        assert!(before.tracks(&file));
+        std::fs::write(
+            &file,
+            "format_version: 1\nrefers_to: []\nreferenced_by: []\n",
+        )
+        .unwrap();
+        // search_columns reads only statistics: its sweep leaves relationships alone.
+        let searched = fresh(crate::store::Reads::EveryTableStatistics);
+        assert_eq!(searched.version_of(&file), before.version_of(&file));
+        // validate_sql and plan_joins read every table's joins: theirs reads it again.
+        let joined = fresh(crate::store::Reads::EveryFile);
+        assert_ne!(joined.version_of(&file), before.version_of(&file));
+        drop(project);
     }
 }

@@ -50,7 +50,7 @@ pub fn tool() -> Tool {
                 },
             };
             // The graph and the column checks read every table's edges and columns.
-            let plan = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableStatistics, |state, _| {
+            let plan = store.answer(Connection(arg_str(args, "connection")), Reads::EveryFile, |state, _| {
                 plan_joins::answer(state, &request)
             })?;
             let format = Format::from_arg(arg_str(args, "format"));

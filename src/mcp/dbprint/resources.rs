@@ -116,21 +116,19 @@ impl DbprintTools {
         let wanted = erd::parse_uri(uri)?;
         // The diagram reads every table's edges and key columns.
         let source = Connection(Some(&wanted.connection));
-        let diagram = self
-            .store
-            .answer(source, Reads::EveryTableStatistics, |state, _| {
-                state.manifest_or_error()?;
-                let graph = plan_joins::graph::graph(state)?;
-                let cat = catalog::catalog(state)?;
-                let center =
-                    plan_joins::names::table(&graph, &wanted.table, &state.config.name, "table")?;
-                Ok(erd::Diagram::around(
-                    graph,
-                    Some(&cat),
-                    center,
-                    wanted.depth,
-                ))
-            })?;
+        let diagram = self.store.answer(source, Reads::EveryFile, |state, _| {
+            state.manifest_or_error()?;
+            let graph = plan_joins::graph::graph(state)?;
+            let cat = catalog::catalog(state)?;
+            let center =
+                plan_joins::names::table(&graph, &wanted.table, &state.config.name, "table")?;
+            Ok(erd::Diagram::around(
+                graph,
+                Some(&cat),
+                center,
+                wanted.depth,
+            ))
+        })?;
         Ok(serde_json::json!({
             "contents": [{
                 "uri": uri,

@@ -28,7 +28,7 @@ pub fn tool() -> Tool {
         handler: |store, args| {
             // Every table's statistics may be read, so every one must be current.
             let sql = arg_str(args, "sql").unwrap_or_default();
-            let report = store.answer(Connection(arg_str(args, "connection")), Reads::EveryTableStatistics, |state, _| {
+            let report = store.answer(Connection(arg_str(args, "connection")), Reads::EveryFile, |state, _| {
                 validate_sql::answer(state, sql)
             })?;
             Ok(match arg_str(args, "format") {
