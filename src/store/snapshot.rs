@@ -468,7 +468,7 @@ pub(super) mod tests {
 
     #[test]
     fn a_text_file_is_read_as_the_snapshot_knows_it_or_found_stale() {
-        let (project, served) = library_copy();
+        let (_project, served) = library_copy();
         let index = tempfile::tempdir().unwrap();
         let store = crate::store::Store::open(served, index.path()).unwrap();
         let state = store
