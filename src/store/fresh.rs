@@ -156,9 +156,9 @@ impl Store {
     /// Bring connection `name` up to date once the change feed is complete (see `watch`):
     /// every file its published snapshot tracks (and every declared file it found absent)
     /// is `stat`ed, and only what moved (or was recorded unsettled) is read again (a moved
-    /// manifest reconciles). A
-    /// whole reconcile would also list every directory and read the manifest back, which
-    /// costs seconds on a large print for a window of a few hundred milliseconds.
+    /// manifest reconciles). A whole reconcile would also list every directory and read
+    /// the manifest back, which costs seconds on a large print for a window of a few
+    /// hundred milliseconds.
     pub fn catch_up(&self, name: &str) -> Result<(), super::MirrorError> {
         let Some(state) = self.current(name) else {
             let conn = self.served.connections.iter().find(|c| c.name == name);
@@ -183,9 +183,10 @@ impl Store {
         if !state.manifest_unchanged() {
             moved.push(state.manifest_path());
         }
-        let fresh = match moved.is_empty() {
-            true => state,
-            false => self.refresh_files(name, &moved)?,
+        let fresh = if moved.is_empty() {
+            state
+        } else {
+            self.refresh_files(name, &moved)?
         };
         // The disk matched `fresh` as of `epoch`: calls may trust the feed from there.
         if let (Some(e), Some(record)) = (epoch, self.record_of(&fresh)) {
