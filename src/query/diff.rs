@@ -160,21 +160,17 @@ enum Prepared {
     },
 }
 
-/// The header kept as the mirror keeps values (tagged JSON text): the value's own
-/// encoding is self-describing, which a compact encoding cannot read back.
+/// The header kept as the mirror keeps values (`stored::text`), as one mapping.
 mod header_text {
     use compat::value::{stored, Value};
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(header: &[(Value, Value)], s: S) -> Result<S::Ok, S::Error> {
-        let text =
-            stored::to_json(&Value::map(header.to_vec())).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&text)
+        stored::text::serialize(&Value::map(header.to_vec()), s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Value, Value)>, D::Error> {
-        let text = String::deserialize(d)?;
-        let value = stored::from_json(&text).map_err(serde::de::Error::custom)?;
+        let value = stored::text::deserialize(d)?;
         Ok(value.as_map().map(<[_]>::to_vec).unwrap_or_default())
     }
 }

@@ -174,15 +174,7 @@ impl Store {
         // A file recorded unsettled (stat'ed within a timestamp tick of its write) is read
         // again too, so its settled identity is stored: other processes trust only a
         // settled one (a start beside a live writer needs every file as stored).
-        let unsettled = |p: &PathBuf| state.identities.get(p).is_some_and(|id| !id.settled);
-        let mut moved: Vec<PathBuf> = state
-            .tracked()
-            .filter(|p| unsettled(p) || !state.unchanged_on_disk(p))
-            .cloned()
-            .collect();
-        if !state.manifest_unchanged() {
-            moved.push(state.manifest_path());
-        }
+        let moved = state.moved_files(|p| state.identities.get(p).is_some_and(|id| !id.settled));
         let fresh = if moved.is_empty() {
             state
         } else {
@@ -224,13 +216,7 @@ impl Store {
             // One sweep finds what moved; a sweep that could not finish reconciles.
             changes::Since::Unknown => match swept {
                 Swept::Indexed(which) => state.search.moved_paths(which),
-                Swept::Tracked => Some(
-                    state
-                        .tracked()
-                        .filter(|p| !state.unchanged_on_disk(p))
-                        .cloned()
-                        .collect(),
-                ),
+                Swept::Tracked => Some(state.moved_files(|_| false)),
             },
         };
         let fresh = match moved {

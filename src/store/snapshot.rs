@@ -214,9 +214,16 @@ impl Snapshot {
         self.on_disk_as(&self.manifest_path(), self.manifest_identity.as_ref())
     }
 
-    /// Every file this state read, and every declared file it found absent.
-    pub fn tracked(&self) -> impl Iterator<Item = &PathBuf> {
-        self.identities.keys().chain(&self.absent)
+    /// Every file this state read (the manifest among them) or found absent where the
+    /// print declares it, that is no longer on disk as this state holds it, or that `also`
+    /// names: one `stat` each, a sweep of the whole connection.
+    pub fn moved_files(&self, also: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
+        self.identities
+            .keys()
+            .chain(&self.absent)
+            .filter(|p| also(p) || !self.unchanged_on_disk(p))
+            .cloned()
+            .collect()
     }
 
     /// Whether this state read `path` (or found it absent where the print declares it),

@@ -81,13 +81,13 @@ impl Kept for Authored {
     const ENCODING: u32 = 1;
 }
 
-/// The entries kept as the mirror keeps values (tagged JSON text, one text for all): a
-/// value's own encoding is self-describing, which a compact encoding cannot read back.
+/// The entries kept as the mirror keeps values (`stored::text`), as one mapping of
+/// FQN to its list (`None` as null).
 mod entries_text {
     use std::collections::BTreeMap;
 
     use compat::value::{stored, Value};
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     type Entries = BTreeMap<String, Option<Vec<Value>>>;
 
@@ -101,13 +101,11 @@ mod entries_text {
                 })
                 .collect(),
         );
-        let text = stored::to_json(&as_value).map_err(serde::ser::Error::custom)?;
-        s.serialize_str(&text)
+        stored::text::serialize(&as_value, s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
-        let text = String::deserialize(d)?;
-        let value = stored::from_json(&text).map_err(serde::de::Error::custom)?;
+        let value = stored::text::deserialize(d)?;
         Ok(value
             .as_map()
             .unwrap_or_default()

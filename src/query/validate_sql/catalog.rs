@@ -453,12 +453,13 @@ pub fn adapter_of(state: &Snapshot) -> Adapter {
 /// back lends its columns but no joins, so the first one built from it after a change
 /// reads every table's joins again.
 #[derive(Serialize, Deserialize)]
-struct Stored<T, E> {
+struct Stored<T, E, R> {
     adapter: Adapter,
     tables: Vec<T>,
     /// Every edge, those a person rejected last.
     edges: Vec<E>,
-    read_from: HashMap<String, (u64, usize)>,
+    /// `Catalog::read_from`.
+    read_from: R,
 }
 
 /// A table as kept: what `Catalog::new` does not derive.
@@ -488,7 +489,7 @@ impl Serialize for Catalog {
                 })
                 .collect(),
             edges: self.edges.iter().chain(rejected).collect(),
-            read_from: self.read_from.clone(),
+            read_from: &self.read_from,
         }
         .serialize(serializer)
     }
@@ -496,8 +497,12 @@ impl Serialize for Catalog {
 
 impl<'de> Deserialize<'de> for Catalog {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Catalog, D::Error> {
-        let stored: Stored<StoredTable<String, Vec<String>, Vec<Column>>, Edge> =
-            Stored::deserialize(deserializer)?;
+        type Owned = Stored<
+            StoredTable<String, Vec<String>, Vec<Column>>,
+            Edge,
+            HashMap<String, (u64, usize)>,
+        >;
+        let stored = Owned::deserialize(deserializer)?;
         let tables = stored
             .tables
             .into_iter()

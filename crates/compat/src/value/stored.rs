@@ -32,6 +32,24 @@ pub fn from_json(text: &str) -> serde_json::Result<Value> {
     Ok(v)
 }
 
+/// A [`Value`] field kept as this module's JSON text inside another serde encoding
+/// (`#[serde(with = "compat::value::stored::text")]`): the value's own derived encoding
+/// is adjacently tagged, which a compact, non-self-describing encoding cannot read back.
+pub mod text {
+    use super::{from_json, to_json, Value};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    /// `v` as one string: its [`to_json`] text.
+    pub fn serialize<S: Serializer>(v: &Value, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_json(v).map_err(serde::ser::Error::custom)?)
+    }
+
+    /// The value a string of [`to_json`] text holds.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        from_json(&String::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
 /// The shared collections written so far, by address, with their numbers.
 #[derive(Default)]
 struct Written {
