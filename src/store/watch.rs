@@ -4,7 +4,9 @@
 //! re-hash what moved, re-parse what changed), falling back to a whole-connection
 //! reconcile for what a per-file update cannot settle (the manifest, an untracked path);
 //! `Rescan` (the feed cannot name what moved: a directory made or removed, a lost event)
-//! and the periodic `Tick` reconcile every file; `ProjectChanged` scans the pz project
+//! and the periodic `Tick` reconcile every file; `CatchUp`, once the feed watches every
+//! directory, `stat`s every file a connection tracks and re-reads what moved before it
+//! did (`Store::catch_up`); `ProjectChanged` scans the pz project
 //! again (`Store::refresh_project`: every file pz reads `stat`ed, what moved re-read).
 //! While a private index stands in, the loop also tries the configured location again
 //! (`Store::return_to_shared_index`) and, once it is back on it, reconciles everything.
