@@ -97,6 +97,9 @@ pub struct ServeArgs {
     /// dbprint beside a `dbprint` on PATH, the one python3/python imports, pipx's, uv's.
     #[arg(long)]
     pub reference_dir: Option<PathBuf>,
+    /// Run as the shared server listening on this socket (the stdio command starts it).
+    #[arg(long, hide = true)]
+    pub shared_host: Option<PathBuf>,
 }
 
 /// The default `--host`, dbprint's.

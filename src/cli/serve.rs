@@ -7,11 +7,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::{locate_project, refuse, serve_blocking, ServeArgs, Transport, DEFAULT_HOST};
+
+mod shared;
 use crate::config::git::Checkouts;
 use crate::config::reference::REFERENCE_DIR_ENV;
 use crate::config::{self, Served};
 use crate::ingest::ManifestRead;
 use crate::mcp::ServeError;
+use crate::store::references::ReferenceDocs;
 use crate::store::{owner, Connection, Reads, Store};
 
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
@@ -56,9 +59,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         Ok(l) => l,
         Err(e) => return Ok(refuse(&format!("error: {e}"))),
     };
-    if let Some(address) = &located.remote {
-        checkouts.keep_fresh(address.clone(), super::warn);
-    }
     let project = located.project;
     let served = match Served::resolve(&project, args.connection.as_deref()) {
         Ok(s) => s,
@@ -68,29 +68,91 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .index_dir
         .clone()
         .unwrap_or_else(|| config::default_index_dir(&project.project_root));
-    let opening = std::time::Instant::now();
-    let store = Arc::new(Store::open(served, &dir)?.with_reference_dir(args.reference_dir));
-    tracing::debug!(elapsed = ?opening.elapsed(), "store open");
-    let locator = args.project.as_deref().filter(|_| located.remote.is_some());
-    if let Err(e) = owner::record(&dir, &owner::Owner::now(&project.config_path, locator)) {
-        tracing::warn!(
-            "cannot record the index's project in {}: {e}",
-            dir.display()
-        );
+    let setup = Setup {
+        project,
+        remote: located.remote,
+        served,
+        dir,
+        reference_dir: args.reference_dir.clone(),
+        locator: args.project.clone(),
+    };
+    if let Some(socket) = &args.shared_host {
+        return shared::host(setup, socket);
     }
-    let _watcher = crate::store::watch::spawn(store.clone());
+    if matches!(args.transport, Transport::Stdio) && crate::mcp::shared::enabled() {
+        if let Some(code) = shared::attach(&setup)? {
+            return Ok(code);
+        }
+    }
+    in_process(setup, args.transport, &host, args.port)
+}
+
+/// What a served session is made from, once dbprint's checks passed: enough to open the
+/// store here, in a shared server, or in a session whose shared server was lost.
+#[derive(Clone)]
+pub(super) struct Setup {
+    project: crate::config::ProjectConfig,
+    remote: Option<crate::config::remote::RemoteAddress>,
+    served: Served,
+    dir: std::path::PathBuf,
+    reference_dir: Option<std::path::PathBuf>,
+    /// `--project` as given.
+    locator: Option<String>,
+}
+
+/// A store opened to serve, with its watcher and warm-up started.
+pub(super) struct Opened {
+    store: Arc<Store>,
+    summary: Summary,
+}
+
+impl Setup {
+    /// Open the store and start what keeps it fresh and warm (a git checkout's refresher
+    /// too): the part of a start that reads the index.
+    fn open(self) -> anyhow::Result<Opened> {
+        if let Some(address) = &self.remote {
+            Checkouts::from_env().keep_fresh(address.clone(), super::warn);
+        }
+        let opening = std::time::Instant::now();
+        let store = Store::open(self.served, &self.dir)?.with_reference_dir(self.reference_dir);
+        let store = Arc::new(store);
+        tracing::debug!(elapsed = ?opening.elapsed(), "store open");
+        let locator = self.locator.as_deref().filter(|_| self.remote.is_some());
+        if let Err(e) = owner::record(
+            &self.dir,
+            &owner::Owner::now(&self.project.config_path, locator),
+        ) {
+            tracing::warn!(
+                "cannot record the index's project in {}: {e}",
+                self.dir.display()
+            );
+        }
+        // The watcher holds the store to the process's end; it is never joined.
+        let _watcher = crate::store::watch::spawn(store.clone());
+        warm_in_background(store.clone());
+        let summary = Summary::of(&store, &self.project.project_root, locator, &self.dir);
+        tracing::debug!(elapsed = ?opening.elapsed(), "serving");
+        Ok(Opened { store, summary })
+    }
+}
+
+/// Serve from a store opened in this process, over stdio or HTTP.
+fn in_process(
+    setup: Setup,
+    transport: Transport,
+    host: &str,
+    port: Option<u16>,
+) -> anyhow::Result<ExitCode> {
+    let references = ReferenceDocs::new(setup.reference_dir.clone());
+    let Opened { store, summary } = setup.open()?;
     let closing = store.clone();
-    warm_in_background(store.clone());
-    let summary = Summary::of(&store, &project.project_root, locator, &dir);
-    tracing::debug!(elapsed = ?opening.elapsed(), "serving");
-    let (announced, references) = unavailable_references(store.clone());
-    let transport = args.transport;
-    let server = crate::mcp::dbprint::server(store.clone());
+    let (announced, references) = unavailable_references(references);
+    let server = crate::mcp::dbprint::server(store);
     let served = serve_blocking(async {
-        match (transport, args.port) {
+        match (transport, port) {
             (Transport::Http, Some(port)) => {
                 let limits = crate::mcp::sessions::SessionLimits::from_env();
-                crate::mcp::http::serve_http(server, &host, port, limits, |bound| {
+                crate::mcp::http::serve_http(server, host, port, limits, |bound| {
                     summary.announce(&over_http(bound));
                     let _ = announced.send(());
                 })
@@ -186,11 +248,15 @@ impl Summary {
     }
 
     /// The one line a person starting the server sees.
-    fn announce(&self, transport: &str) {
-        eprintln!(
+    fn line(&self, transport: &str) -> String {
+        format!(
             "printdex: serving {} {transport}: {}; {}",
             self.project, self.connections, self.index
-        );
+        )
+    }
+
+    fn announce(&self, transport: &str) {
+        eprintln!("{}", self.line(transport));
     }
 }
 
@@ -209,11 +275,11 @@ fn over_http(bound: &[SocketAddr]) -> String {
 /// looked for off the startup path (asking a Python interpreter takes a while), and said
 /// after the startup line, once the sender says it was printed (never, if serving failed).
 fn unavailable_references(
-    store: Arc<Store>,
+    references: ReferenceDocs,
 ) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
     let (announced, startup_said) = std::sync::mpsc::channel();
     let looking = std::thread::spawn(move || {
-        let missing = store.references().missing();
+        let missing = references.missing();
         if startup_said.recv().is_ok() {
             say_unavailable(&missing);
         }
@@ -221,7 +287,7 @@ fn unavailable_references(
     (announced, looking)
 }
 
-fn say_unavailable(missing: &[crate::config::reference::Document]) {
+pub(super) fn say_unavailable(missing: &[crate::config::reference::Document]) {
     if missing.is_empty() {
         return;
     }

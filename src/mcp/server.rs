@@ -66,6 +66,16 @@ impl<S: ToolSet> Server<S> {
         }
     }
 
+    /// The same tools and sources for another session, counting its own calls under way
+    /// (a session's end waits for its calls, not another's).
+    pub fn session(&self) -> Server<S> {
+        Server {
+            set: self.set.clone(),
+            tools: self.tools.clone(),
+            in_flight: Arc::default(),
+        }
+    }
+
     /// Tool calls under way.
     pub fn in_flight(&self) -> &Arc<InFlight> {
         &self.in_flight

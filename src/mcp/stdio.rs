@@ -21,9 +21,31 @@ use super::ServeError;
 /// Serve `server` over stdio until the client closes stdin (EOF) or a SIGTERM/SIGINT
 /// arrives; either way calls under way finish first (spec §7.3).
 pub async fn serve_stdio<S: ToolSet>(server: Server<S>) -> Result<(), ServeError> {
+    serve_lines(
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        shutdown_signal(),
+    )
+    .await
+}
+
+/// Serve `server` over any line stream (stdio, a shared server's socket, a pipe in
+/// memory) until its input ends or `stop` completes; either way calls under way finish
+/// first, bounded.
+pub async fn serve_lines<S, R, W>(
+    server: Server<S>,
+    read: R,
+    write: W,
+    stop: impl std::future::Future<Output = ()>,
+) -> Result<(), ServeError>
+where
+    S: ToolSet,
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let in_flight = server.in_flight().clone();
-    let transport =
-        LineTransport::new(tokio::io::stdin(), tokio::io::stdout()).draining(in_flight.clone());
+    let transport = LineTransport::new(read, write).draining(in_flight.clone());
     // No handshake gate: like the references' stdio sessions, a request that comes before
     // `initialize` is answered and a notification ignored, where rmcp's handshake would
     // end the session. `initialize` itself is answered by the handler, which negotiates.
@@ -32,7 +54,7 @@ pub async fn serve_stdio<S: ToolSet>(server: Server<S>) -> Result<(), ServeError
     let waiting = service.waiting();
     tokio::pin!(waiting);
     tokio::select! {
-        _ = shutdown_signal() => {
+        _ = stop => {
             // Let in-flight calls answer, bounded, then stop reading.
             let _ = tokio::time::timeout(Duration::from_secs(10), in_flight.drained()).await;
             cancel.cancel();

@@ -10,7 +10,18 @@ pub const EXIT_WITHIN: Duration = Duration::from_secs(60);
 
 /// The binary under test; `PRINTDEX_BIN` overrides it (a copy taken right after the build,
 /// when a shared target directory may be rebuilt from another tree meanwhile).
+///
+/// Its stdio sessions serve in-process (`PRINTDEX_SHARED=off`, set once for every child
+/// of this test binary): most tests hold one server process to what it does with its
+/// own index, its locks and its signals, and a shared server outliving a test would
+/// outlive its temporary files. `shared_server.rs` turns sharing on for its own.
 pub fn bin() -> PathBuf {
+    static SHARING_OFF: std::sync::Once = std::sync::Once::new();
+    SHARING_OFF.call_once(|| {
+        if std::env::var_os("PRINTDEX_SHARED").is_none() {
+            std::env::set_var("PRINTDEX_SHARED", "off");
+        }
+    });
     std::env::var_os("PRINTDEX_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_printdex")))
