@@ -15,9 +15,16 @@ a private temporary index (a `printdex-private-index-<pid>-*` directory in its T
 With `--settling`, one session is started first and the others as soon as it answered,
 while it settles (the reproduction of issue 27: none may fall back).
 The sum of the sessions' PSS is the row "three concurrent sessions ... together".
+
+Sessions serve in-process (`PRINTDEX_SHARED=off`) unless `--shared`: then they share one
+server per index (the default of `printdex serve` over stdio, on Unix), whose host process
+is measured too (its CPU to idle, RSS and PSS, counted once in the sum), with its sockets
+in a runtime directory of the bench's own; the host is stopped at the end.
 """
 import argparse
+import glob
 import os
+import signal
 import shutil
 import tempfile
 import threading
@@ -77,16 +84,29 @@ def wait_idle(pid, idle):
     return last
 
 
+def host_pids(runtime):
+    pids = []
+    for path in glob.glob(os.path.join(runtime, "*.pid")):
+        try:
+            with open(path) as f:
+                pids.append(int(f.read().strip()))
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
 class Session:
-    def __init__(self, exe, project, index, tmp, stderr=None):
+    def __init__(self, exe, project, index, tmp, stderr=None, env=None):
         self.tmp = tmp
         self.stderr = stderr
+        self.env = env or {}
         self.result = {}
         self.cmd = f"{exe} serve --project {project} --index-dir {index}"
 
     def run(self):
         started = time.perf_counter()
-        self.client = Client(self.cmd, cwd=".", env=dict(os.environ, TMPDIR=self.tmp),
+        self.client = Client(self.cmd, cwd=".",
+                             env=dict(os.environ, TMPDIR=self.tmp, **self.env),
                              stderr=self.stderr)
         self.client.result("tools/call", {"name": "list_tables", "arguments": {}})
         self.result["start to first list_tables (ms)"] = (time.perf_counter() - started) * 1000
@@ -116,10 +136,16 @@ def main():
     ap.add_argument("--sessions", type=int, default=3)
     ap.add_argument("--idle", type=float, default=3.0)
     ap.add_argument("--settling", action="store_true")
+    ap.add_argument("--shared", action="store_true",
+                    help="sessions share one server per index (the stdio default)")
     ap.add_argument("--stderr-dir", help="keep each session's stderr here (session-N.log); "
                     "PRINTDEX_LOG=debug says whether a start read beside a live writer")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="printdex-sessions-bench-")
+    runtime = os.path.join(tmp, "run")
+    os.mkdir(runtime, 0o700)
+    env = ({"PRINTDEX_SHARED": "on", "PRINTDEX_RUNTIME_DIR": runtime} if args.shared
+           else {"PRINTDEX_SHARED": "off"})
     # A thread per session: they start at once.
     logs = []
     if args.stderr_dir:
@@ -127,7 +153,7 @@ def main():
         logs = [open(os.path.join(args.stderr_dir, f"session-{i + 1}.log"), "w")
                 for i in range(args.sessions)]
     sessions = [Session(args.exe, os.path.abspath(args.project), os.path.abspath(args.index),
-                        tmp, logs[i] if logs else None) for i in range(args.sessions)]
+                        tmp, logs[i] if logs else None, env) for i in range(args.sessions)]
     try:
         def whole(s):
             s.run()
@@ -147,6 +173,14 @@ def main():
             t.join()
         for s in sessions:
             s.settle(args.idle)
+        hosts = host_pids(runtime)
+        host_pss = 0.0
+        for pid in hosts:
+            cpu = wait_idle(pid, args.idle)
+            rss, pss = memory_kib(pid)
+            host_pss += pss / 1024
+            print(f"shared server {pid}: CPU to idle {cpu:.1f} s, RSS {rss / 1024:.0f} MB, "
+                  f"PSS {pss / 1024:.0f} MB\n")
         keys = list(sessions[0].result)
         print("| measure | " + " | ".join(f"session {i + 1}" for i in range(len(sessions))) + " |")
         print("|---" * (len(sessions) + 1) + "|")
@@ -156,13 +190,19 @@ def main():
                 v = s.result.get(key)
                 cells.append(f"{v:.1f}" if isinstance(v, float) else str(v))
             print(f"| {key} | " + " | ".join(cells) + " |")
-        total_pss = sum(s.result["PSS (MB)"] for s in sessions)
-        print(f"\nPSS of the {len(sessions)} sessions together: {total_pss:.0f} MB")
+        total_pss = sum(s.result["PSS (MB)"] for s in sessions) + host_pss
+        print(f"\nPSS of the {len(sessions)} sessions together"
+              f"{' (and their shared server)' if hosts else ''}: {total_pss:.0f} MB")
     finally:
         for s in sessions:
             client = getattr(s, "client", None)
             if client is not None:
                 client.close()
+        for pid in host_pids(runtime):
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except OSError:
+                pass
         shutil.rmtree(tmp, ignore_errors=True)
         for log in logs:
             log.close()

@@ -8,7 +8,22 @@ use std::sync::Arc;
 
 use super::{locate_project, refuse, serve_blocking, ServeArgs, Transport, DEFAULT_HOST};
 
+#[cfg(unix)]
 mod shared;
+/// Without Unix sockets every session serves in-process (`mcp::shared::enabled` is false).
+#[cfg(not(unix))]
+mod shared {
+    pub(super) fn host(
+        _: super::Setup,
+        socket: &std::path::Path,
+    ) -> anyhow::Result<std::process::ExitCode> {
+        anyhow::bail!("{}: a shared server needs Unix sockets", socket.display())
+    }
+
+    pub(super) fn attach(_: &super::Setup) -> anyhow::Result<Option<std::process::ExitCode>> {
+        Ok(None)
+    }
+}
 use crate::config::git::Checkouts;
 use crate::config::reference::REFERENCE_DIR_ENV;
 use crate::config::{self, Served};

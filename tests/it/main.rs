@@ -28,6 +28,7 @@ mod resources;
 mod search;
 mod serve;
 mod shared_index;
+#[cfg(unix)]
 mod shared_server;
 #[cfg(unix)]
 mod soak;
