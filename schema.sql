@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS files (
     hash         TEXT,                  -- blake3 of the content, hex; NULL when absent
     parse_status TEXT NOT NULL,         -- ok | split | yaml_error | other_error | text | absent
     parse_error  TEXT,                  -- the exact error text when it did not parse
-    parsed       TEXT,                  -- the parsed value (tagged JSON, sharing kept: compat::value::stored)
+    parsed       BLOB,                  -- the parsed value (compat::value::packed, sharing kept); a description's text
     generation   INTEGER NOT NULL DEFAULT 0  -- the connection's generation (below) that last wrote the row
 );
 CREATE INDEX IF NOT EXISTS files_by_table ON files (connection, fqn);
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS generations (
 CREATE TABLE IF NOT EXISTS file_items (
     hash   TEXT NOT NULL,
     ord    INTEGER NOT NULL,
-    parsed TEXT NOT NULL,               -- one item (tagged JSON)
+    parsed BLOB NOT NULL,               -- one item (compat::value::packed)
     PRIMARY KEY (hash, ord)
 ) WITHOUT ROWID;
 

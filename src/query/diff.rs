@@ -160,17 +160,17 @@ enum Prepared {
     },
 }
 
-/// The header kept as the mirror keeps values (`stored::text`), as one mapping.
+/// The header kept as the mirror keeps values (`packed::bytes`), as one mapping.
 mod header_text {
-    use compat::value::{stored, Value};
+    use compat::value::{packed, Value};
     use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(header: &[(Value, Value)], s: S) -> Result<S::Ok, S::Error> {
-        stored::text::serialize(&Value::map(header.to_vec()), s)
+        packed::bytes::serialize(&Value::map(header.to_vec()), s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<(Value, Value)>, D::Error> {
-        let value = stored::text::deserialize(d)?;
+        let value = packed::bytes::deserialize(d)?;
         Ok(value.as_map().map(<[_]>::to_vec).unwrap_or_default())
     }
 }
@@ -297,7 +297,7 @@ struct Kept {
 }
 
 impl derived::Kept for Kept {
-    const ENCODING: u32 = 1;
+    const ENCODING: u32 = 2;
 
     /// A diff that moved since ingest is held whole in memory: only a diff whose events
     /// the mirror holds is small enough to keep.

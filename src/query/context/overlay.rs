@@ -78,15 +78,15 @@ pub struct Authored {
 }
 
 impl Kept for Authored {
-    const ENCODING: u32 = 1;
+    const ENCODING: u32 = 2;
 }
 
-/// The entries kept as the mirror keeps values (`stored::text`), as one mapping of
+/// The entries kept as the mirror keeps values (`packed::bytes`), as one mapping of
 /// FQN to its list (`None` as null).
 mod entries_text {
     use std::collections::BTreeMap;
 
-    use compat::value::{stored, Value};
+    use compat::value::{packed, Value};
     use serde::{Deserializer, Serializer};
 
     type Entries = BTreeMap<String, Option<Vec<Value>>>;
@@ -101,11 +101,11 @@ mod entries_text {
                 })
                 .collect(),
         );
-        stored::text::serialize(&as_value, s)
+        packed::bytes::serialize(&as_value, s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
-        let value = stored::text::deserialize(d)?;
+        let value = packed::bytes::deserialize(d)?;
         Ok(value
             .as_map()
             .unwrap_or_default()

@@ -11,7 +11,7 @@ use crate::error::Recover;
 use crate::ingest::{
     self, ConnectionScan, FileIdentity, FileRecord, ManifestRead, Parsed, Scanned,
 };
-use compat::value::{stored, Value};
+use compat::value::{packed, Value};
 
 mod generation;
 mod inspect;
@@ -30,7 +30,7 @@ mod tests;
 
 const SCHEMA: &str = include_str!("../../../schema.sql");
 /// Bump when `schema.sql` or the stored value encoding changes.
-pub const SCHEMA_VERSION: &str = "11";
+pub const SCHEMA_VERSION: &str = "12";
 
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
@@ -38,6 +38,9 @@ pub enum MirrorError {
     Sql(#[from] rusqlite::Error),
     #[error("mirror value encoding: {0}")]
     Encoding(#[from] serde_json::Error),
+    /// A stored parse that does not decode (`compat::value::packed`).
+    #[error("mirror value: {0}")]
+    Packed(#[from] packed::PackedError),
     /// The search index beside the mirror failed.
     #[error(transparent)]
     Index(#[from] crate::store::search::IndexError),
@@ -77,7 +80,7 @@ impl MirrorError {
             ),
             MirrorError::Io { .. } | MirrorError::Location(_) => true,
             MirrorError::Index(e) => e.unusable_location(),
-            MirrorError::Sql(_) | MirrorError::Encoding(_) => false,
+            MirrorError::Sql(_) | MirrorError::Encoding(_) | MirrorError::Packed(_) => false,
             MirrorError::Damaged(_) | MirrorError::NotServed(_) | MirrorError::NoLocation => false,
         }
     }
@@ -279,7 +282,7 @@ impl Mirror {
         hash: Option<&str>,
     ) -> Result<Option<(Parsed, Option<String>)>, MirrorError> {
         let db = self.db();
-        type Row = (ParseStatus, Option<String>, Option<String>, Option<String>);
+        type Row = (ParseStatus, Option<String>, Option<Vec<u8>>, Option<String>);
         let row: Option<Row> = db
             .query_row(
                 "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
@@ -291,7 +294,7 @@ impl Mirror {
             return Ok(None);
         };
         if status == ParseStatus::Split {
-            let mut whole = stored::from_json(parsed.as_deref().unwrap_or("null"))?;
+            let mut whole = packed_or_null(parsed.as_deref())?;
             let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
             if let Value::Map(pairs) = &mut whole {
                 if let Some((_, list)) = std::sync::Arc::make_mut(pairs)
@@ -306,13 +309,13 @@ impl Mirror {
         // Decoded after the lock is let go: a manifest runs to megabytes.
         drop(db);
         let parsed = match status {
-            ParseStatus::Ok => {
-                Parsed::Yaml(stored::from_json(parsed.as_deref().unwrap_or("null"))?)
-            }
+            ParseStatus::Ok => Parsed::Yaml(packed_or_null(parsed.as_deref())?),
             ParseStatus::YamlError => Parsed::YamlError(error.unwrap_or_default()),
             ParseStatus::OtherError => Parsed::OtherError(error.unwrap_or_default()),
             ParseStatus::Text => Parsed::Text,
-            ParseStatus::Prose => Parsed::Prose(parsed.unwrap_or_default()),
+            ParseStatus::Prose => {
+                Parsed::Prose(String::from_utf8_lossy(&parsed.unwrap_or_default()).into_owned())
+            }
             ParseStatus::Split | ParseStatus::Absent => Parsed::Absent,
         };
         Ok(Some((parsed, hash)))
@@ -321,7 +324,7 @@ impl Mirror {
     /// A split file's row (its document with the list emptied) while the row holds the
     /// content `hash` names; `None` when it holds other bytes or was not read in pieces.
     pub fn split_header(&self, path: &Path, hash: &str) -> Result<Option<Value>, MirrorError> {
-        let parsed: Option<Option<String>> = self
+        let parsed: Option<Option<Vec<u8>>> = self
             .db()
             .query_row(
                 "SELECT parsed FROM files WHERE path = ?1 AND hash = ?2 AND parse_status = 'split'",
@@ -330,7 +333,7 @@ impl Mirror {
             )
             .optional()?;
         match parsed {
-            Some(json) => Ok(Some(stored::from_json(json.as_deref().unwrap_or("null"))?)),
+            Some(bytes) => Ok(Some(packed_or_null(bytes.as_deref())?)),
             None => Ok(None),
         }
     }
@@ -347,7 +350,7 @@ impl Mirror {
         const CHUNK: i64 = 2048;
         let mut from = 0i64;
         loop {
-            let rows: Vec<(i64, String)> = {
+            let rows: Vec<(i64, Vec<u8>)> = {
                 let db = self.db();
                 let mut stmt = db.prepare_cached(
                     "SELECT ord, parsed FROM file_items WHERE hash = ?1 AND ord >= ?2 ORDER BY ord LIMIT ?3",
@@ -360,8 +363,8 @@ impl Mirror {
                 return Ok(Ok(()));
             };
             let full = rows.len() as i64 == CHUNK;
-            for (ord, json) in rows {
-                if let Err(e) = each(ord as u32, stored::from_json(&json)?) {
+            for (ord, bytes) in rows {
+                if let Err(e) = each(ord as u32, packed::from_bytes(&bytes)?) {
                     return Ok(Err(e));
                 }
             }
@@ -375,7 +378,7 @@ impl Mirror {
     /// The items at `ords` of the split list stored under `hash`, in the order asked;
     /// `None` for one the mirror no longer holds (its file was rewritten since).
     pub fn items_at(&self, hash: &str, ords: &[u32]) -> Result<Vec<Option<Value>>, MirrorError> {
-        let found: Vec<Option<String>> = {
+        let found: Vec<Option<Vec<u8>>> = {
             let db = self.db();
             // One read transaction for them all: each query on its own would take and
             // let go of the database's shared lock.
@@ -395,8 +398,9 @@ impl Mirror {
         };
         found
             .into_iter()
-            .map(|json| {
-                json.map(|j| stored::from_json(&j))
+            .map(|bytes| {
+                bytes
+                    .map(|b| packed::from_bytes(&b))
                     .transpose()
                     .map_err(Into::into)
             })
@@ -407,10 +411,10 @@ impl Mirror {
     fn items_on(db: &Connection, hash: &str) -> Result<Vec<Value>, MirrorError> {
         let mut stmt =
             db.prepare_cached("SELECT parsed FROM file_items WHERE hash = ?1 ORDER BY ord")?;
-        let rows = stmt.query_map(params![hash], |r| r.get::<_, String>(0))?;
+        let rows = stmt.query_map(params![hash], |r| r.get::<_, Vec<u8>>(0))?;
         let mut items = Vec::new();
         for row in rows {
-            items.push(stored::from_json(&row?)?);
+            items.push(packed::from_bytes(&row?)?);
         }
         Ok(items)
     }
@@ -427,7 +431,7 @@ impl Mirror {
             )?;
             for (i, item) in items.iter().enumerate() {
                 let ord = (first + i as u64) as i64;
-                insert.execute(params![hash, ord, stored::to_json(item)?])?;
+                insert.execute(params![hash, ord, packed::to_bytes(item)])?;
             }
         }
         tx.commit()?;
@@ -688,14 +692,14 @@ impl Mirror {
             }
         };
         let (status, error, parsed) = match parsed {
-            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(stored::to_json(v)?)),
+            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(packed::to_bytes(v))),
             // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => (ParseStatus::Split, None, Some(stored::to_json(header)?)),
+            Parsed::Split(header) => (ParseStatus::Split, None, Some(packed::to_bytes(header))),
             Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
             Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
             Parsed::Text => (ParseStatus::Text, None, None),
-            // Kept as written, not as JSON: it is text, and only find reads it.
-            Parsed::Prose(text) => (ParseStatus::Prose, None, Some(text.clone())),
+            // Kept as written, not packed: it is text, and only find reads it.
+            Parsed::Prose(text) => (ParseStatus::Prose, None, Some(text.as_bytes().to_vec())),
             Parsed::Absent => (ParseStatus::Absent, None, None),
         };
         let id = f.identity;
@@ -853,6 +857,14 @@ fn has_tables(db: &Connection) -> bool {
         r.get::<_, i64>(0)
     })
     .is_ok_and(|n| n > 0)
+}
+
+/// A stored parse (a row without one stands for `None`, Python's null).
+fn packed_or_null(bytes: Option<&[u8]>) -> Result<Value, MirrorError> {
+    match bytes {
+        Some(bytes) => Ok(packed::from_bytes(bytes)?),
+        None => Ok(Value::Null),
+    }
 }
 
 fn version_matches(db: &Connection) -> bool {

@@ -3,8 +3,8 @@
 //! str) can reproduce Python's text exactly.
 
 pub(crate) mod bigint;
+pub mod packed;
 pub(crate) mod pydict;
-pub mod stored;
 
 use std::sync::Arc;
 
@@ -150,7 +150,7 @@ impl Value {
 }
 
 /// A shared collection in serde's plain form: its items, written out wherever it stands
-/// ([`stored`] keeps the sharing).
+/// ([`packed`] keeps the sharing).
 mod arc_vec {
     use std::sync::Arc;
 
