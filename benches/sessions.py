@@ -136,6 +136,9 @@ def main():
     ap.add_argument("--sessions", type=int, default=3)
     ap.add_argument("--idle", type=float, default=3.0)
     ap.add_argument("--settling", action="store_true")
+    ap.add_argument("--later", action="store_true",
+                    help="with --shared: start the rest once the first session's shared "
+                    "server is idle (a new session on a project already served)")
     ap.add_argument("--shared", action="store_true",
                     help="sessions share one server per index (the stdio default)")
     ap.add_argument("--stderr-dir", help="keep each session's stderr here (session-N.log); "
@@ -159,7 +162,14 @@ def main():
             s.run()
             s.first_calls()
 
-        if args.settling:
+        if args.later:
+            # The rest start once the first and its shared server are idle.
+            whole(sessions[0])
+            sessions[0].settle(args.idle)
+            for pid in host_pids(runtime):
+                wait_idle(pid, args.idle)
+            threads, rest = [], sessions[1:]
+        elif args.settling:
             # The rest start as soon as the first answered, while it settles.
             sessions[0].run()
             threads = [threading.Thread(target=sessions[0].first_calls)]
