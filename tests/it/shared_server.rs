@@ -325,3 +325,38 @@ fn a_socket_directory_others_may_enter_costs_an_in_process_server() {
         "no host listens where others may enter"
     );
 }
+
+#[test]
+fn an_attached_session_answers_bad_lines_byte_for_byte_as_in_process() {
+    let hosts = Hosts::new("60");
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let mut invalid_utf8 = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"catalog"#.to_vec();
+    invalid_utf8.extend_from_slice(b"\xff\xfe*\"}}}");
+    let pad = "a".repeat(17 * 1024 * 1024);
+    let lines: Vec<Vec<u8>> = vec![
+        b"hello".to_vec(),
+        br#"{"jsonrpc":"2.0","id":9,"method":"pi"#.to_vec(),
+        invalid_utf8,
+        br#"{"jsonrpc":"2.0","id":18446744073709551616,"method":"ping"}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":"x","method":"no/such"}"#.to_vec(),
+        br#"[{"jsonrpc":"2.0","id":30,"method":"ping"}]"#.to_vec(),
+        format!(r#"{{"jsonrpc":"2.0","id":22,"method":"ping","params":{{"s":"{pad}"}}}}"#)
+            .into_bytes(),
+        br#"{"jsonrpc":"2.0","id":"still","method":"ping"}"#.to_vec(),
+    ];
+    let answers = |server: &mut Server| -> Vec<String> {
+        lines
+            .iter()
+            .map(|line| {
+                server.send_bytes(line);
+                server.next_line()
+            })
+            .collect()
+    };
+    let in_process = answers(&mut Server::start(project.path(), &[]));
+    let mut attached = hosts.session(project.path(), index.path());
+    assert_eq!(hosts.pids().len(), 1, "attached to a host");
+    assert_eq!(answers(&mut attached), in_process);
+    assert!(attached.alive());
+}
