@@ -46,6 +46,8 @@ def rpc(proc, rid, method, params=None):
 
 def start(args, log=False):
     env = dict(os.environ)
+    # One server process, killed and watched as one (not a session of a shared server).
+    env.setdefault("PRINTDEX_SHARED", "off")
     if log:
         env["PRINTDEX_LOG"] = "printdex::store::watch=debug"
     cmd = [args.exe, "serve", "--project", args.project, "--index-dir", args.index_dir]

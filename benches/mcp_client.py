@@ -1,12 +1,19 @@
 """The one stdio MCP client the bench scripts share: start a server command, shake hands,
-send requests and read each one's answer (notifications and other ids skipped)."""
+send requests and read each one's answer (notifications and other ids skipped).
+
+The server serves in-process (`PRINTDEX_SHARED=off`) unless the environment given (or this
+process's) sets `PRINTDEX_SHARED`: a bench measures one process's own work by default, and
+`PRINTDEX_SHARED=on` measures sessions attached to a shared server."""
 import json
+import os
 import shlex
 import subprocess
 
 
 class Client:
     def __init__(self, cmd, cwd, name="bench", stderr=None, env=None):
+        env = dict(os.environ if env is None else env)
+        env.setdefault("PRINTDEX_SHARED", "off")
         self.proc = subprocess.Popen(shlex.split(cmd), cwd=cwd, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE,
                                      stderr=stderr if stderr is not None else subprocess.DEVNULL,

@@ -32,7 +32,10 @@ class Server:
         self.proc = subprocess.Popen(
             [exe, "serve", "--project", project, "--index-dir", index],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, bufsize=1)
+            text=True, bufsize=1,
+            # Each server a process of its own, killed as one: several processes on one
+            # index is what this measures, not sessions of one shared server.
+            env=dict(os.environ, PRINTDEX_SHARED=os.environ.get("PRINTDEX_SHARED", "off")))
         self.rid = 0
         self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                     "clientInfo": {"name": "bench", "version": "1"}})
