@@ -210,6 +210,27 @@ pub struct FileRecord {
     pub scanned: Scanned,
 }
 
+impl FileRecord {
+    /// A file the mirror's row stands for, not read again.
+    pub fn unchanged(
+        path: &Path,
+        connection: &str,
+        fqn: Option<&str>,
+        kind: &str,
+        identity: Option<FileIdentity>,
+    ) -> FileRecord {
+        FileRecord {
+            path: path.to_path_buf(),
+            connection: connection.to_string(),
+            fqn: fqn.map(str::to_string),
+            kind: kind.to_string(),
+            identity,
+            hash: None,
+            scanned: Scanned::Unchanged,
+        }
+    }
+}
+
 /// Python's text-mode read: universal newlines.
 pub fn read_text(bytes: Vec<u8>) -> Result<String, String> {
     // Taken by value: a large file is held once, not copied.
@@ -274,6 +295,11 @@ pub trait Stored {
     fn absent(&self, _path: &Path) -> bool {
         false
     }
+    /// Whether a table's artifact may be taken as stored without a `stat`: a start's
+    /// scan, checked by the calls and then the catch-up (`store::Look::Trusting`).
+    fn trusted(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// Nothing stored: every file is read.
@@ -300,15 +326,7 @@ pub fn refresh_file(
     spill: Option<Spill>,
 ) -> FileRecord {
     let now = file_identity(path);
-    let unchanged = |identity| FileRecord {
-        path: path.to_path_buf(),
-        connection: connection.to_string(),
-        fqn: fqn.map(str::to_string),
-        kind: kind.to_string(),
-        identity,
-        hash: None,
-        scanned: Scanned::Unchanged,
-    };
+    let unchanged = |identity| FileRecord::unchanged(path, connection, fqn, kind, identity);
     if now.is_none() && known.absent(path) {
         // Still not there: nothing to read, nothing to store.
         return unchanged(None);
@@ -346,13 +364,8 @@ pub fn read_file_unless(
     spill: Option<Spill>,
 ) -> FileRecord {
     let mut record = FileRecord {
-        path: path.to_path_buf(),
-        connection: connection.to_string(),
-        fqn: fqn.map(str::to_string),
-        kind: kind.to_string(),
-        identity: None,
-        hash: None,
         scanned: Scanned::Read(Parsed::Absent),
+        ..FileRecord::unchanged(path, connection, fqn, kind, None)
     };
     // Identity before content: a write racing this read shows as a changed identity
     // later, or the identity is unsettled and the next check reads the bytes again.
@@ -680,14 +693,12 @@ fn read_all(
         for (fqn, dir, entry) in part {
             for (kind, file) in walk::declared_artifacts(entry) {
                 let path = dir.join(&file);
-                batch.push(refresh_file(
-                    &path,
-                    connection,
-                    Some(fqn),
-                    &kind,
-                    known,
-                    None,
-                ));
+                batch.push(if known.trusted(&path) {
+                    let identity = known.identity(&path);
+                    FileRecord::unchanged(&path, connection, Some(fqn), &kind, identity)
+                } else {
+                    refresh_file(&path, connection, Some(fqn), &kind, known, None)
+                });
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if n.is_multiple_of(64) || n == total {
                     progress(n, total);

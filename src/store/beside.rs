@@ -54,7 +54,14 @@ impl Store {
         let epoch = self.change_feed().map(changes::ChangeFeed::poll);
         // The rows read below are of this generation only if it is the same after.
         let generation = shared.mirror.generation(&conn.name)?;
-        let (scan, stored) = Self::scan_locked(&shared, conn, None, &|_, _| {}, false)?;
+        let (scan, stored) = Self::scan_locked(
+            &shared,
+            conn,
+            None,
+            &|_, _| {},
+            false,
+            super::Look::Everything,
+        )?;
         let Some(stored) = stored else {
             return Ok(None);
         };

@@ -183,7 +183,10 @@ impl Store {
                 continue;
             }
             let name = conn.name.clone();
-            store.reconcile_with_progress(&conn, &|done, total| progress(&name, done, total))?;
+            let progress = |done, total| progress(&name, done, total);
+            store.write(|shared, lock| {
+                store.reconcile_locked(shared, &conn, &progress, Look::Trusting, lock)
+            })?;
         }
         if store.project.is_some() {
             store.refresh_project()?;
@@ -234,7 +237,7 @@ impl Store {
                     hashes,
                     tables,
                     ..
-                } = store.ingest_locked(shared, &conn, &progress, lock)?;
+                } = store.ingest_locked(shared, &conn, &progress, Look::Everything, lock)?;
                 drop((manifest, absent, identities, hashes));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
@@ -407,7 +410,9 @@ impl Store {
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
     ) -> Result<Arc<Snapshot>, MirrorError> {
-        self.write(|shared, lock| self.reconcile_locked(shared, conn, progress, lock))
+        self.write(|shared, lock| {
+            self.reconcile_locked(shared, conn, progress, Look::Everything, lock)
+        })
     }
 
     /// `reconcile` on `shared`, for a caller holding its write lock.
@@ -416,10 +421,11 @@ impl Store {
         shared: &Arc<Shared>,
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
+        look: Look,
         lock: &WriteLock,
     ) -> Result<Arc<Snapshot>, MirrorError> {
         let started = std::time::Instant::now();
-        let ingested = self.ingest_locked(shared, conn, progress, lock)?;
+        let ingested = self.ingest_locked(shared, conn, progress, look, lock)?;
         let Ingested {
             manifest,
             manifest_identity,
@@ -468,11 +474,16 @@ impl Store {
         shared: &Arc<Shared>,
         conn: &ConnectionConfig,
         progress: crate::ingest::Progress,
+        look: Look,
         _lock: &WriteLock,
     ) -> Result<Ingested, MirrorError> {
         let started = std::time::Instant::now();
-        // Before the scan: a change while it runs leaves the new state unverified.
-        let epoch = self.change_feed().map(changes::ChangeFeed::poll);
+        // Before the scan: a change while it runs leaves the new state unverified. A
+        // trusting scan verifies nothing.
+        let epoch = match look {
+            Look::Everything => self.change_feed().map(changes::ChangeFeed::poll),
+            Look::Trusting => None,
+        };
         // This process's last state is a base for the scan only while it is of the
         // mirror's generation: rows another process sharing the index wrote since (or
         // that a call of this one stored) are what the disk is compared with, never a
@@ -482,7 +493,7 @@ impl Store {
         let current = Self::built_on(self.current(&conn.name), shared)
             .filter(|state| state.generation == generation);
         let (scan, from_mirror) =
-            Self::scan_locked(shared, conn, current.as_deref(), progress, true)?;
+            Self::scan_locked(shared, conn, current.as_deref(), progress, true, look)?;
         let scanned = started.elapsed();
         // `None`: the maps are the mirror's, read once the records are gone.
         let maps: Option<Maps> = if shared.mirror.unchanged(&conn.name, &scan)? {
@@ -566,6 +577,7 @@ impl Store {
         base: Option<&Snapshot>,
         progress: crate::ingest::Progress,
         spill: bool,
+        look: Look,
     ) -> Result<(ingest::ConnectionScan, Option<mirror::StoredFiles<'m>>), MirrorError> {
         let stash: ingest::Spill = &shared.mirror;
         let spill = spill.then_some(stash);
@@ -588,7 +600,10 @@ impl Store {
             let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             (head, stored)
         });
-        let stored = stored?;
+        let stored = match look {
+            Look::Everything => stored?,
+            Look::Trusting => stored?.trusting(),
+        };
         if head.read_any() {
             // The manifest's and the diff's parses leave much freed behind.
             memory::release_freed();
@@ -704,7 +719,7 @@ impl Store {
         let Some(state) =
             current.filter(|s| paths.len() <= REFRESH_AT_MOST && s.manifest_unchanged())
         else {
-            return self.reconcile_locked(shared, conn, &|_, _| {}, lock);
+            return self.reconcile_locked(shared, conn, &|_, _| {}, Look::Everything, lock);
         };
         let manifest = state.manifest_path();
         // What another process sharing the index (or a call of this one) stored since
@@ -721,7 +736,7 @@ impl Store {
                 rows.into_iter().for_each(|row| delta.written(row));
             }
             Written::Rows(_) | Written::Reshaped => {
-                return self.reconcile_locked(shared, conn, &|_, _| {}, lock)
+                return self.reconcile_locked(shared, conn, &|_, _| {}, Look::Everything, lock)
             }
         }
         let mut wanted: Vec<(PathBuf, Option<String>, String)> = Vec::new();
@@ -732,7 +747,9 @@ impl Store {
             }
             let tracked = match shared.mirror.status(path)? {
                 Some(row) if *path != manifest && !path.is_dir() => row,
-                _ => return self.reconcile_locked(shared, conn, &|_, _| {}, lock),
+                _ => {
+                    return self.reconcile_locked(shared, conn, &|_, _| {}, Look::Everything, lock)
+                }
             };
             wanted.push((path.to_path_buf(), tracked.fqn, tracked.kind));
         }
@@ -826,6 +843,20 @@ impl Store {
 type Maps = (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>);
 
 /// A connection as a whole scan left it, before the search index is brought in line.
+/// How a whole reconcile looks at the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// Every file `stat`ed against what the mirror stores.
+    Everything,
+    /// A start: the manifest and the connection files are `stat`ed, but a table's
+    /// artifacts with a settled stored identity (or a stored absence) stand unchecked.
+    /// Sound because a start's snapshot is verified at no feed epoch: until the catch-up
+    /// `stat`s every file once the feed watches (`Store::catch_up`), a call checks each
+    /// file it reads and a call over every table sweeps them. The start saves a `stat` of
+    /// every file, which the catch-up makes anyway.
+    Trusting,
+}
+
 struct Ingested {
     manifest: ingest::ManifestRead,
     manifest_identity: Option<FileIdentity>,

@@ -584,4 +584,50 @@ pub(super) mod tests {
         assert_ne!(joined.version_of(&file), before.version_of(&file));
         drop(project);
     }
+
+    #[test]
+    fn a_start_takes_settled_stored_files_as_stored_and_calls_still_answer_the_disk() {
+        let (project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
+        // Settled before the first start stores them (50 ms past a fine timestamp).
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        drop(crate::store::Store::open(served.clone(), index.path()).unwrap());
+
+        // Edited while no process runs.
+        let table = project.path().join("prints/library/stacks/members/patrons");
+        let stats = table.join("statistics.yaml");
+        let text = std::fs::read_to_string(&stats).unwrap();
+        std::fs::write(&stats, format!("{text}\n# edited while no server ran\n")).unwrap();
+        let description = table.join("description.md");
+        std::fs::write(&description, "Edited while no server ran.\n").unwrap();
+
+        let store = crate::store::Store::open(served, index.path()).unwrap();
+        let started = store.current("library").unwrap();
+        // The start did not look: it holds the stored versions, verified at no epoch.
+        let stored_stats = started.version_of(&stats);
+        assert_ne!(
+            stored_stats,
+            blake3::hash(std::fs::read(&stats).unwrap().as_slice())
+                .to_hex()
+                .to_string()
+        );
+        assert!(store.record_of(&started).unwrap().verified().is_none());
+        // A call that reads the table's statistics answers the disk.
+        let read = store
+            .fresh(
+                crate::store::Connection(None),
+                crate::store::Reads::TableStatistics("stacks.members.patrons"),
+            )
+            .unwrap();
+        assert_ne!(read.version_of(&stats), stored_stats);
+        // The catch-up finds the rest.
+        store.catch_up("library").unwrap();
+        let caught_up = store.current("library").unwrap();
+        assert_eq!(
+            caught_up.version_of(&description),
+            blake3::hash(b"Edited while no server ran.\n")
+                .to_hex()
+                .to_string()
+        );
+    }
 }

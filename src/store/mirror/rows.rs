@@ -96,6 +96,7 @@ impl Maps {
             identities: self.identities,
             hashes: self.hashes,
             absent: self.absent,
+            trusting: false,
         }
     }
 }
@@ -107,9 +108,19 @@ pub struct StoredFiles<'a> {
     hashes: HashMap<PathBuf, String>,
     /// Paths stored as declared but absent.
     absent: std::collections::HashSet<PathBuf>,
+    /// A start's scan: settled stored identities and stored absences stand unchecked.
+    trusting: bool,
 }
 
 impl StoredFiles<'_> {
+    /// Let a scan take every settled stored identity (and stored absence) as the disk's
+    /// without a `stat`: a start, whose snapshot the catch-up checks (see
+    /// `ingest::Stored::trusted`).
+    pub fn trusting(mut self) -> Self {
+        self.trusting = true;
+        self
+    }
+
     /// The stored identities and content hashes by path, and the paths stored absent.
     pub fn into_parts(self) -> StoredParts {
         (self.identities, self.hashes, self.absent)
@@ -131,6 +142,14 @@ impl Stored for StoredFiles<'_> {
 
     fn absent(&self, path: &Path) -> bool {
         self.absent.contains(path)
+    }
+
+    fn trusted(&self, path: &Path) -> bool {
+        self.trusting
+            && match self.identities.get(path) {
+                Some(identity) => identity.settled,
+                None => self.absent.contains(path),
+            }
     }
 }
 
