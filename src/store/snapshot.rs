@@ -277,12 +277,55 @@ pub struct ContentVersions {
 
 impl ContentVersions {
     pub fn of(hashes: &HashMap<PathBuf, String>) -> ContentVersions {
-        let mut v = ContentVersions::default();
-        for (path, hash) in hashes {
-            v.toggle(path, hash);
-            v.toggle_presence(path);
+        /// Below this many files one thread does it all.
+        const PER_THREAD: usize = 16 * 1024;
+        let files: Vec<(&PathBuf, &String)> = hashes.iter().collect();
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(files.len().div_ceil(PER_THREAD))
+            .max(1);
+        let part = |chunk: &[(&PathBuf, &String)]| {
+            let mut v = ContentVersions::default();
+            for (path, hash) in chunk {
+                v.toggle(path, hash);
+                v.toggle_presence(path);
+            }
+            v
+        };
+        if workers == 1 {
+            return part(&files);
         }
-        v
+        // Each digest is an XOR of its files' own: parts made apart fold into one.
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = files
+                .chunks(files.len().div_ceil(workers))
+                .map(|chunk| scope.spawn(move || part(chunk)))
+                .collect();
+            parts
+                .into_iter()
+                .fold(ContentVersions::default(), |mut v, p| {
+                    let p = p.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+                    v.fold_in(p);
+                    v
+                })
+        })
+    }
+
+    /// XOR another set of files' digests into these (the two sets disjoint).
+    fn fold_in(&mut self, other: ContentVersions) {
+        xor(&mut self.all, &other.all);
+        for (mine, theirs) in [
+            (&mut self.by_name, other.by_name),
+            (&mut self.present_by_name, other.present_by_name),
+        ] {
+            for (name, digest) in theirs {
+                let named = mine.entry(name.clone()).or_default();
+                xor(named, &digest);
+                if *named == [0; 32] {
+                    mine.remove(&name);
+                }
+            }
+        }
     }
 
     /// Account for `path` moving from content `old` to `new` (`None`: absent).
@@ -629,5 +672,28 @@ pub(super) mod tests {
                 .to_hex()
                 .to_string()
         );
+    }
+
+    #[test]
+    fn content_versions_made_in_parts_equal_those_made_in_one_pass() {
+        let hashes: HashMap<PathBuf, String> = (0..40_000)
+            .map(|i| {
+                let name = ["statistics.yaml", "ddl.sql", "relationships.yaml"][i % 3];
+                (
+                    PathBuf::from(format!("/p/t{i}/{name}")),
+                    blake3::hash(&i.to_le_bytes()).to_hex().to_string(),
+                )
+            })
+            .collect();
+        let mut one_pass = ContentVersions::default();
+        for (path, hash) in &hashes {
+            one_pass.update(path, None, Some(hash));
+        }
+        assert_eq!(ContentVersions::of(&hashes), one_pass);
+        let mut emptied = one_pass;
+        for (path, hash) in &hashes {
+            emptied.update(path, Some(hash), None);
+        }
+        assert_eq!(emptied, ContentVersions::default());
     }
 }

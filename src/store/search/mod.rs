@@ -437,10 +437,12 @@ impl SearchIndex {
 
     /// Read back which tables the index holds, and under which keys.
     fn load_known(&self) -> Result<Known, IndexError> {
+        let started = std::time::Instant::now();
         let opstamp = self.index.load_metas()?.opstamp;
         self.reader.reload()?;
         let mut known = self.known_in(&self.reader.searcher())?;
         known.opstamp = opstamp;
+        tracing::debug!(elapsed = ?started.elapsed(), "the index's table keys read");
         Ok(known)
     }
 
