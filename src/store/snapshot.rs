@@ -439,6 +439,11 @@ impl SplitItems {
 
 #[cfg(test)]
 pub(super) mod tests {
+    /// The content version of these bytes (their blake3, in hex).
+    fn content_version(bytes: &[u8]) -> String {
+        blake3::hash(bytes).to_hex().to_string()
+    }
+
     use super::*;
 
     fn hashes(pairs: &[(&str, &str)]) -> HashMap<PathBuf, String> {
@@ -593,9 +598,7 @@ pub(super) mod tests {
         let after = store.current("library").unwrap();
         assert_eq!(
             after.version_of(&edited),
-            blake3::hash(b"Edited during the start.\n")
-                .to_hex()
-                .to_string()
+            content_version(b"Edited during the start.\n")
         );
         assert_eq!(after.version_of(&removed), "absent");
         assert_ne!(before.version_of(&edited), after.version_of(&edited));
@@ -668,9 +671,7 @@ pub(super) mod tests {
         let caught_up = store.current("library").unwrap();
         assert_eq!(
             caught_up.version_of(&description),
-            blake3::hash(b"Edited while no server ran.\n")
-                .to_hex()
-                .to_string()
+            content_version(b"Edited while no server ran.\n")
         );
     }
 
@@ -681,7 +682,7 @@ pub(super) mod tests {
                 let name = ["statistics.yaml", "ddl.sql", "relationships.yaml"][i % 3];
                 (
                     PathBuf::from(format!("/p/t{i}/{name}")),
-                    blake3::hash(&i.to_le_bytes()).to_hex().to_string(),
+                    content_version(&i.to_le_bytes()),
                 )
             })
             .collect();

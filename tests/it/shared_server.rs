@@ -109,6 +109,12 @@ fn eventually(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Hosts with this idle limit, a copy of the library project, and an index directory.
+fn set_up(idle_secs: &'static str) -> (Hosts, tempfile::TempDir, tempfile::TempDir) {
+    let index = tempfile::tempdir().unwrap();
+    (Hosts::new(idle_secs), library(), index)
+}
+
 fn library() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixtures().join("library"), dir.path());
@@ -144,9 +150,7 @@ fn in_process_answers(project: &Path) -> Vec<String> {
 
 #[test]
 fn sessions_on_one_index_attach_to_the_one_shared_server_and_answer_as_in_process() {
-    let hosts = Hosts::new("60");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("60");
     let expected = in_process_answers(project.path());
 
     let mut first = hosts.session(project.path(), index.path());
@@ -172,9 +176,7 @@ fn sessions_on_one_index_attach_to_the_one_shared_server_and_answer_as_in_proces
 
 #[test]
 fn five_sessions_started_at_once_share_one_server() {
-    let hosts = Hosts::new("60");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("60");
     let expected = in_process_answers(project.path());
     let answered: Vec<Vec<String>> = std::thread::scope(|scope| {
         let started: Vec<_> = (0..5)
@@ -194,9 +196,7 @@ fn five_sessions_started_at_once_share_one_server() {
 
 #[test]
 fn a_session_whose_shared_server_is_killed_keeps_answering_in_process() {
-    let hosts = Hosts::new("60");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("60");
     let expected = in_process_answers(project.path());
     let mut server = hosts.session(project.path(), index.path());
     assert_eq!(answers(&mut server), expected);
@@ -222,9 +222,7 @@ fn a_session_whose_shared_server_is_killed_keeps_answering_in_process() {
 
 #[test]
 fn a_stopped_shared_server_costs_a_new_session_an_in_process_server_within_seconds() {
-    let hosts = Hosts::new("60");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("60");
     let expected = in_process_answers(project.path());
     drop(hosts.session(project.path(), index.path()));
     let host = hosts.pids()[0];
@@ -242,9 +240,7 @@ fn a_stopped_shared_server_costs_a_new_session_an_in_process_server_within_secon
 
 #[test]
 fn a_binary_of_another_version_neither_attaches_nor_is_attached_to() {
-    let hosts = Hosts::new("60");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("60");
     let expected = in_process_answers(project.path());
     // A copy of the binary is another build: another size or modification time.
     let copies = tempfile::tempdir().unwrap();
@@ -278,9 +274,7 @@ fn a_binary_of_another_version_neither_attaches_nor_is_attached_to() {
 
 #[test]
 fn an_idle_shared_server_exits_and_edits_between_sessions_are_answered() {
-    let hosts = Hosts::new("2");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("2");
     let stats = project
         .path()
         .join("prints/library/stacks/lending/loans/statistics.yaml");
@@ -313,11 +307,9 @@ fn an_idle_shared_server_exits_and_edits_between_sessions_are_answered() {
 
 #[test]
 fn a_socket_directory_others_may_enter_costs_an_in_process_server() {
-    let hosts = Hosts::new("60");
+    let (hosts, project, index) = set_up("60");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(hosts.runtime(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
     let mut server = hosts.session(project.path(), index.path());
     assert_eq!(answers(&mut server), in_process_answers(project.path()));
     assert!(
@@ -328,9 +320,7 @@ fn a_socket_directory_others_may_enter_costs_an_in_process_server() {
 
 #[test]
 fn an_attached_session_answers_bad_lines_byte_for_byte_as_in_process() {
-    let hosts = Hosts::new("60");
-    let project = library();
-    let index = tempfile::tempdir().unwrap();
+    let (hosts, project, index) = set_up("60");
     let mut invalid_utf8 = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_tables","arguments":{"pattern":"catalog"#.to_vec();
     invalid_utf8.extend_from_slice(b"\xff\xfe*\"}}}");
     let pad = "a".repeat(17 * 1024 * 1024);
