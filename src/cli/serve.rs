@@ -1,5 +1,6 @@
 //! `printdex serve`: dbprint serve's checks in dbprint's order and words, then the store,
-//! the watcher, a git checkout's refresher, one startup line, and the transport.
+//! the watcher, a git checkout's refresher, one startup line, and the transport; over
+//! stdio, a shared server's session when one can be had (`shared`).
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -7,6 +8,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use super::{locate_project, refuse, serve_blocking, ServeArgs, Transport, DEFAULT_HOST};
+use crate::config::git::Checkouts;
+use crate::config::reference::REFERENCE_DIR_ENV;
+use crate::config::{self, Served};
+use crate::ingest::ManifestRead;
+use crate::mcp::ServeError;
+use crate::store::references::ReferenceDocs;
+use crate::store::{owner, Connection, Reads, Store};
 
 #[cfg(unix)]
 mod shared;
@@ -24,13 +32,6 @@ mod shared {
         Ok(None)
     }
 }
-use crate::config::git::Checkouts;
-use crate::config::reference::REFERENCE_DIR_ENV;
-use crate::config::{self, Served};
-use crate::ingest::ManifestRead;
-use crate::mcp::ServeError;
-use crate::store::references::ReferenceDocs;
-use crate::store::{owner, Connection, Reads, Store};
 
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "::1", "localhost"];
 /// uvicorn's exit status when it cannot start (a port it cannot bind), as dbprint exits.
