@@ -232,7 +232,7 @@ fn a_stopped_shared_server_costs_a_new_session_an_in_process_server_within_secon
     let waited = since.elapsed();
     send_signal(host, "-CONT");
     assert!(
-        waited < Duration::from_secs(60),
+        waited < Duration::from_secs(30),
         "a stopped host is given up on after its silence, not waited for: {waited:?}"
     );
     assert_eq!(answers(&mut server), expected);
@@ -349,4 +349,18 @@ fn an_attached_session_answers_bad_lines_byte_for_byte_as_in_process() {
     assert_eq!(hosts.pids().len(), 1, "attached to a host");
     assert_eq!(answers(&mut attached), in_process);
     assert!(attached.alive());
+}
+
+#[test]
+fn a_signalled_session_ends_and_its_shared_server_serves_the_others() {
+    let (hosts, project, index) = set_up("60");
+    let expected = in_process_answers(project.path());
+    let first = hosts.session(project.path(), index.path());
+    let mut second = hosts.session(project.path(), index.path());
+    let host = hosts.pids()[0];
+    first.signal("-TERM");
+    let status = first.wait();
+    assert!(status.success(), "{status:?}");
+    assert!(alive(host), "the host outlives a session's command");
+    assert_eq!(answers(&mut second), expected);
 }

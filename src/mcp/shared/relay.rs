@@ -70,7 +70,10 @@ where
                     forward_whole_lines(&mut answers, &mut session, &mut stdout).await?;
                 }
                 _ => {
-                    if input_ended && session.unanswered.is_empty() {
+                    // Done: the session ended and all is answered, or a signal asked this
+                    // command to stop (what the host did not answer in its drain is not
+                    // worth opening the index for).
+                    if input_ended && (session.unanswered.is_empty() || drain_until.is_some()) {
                         break;
                     }
                     // Lost before the session ended: go on in-process (once; if that
