@@ -13,6 +13,7 @@ use crate::config::reference::REFERENCE_DIR_ENV;
 use crate::config::{self, Served};
 use crate::ingest::ManifestRead;
 use crate::mcp::ServeError;
+use crate::query::Warm;
 use crate::store::references::ReferenceDocs;
 use crate::store::{owner, Connection, Reads, Store};
 
@@ -125,7 +126,7 @@ pub(super) struct Opened {
 impl Setup {
     /// Open the store and start what keeps it fresh and warm (a git checkout's refresher
     /// too): the part of a start that reads the index.
-    fn open(self) -> anyhow::Result<Opened> {
+    fn open(self, warm: Warm) -> anyhow::Result<Opened> {
         if let Some(address) = &self.remote {
             Checkouts::from_env().keep_fresh(address.clone(), super::warn);
         }
@@ -145,7 +146,7 @@ impl Setup {
         }
         // The watcher holds the store to the process's end; it is never joined.
         let _watcher = crate::store::watch::spawn(store.clone());
-        warm_in_background(store.clone());
+        warm_in_background(store.clone(), warm);
         let summary = Summary::of(&store, &self.project.project_root, locator, &self.dir);
         tracing::debug!(elapsed = ?opening.elapsed(), "serving");
         Ok(Opened { store, summary })
@@ -160,7 +161,7 @@ fn in_process(
     port: Option<u16>,
 ) -> anyhow::Result<ExitCode> {
     let references = ReferenceDocs::new(setup.reference_dir.clone());
-    let Opened { store, summary } = setup.open()?;
+    let Opened { store, summary } = setup.open(Warm::Unkept)?;
     let closing = store.clone();
     let (announced, references) = unavailable_references(references);
     let server = crate::mcp::dbprint::server(store);
@@ -197,17 +198,18 @@ fn in_process(
 }
 
 /// Large diffs, get_table_context's overlay indexes and validate_sql's catalog are built
-/// off the request path before their first call.
-fn warm_in_background(store: Arc<Store>) {
+/// (or, with `Warm::Everything`, read back too) off the request path before their first
+/// call.
+fn warm_in_background(store: Arc<Store>, warm: Warm) {
     std::thread::spawn(move || {
         // After the client's first requests (handshake, a first listing), which would
         // otherwise share the cores with this.
         std::thread::sleep(std::time::Duration::from_millis(300));
         for name in store.served.served_names_sorted() {
             if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::Manifest) {
-                crate::query::diff::warm(&state);
+                crate::query::diff::warm(&state, warm);
                 crate::query::context::warm(&state);
-                crate::query::validate_sql::warm(&state);
+                crate::query::validate_sql::warm(&state, warm);
             }
         }
         // They read the whole print: what they freed goes back to the system.

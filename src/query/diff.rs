@@ -374,11 +374,12 @@ pub fn withheld(state: &Snapshot, path: &Path) -> Result<Option<Withheld>, Query
 /// Build the connection's diff ahead of its first call (serve runs this in the background
 /// at startup): the first build of a large diff reads megabytes from the mirror, which a
 /// call should not wait for.
-pub fn warm(state: &Snapshot) {
+pub fn warm(state: &Snapshot, warm: crate::query::Warm) {
     let root = &state.config.print_root;
     let path = root.join(DIFF_FILENAME);
     let (scope, key) = prepared_keys(state, &path);
-    if path.is_file() && walk::contained(root, &path) && !state.is_kept(&scope, &key) {
+    let wanted = warm == crate::query::Warm::Everything || !state.is_kept(&scope, &key);
+    if path.is_file() && walk::contained(root, &path) && wanted {
         // A failure here is the first call's to report, in its own words.
         let _ = prepared(state, &path);
     }

@@ -23,3 +23,15 @@ pub mod tables;
 pub mod validate_sql;
 pub mod value;
 pub mod value_resolution;
+
+/// What a server's warm-up makes before the first calls ask for it (`diff::warm`,
+/// `validate_sql::warm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warm {
+    /// Only what no earlier process kept: a session's own server, which should not pay
+    /// to read back what it may never be asked for.
+    Unkept,
+    /// What is kept too, read back: a shared server, whose sessions' first calls all
+    /// come after its one warm-up.
+    Everything,
+}

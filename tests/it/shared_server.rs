@@ -364,3 +364,39 @@ fn a_signalled_session_ends_and_its_shared_server_serves_the_others() {
     assert!(alive(host), "the host outlives a session's command");
     assert_eq!(answers(&mut second), expected);
 }
+
+#[test]
+fn a_shared_server_reads_back_what_is_kept_before_its_sessions_ask() {
+    let (hosts, project, index) = set_up("1");
+    let logged = |c: &mut Command| {
+        hosts.share(c);
+        c.env("PRINTDEX_LOG", "printdex=debug");
+    };
+    let session =
+        || Server::start_with(project.path().as_os_str(), &[], Some(index.path()), logged);
+    // The first host builds validate_sql's catalog and keeps it, then exits when idle.
+    let mut first = session();
+    first.call("validate_sql", json!({"sql": "SELECT 1"}));
+    drop(first);
+    let host = hosts.pids()[0];
+    eventually("the idle host exits", Duration::from_secs(60), || {
+        !alive(host)
+    });
+
+    // The next host reads it back in its warm-up, before any call asks for it.
+    let _second = session();
+    let log = files_ending(&hosts.runtime(), ".log")
+        .pop()
+        .expect("the host's log");
+    eventually(
+        "the catalog read back without a call",
+        Duration::from_secs(60),
+        || {
+            std::fs::read_to_string(&log).is_ok_and(|text| {
+                text.lines().any(|l| {
+                    l.contains("a kept value read back") && l.contains("validate_sql catalog")
+                })
+            })
+        },
+    );
+}

@@ -9,6 +9,7 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use super::{say_unavailable, Opened, Setup};
 use crate::cli::serve_blocking;
 use crate::mcp::shared::{self, Address, Host, InProcess, Ready};
+use crate::query::Warm;
 use crate::store::references::ReferenceDocs;
 
 impl Setup {
@@ -35,7 +36,7 @@ impl Setup {
 
     /// A server opened in this process for a session whose host was lost.
     fn in_process(self) -> Result<InProcess<crate::mcp::dbprint::DbprintTools>, String> {
-        let Opened { store, .. } = self.open().map_err(|e| format!("{e:#}"))?;
+        let Opened { store, .. } = self.open(Warm::Unkept).map_err(|e| format!("{e:#}"))?;
         let closing = store.clone();
         Ok(InProcess {
             server: crate::mcp::dbprint::server(store),
@@ -111,7 +112,9 @@ pub(super) fn host(setup: Setup, socket: &Path) -> anyhow::Result<ExitCode> {
     };
     let (keep, kept) = std::sync::mpsc::channel();
     let opening = async move {
-        let opened = tokio::task::spawn_blocking(move || setup.open())
+        // Its sessions' first calls all come after its one warm-up: what is kept is
+        // read back then, not at the first call.
+        let opened = tokio::task::spawn_blocking(move || setup.open(Warm::Everything))
             .await
             .map_err(|e| e.to_string())?
             .map_err(|e| format!("{e:#}"))?;
