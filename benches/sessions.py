@@ -100,6 +100,7 @@ class Session:
         self.tmp = tmp
         self.stderr = stderr
         self.env = env or {}
+        self.pause = 0.0
         self.result = {}
         self.cmd = f"{exe} serve --project {project} --index-dir {index}"
 
@@ -112,6 +113,7 @@ class Session:
         self.result["start to first list_tables (ms)"] = (time.perf_counter() - started) * 1000
 
     def first_calls(self):
+        time.sleep(self.pause)
         for label, method, params in FIRST_CALLS:
             t = time.perf_counter()
             self.client.request(method, params)
@@ -136,6 +138,9 @@ def main():
     ap.add_argument("--sessions", type=int, default=3)
     ap.add_argument("--idle", type=float, default=3.0)
     ap.add_argument("--settling", action="store_true")
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="seconds each session waits after its first list_tables before "
+                    "its first calls (an agent reading the listing)")
     ap.add_argument("--later", action="store_true",
                     help="with --shared: start the rest once the first session's shared "
                     "server is idle (a new session on a project already served)")
@@ -157,6 +162,8 @@ def main():
                 for i in range(args.sessions)]
     sessions = [Session(args.exe, os.path.abspath(args.project), os.path.abspath(args.index),
                         tmp, logs[i] if logs else None, env) for i in range(args.sessions)]
+    for s in sessions:
+        s.pause = args.pause
     try:
         def whole(s):
             s.run()

@@ -198,8 +198,8 @@ fn in_process(
 }
 
 /// Large diffs, get_table_context's overlay indexes and validate_sql's catalog are built
-/// (or, with `Warm::Everything`, read back too) off the request path before their first
-/// call.
+/// (or, with `Warm::Everything`, read back too, and the resource listing made) off the
+/// request path before their first call.
 fn warm_in_background(store: Arc<Store>, warm: Warm) {
     std::thread::spawn(move || {
         // After the client's first requests (handshake, a first listing), which would
@@ -210,6 +210,10 @@ fn warm_in_background(store: Arc<Store>, warm: Warm) {
                 crate::query::diff::warm(&state, warm);
                 crate::query::context::warm(&state);
                 crate::query::validate_sql::warm(&state, warm);
+                if warm == Warm::Everything {
+                    // The resource listing, which clients ask for at a session's start.
+                    let _ = crate::query::resources::list(std::slice::from_ref(&state));
+                }
             }
         }
         // They read the whole print: what they freed goes back to the system.

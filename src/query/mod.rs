@@ -31,7 +31,7 @@ pub enum Warm {
     /// Only what no earlier process kept: a session's own server, which should not pay
     /// to read back what it may never be asked for.
     Unkept,
-    /// What is kept too, read back: a shared server, whose sessions' first calls all
-    /// come after its one warm-up.
+    /// What is kept too, read back, and the resource listing: a shared server, whose
+    /// sessions' first calls all come after its one warm-up.
     Everything,
 }
