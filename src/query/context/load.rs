@@ -509,16 +509,16 @@ fn inherited_notes(
     Ok(out)
 }
 
-/// The files a call reads for `fqn` and pins in its cursor, in the reference's order:
-/// the manifest, the table's declared artifacts, every authored relationships annotation
-/// file (the referencers' among them), the connection notes.
+/// The files a call reads for `fqn` and pins in its cursor itself: the manifest, the
+/// table's declared artifacts, the connection notes. Every authored relationships
+/// annotation file is pinned too, through one digest shared by every table's pins
+/// (`context::answer`).
 pub fn pinned(state: &Snapshot, ix: &Overlay, fqn: &str) -> Vec<PathBuf> {
     let root = &state.config.print_root;
     let mut files = vec![state.manifest_path()];
     if let Some(t) = ix.table(fqn) {
         files.extend(t.artifacts.iter().map(|(_, name)| t.dir.join(name)));
     }
-    files.extend(ix.author_paths().iter().cloned());
     files.push(root.join(MANIFEST_ANNOTATIONS_FILENAME));
     files
 }

@@ -131,7 +131,18 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
     for path in load::own_files(state, &ix, table) {
         ensure_current(&cx, &path)?;
     }
-    // Pinned as the reference pins them; digested once per content.
+    // Pinned as the reference pins them (the table's files, the manifest, the connection
+    // notes and every relationships annotation file); digested once per content, the
+    // annotation files once for every table: a print may hold thousands.
+    let pair = |p: &std::path::Path| (p.display().to_string(), state.version_of(p));
+    let authored = state.cache().get_or_build(
+        Key::new("context authored pins", [state.versions.all().as_slice()]),
+        Pins::weight,
+        || -> Result<Pins, QueryError> {
+            let files: Vec<_> = ix.author_paths().iter().map(|p| pair(p)).collect();
+            Ok(Pins::of(&files))
+        },
+    )?;
     let key = Key::new(
         "context cursor pins",
         [state.versions.all().as_slice(), table.as_bytes()],
@@ -139,10 +150,14 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
     let pins = state
         .cache()
         .get_or_build(key, Pins::weight, || -> Result<Pins, QueryError> {
-            let files: Vec<(String, String)> = load::pinned(state, &ix, table)
+            let mut files: Vec<_> = load::pinned(state, &ix, table)
                 .iter()
-                .map(|p| (p.display().to_string(), state.version_of(p)))
+                .map(|p| pair(p))
                 .collect();
+            files.push((
+                "every relationships annotation file".into(),
+                authored.digest().to_string(),
+            ));
             Ok(Pins::of(&files))
         })?;
     let artifacts = load::load_table(&cx, &ix, table, &failed_tables(Some(manifest)))?;
