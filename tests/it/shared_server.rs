@@ -274,7 +274,7 @@ fn a_binary_of_another_version_neither_attaches_nor_is_attached_to() {
 
 #[test]
 fn an_idle_shared_server_exits_and_edits_between_sessions_are_answered() {
-    let (hosts, project, index) = set_up("2");
+    let (hosts, project, index) = set_up("5");
     let stats = project
         .path()
         .join("prints/library/stacks/lending/loans/statistics.yaml");
