@@ -295,10 +295,10 @@ pub trait Stored {
     fn absent(&self, _path: &Path) -> bool {
         false
     }
-    /// Whether a table's artifact may be taken as stored without a `stat`: a start's
-    /// scan, checked by the calls and then the catch-up (`store::Look::Trusting`).
-    fn trusted(&self, _path: &Path) -> bool {
-        false
+    /// `Some(stored identity, or None: absent)` for a table's artifact a start's scan takes
+    /// as stored without a `stat`, for the calls and the catch-up to check (`Look::Trusting`).
+    fn trusted(&self, _path: &Path) -> Option<Option<FileIdentity>> {
+        None
     }
 }
 
@@ -693,11 +693,11 @@ fn read_all(
         for (fqn, dir, entry) in part {
             for (kind, file) in walk::declared_artifacts(entry) {
                 let path = dir.join(&file);
-                batch.push(if known.trusted(&path) {
-                    let identity = known.identity(&path);
-                    FileRecord::unchanged(&path, connection, Some(fqn), &kind, identity)
-                } else {
-                    refresh_file(&path, connection, Some(fqn), &kind, known, None)
+                batch.push(match known.trusted(&path) {
+                    Some(identity) => {
+                        FileRecord::unchanged(&path, connection, Some(fqn), &kind, identity)
+                    }
+                    None => refresh_file(&path, connection, Some(fqn), &kind, known, None),
                 });
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 if n.is_multiple_of(64) || n == total {

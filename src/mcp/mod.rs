@@ -20,7 +20,7 @@ pub mod stdio;
 pub mod tool_set;
 
 pub use server::Server;
-pub use stdio::{serve_lines, serve_stdio, shutdown_signal};
+pub use stdio::{serve_stdio, shutdown_signal};
 pub use tool_set::ToolSet;
 
 /// Why serving stopped other than by a client's EOF or a signal.

@@ -378,8 +378,8 @@ pub fn warm(state: &Snapshot, warm: crate::query::Warm) {
     let root = &state.config.print_root;
     let path = root.join(DIFF_FILENAME);
     let (scope, key) = prepared_keys(state, &path);
-    let wanted = warm == crate::query::Warm::Everything || !state.is_kept(&scope, &key);
-    if path.is_file() && walk::contained(root, &path) && wanted {
+    if path.is_file() && walk::contained(root, &path) && warm.makes(|| state.is_kept(&scope, &key))
+    {
         // A failure here is the first call's to report, in its own words.
         let _ = prepared(state, &path);
     }

@@ -35,3 +35,10 @@ pub enum Warm {
     /// sessions' first calls all come after its one warm-up.
     Everything,
 }
+
+impl Warm {
+    /// Whether the warm-up makes a value, given whether an earlier process kept it.
+    pub fn makes(self, kept: impl FnOnce() -> bool) -> bool {
+        self == Warm::Everything || !kept()
+    }
+}

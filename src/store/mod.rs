@@ -402,16 +402,8 @@ impl Store {
 
     /// Re-read what changed on disk for one connection and swap in its new state.
     pub fn reconcile(&self, conn: &ConnectionConfig) -> Result<Arc<Snapshot>, MirrorError> {
-        self.reconcile_with_progress(conn, &|_, _| {})
-    }
-
-    fn reconcile_with_progress(
-        &self,
-        conn: &ConnectionConfig,
-        progress: crate::ingest::Progress,
-    ) -> Result<Arc<Snapshot>, MirrorError> {
         self.write(|shared, lock| {
-            self.reconcile_locked(shared, conn, progress, Look::Everything, lock)
+            self.reconcile_locked(shared, conn, &|_, _| {}, Look::Everything, lock)
         })
     }
 
@@ -842,7 +834,6 @@ impl Store {
 /// A connection's identities and content hashes by path.
 type Maps = (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>);
 
-/// A connection as a whole scan left it, before the search index is brought in line.
 /// How a whole reconcile looks at the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Look {
@@ -857,6 +848,7 @@ enum Look {
     Trusting,
 }
 
+/// A connection as a whole scan left it, before the search index is brought in line.
 struct Ingested {
     manifest: ingest::ManifestRead,
     manifest_identity: Option<FileIdentity>,

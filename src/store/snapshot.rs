@@ -319,11 +319,7 @@ impl ContentVersions {
             (&mut self.present_by_name, other.present_by_name),
         ] {
             for (name, digest) in theirs {
-                let named = mine.entry(name.clone()).or_default();
-                xor(named, &digest);
-                if *named == [0; 32] {
-                    mine.remove(&name);
-                }
+                xor_into(mine, &name, &digest);
             }
         }
     }
@@ -385,15 +381,20 @@ fn xor_named(by_name: &mut HashMap<String, [u8; 32]>, path: &Path, pair: &[u8; 3
         .file_name()
         .map(|n| n.to_string_lossy())
         .unwrap_or_default();
+    xor_into(by_name, &name, pair);
+}
+
+/// XOR `pair` into `name`'s digest in `by_name`.
+fn xor_into(by_name: &mut HashMap<String, [u8; 32]>, name: &str, pair: &[u8; 32]) {
     // Looked up before it is owned: a print holds a few names many times over.
-    let named = match by_name.get_mut(name.as_ref()) {
+    let named = match by_name.get_mut(name) {
         Some(named) => named,
-        None => by_name.entry(name.clone().into_owned()).or_default(),
+        None => by_name.entry(name.to_owned()).or_default(),
     };
     xor(named, pair);
     if *named == [0; 32] {
         // The last file of that name went: keep the map equal to a fresh digest's.
-        by_name.remove(name.as_ref());
+        by_name.remove(name);
     }
 }
 
@@ -653,9 +654,7 @@ pub(super) mod tests {
         let stored_stats = started.version_of(&stats);
         assert_ne!(
             stored_stats,
-            blake3::hash(std::fs::read(&stats).unwrap().as_slice())
-                .to_hex()
-                .to_string()
+            content_version(&std::fs::read(&stats).unwrap())
         );
         assert!(store.record_of(&started).unwrap().verified().is_none());
         // A call that reads the table's statistics answers the disk.

@@ -35,7 +35,9 @@ impl Setup {
     }
 
     /// A server opened in this process for a session whose host was lost.
-    fn in_process(self) -> Result<InProcess<crate::mcp::dbprint::DbprintTools>, String> {
+    fn server_for_a_lost_host(
+        self,
+    ) -> Result<InProcess<crate::mcp::dbprint::DbprintTools>, String> {
         let Opened { store, .. } = self.open(Warm::Unkept).map_err(|e| format!("{e:#}"))?;
         let closing = store.clone();
         Ok(InProcess {
@@ -68,7 +70,7 @@ pub(super) fn attach(setup: &Setup) -> anyhow::Result<Option<ExitCode>> {
         eprintln!("{}", attached.startup);
         let references = ReferenceDocs::new(fallback.reference_dir.clone());
         std::thread::spawn(move || say_unavailable(&references.missing()));
-        Some(shared::relay(attached, move || fallback.in_process()).await)
+        Some(shared::relay(attached, move || fallback.server_for_a_lost_host()).await)
     })?;
     match relayed {
         None => Ok(None),

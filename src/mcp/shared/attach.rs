@@ -6,12 +6,12 @@ use std::io;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::BufReader;
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::UnixStream;
 
 use super::address::Address;
-use super::handshake::{Hello, Reply, PROTOCOL, SILENCE};
+use super::handshake::{hear, send, Heard, Hello, Reply, PROTOCOL, SILENCE};
 
 /// A session attached to its host.
 pub struct Attached {
@@ -98,40 +98,32 @@ async fn handshake(stream: UnixStream, address: &Address) -> Result<Attached, Ha
         version: address.version.clone(),
         key: address.key.clone(),
     };
-    let mut line = serde_json::to_vec(&hello).map_err(|e| Handshake::Refused(e.to_string()))?;
-    line.push(b'\n');
-    if write.write_all(&line).await.is_err() {
+    if send(&mut write, &hello).await.is_err() {
         return Err(Handshake::Lost);
     }
     let mut read = BufReader::new(read);
     loop {
-        let mut line = String::new();
-        let heard =
-            tokio::time::timeout(SILENCE, (&mut read).take(REPLY_MAX).read_line(&mut line)).await;
-        match heard {
-            Err(_) => {
-                return Err(Handshake::Refused(format!(
-                    "the shared server was silent for {SILENCE:?} (stopped?)"
-                )))
-            }
-            Ok(Ok(0)) | Ok(Err(_)) => return Err(Handshake::Lost),
-            Ok(Ok(_)) => {}
-        }
-        match serde_json::from_str::<Reply>(line.trim_end()) {
-            Ok(Reply::Waiting) => {}
-            Ok(Reply::Attached { startup }) => {
+        match hear::<_, Reply>(&mut read, REPLY_MAX).await {
+            Heard::Said(Reply::Waiting) => {}
+            Heard::Said(Reply::Attached { startup }) => {
                 return Ok(Attached {
                     read,
                     write,
                     startup,
                 })
             }
-            Ok(Reply::Refused { reason }) => return Err(Handshake::Refused(reason)),
-            Err(e) => {
+            Heard::Said(Reply::Refused { reason }) => return Err(Handshake::Refused(reason)),
+            Heard::Garbled(e) => {
                 return Err(Handshake::Refused(format!(
                     "the shared server said something else: {e}"
                 )))
             }
+            Heard::Silent => {
+                return Err(Handshake::Refused(format!(
+                    "the shared server was silent for {SILENCE:?} (stopped?)"
+                )))
+            }
+            Heard::Ended => return Err(Handshake::Lost),
         }
     }
 }

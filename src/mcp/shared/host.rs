@@ -12,13 +12,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::BufReader;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::watch;
 
 use super::address::Address;
-use super::handshake::{Hello, Reply, BEAT, PROTOCOL, SILENCE};
+use super::handshake::{hear, send, Heard, Hello, Reply, BEAT, PROTOCOL};
 use crate::error::Recover;
 use crate::mcp::stdio::{serve_lines, shutdown_signal};
 use crate::mcp::{Server, ToolSet};
@@ -133,7 +133,7 @@ impl Host {
                     Err(e) => tracing::warn!("accepting a session: {e}"),
                 },
                 _ = look.tick() => {
-                    if self.ending(&sessions, idle, open, &ready) {
+                    if self.ending(&sessions, idle, &ready) {
                         break;
                     }
                 }
@@ -150,15 +150,9 @@ impl Host {
         Ok(())
     }
 
-    /// Whether the host should end now: idle past the limit (once its store opened or
-    /// failed to), or its socket is no longer its own.
-    fn ending<S: ToolSet>(
-        &self,
-        sessions: &Sessions,
-        idle: Duration,
-        open: bool,
-        ready: &Opened<S>,
-    ) -> bool {
+    /// Whether the host should end now: its socket is no longer its own, or no session
+    /// is attached and its store failed to open or it has been idle past the limit.
+    fn ending<S: ToolSet>(&self, sessions: &Sessions, idle: Duration, ready: &Opened<S>) -> bool {
         let lost = std::fs::symlink_metadata(&self.address.socket)
             .map(|m| (m.dev(), m.ino()) != self.socket_identity)
             .unwrap_or(true);
@@ -166,10 +160,15 @@ impl Host {
             tracing::info!("the shared server's socket is gone or another's: ending");
             return true;
         }
-        let failed = ready.borrow().as_ref().is_some_and(|r| r.is_err());
-        let quiet = sessions.live.load(Ordering::SeqCst) == 0
-            && sessions.quiet_since.lock().recover().elapsed() >= idle;
-        open && (quiet || failed && sessions.live.load(Ordering::SeqCst) == 0)
+        if sessions.live.load(Ordering::SeqCst) > 0 {
+            return false;
+        }
+        match ready.borrow().as_deref() {
+            // Still opening: sessions may be on their way.
+            None => false,
+            Some(Err(_)) => true,
+            Some(Ok(_)) => sessions.quiet_since.lock().recover().elapsed() >= idle,
+        }
     }
 
     /// The socket and pid file go, if they are still this host's.
@@ -227,15 +226,10 @@ async fn check_hello(
     read: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
     address: &Address,
 ) -> Option<String> {
-    let mut line = String::new();
-    let mut bounded = (&mut *read).take(HELLO_MAX);
-    let heard = tokio::time::timeout(SILENCE, bounded.read_line(&mut line)).await;
-    let hello: Hello = match heard {
-        Ok(Ok(n)) if n > 0 => match serde_json::from_str(line.trim_end()) {
-            Ok(hello) => hello,
-            Err(e) => return Some(format!("not a printdex hello: {e}")),
-        },
-        _ => return Some("no hello".into()),
+    let hello: Hello = match hear(read, HELLO_MAX).await {
+        Heard::Said(hello) => hello,
+        Heard::Garbled(e) => return Some(format!("not a printdex hello: {e}")),
+        Heard::Silent | Heard::Ended => return Some("no hello".into()),
     };
     if hello.printdex_attach != PROTOCOL {
         return Some(format!(
@@ -270,11 +264,4 @@ async fn wait_ready<S: ToolSet>(
             _ = tokio::time::sleep(BEAT) => send(write, &Reply::Waiting).await.ok()?,
         }
     }
-}
-
-async fn send(write: &mut OwnedWriteHalf, reply: &Reply) -> io::Result<()> {
-    let mut line = serde_json::to_vec(reply).map_err(io::Error::other)?;
-    line.push(b'\n');
-    write.write_all(&line).await?;
-    write.flush().await
 }

@@ -76,7 +76,9 @@ pub fn idle_limit() -> Duration {
 /// the session's JSON-RPC lines.
 #[cfg(unix)]
 mod handshake {
+    use serde::de::DeserializeOwned;
     use serde::{Deserialize, Serialize};
+    use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
     /// The first line a client sends.
     #[derive(Debug, Serialize, Deserialize)]
@@ -104,8 +106,50 @@ mod handshake {
 
     /// How often a waiting client hears from the host.
     pub const BEAT: std::time::Duration = std::time::Duration::from_millis(250);
-    /// A client gives up on a host it has not heard from for this long.
+    /// A client gives up on a host it has not heard from for this long (and a host on a
+    /// client that sends no hello).
     pub const SILENCE: std::time::Duration = std::time::Duration::from_secs(3);
+
+    /// Write `message` as one JSON line.
+    pub async fn send<W, T>(write: &mut W, message: &T) -> std::io::Result<()>
+    where
+        W: AsyncWrite + Unpin,
+        T: Serialize,
+    {
+        let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+        line.push(b'\n');
+        write.write_all(&line).await?;
+        write.flush().await
+    }
+
+    /// What the other side's next line said.
+    pub enum Heard<T> {
+        Said(T),
+        /// A line that is not such a message (why).
+        Garbled(String),
+        /// Nothing within `SILENCE`.
+        Silent,
+        /// The connection ended (or failed) first.
+        Ended,
+    }
+
+    /// The next line, at most `max` bytes, read as a `T`.
+    pub async fn hear<R, T>(read: &mut R, max: u64) -> Heard<T>
+    where
+        R: AsyncBufRead + Unpin,
+        T: DeserializeOwned,
+    {
+        let mut line = String::new();
+        let mut bounded = read.take(max);
+        match tokio::time::timeout(SILENCE, bounded.read_line(&mut line)).await {
+            Err(_) => Heard::Silent,
+            Ok(Ok(0)) | Ok(Err(_)) => Heard::Ended,
+            Ok(Ok(_)) => match serde_json::from_str(line.trim_end()) {
+                Ok(message) => Heard::Said(message),
+                Err(e) => Heard::Garbled(e.to_string()),
+            },
+        }
+    }
 }
 
 #[cfg(test)]

@@ -123,14 +123,13 @@ pub const MAX_FINDINGS: usize = 200;
 /// earlier process kept on disk is left there for the first call to read back.
 pub fn warm(state: &Snapshot, warm: crate::query::Warm) {
     use crate::query::plan_joins::graph;
-    use crate::query::Warm;
     // A failure here is the first call's to report, in its own words.
-    if warm == Warm::Everything || !catalog::is_kept(state) {
+    if warm.makes(|| catalog::is_kept(state)) {
         let _ = catalog::catalog(state);
     }
     // The join graph plan_joins plans over (and validate_sql's unknown_join suggestions
     // follow) is derived from the catalog.
-    if warm == Warm::Everything || !graph::is_kept(state) {
+    if warm.makes(|| graph::is_kept(state)) {
         let _ = graph::graph(state);
     }
 }

@@ -313,9 +313,11 @@ impl Mirror {
             ParseStatus::YamlError => Parsed::YamlError(error.unwrap_or_default()),
             ParseStatus::OtherError => Parsed::OtherError(error.unwrap_or_default()),
             ParseStatus::Text => Parsed::Text,
-            ParseStatus::Prose => {
-                Parsed::Prose(String::from_utf8_lossy(&parsed.unwrap_or_default()).into_owned())
-            }
+            // Stored as its UTF-8 bytes; only a damaged row would need the lossy copy.
+            ParseStatus::Prose => Parsed::Prose(
+                String::from_utf8(parsed.unwrap_or_default())
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            ),
             ParseStatus::Split | ParseStatus::Absent => Parsed::Absent,
         };
         Ok(Some((parsed, hash)))

@@ -144,12 +144,14 @@ impl Stored for StoredFiles<'_> {
         self.absent.contains(path)
     }
 
-    fn trusted(&self, path: &Path) -> bool {
-        self.trusting
-            && match self.identities.get(path) {
-                Some(identity) => identity.settled,
-                None => self.absent.contains(path),
-            }
+    fn trusted(&self, path: &Path) -> Option<Option<FileIdentity>> {
+        if !self.trusting {
+            return None;
+        }
+        match self.identities.get(path) {
+            Some(identity) => identity.settled.then_some(Some(*identity)),
+            None => self.absent.contains(path).then_some(None),
+        }
     }
 }
 
