@@ -6,6 +6,12 @@ use std::process::ExitCode;
 use clap::Parser;
 use printdex::cli::{Cli, Command};
 
+// glibc's allocator spent a quarter of a rebuild's CPU in malloc and free (many small
+// parsed values made and dropped on two threads) and kept freed arenas resident; mimalloc
+// does the same work in a fraction of the time and returns memory sooner.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let filter = match std::env::var("PRINTDEX_LOG") {

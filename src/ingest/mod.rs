@@ -3,6 +3,7 @@
 //! (the store's change feed and watcher list directories only to watch them; a resource
 //! read in `query` copies a file's bytes it already knows, and parses nothing).
 
+mod identity;
 pub mod pz_docs;
 pub mod pz_project;
 pub mod reading;
@@ -14,132 +15,12 @@ use crate::config::ConnectionConfig;
 use compat::value::Value;
 use compat::yaml::{self, LoadError};
 
+pub use identity::{clock_ns, file_identity, hash_file, identity, FileIdentity};
+
 pub const MANIFEST_FILENAME: &str = "manifest.yaml";
 pub const DIFF_FILENAME: &str = "diff.yaml";
 pub const READING_FILENAME: &str = "reading.md";
 pub const MANIFEST_ANNOTATIONS_FILENAME: &str = "manifest.annotations.yaml";
-
-/// A file's identity on disk, as the freshness contract (spec §7.1) defines it.
-///
-/// Two identities are equal only when both are *settled*: taken at least a timestamp tick
-/// after the file's mtime. A file rewritten within the tick it was last stat'ed in keeps
-/// its mtime, size and (in place) inode, so an unsettled identity proves nothing and never
-/// matches: the file is read again and its content hash decides (git's "racily clean").
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
-pub struct FileIdentity {
-    pub mtime_ns: i64,
-    pub size: u64,
-    pub inode: u64,
-    pub settled: bool,
-}
-
-/// How long after its mtime a file's identity is trusted: filesystems with nanosecond
-/// timestamps stamp from a clock that advances every tick (at most 10 ms at HZ=100);
-/// ones with whole-second (or FAT's two-second) stamps show no sub-millisecond digits.
-const SETTLE_FINE_NS: i64 = 50_000_000;
-const SETTLE_COARSE_NS: i64 = 2_000_000_000;
-
-impl FileIdentity {
-    /// The identity a `stat` taken no earlier than `before_ns` (ns since the epoch) shows.
-    pub fn from_metadata(m: &std::fs::Metadata, before_ns: i64) -> FileIdentity {
-        let (mtime_ns, size, inode) = platform_stat(m);
-        // No sub-millisecond digits: a whole-second (or FAT two-second) timestamp.
-        let settle = if mtime_ns % 1_000_000 == 0 {
-            SETTLE_COARSE_NS
-        } else {
-            SETTLE_FINE_NS
-        };
-        FileIdentity {
-            mtime_ns,
-            size,
-            inode,
-            settled: before_ns >= mtime_ns.saturating_add(settle),
-        }
-    }
-}
-
-/// (mtime in ns since the epoch, size, file identity number) as the platform keeps them.
-#[cfg(unix)]
-fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
-    use std::os::unix::fs::MetadataExt;
-    (
-        m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-        m.size(),
-        m.ino(),
-    )
-}
-
-/// Windows: the file index (the inode's counterpart) needs an unstable API, so the
-/// creation time stands in for it. That is weaker: NTFS carries a creation time over to
-/// a file re-created under the same name within seconds (tunneling), so a replace that
-/// keeps the write time and size is caught only while its identity is unsettled (by the
-/// content hash), as an in-place rewrite is on every platform.
-#[cfg(windows)]
-fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
-    use std::os::windows::fs::MetadataExt;
-    /// 100 ns intervals from 1601-01-01 to 1970-01-01.
-    const EPOCH_OFFSET: i64 = 116_444_736_000_000_000;
-    let since_1601 = i64::try_from(m.last_write_time()).unwrap_or(i64::MAX);
-    (
-        since_1601.saturating_sub(EPOCH_OFFSET).saturating_mul(100),
-        m.file_size(),
-        m.creation_time(),
-    )
-}
-
-/// Elsewhere: the portable mtime and size; no identity number.
-#[cfg(not(any(unix, windows)))]
-fn platform_stat(m: &std::fs::Metadata) -> (i64, u64, u64) {
-    let mtime_ns = m
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-    (mtime_ns, m.len(), 0)
-}
-
-impl PartialEq for FileIdentity {
-    fn eq(&self, other: &FileIdentity) -> bool {
-        self.settled && other.settled && self.same_stat(other)
-    }
-}
-
-impl FileIdentity {
-    /// The same mtime, size and inode, settled or not: for an unsettled pair, the file
-    /// may still have changed; its bytes decide (see [`hash_file`]).
-    pub fn same_stat(&self, other: &FileIdentity) -> bool {
-        self.mtime_ns == other.mtime_ns && self.size == other.size && self.inode == other.inode
-    }
-}
-
-/// blake3 of a file's bytes, hex, as the mirror stores it; `None` when unreadable.
-pub fn hash_file(path: &Path) -> Option<String> {
-    std::fs::read(path)
-        .ok()
-        .map(|bytes| blake3::hash(&bytes).to_hex().to_string())
-}
-
-/// Nanoseconds since the epoch, read before a `stat` whose identity it settles.
-pub fn clock_ns() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(0)
-}
-
-/// `os.stat` (links followed); `None` when the file is absent or unreadable.
-pub fn identity(path: &Path) -> Option<FileIdentity> {
-    let before = clock_ns();
-    let m = std::fs::metadata(path).ok()?;
-    Some(FileIdentity::from_metadata(&m, before))
-}
-
-/// [`identity`] of a regular file; `None` for anything else.
-pub fn file_identity(path: &Path) -> Option<FileIdentity> {
-    let before = clock_ns();
-    let m = std::fs::metadata(path).ok()?;
-    m.is_file().then(|| FileIdentity::from_metadata(&m, before))
-}
 
 /// What a file parses as.
 #[derive(Debug, Clone, PartialEq)]
@@ -556,28 +437,25 @@ pub fn scan_head(
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let manifest_path = root.join(MANIFEST_FILENAME);
-    // diff.yaml can be the largest file of a print and the manifest the largest value:
-    // each is stored as soon as it is read, so neither is held while the other is read
-    // (or while the tables are).
+    // The manifest is the largest value of a print: it is stored as soon as it is read.
+    // diff.yaml, often the largest file, is left to `scan_tables`, which reads it beside
+    // the tables (see there). The walk for symlinks reads every directory: on a warm start
+    // it takes about as long as the manifest's decode, so they run side by side.
+    let (manifest_record, manifest, walk) = std::thread::scope(|scope| {
+        let links = scope.spawn(|| walk::links_of(root, memo()));
+        read_manifest(root, &manifest_path, name, known, links)
+    });
     let mut others: Vec<FileRecord> = [
-        ("diff", DIFF_FILENAME),
         ("reading", READING_FILENAME),
         ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
     ]
     .into_iter()
     .map(|(kind, file)| refresh_file(&root.join(file), name, None, kind, known, spill))
     .collect();
-    let mut spilled = spill_into(&mut others, spill);
-    // The walk for symlinks reads every directory and the manifest's read decodes the
-    // largest value of the print: on a warm start they take about as long each, so they
-    // run side by side.
-    let (manifest_record, manifest, walk) = std::thread::scope(|scope| {
-        let links = scope.spawn(|| walk::links_of(root, memo()));
-        read_manifest(root, &manifest_path, name, known, links)
-    });
     let manifest_read = started.elapsed();
     let mut files = vec![manifest_record];
-    spilled += spill_into(&mut files, spill);
+    let mut spilled = spill_into(&mut files, spill);
+    spilled += spill_into(&mut others, spill);
     files.extend(others);
     ScanHead {
         manifest,
@@ -619,19 +497,44 @@ pub fn scan_tables(
             }
         }
     }
-    // Progress counts every file the connection's mirror will hold, these included.
+    // Progress counts every file the connection's mirror will hold, these and the diff
+    // included.
     let before = files.len();
-    let total = before + artifacts;
+    let total = before + 1 + artifacts;
     progress(before, total);
-    let (read, spilled_tables) = read_all(
-        &tables,
-        artifacts,
-        name,
-        known,
-        &|done, _| progress(before + done, total),
-        spill,
-    );
-    spilled += spilled_tables;
+    // diff.yaml is parsed on one thread, in pieces stored as they come (`spill`), and can
+    // take as long as a fifth of the tables' read: it is read beside them, where the
+    // workers leave a core idle while the store writes their batches, rather than before.
+    let (diff, (read, spilled_tables)) = std::thread::scope(|scope| {
+        let diff = scope.spawn(|| {
+            let mut diff = [refresh_file(
+                &root.join(DIFF_FILENAME),
+                name,
+                None,
+                "diff",
+                known,
+                spill,
+            )];
+            let spilled = spill_into(&mut diff, spill);
+            (diff, spilled)
+        });
+        let read = read_all(
+            &tables,
+            artifacts,
+            name,
+            known,
+            &|done, _| progress(before + done, total),
+            spill,
+        );
+        // A panic in reading the diff is the scan's, as it was before it moved here.
+        let diff = diff.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (diff, read)
+    });
+    progress(total, total);
+    let ([diff], spilled_diff) = diff;
+    // The connection files in their usual order: the manifest, the diff, then the others.
+    files.insert(1.min(files.len()), diff);
+    spilled += spilled_diff + spilled_tables;
     files.extend(read);
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
     ConnectionScan {

@@ -111,8 +111,75 @@ pub(crate) struct Node {
 
 /// The composed document: every node, and the root (none for an empty stream).
 pub(crate) struct Doc {
-    pub nodes: Vec<Node>,
+    pub nodes: Nodes,
     pub root: Option<NodeId>,
+}
+
+/// Nodes of a chunk after the first: a large document grows by whole chunks.
+const CHUNK: usize = 1 << 12;
+
+/// A document's nodes, indexed by [`NodeId`], kept in chunks of [`CHUNK`] (the first grows
+/// as a `Vec` does): a large document's nodes (millions for a 100,000-table manifest)
+/// never move, where a `Vec` doubling would copy hundreds of megabytes and hold both
+/// copies at once, the peak of a parse.
+#[derive(Default)]
+pub(crate) struct Nodes {
+    /// Every chunk but the last holds exactly [`CHUNK`] nodes; none is empty.
+    chunks: Vec<Vec<Node>>,
+    len: usize,
+}
+
+impl Nodes {
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, node: Node) {
+        match self.chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => last.push(node),
+            _ => {
+                let mut chunk = Vec::with_capacity(if self.chunks.is_empty() { 0 } else { CHUNK });
+                chunk.push(node);
+                self.chunks.push(chunk);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The nodes from `at` on, taken out (as `Vec::split_off`).
+    fn split_off(&mut self, at: usize) -> Nodes {
+        let mut tail = Nodes::default();
+        if at >= self.len {
+            return tail;
+        }
+        let first = at / CHUNK;
+        let mut moved: Vec<Vec<Node>> = self.chunks.drain(first + 1..).collect();
+        moved.insert(0, self.chunks[first].split_off(at % CHUNK));
+        if self.chunks[first].is_empty() {
+            self.chunks.pop();
+        }
+        self.len = at;
+        moved.into_iter().flatten().for_each(|node| tail.push(node));
+        tail
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Node> {
+        self.chunks.iter_mut().flatten()
+    }
+}
+
+impl std::ops::Index<usize> for Nodes {
+    type Output = Node;
+
+    fn index(&self, id: usize) -> &Node {
+        &self.chunks[id / CHUNK][id % CHUNK]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Nodes {
+    fn index_mut(&mut self, id: usize) -> &mut Node {
+        &mut self.chunks[id / CHUNK][id % CHUNK]
+    }
 }
 
 /// Events, with libyaml 0.2.6's nesting limit laid over them.
@@ -264,7 +331,7 @@ pub(crate) fn compose_split(
 
 fn compose_from(mut events: Events, split: Option<&mut Split>) -> Result<Doc, ComposeError> {
     let mut doc = Doc {
-        nodes: Vec::new(),
+        nodes: Nodes::default(),
         root: None,
     };
     events.next()?; // STREAM-START
@@ -290,7 +357,7 @@ fn compose_from(mut events: Events, split: Option<&mut Split>) -> Result<Doc, Co
 /// DOCUMENT-END; iterative so that nesting costs no stack.
 fn compose_document(
     events: &mut Events,
-    nodes: &mut Vec<Node>,
+    nodes: &mut Nodes,
     mut split: Option<&mut Split>,
 ) -> Result<NodeId, ComposeError> {
     let mut anchors: HashMap<String, NodeId> = HashMap::new();
@@ -392,12 +459,7 @@ fn compose_document(
 
 impl Split<'_> {
     /// Refuse, before it is composed, an event that would make the split unfaithful.
-    fn admit(
-        &mut self,
-        event: &Event,
-        stack: &[Frame],
-        nodes: &[Node],
-    ) -> Result<(), ComposeError> {
+    fn admit(&mut self, event: &Event, stack: &[Frame], nodes: &Nodes) -> Result<(), ComposeError> {
         let props = match event {
             Event::Alias { .. } => return Err(ComposeError::Unsplittable),
             Event::Scalar { props, .. }
@@ -436,7 +498,7 @@ impl Split<'_> {
         &mut self,
         id: NodeId,
         stack: &[Frame],
-        nodes: &mut Vec<Node>,
+        nodes: &mut Nodes,
     ) -> Result<bool, ComposeError> {
         match stack {
             [Frame::Map(_, None)] => {
@@ -450,7 +512,7 @@ impl Split<'_> {
             [Frame::Map(_, Some(_)), Frame::Seq(list)] if self.list == Some(*list) => {
                 // No aliases: every node from the item's own on is the item's.
                 let mut own = nodes.split_off(id as usize);
-                for node in &mut own {
+                for node in own.iter_mut() {
                     match &mut node.body {
                         Body::Scalar(_) => {}
                         Body::Seq(items) => items.iter_mut().for_each(|i| *i -= id),
@@ -475,7 +537,7 @@ impl Split<'_> {
     }
 
     /// Note the list's node as it starts (called after it is pushed).
-    fn note_list(&mut self, stack: &[Frame], nodes: &[Node]) {
+    fn note_list(&mut self, stack: &[Frame], nodes: &Nodes) {
         if let [Frame::Map(_, Some(key)), Frame::Seq(list)] = stack {
             if self.list.is_none() && self.is_key(&nodes[*key as usize]) {
                 self.list = Some(*list);
@@ -484,7 +546,7 @@ impl Split<'_> {
     }
 }
 
-fn push_node(nodes: &mut Vec<Node>, tag: Tag, body: Body, start: Mark) -> NodeId {
+fn push_node(nodes: &mut Nodes, tag: Tag, body: Body, start: Mark) -> NodeId {
     nodes.push(Node {
         tag,
         body,
@@ -496,7 +558,7 @@ fn push_node(nodes: &mut Vec<Node>, tag: Tag, body: Body, start: Mark) -> NodeId
 
 fn check_anchor(
     anchors: &HashMap<String, NodeId>,
-    nodes: &[Node],
+    nodes: &Nodes,
     props: &Props,
     start: Mark,
 ) -> Result<(), ComposeError> {
@@ -511,4 +573,55 @@ fn check_anchor(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scalar(i: usize) -> Node {
+        Node {
+            tag: Tag::Str,
+            body: Body::Scalar(i.to_string()),
+            start: Mark::default(),
+            aliased: false,
+        }
+    }
+
+    fn text(node: &Node) -> &str {
+        match &node.body {
+            Body::Scalar(s) => s,
+            _ => "",
+        }
+    }
+
+    #[test]
+    fn nodes_index_across_chunks_and_split_off_keeps_order() {
+        let n = 2 * CHUNK + 17;
+        let mut nodes = Nodes::default();
+        (0..n).for_each(|i| nodes.push(scalar(i)));
+        assert_eq!(nodes.len(), n);
+        for i in [0, CHUNK - 1, CHUNK, 2 * CHUNK, n - 1] {
+            assert_eq!(text(&nodes[i]), i.to_string());
+        }
+        nodes[CHUNK].aliased = true;
+        assert!(nodes[CHUNK].aliased && !nodes[CHUNK + 1].aliased);
+
+        // A cut inside a chunk, and one on a chunk's first node: what is left is whole and
+        // still grows; what is cut keeps its order from index 0.
+        for at in [CHUNK + 5, CHUNK] {
+            let mut nodes = Nodes::default();
+            (0..n).for_each(|i| nodes.push(scalar(i)));
+            let mut tail = nodes.split_off(at);
+            assert_eq!((nodes.len(), tail.len()), (at, n - at));
+            assert_eq!(text(&nodes[at - 1]), (at - 1).to_string());
+            assert_eq!(text(&tail[0]), at.to_string());
+            assert_eq!(text(&tail[n - at - 1]), (n - 1).to_string());
+            assert_eq!(tail.iter_mut().count(), n - at);
+            nodes.push(scalar(at));
+            assert_eq!(text(&nodes[at]), at.to_string());
+            assert_eq!(nodes.iter_mut().count(), at + 1);
+        }
+        assert_eq!(Nodes::default().split_off(0).len(), 0);
+    }
 }

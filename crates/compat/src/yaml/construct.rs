@@ -10,7 +10,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::compose::{Body, Doc, Node, NodeId, Tag};
+use super::compose::{Body, Doc, NodeId, Nodes, Tag};
 use super::error::MarkedError;
 use super::events::Mark;
 use super::scalars::{self, FloatOut};
@@ -56,7 +56,7 @@ enum Fill {
 }
 
 struct Ctor {
-    nodes: Vec<Node>,
+    nodes: Nodes,
     /// Reachable through an alias: constructed once, then shared.
     shared: Vec<bool>,
     /// What a shared node was constructed as (only shared nodes are kept: a document
@@ -93,7 +93,7 @@ pub(crate) fn construct(doc: Doc) -> Res<Value> {
 }
 
 /// Nodes an alias points at, and everything under them.
-fn shared_nodes(nodes: &[Node]) -> Vec<bool> {
+fn shared_nodes(nodes: &Nodes) -> Vec<bool> {
     let mut shared = vec![false; nodes.len()];
     let mut stack: Vec<NodeId> = (0..nodes.len() as NodeId)
         .filter(|&i| nodes[i as usize].aliased)
