@@ -134,7 +134,7 @@ impl Nodes {
         self.len
     }
 
-    fn push(&mut self, node: Node) {
+    pub fn push(&mut self, node: Node) {
         match self.chunks.last_mut() {
             Some(last) if last.len() < CHUNK => last.push(node),
             _ => {
@@ -298,11 +298,22 @@ pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
 /// The list a split compose hands out item by item: the value of the root mapping's `key`.
 pub(crate) struct Split<'a> {
     key: &'a str,
+    shape: Shape,
     item: &'a mut dyn FnMut(Doc) -> bool,
-    /// The list's node, once its key has been composed.
+    /// The list's (or mapping's) node, once its key has been composed.
     list: Option<NodeId>,
     /// Whether the root mapping has shown `key` already.
     key_seen: bool,
+}
+
+/// What a split compose hands out one at a time: a list's items, or a mapping's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Each item of a plain list is a document of its own.
+    List,
+    /// Each entry of a plain mapping is a document of its own: a mapping of that one
+    /// entry, which starts where the whole mapping starts (so its errors read alike).
+    Map,
 }
 
 /// [`compose`] of a document whose root mapping holds a long list under `key`, never
@@ -315,6 +326,7 @@ pub(crate) struct Split<'a> {
 pub(crate) fn compose_split(
     text: &str,
     key: &str,
+    shape: Shape,
     item: &mut dyn FnMut(Doc) -> bool,
 ) -> Option<Doc> {
     if events::shadow_for(text).is_some() {
@@ -322,6 +334,7 @@ pub(crate) fn compose_split(
     }
     let mut split = Split {
         key,
+        shape,
         item,
         list: None,
         key_seen: false,
@@ -419,6 +432,9 @@ fn compose_document(
                     anchors.insert(a, id);
                 }
                 stack.push(Frame::Map(id, None));
+                if let Some(split) = split.as_deref_mut() {
+                    split.note_list(&stack, nodes);
+                }
                 None
             }
             Event::SequenceEnd | Event::MappingEnd => match stack.pop() {
@@ -432,7 +448,7 @@ fn compose_document(
         };
         let Some(id) = done else { continue };
         if let Some(split) = split.as_deref_mut() {
-            if split.hand_out(id, &stack, nodes)? {
+            if split.hand_out(id, &mut stack, nodes)? {
                 continue;
             }
         }
@@ -476,9 +492,14 @@ impl Split<'_> {
                 Err(ComposeError::Unsplittable)
             }
             [Frame::Map(_, Some(key))] if self.is_key(&nodes[*key as usize]) => {
-                match event {
-                    Event::SequenceStart { props } if props.tag.is_none() => Ok(()),
-                    // Not a plain list: nothing to split.
+                match (event, self.shape) {
+                    (Event::SequenceStart { props }, Shape::List)
+                    | (Event::MappingStart { props }, Shape::Map)
+                        if props.tag.is_none() =>
+                    {
+                        Ok(())
+                    }
+                    // Not a plain list (or mapping): nothing to split.
                     _ => Err(ComposeError::Unsplittable),
                 }
             }
@@ -497,7 +518,7 @@ impl Split<'_> {
     fn hand_out(
         &mut self,
         id: NodeId,
-        stack: &[Frame],
+        stack: &mut [Frame],
         nodes: &mut Nodes,
     ) -> Result<bool, ComposeError> {
         match stack {
@@ -510,40 +531,76 @@ impl Split<'_> {
                 Ok(false)
             }
             [Frame::Map(_, Some(_)), Frame::Seq(list)] if self.list == Some(*list) => {
-                // No aliases: every node from the item's own on is the item's.
-                let mut own = nodes.split_off(id as usize);
-                for node in own.iter_mut() {
-                    match &mut node.body {
-                        Body::Scalar(_) => {}
-                        Body::Seq(items) => items.iter_mut().for_each(|i| *i -= id),
-                        Body::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
-                            *k -= id;
-                            *v -= id;
-                        }),
-                    }
-                }
                 let doc = Doc {
-                    nodes: own,
+                    nodes: cut_out(nodes, id),
                     root: Some(0),
                 };
-                if (self.item)(doc) {
-                    Ok(true)
-                } else {
-                    Err(ComposeError::Unsplittable)
-                }
+                self.hand(doc)
+            }
+            [Frame::Map(_, Some(_)), Frame::Map(map, pending)] if self.list == Some(*map) => {
+                let Some(key) = pending.take() else {
+                    // An entry's key: the merge (`<<`) and value (`=`) keys act on the
+                    // whole mapping, so one entry alone would not construct alike.
+                    return match nodes[id as usize].tag {
+                        Tag::Merge | Tag::Value => Err(ComposeError::Unsplittable),
+                        _ => Ok(false),
+                    };
+                };
+                let start = nodes[*map as usize].start;
+                let mut own = cut_out(nodes, key);
+                own.push(Node {
+                    tag: Tag::Map,
+                    body: Body::Map(vec![(0, id - key)]),
+                    start,
+                    aliased: false,
+                });
+                let root = (own.len() - 1) as NodeId;
+                self.hand(Doc {
+                    nodes: own,
+                    root: Some(root),
+                })
             }
             _ => Ok(false),
         }
     }
 
-    /// Note the list's node as it starts (called after it is pushed).
-    fn note_list(&mut self, stack: &[Frame], nodes: &Nodes) {
-        if let [Frame::Map(_, Some(key)), Frame::Seq(list)] = stack {
-            if self.list.is_none() && self.is_key(&nodes[*key as usize]) {
-                self.list = Some(*list);
-            }
+    /// Hand one item's document on: `true` (consumed) unless `item` asks to stop.
+    fn hand(&mut self, doc: Doc) -> Result<bool, ComposeError> {
+        if (self.item)(doc) {
+            Ok(true)
+        } else {
+            Err(ComposeError::Unsplittable)
         }
     }
+
+    /// Note the list's (or mapping's) node as it starts (called after it is pushed).
+    fn note_list(&mut self, stack: &[Frame], nodes: &Nodes) {
+        let part = match (stack, self.shape) {
+            ([Frame::Map(_, Some(key)), Frame::Seq(list)], Shape::List) => (key, list),
+            ([Frame::Map(_, Some(key)), Frame::Map(map, None)], Shape::Map) => (key, map),
+            _ => return,
+        };
+        if self.list.is_none() && self.is_key(&nodes[*part.0 as usize]) {
+            self.list = Some(*part.1);
+        }
+    }
+}
+
+/// The nodes from `first` on, taken out and numbered from 0. Without aliases (a split
+/// refuses them), every node from an item's first on is the item's own.
+fn cut_out(nodes: &mut Nodes, first: NodeId) -> Nodes {
+    let mut own = nodes.split_off(first as usize);
+    for node in own.iter_mut() {
+        match &mut node.body {
+            Body::Scalar(_) => {}
+            Body::Seq(items) => items.iter_mut().for_each(|i| *i -= first),
+            Body::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+                *k -= first;
+                *v -= first;
+            }),
+        }
+    }
+    own
 }
 
 fn push_node(nodes: &mut Nodes, tag: Tag, body: Body, start: Mark) -> NodeId {

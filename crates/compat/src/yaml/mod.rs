@@ -28,6 +28,9 @@ mod scalars;
 #[cfg(test)]
 mod tests;
 
+use std::sync::Arc;
+
+use crate::value::pydict::{Key, PyDict};
 use crate::value::Value;
 
 /// Why a text did not load.
@@ -64,8 +67,63 @@ pub fn load(text: &str) -> Result<Value, LoadError> {
 /// or error.
 pub fn load_split(text: &str, key: &str, item: &mut dyn FnMut(Value) -> bool) -> Option<Value> {
     // An item that does not construct stops the split, which then answers `None`.
-    let header = compose::compose_split(text, key, &mut |doc| {
+    let header = compose::compose_split(text, key, compose::Shape::List, &mut |doc| {
         construct::construct(doc).is_ok_and(&mut *item)
     })?;
     construct::construct(header).ok()
+}
+
+/// [`load`] of a mapping whose value under `key` is a large mapping (a manifest's
+/// `tables`), built one entry at a time: the composed nodes of the whole text (several
+/// times the size of the value they make) are never held at once. The same value as
+/// [`load`] or the same error: a text of another shape, or one this cannot build
+/// faithfully (anchors or aliases, a tag on the root or on that mapping, a merge key in
+/// either, `key` twice, a NaN key), is loaded whole.
+pub fn load_keyed(text: &str, key: &str) -> Result<Value, LoadError> {
+    match keyed_split(text, key) {
+        Some(value) => Ok(value),
+        None => load(text),
+    }
+}
+
+/// [`load_keyed`] when it builds the value entry by entry; `None` when it declines.
+fn keyed_split(text: &str, key: &str) -> Option<Value> {
+    let mut entries: PyDict<Value> = PyDict::new();
+    let header = compose::compose_split(text, key, compose::Shape::Map, &mut |doc| {
+        let Ok(Value::Map(entry)) = construct::construct(doc) else {
+            return false;
+        };
+        let Ok([(k, v)]) = <[(Value, Value); 1]>::try_from(Arc::unwrap_or_clone(entry)) else {
+            return false;
+        };
+        // Python tells NaN keys apart by object; one entry's construction cannot.
+        if matches!(k, Value::Float(f) if f.is_nan()) {
+            return false;
+        }
+        entries.insert(
+            Key {
+                value: k,
+                nan_id: 0,
+            },
+            v,
+        );
+        true
+    })
+    .and_then(|doc| construct::construct(doc).ok());
+    let Some(Value::Map(mut header)) = header else {
+        return None;
+    };
+    let built: Vec<(Value, Value)> = entries
+        .entries
+        .into_iter()
+        .map(|(k, v)| (k.value, v))
+        .collect();
+    // Without `key` nothing was handed out, and the header is the whole document.
+    if let Some((_, slot)) = Arc::make_mut(&mut header)
+        .iter_mut()
+        .find(|(k, _)| matches!(k, Value::Str(s) if s == key))
+    {
+        *slot = Value::Map(Arc::new(built));
+    }
+    Some(Value::Map(header))
 }

@@ -574,3 +574,83 @@ fn a_collection_reached_through_an_alias_in_a_merge_is_still_loaded() {
     assert!(std::sync::Arc::ptr_eq(b, y));
     assert_eq!(v.get("x").and_then(|x| x.get("k")), Some(&Value::Int(1)));
 }
+
+#[test]
+fn a_keyed_load_equals_the_whole_load_and_builds_entry_by_entry() {
+    // Every corpus document as one entry's value among others of a manifest-like
+    // mapping, and every corpus document that loads to a mapping keyed at each of its
+    // str keys holding a mapping: `load_keyed` gives exactly what `load` gives, value or
+    // error, and builds most of them entry by entry.
+    let mut keyed = 0;
+    let mut tried = 0;
+    for case in cases() {
+        let text = case["yaml"].as_str().unwrap_or_default();
+        let entry: Vec<String> = text.lines().map(|l| format!("    {l}")).collect();
+        let wrapped = format!(
+            "format_version: 1\ntables:\n  first.t: 0\n  it.t:\n{}\n  last.t: {{a: 1}}\ntail: 2\n",
+            entry.join("\n")
+        );
+        for (text, key) in [(wrapped.as_str(), "tables"), (text, "tables")] {
+            tried += 1;
+            assert_eq!(
+                format!("{:?}", super::load_keyed(text, key)),
+                format!("{:?}", load(text)),
+                "{text:?}"
+            );
+            keyed += usize::from(super::keyed_split(text, key).is_some());
+        }
+        if let Ok(Value::Map(pairs)) = load(text) {
+            for (k, v) in pairs.iter() {
+                let (Some(key), Value::Map(_)) = (k.as_str(), v) else {
+                    continue;
+                };
+                assert_eq!(
+                    format!("{:?}", super::load_keyed(text, key)),
+                    format!("{:?}", load(text)),
+                    "{text:?} at {key:?}"
+                );
+            }
+        }
+    }
+    assert!(
+        keyed >= 1000,
+        "only {keyed} of {tried} texts built entry by entry"
+    );
+}
+
+#[test]
+fn a_keyed_load_keeps_python_dict_rules_and_declines_what_it_cannot_build() {
+    for (text, splits) in [
+        // Duplicates: the first key keeps its place and takes the later value, and
+        // 1, 1.0 and true are one key, as in a Python dict.
+        ("tables:\n  a: 1\n  b: 2\n  a: 3\n", true),
+        ("tables:\n  1: x\n  1.0: y\n  true: z\n  c: w\n", true),
+        ("tables: {b: 1, a: 2}\nafter: 3\n", true),
+        ("tables: {}\n", true),
+        ("other: 1\n", true),
+        // Two NaN keys are two keys to Python.
+        ("tables:\n  .nan: 1\n  .nan: 2\n", false),
+        // A merge or value key acts on the whole mapping.
+        ("tables:\n  <<: {a: 1}\n  b: 2\n", false),
+        ("tables:\n  =: 1\n", false),
+        // Anchors, tags, the key twice, another shape, errors.
+        ("tables:\n  a: &x {c: 1}\n  b: *x\n", false),
+        ("tables: !!map {a: 1}\n", false),
+        ("tables: {a: 1}\ntables: {b: 2}\n", false),
+        ("tables: [1]\n", false),
+        ("tables:\n  [1]: 2\n", false),
+        ("tables:\n  a: 2024-02-30\n", false),
+        ("tables:\n  a: [1\n", false),
+    ] {
+        assert_eq!(
+            super::keyed_split(text, "tables").is_some(),
+            splits,
+            "{text:?}"
+        );
+        assert_eq!(
+            format!("{:?}", super::load_keyed(text, "tables")),
+            format!("{:?}", load(text)),
+            "{text:?}"
+        );
+    }
+}
