@@ -24,7 +24,8 @@
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, FuzzyTermQuery, Occur, Query,
+    TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value as _};
 use tantivy::{DocAddress, TantivyDocument, Term};
@@ -348,9 +349,11 @@ impl SearchView {
             ));
         }
         let query = BooleanQuery::new(parts);
-        let (top, total) = self.searcher.search(
+        let (top, total) = self.searcher.search_with_executor(
             &query,
             &(TopDocs::with_limit(wanted).order_by_score(), Count),
+            super::search_executor(),
+            EnableScoring::enabled_from_searcher(&self.searcher),
         )?;
         let mut candidates = Vec::with_capacity(top.len());
         for (score, address) in top {
