@@ -388,6 +388,12 @@ fn statistics_like_document_loads() {
     assert!(matches!(col.get("max"), Some(Value::Date(_))));
 }
 
+/// `text` with every line indented by `by`: a document nested in another.
+fn indented(text: &str, by: &str) -> String {
+    let lines: Vec<String> = text.lines().map(|l| format!("{by}{l}")).collect();
+    lines.join("\n")
+}
+
 /// `load_split`'s items put back into the mapping it returns.
 fn split_joined(text: &str, key: &str) -> Option<Value> {
     let mut items = Vec::new();
@@ -441,10 +447,9 @@ fn a_split_load_equals_the_whole_load_wherever_it_splits() {
     let mut split = 0;
     for case in cases() {
         let text = case["yaml"].as_str().unwrap_or_default();
-        let item: Vec<String> = text.lines().map(|l| format!("  {l}")).collect();
         let text = format!(
             "head: 1\nchanges:\n- 0\n-\n{}\n- last\ntail: 2\n",
-            item.join("\n")
+            indented(text, "  ")
         );
         if let Some(joined) = split_joined(&text, "changes") {
             let whole = load(&text).expect("a split text loads whole");
@@ -585,10 +590,9 @@ fn a_keyed_load_equals_the_whole_load_and_builds_entry_by_entry() {
     let mut tried = 0;
     for case in cases() {
         let text = case["yaml"].as_str().unwrap_or_default();
-        let entry: Vec<String> = text.lines().map(|l| format!("    {l}")).collect();
         let wrapped = format!(
             "format_version: 1\ntables:\n  first.t: 0\n  it.t:\n{}\n  last.t: {{a: 1}}\ntail: 2\n",
-            entry.join("\n")
+            indented(text, "    ")
         );
         for (text, key) in [(wrapped.as_str(), "tables"), (text, "tables")] {
             tried += 1;
