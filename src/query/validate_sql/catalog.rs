@@ -8,7 +8,7 @@
 //! would outweigh the rest of the catalog many times over.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -68,10 +68,14 @@ pub struct Table {
     /// `None`: the print lists no columns for it (no readable statistics, not walkable,
     /// or the last run could not profile it), so its columns are not checked.
     pub columns: Option<Vec<Column>>,
-    by_column: HashMap<String, usize>,
-    /// Its columns as a relation of a query yields them (open when none are listed), built
-    /// with the catalog so no call spells them again.
-    pub yields: Arc<Columns>,
+    /// Its place in the catalog's tables, and the adapter that spells its columns.
+    position: usize,
+    adapter: Adapter,
+    /// Made on first use and kept with the catalog: a call meets a few tables, and a
+    /// catalog of 100,000 tables made them for all of them in every process that read it
+    /// back (0.3 s and a hundred megabytes at that size).
+    by_column: OnceLock<HashMap<String, usize>>,
+    yields: OnceLock<Arc<Columns>>,
     /// A relationships file was read for it, so a join the print does not list is news.
     pub joins_known: bool,
 }
@@ -115,7 +119,43 @@ impl Domains for IndexDomains<'_> {
 impl Table {
     /// The column stored as `stored`.
     pub fn column(&self, stored: &str) -> Option<usize> {
-        self.by_column.get(stored).copied()
+        self.by_column
+            .get_or_init(|| {
+                self.columns
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(j, c)| (c.stored.clone(), j))
+                    .collect()
+            })
+            .get(stored)
+            .copied()
+    }
+
+    /// Its columns as a relation of a query yields them (open when none are listed).
+    pub fn yields(&self) -> Arc<Columns> {
+        self.yields
+            .get_or_init(|| {
+                Arc::new(match &self.columns {
+                    Some(cols) => Columns {
+                        list: cols
+                            .iter()
+                            .enumerate()
+                            .map(|(column, c)| OutCol {
+                                stored: c.stored.clone(),
+                                written: self.adapter.written(&c.stored),
+                                origin: Some(ColRef {
+                                    table: self.position,
+                                    column,
+                                }),
+                            })
+                            .collect(),
+                        complete: true,
+                    },
+                    None => Columns::open(),
+                })
+            })
+            .clone()
     }
 }
 
@@ -352,28 +392,11 @@ impl Catalog {
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_parent: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
         for (i, t) in tables.iter_mut().enumerate() {
-            t.by_column = t
-                .columns
-                .iter()
-                .flatten()
-                .enumerate()
-                .map(|(j, c)| (c.stored.clone(), j))
-                .collect();
-            t.yields = Arc::new(match &t.columns {
-                Some(cols) => Columns {
-                    list: cols
-                        .iter()
-                        .enumerate()
-                        .map(|(column, c)| OutCol {
-                            stored: c.stored.clone(),
-                            written: adapter.written(&c.stored),
-                            origin: Some(ColRef { table: i, column }),
-                        })
-                        .collect(),
-                    complete: true,
-                },
-                None => Columns::open(),
-            });
+            // Its place and spelling now: what is made from them is made on first use.
+            t.position = i;
+            t.adapter = adapter;
+            t.by_column = OnceLock::new();
+            t.yields = OnceLock::new();
             by_path.insert(t.path.clone(), i);
             if let Some(name) = t.path.last() {
                 by_name.entry(name.clone()).or_default().push(i);
@@ -427,8 +450,10 @@ impl Table {
             path: fqn.split('.').map(|s| adapter.stored_name(s)).collect(),
             kind: kind.to_string(),
             columns,
-            by_column: HashMap::new(),
-            yields: Arc::new(Columns::open()),
+            position: 0,
+            adapter,
+            by_column: OnceLock::new(),
+            yields: OnceLock::new(),
             joins_known: false,
         }
     }
@@ -511,8 +536,10 @@ impl<'de> Deserialize<'de> for Catalog {
                 path: t.path,
                 kind: t.kind,
                 columns: t.columns,
-                by_column: HashMap::new(),
-                yields: Arc::new(Columns::open()),
+                position: 0,
+                adapter: stored.adapter,
+                by_column: OnceLock::new(),
+                yields: OnceLock::new(),
                 joins_known: t.joins_known,
             })
             .collect();

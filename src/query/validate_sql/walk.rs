@@ -738,7 +738,7 @@ impl<'a> Walk<'a> {
 
     /// Table `t`'s columns as a relation yields them.
     fn columns_of(&self, t: usize) -> Arc<Columns> {
-        self.cat.tables[t].yields.clone()
+        self.cat.tables[t].yields()
     }
 }
 
