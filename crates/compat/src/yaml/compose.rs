@@ -295,13 +295,13 @@ pub(crate) fn compose(text: &str) -> Result<Doc, LoadError> {
     }
 }
 
-/// The list a split compose hands out item by item: the value of the root mapping's `key`.
+/// A split compose's state: the root mapping's `key`, whose value it hands out in pieces.
 pub(crate) struct Split<'a> {
     key: &'a str,
     shape: Shape,
     item: &'a mut dyn FnMut(Doc) -> bool,
     /// The list's (or mapping's) node, once its key has been composed.
-    list: Option<NodeId>,
+    part: Option<NodeId>,
     /// Whether the root mapping has shown `key` already.
     key_seen: bool,
 }
@@ -316,13 +316,14 @@ pub(crate) enum Shape {
     Map,
 }
 
-/// [`compose`] of a document whose root mapping holds a long list under `key`, never
-/// holding that list whole: each item is composed into a document of its own and handed
-/// to `item` (which answers whether to go on), and the returned document has the list
-/// empty. `None` when the text is not that plain shape or does not compose: an anchor or
-/// alias anywhere (an item could share nodes with another), a tag on the root or the
-/// list, `key` twice or a merge key in the root, a text that needs a shadow, or any
-/// error. The caller then composes the whole text, which also gives the exact error.
+/// [`compose`] of a document whose root mapping holds a long list (or mapping, as `shape`
+/// says) under `key`, never holding it whole: each item (or entry) is composed into a
+/// document of its own and handed to `item` (which answers whether to go on), and the
+/// returned document has it empty. `None` when the text is not that plain shape or does
+/// not compose: an anchor or alias anywhere (an item could share nodes with another), a
+/// tag on the root or the part, `key` twice or a merge key in the root, a merge or value
+/// key in a split mapping, a text that needs a shadow, or any error. The caller then
+/// composes the whole text, which also gives the exact error.
 pub(crate) fn compose_split(
     text: &str,
     key: &str,
@@ -336,7 +337,7 @@ pub(crate) fn compose_split(
         key,
         shape,
         item,
-        list: None,
+        part: None,
         key_seen: false,
     };
     compose_from(Events::new(text, None), Some(&mut split)).ok()
@@ -420,7 +421,7 @@ fn compose_document(
                 }
                 stack.push(Frame::Seq(id));
                 if let Some(split) = split.as_deref_mut() {
-                    split.note_list(&stack, nodes);
+                    split.note_part(&stack, nodes);
                 }
                 None
             }
@@ -433,7 +434,7 @@ fn compose_document(
                 }
                 stack.push(Frame::Map(id, None));
                 if let Some(split) = split.as_deref_mut() {
-                    split.note_list(&stack, nodes);
+                    split.note_part(&stack, nodes);
                 }
                 None
             }
@@ -530,14 +531,14 @@ impl Split<'_> {
                 self.key_seen |= self.is_key(node);
                 Ok(false)
             }
-            [Frame::Map(_, Some(_)), Frame::Seq(list)] if self.list == Some(*list) => {
+            [Frame::Map(_, Some(_)), Frame::Seq(list)] if self.part == Some(*list) => {
                 let doc = Doc {
                     nodes: cut_out(nodes, id),
                     root: Some(0),
                 };
                 self.hand(doc)
             }
-            [Frame::Map(_, Some(_)), Frame::Map(map, pending)] if self.list == Some(*map) => {
+            [Frame::Map(_, Some(_)), Frame::Map(map, pending)] if self.part == Some(*map) => {
                 let Some(key) = pending.take() else {
                     // An entry's key: the merge (`<<`) and value (`=`) keys act on the
                     // whole mapping, so one entry alone would not construct alike.
@@ -574,14 +575,14 @@ impl Split<'_> {
     }
 
     /// Note the list's (or mapping's) node as it starts (called after it is pushed).
-    fn note_list(&mut self, stack: &[Frame], nodes: &Nodes) {
-        let part = match (stack, self.shape) {
+    fn note_part(&mut self, stack: &[Frame], nodes: &Nodes) {
+        let (key, part) = match (stack, self.shape) {
             ([Frame::Map(_, Some(key)), Frame::Seq(list)], Shape::List) => (key, list),
             ([Frame::Map(_, Some(key)), Frame::Map(map, None)], Shape::Map) => (key, map),
             _ => return,
         };
-        if self.list.is_none() && self.is_key(&nodes[*part.0 as usize]) {
-            self.list = Some(*part.1);
+        if self.part.is_none() && self.is_key(&nodes[*key as usize]) {
+            self.part = Some(*part);
         }
     }
 }
