@@ -539,8 +539,9 @@ pub fn scan_tables(
     });
     progress(total, total);
     let ([diff], spilled_diff) = diff;
-    // The connection files in their usual order: the manifest, the diff, then the others.
-    files.insert(1.min(files.len()), diff);
+    // The connection files in their usual order: the manifest (always first), the diff,
+    // then the others.
+    files.insert(1, diff);
     spilled += spilled_diff + spilled_tables;
     files.extend(read);
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");

@@ -926,8 +926,6 @@ pub fn sync_changed(
     index.sync(conn, tables, &load)
 }
 
-/// The index's view of one connection after a whole scan: (re)index the tables whose key
-/// moved. Every parse is in the mirror by then; nothing is parsed here.
 /// The process's one pool that searches a query's segments side by side (tantivy
 /// collects each segment apart and merges the results, so the answer is the same). A
 /// large print's index is a few segments of millions of documents each (four at 100,000
@@ -949,6 +947,8 @@ fn search_executor() -> &'static Executor {
     })
 }
 
+/// The index's view of one connection after a whole scan: (re)index the tables whose key
+/// moved. Every parse is in the mirror by then; nothing is parsed here.
 pub fn sync_connection(
     index: &SearchIndex,
     mirror: &crate::store::mirror::Mirror,
