@@ -74,10 +74,9 @@ impl Store {
         if !as_stored || !shared.mirror.unchanged(&conn.name, &scan)? {
             return Ok(None);
         }
-        let (identities, hashes, _) = stored.into_parts();
+        let files = stored.into_files();
         let manifest_identity = scan.manifest_identity(&conn.print_root);
-        let absent = scan.absent_paths();
-        let tables = search::table_entries(&conn.name, &scan.tables, &identities, &hashes);
+        let tables = search::table_entries(&conn.name, &scan.tables, &files);
         let Some(search) = shared
             .index
             .view(&conn.name, tables)
@@ -90,13 +89,11 @@ impl Store {
         }
         let snapshot = Snapshot {
             config: conn.clone(),
-            absent,
             manifest: scan.manifest,
             manifest_identity,
-            versions: snapshot::ContentVersions::of(&hashes),
-            hashes,
+            versions: snapshot::ContentVersions::of(&files),
+            files,
             search,
-            identities,
             generation,
             shared: shared.clone(),
         };

@@ -4,9 +4,10 @@
 //! this writer read. What the writer stores is compared with this view, never with the
 //! snapshot alone: a snapshot older than the mirror's rows would undo a newer state.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::file_map::{ContentHash, FileMap};
 use super::mirror::{Mirror, WrittenRow};
 use super::snapshot::ContentVersions;
 use super::Snapshot;
@@ -16,14 +17,12 @@ use crate::ingest::{self, FileIdentity, FileRecord, Parsed, Scanned};
 /// absent) and content hash.
 pub(super) struct Delta<'a> {
     base: &'a Snapshot,
-    moved: HashMap<PathBuf, (Option<FileIdentity>, Option<String>)>,
+    moved: HashMap<PathBuf, (Option<FileIdentity>, Option<ContentHash>)>,
 }
 
 /// The maps of a snapshot after a delta.
 pub(super) struct Applied {
-    pub identities: HashMap<PathBuf, FileIdentity>,
-    pub hashes: HashMap<PathBuf, String>,
-    pub absent: HashSet<PathBuf>,
+    pub files: FileMap,
     pub versions: ContentVersions,
     /// Every path the delta moved, with its identity now (`None`: absent).
     pub moved: HashMap<PathBuf, Option<FileIdentity>>,
@@ -49,47 +48,34 @@ impl<'a> Delta<'a> {
 
     /// A row another writer stored since the snapshot was built.
     pub(super) fn written(&mut self, row: WrittenRow) {
-        self.moved.insert(row.path, (row.identity, row.hash));
+        let hash = row.hash.as_deref().and_then(ContentHash::from_hex);
+        self.moved.insert(row.path, (row.identity, hash));
     }
 
     /// A record this writer read (not one found unchanged).
     pub(super) fn read(&mut self, record: &FileRecord) {
         let now = match (&record.scanned, record.identity) {
             (Scanned::Read(Parsed::Absent), _) | (_, None) => (None, None),
-            (_, Some(identity)) => (Some(identity), record.hash.clone()),
+            (_, Some(identity)) => (
+                Some(identity),
+                record.hash.as_deref().and_then(ContentHash::from_hex),
+            ),
         };
         self.moved.insert(record.path.clone(), now);
     }
 
     /// The snapshot's maps with every move applied.
     pub(super) fn apply(self) -> Applied {
-        let mut identities = self.base.identities.clone();
-        let mut hashes = self.base.hashes.clone();
-        let mut absent = self.base.absent.clone();
+        let mut files = self.base.files.clone();
         let mut versions = self.base.versions.clone();
         let mut moved = HashMap::with_capacity(self.moved.len());
         for (path, (identity, hash)) in self.moved {
-            match identity {
-                Some(id) => {
-                    absent.remove(&path);
-                    identities.insert(path.clone(), id);
-                }
-                None => {
-                    identities.remove(&path);
-                    absent.insert(path.clone());
-                }
-            }
-            let old = match hash {
-                Some(h) => hashes.insert(path.clone(), h),
-                None => hashes.remove(&path),
-            };
-            versions.update(&path, old.as_deref(), hashes.get(&path).map(String::as_str));
+            let old = files.set(&path, identity, hash).and_then(|t| t.hash);
+            versions.update(&path, old, files.hash(&path));
             moved.insert(path, identity);
         }
         Applied {
-            identities,
-            hashes,
-            absent,
+            files,
             versions,
             moved,
         }
@@ -105,7 +91,7 @@ pub(super) struct ViewKnown<'a> {
 }
 
 impl ViewKnown<'_> {
-    fn moved(&self, path: &Path) -> Option<&(Option<FileIdentity>, Option<String>)> {
+    fn moved(&self, path: &Path) -> Option<&(Option<FileIdentity>, Option<ContentHash>)> {
         self.delta.and_then(|d| d.moved.get(path))
     }
 }
@@ -114,7 +100,7 @@ impl ingest::Stored for ViewKnown<'_> {
     fn identity(&self, path: &Path) -> Option<FileIdentity> {
         match self.moved(path) {
             Some((identity, _)) => *identity,
-            None => self.state.identities.get(path).copied(),
+            None => self.state.files.identity(path),
         }
     }
     fn parsed(&self, path: &Path) -> Option<Parsed> {
@@ -122,14 +108,14 @@ impl ingest::Stored for ViewKnown<'_> {
     }
     fn hash(&self, path: &Path) -> Option<String> {
         match self.moved(path) {
-            Some((_, hash)) => hash.clone(),
-            None => self.state.hashes.get(path).cloned(),
+            Some((_, hash)) => hash.map(|h| h.to_string()),
+            None => self.state.files.hash(path).map(|h| h.to_string()),
         }
     }
     fn absent(&self, path: &Path) -> bool {
         match self.moved(path) {
             Some((identity, _)) => identity.is_none(),
-            None => self.state.absent.contains(path),
+            None => self.state.files.is_absent(path),
         }
     }
 }

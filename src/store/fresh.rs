@@ -174,7 +174,7 @@ impl Store {
         // A file recorded unsettled (stat'ed within a timestamp tick of its write) is read
         // again too, so its settled identity is stored: other processes trust only a
         // settled one (a start beside a live writer needs every file as stored).
-        let moved = state.moved_files(|p| state.identities.get(p).is_some_and(|id| !id.settled));
+        let moved = state.moved_files(|p| state.files.identity(p).is_some_and(|id| !id.settled));
         let fresh = if moved.is_empty() {
             state
         } else {

@@ -15,6 +15,7 @@ pub mod cache;
 pub mod changes;
 mod delta;
 pub mod derived;
+pub mod file_map;
 pub mod files;
 mod fresh;
 pub mod location;
@@ -39,6 +40,7 @@ use crate::error::Recover;
 use crate::ingest::{self, FileIdentity};
 use cache::Cache;
 use delta::{Applied, Delta, ViewKnown};
+use file_map::FileMap;
 pub use fresh::{Connection, Project, ProjectReads, Reads, Source};
 use location::Locations;
 use lock::{WriteLock, Writer, LOCK_WAIT};
@@ -232,13 +234,11 @@ impl Store {
             store.write(|shared, lock| {
                 let Ingested {
                     manifest,
-                    absent,
-                    identities,
-                    hashes,
+                    files,
                     tables,
                     ..
                 } = store.ingest_locked(shared, &conn, &progress, Look::Everything, lock)?;
-                drop((manifest, absent, identities, hashes));
+                drop((manifest, files));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
                     .map_err(MirrorError::Index)?;
@@ -421,9 +421,7 @@ impl Store {
         let Ingested {
             manifest,
             manifest_identity,
-            absent,
-            identities,
-            hashes,
+            files,
             tables,
             epoch,
             generation,
@@ -431,7 +429,7 @@ impl Store {
         let recorded = started.elapsed();
         // The content digests need only the hashes: taken beside the search sync.
         let (search, versions) = std::thread::scope(|scope| {
-            let versions = scope.spawn(|| snapshot::ContentVersions::of(&hashes));
+            let versions = scope.spawn(|| snapshot::ContentVersions::of(&files));
             let search = search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables);
             let versions = versions
                 .join()
@@ -442,13 +440,11 @@ impl Store {
         tracing::debug!(connection = %conn.name, ?recorded, synced = ?started.elapsed(), "search view taken");
         let snapshot = Snapshot {
             config: conn.clone(),
-            absent,
             manifest,
             manifest_identity,
             versions,
-            hashes,
+            files,
             search,
-            identities,
             generation,
             shared: shared.clone(),
         };
@@ -488,18 +484,15 @@ impl Store {
             Self::scan_locked(shared, conn, current.as_deref(), progress, true, look)?;
         let scanned = started.elapsed();
         // `None`: the maps are the mirror's, read once the records are gone.
-        let maps: Option<Maps> = if shared.mirror.unchanged(&conn.name, &scan)? {
+        let maps: Option<FileMap> = if shared.mirror.unchanged(&conn.name, &scan)? {
             // Same bytes throughout: at most some identities to note (a touch, a
             // rewrite of the same content, an identity that settled).
-            let (identities, hashes) = match (from_mirror, &current) {
-                (Some(stored), _) => {
-                    let (identities, hashes, _) = stored.into_parts();
-                    (identities, hashes)
-                }
-                (None, Some(state)) => (state.identities.clone(), state.hashes.clone()),
-                (None, None) => Default::default(),
+            let files = match (from_mirror, &current) {
+                (Some(stored), _) => stored.into_files(),
+                (None, Some(state)) => state.files.clone(),
+                (None, None) => FileMap::default(),
             };
-            Some(Self::note_touched(shared, &scan, identities, hashes)?)
+            Some(Self::note_touched(shared, &scan, files)?)
         } else {
             drop(from_mirror);
             let mismatched = shared.mirror.apply(&conn.name, &conn.print_root, &scan)?;
@@ -516,9 +509,8 @@ impl Store {
             .iter()
             .filter(|f| f.scanned != ingest::Scanned::Unchanged)
             .count();
-        let files = scan.files.len();
+        let scanned_files = scan.files.len();
         let manifest_identity = scan.manifest_identity(&conn.print_root);
-        let absent = scan.absent_paths();
         let ingest::ConnectionScan {
             manifest,
             files: records,
@@ -534,24 +526,18 @@ impl Store {
             // Many small allocations: freed off the caller's path.
             std::thread::spawn(move || drop(records));
         }
-        let (identities, hashes) = match maps {
-            Some(maps) => maps,
-            None => {
-                let (identities, hashes, _) =
-                    shared.mirror.stored_in_place(&conn.name)?.into_parts();
-                (identities, hashes)
-            }
+        let files = match maps {
+            Some(files) => files,
+            None => shared.mirror.stored_in_place(&conn.name)?.into_files(),
         };
         shared
             .mirror
-            .record_reconcile(&conn.name, files, reread, started.elapsed())?;
-        let tables = search::table_entries(&conn.name, &tables, &identities, &hashes);
+            .record_reconcile(&conn.name, scanned_files, reread, started.elapsed())?;
+        let tables = search::table_entries(&conn.name, &tables, &files);
         Ok(Ingested {
             manifest,
             manifest_identity,
-            absent,
-            identities,
-            hashes,
+            files,
             tables,
             epoch,
             // Every write of this ingest was this writer's, under the lock.
@@ -605,14 +591,13 @@ impl Store {
     }
 
     /// Store the identities a scan that found the same bytes throughout noted (a touch, a
-    /// rewrite of the same content, an identity that settled) and return the maps with
+    /// rewrite of the same content, an identity that settled) and return the map with
     /// them.
     fn note_touched(
         shared: &Shared,
         scan: &ingest::ConnectionScan,
-        mut identities: HashMap<PathBuf, FileIdentity>,
-        mut hashes: HashMap<PathBuf, String>,
-    ) -> Result<Maps, MirrorError> {
+        mut files: FileMap,
+    ) -> Result<FileMap, MirrorError> {
         let touched: Vec<ingest::FileRecord> = scan
             .files
             .iter()
@@ -620,26 +605,19 @@ impl Store {
             .cloned()
             .collect();
         if touched.is_empty() {
-            return Ok((identities, hashes));
+            return Ok(files);
         }
         let mismatched = shared.mirror.upsert_files(&touched)?;
         let again = Self::read_in_full(shared, &mismatched, &touched)?;
         for f in touched.into_iter().chain(again) {
-            match (&f.scanned, f.identity) {
-                (ingest::Scanned::Read(ingest::Parsed::Absent), _) | (_, None) => {
-                    identities.remove(&f.path);
-                    hashes.remove(&f.path);
-                }
-                (_, Some(id)) => {
-                    identities.insert(f.path.clone(), id);
-                    match f.hash {
-                        Some(h) => hashes.insert(f.path, h),
-                        None => hashes.remove(&f.path),
-                    };
-                }
-            }
+            let identity = match (&f.scanned, f.identity) {
+                (ingest::Scanned::Read(ingest::Parsed::Absent), _) | (_, None) => None,
+                (_, identity) => identity,
+            };
+            let hash = f.hash.as_deref().and_then(file_map::ContentHash::from_hex);
+            files.set(&f.path, identity, hash);
         }
-        Ok((identities, hashes))
+        Ok(files)
     }
 
     /// The snapshot requests of connection `name` read now, if one was built on the
@@ -774,9 +752,7 @@ impl Store {
         records.iter().for_each(|r| delta.read(r));
         let generation = shared.mirror.generation(name)?;
         let Applied {
-            identities,
-            hashes,
-            absent,
+            files,
             versions,
             moved,
         } = delta.apply();
@@ -787,7 +763,7 @@ impl Store {
             &state.search,
             &moved,
             &records,
-            &hashes,
+            &files,
         )
         .map_err(MirrorError::Index)?;
         // The new snapshot vouches for the epoch the old one did: the other files were as
@@ -796,13 +772,11 @@ impl Store {
         let verified = self.record_of(&state).and_then(|p| p.verified());
         let snapshot = Snapshot {
             config: state.config.clone(),
-            absent,
             manifest: state.manifest.clone(),
             manifest_identity: state.manifest_identity,
             versions,
-            hashes,
+            files,
             search,
-            identities,
             generation,
             shared: shared.clone(),
         };
@@ -831,9 +805,6 @@ impl Store {
     }
 }
 
-/// A connection's identities and content hashes by path.
-type Maps = (HashMap<PathBuf, FileIdentity>, HashMap<PathBuf, String>);
-
 /// How a whole reconcile looks at the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Look {
@@ -852,9 +823,8 @@ enum Look {
 struct Ingested {
     manifest: ingest::ManifestRead,
     manifest_identity: Option<FileIdentity>,
-    absent: std::collections::HashSet<PathBuf>,
-    identities: HashMap<PathBuf, FileIdentity>,
-    hashes: HashMap<PathBuf, String>,
+    /// Every file the connection tracks, present or absent.
+    files: FileMap,
     /// The walkable tables as the index keys them.
     tables: Vec<search::TableEntry>,
     epoch: Option<u64>,

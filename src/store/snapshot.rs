@@ -1,7 +1,7 @@
 //! A snapshot: one served connection as the store last saw it. Immutable once built;
 //! requests read it, and the store swaps in a new one when the disk moves.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -12,6 +12,7 @@ use compat::value::Value;
 
 use super::cache::{Cache, Key};
 use super::derived::{DerivedDir, Kept};
+use super::file_map::{ContentHash, FileMap};
 use super::files::FreshFile;
 use super::search::SearchView;
 use super::Shared;
@@ -23,14 +24,12 @@ pub struct Snapshot {
     pub manifest: ManifestRead,
     /// The manifest's identity when it was read (`None`: absent).
     pub manifest_identity: Option<FileIdentity>,
-    /// blake3 of every file the connection's mirror holds, by path.
-    pub hashes: HashMap<PathBuf, String>,
     /// The search index as this state was built against it.
     pub search: SearchView,
-    /// The identity each present file had when the mirror stored it, by path.
-    pub identities: HashMap<PathBuf, FileIdentity>,
-    /// Files the print declares (or the connection looks for) that are not there.
-    pub absent: HashSet<PathBuf>,
+    /// Every file the connection's mirror holds: the identity each present file had when
+    /// it was stored and its blake3, and the files the print declares (or the connection
+    /// looks for) that are not there.
+    pub files: FileMap,
     /// Digests of the contents above, for keys into the cache.
     pub versions: ContentVersions,
     /// The mirror's generation of the connection's rows that the maps above are: a
@@ -44,7 +43,7 @@ impl std::fmt::Debug for Snapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Snapshot")
             .field("connection", &self.config.name)
-            .field("files", &self.hashes.len())
+            .field("files", &self.files.len())
             .finish()
     }
 }
@@ -55,10 +54,10 @@ impl Snapshot {
     /// since (by another process sharing the index, or a newer snapshot) is
     /// `QueryError::Stale`, never another version's parse.
     pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, QueryError> {
-        let Some(hash) = self.hashes.get(path) else {
+        let Some(hash) = self.files.hash(path) else {
             return Ok(None);
         };
-        match self.shared.mirror.parsed_as(path, hash) {
+        match self.shared.mirror.parsed_as(path, &hash.hex()) {
             Ok(Some(parsed)) => Ok(Some(parsed)),
             Ok(None) => Err(QueryError::Stale(path.to_path_buf())),
             Err(e) => Err(QueryError::Internal(e.to_string())),
@@ -87,7 +86,7 @@ impl Snapshot {
     /// store to read the file again and the call to be asked again; otherwise what is on
     /// disk now is answered. `Ok(None)`: there is no such file.
     pub fn file_bytes(&self, path: &Path, strict: bool) -> Result<Option<Vec<u8>>, QueryError> {
-        let known = self.hashes.get(path);
+        let known = self.files.hash(path);
         let mut bytes = Vec::new();
         match super::files::read_whole(path, &mut bytes) {
             Ok(()) if path.is_file() => {}
@@ -98,7 +97,7 @@ impl Snapshot {
             _ if strict && known.is_some() => return Err(QueryError::Stale(path.to_path_buf())),
             _ => return Ok(None),
         }
-        if strict && known != Some(&blake3::hash(&bytes).to_hex().to_string()) {
+        if strict && known != Some(ContentHash::of(&bytes)) {
             return Err(QueryError::Stale(path.to_path_buf()));
         }
         Ok(Some(bytes))
@@ -218,24 +217,24 @@ impl Snapshot {
     /// print declares it, that is no longer on disk as this state holds it, or that `also`
     /// names: one `stat` each, a sweep of the whole connection.
     pub fn moved_files(&self, also: impl Fn(&Path) -> bool) -> Vec<PathBuf> {
-        self.identities
-            .keys()
-            .chain(&self.absent)
+        self.files
+            .iter()
+            .map(|(p, _)| &**p)
             .filter(|p| also(p) || !self.unchanged_on_disk(p))
-            .cloned()
+            .map(Path::to_path_buf)
             .collect()
     }
 
     /// Whether this state read `path` (or found it absent where the print declares it),
     /// so a change to it can change an answer.
     pub fn tracks(&self, path: &Path) -> bool {
-        self.identities.contains_key(path) || self.absent.contains(path)
+        self.files.tracks(path)
     }
 
     /// Whether `path` is on disk as this state stored it (present with that identity, or
     /// absent).
     pub fn unchanged_on_disk(&self, path: &Path) -> bool {
-        self.on_disk_as(path, self.identities.get(path))
+        self.on_disk_as(path, self.files.identity(path).as_ref())
     }
 
     /// `path` against the identity this state recorded for it. A file whose stat matches
@@ -246,7 +245,8 @@ impl Snapshot {
             (None, None) => true,
             (Some(now), Some(recorded)) if now == *recorded => true,
             (Some(now), Some(recorded)) if now.same_stat(recorded) => {
-                ingest::hash_file(path).is_some_and(|h| self.hashes.get(path) == Some(&h))
+                let known = self.files.hash(path);
+                ingest::hash_file(path).is_some_and(|h| known.is_some_and(|k| *k.hex() == h))
             }
             _ => false,
         }
@@ -255,10 +255,9 @@ impl Snapshot {
     /// The content version of `path` for cursors and resource versions: its blake3,
     /// or `absent`.
     pub fn version_of(&self, path: &Path) -> String {
-        self.hashes
-            .get(path)
-            .cloned()
-            .unwrap_or_else(|| "absent".into())
+        self.files
+            .hash(path)
+            .map_or_else(|| "absent".into(), |h| h.to_string())
     }
 }
 
@@ -276,17 +275,17 @@ pub struct ContentVersions {
 }
 
 impl ContentVersions {
-    pub fn of(hashes: &HashMap<PathBuf, String>) -> ContentVersions {
+    pub fn of(files: &FileMap) -> ContentVersions {
         /// Below this many files one thread does it all.
         const PER_THREAD: usize = 16 * 1024;
-        let files: Vec<(&PathBuf, &String)> = hashes.iter().collect();
+        let files: Vec<(&Path, ContentHash)> = files.hashed().collect();
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(files.len().div_ceil(PER_THREAD))
             .max(1);
-        let part = |chunk: &[(&PathBuf, &String)]| {
+        let part = |chunk: &[(&Path, ContentHash)]| {
             let mut v = ContentVersions::default();
-            for (path, hash) in chunk {
+            for &(path, hash) in chunk {
                 v.toggle(path, hash);
                 v.toggle_presence(path);
             }
@@ -325,7 +324,7 @@ impl ContentVersions {
     }
 
     /// Account for `path` moving from content `old` to `new` (`None`: absent).
-    pub fn update(&mut self, path: &Path, old: Option<&str>, new: Option<&str>) {
+    pub fn update(&mut self, path: &Path, old: Option<ContentHash>, new: Option<ContentHash>) {
         if old == new {
             return;
         }
@@ -345,11 +344,13 @@ impl ContentVersions {
         xor_named(&mut self.present_by_name, path, &pair);
     }
 
-    fn toggle(&mut self, path: &Path, hash: &str) {
+    fn toggle(&mut self, path: &Path, hash: ContentHash) {
+        // Over the hash's hex text, as it was when hashes were kept as text: the digests
+        // name `derived/` files, which stay readable across the change.
         let mut h = blake3::Hasher::new();
         h.update(path.as_os_str().as_encoded_bytes());
         h.update(&[0]);
-        h.update(hash.as_bytes());
+        h.update(hash.hex().as_bytes());
         let pair = *h.finalize().as_bytes();
         xor(&mut self.all, &pair);
         xor_named(&mut self.by_name, path, &pair);
@@ -447,11 +448,39 @@ pub(super) mod tests {
 
     use super::*;
 
-    fn hashes(pairs: &[(&str, &str)]) -> HashMap<PathBuf, String> {
-        pairs
-            .iter()
-            .map(|(p, h)| (PathBuf::from(p), h.to_string()))
-            .collect()
+    /// A content hash standing for `text`'s file.
+    fn h(text: &str) -> ContentHash {
+        ContentHash::of(text.as_bytes())
+    }
+
+    fn hashes(pairs: &[(&str, &str)]) -> FileMap {
+        let mut files = FileMap::default();
+        for (path, text) in pairs {
+            files.set(Path::new(path), Some(identity()), Some(h(text)));
+        }
+        files
+    }
+
+    fn identity() -> FileIdentity {
+        FileIdentity {
+            mtime_ns: 1,
+            size: 1,
+            inode: 1,
+            settled: true,
+        }
+    }
+
+    #[test]
+    fn a_files_digest_is_over_its_hash_as_hex_text() {
+        // The digests name `derived/` files: they are made as they were when hashes were
+        // kept as hex text, so those files stay readable.
+        let path = Path::new("/p/a/statistics.yaml");
+        let mut v = ContentVersions::default();
+        v.update(path, None, Some(h("1")));
+        let mut expected = blake3::Hasher::new();
+        expected.update(b"/p/a/statistics.yaml\0");
+        expected.update(blake3::hash(b"1").to_hex().as_bytes());
+        assert_eq!(v.all(), expected.finalize().as_bytes());
     }
 
     #[test]
@@ -459,7 +488,11 @@ pub(super) mod tests {
         let before = hashes(&[("/p/a/statistics.yaml", "1"), ("/p/b/statistics.yaml", "2")]);
         let after = hashes(&[("/p/a/statistics.yaml", "3"), ("/p/b/statistics.yaml", "2")]);
         let mut v = ContentVersions::of(&before);
-        v.update(Path::new("/p/a/statistics.yaml"), Some("1"), Some("3"));
+        v.update(
+            Path::new("/p/a/statistics.yaml"),
+            Some(h("1")),
+            Some(h("3")),
+        );
         assert_eq!(v, ContentVersions::of(&after));
         assert_ne!(v, ContentVersions::of(&before));
     }
@@ -479,13 +512,13 @@ pub(super) mod tests {
         let path = Path::new("/p/a/statistics.annotations.yaml");
         let mut v = ContentVersions::default();
         let none = v.present("statistics.annotations.yaml");
-        v.update(path, None, Some("1"));
+        v.update(path, None, Some(h("1")));
         let one = v.present("statistics.annotations.yaml");
         assert_ne!(one, none);
-        v.update(path, Some("1"), Some("2"));
+        v.update(path, Some(h("1")), Some(h("2")));
         assert_eq!(v.present("statistics.annotations.yaml"), one);
         assert_ne!(v.named("statistics.annotations.yaml"), [0; 32]);
-        v.update(path, Some("2"), None);
+        v.update(path, Some(h("2")), None);
         assert_eq!(v.present("statistics.annotations.yaml"), none);
         assert_eq!(v, ContentVersions::default());
     }
@@ -493,8 +526,8 @@ pub(super) mod tests {
     #[test]
     fn removing_a_file_undoes_adding_it() {
         let mut v = ContentVersions::default();
-        v.update(Path::new("/p/x"), None, Some("1"));
-        v.update(Path::new("/p/x"), Some("1"), None);
+        v.update(Path::new("/p/x"), None, Some(h("1")));
+        v.update(Path::new("/p/x"), Some(h("1")), None);
         assert_eq!(v, ContentVersions::default());
     }
 
@@ -536,7 +569,7 @@ pub(super) mod tests {
         let table = state.config.print_root.join("stacks/members/patrons");
         for name in ["ddl.sql", "description.md"] {
             let path = table.join(name);
-            assert!(state.hashes.contains_key(&path), "{name} is tracked");
+            assert!(state.files.has_content(&path), "{name} is tracked");
             let on_disk = std::fs::read(&path).unwrap();
             assert_eq!(state.file_bytes(&path, true).unwrap(), Some(on_disk));
             std::fs::write(&path, "rewritten\n").unwrap();
@@ -578,11 +611,11 @@ pub(super) mod tests {
             .unwrap();
         let store = crate::store::Store::open(served, index.path()).unwrap();
         let opened = store.current("library").unwrap();
-        assert!(!opened.identities[&rewritten].settled);
+        assert!(!opened.files.identity(&rewritten).unwrap().settled);
         std::thread::sleep(ahead + std::time::Duration::from_millis(200));
         store.catch_up("library").unwrap();
         let before = store.current("library").unwrap();
-        assert!(before.identities.values().all(|id| id.settled));
+        assert!(before.files.present().all(|(_, id)| id.settled));
 
         store.catch_up("library").unwrap();
         let same = store.current("library").unwrap();
@@ -676,22 +709,23 @@ pub(super) mod tests {
 
     #[test]
     fn content_versions_made_in_parts_equal_those_made_in_one_pass() {
-        let hashes: HashMap<PathBuf, String> = (0..40_000)
-            .map(|i| {
-                let name = ["statistics.yaml", "ddl.sql", "relationships.yaml"][i % 3];
-                (
-                    PathBuf::from(format!("/p/t{i}/{name}")),
-                    content_version(&i.to_le_bytes()),
-                )
-            })
-            .collect();
+        let mut files = FileMap::default();
+        for i in 0..40_000usize {
+            let name = ["statistics.yaml", "ddl.sql", "relationships.yaml"][i % 3];
+            let path = PathBuf::from(format!("/p/t{i}/{name}"));
+            files.set(
+                &path,
+                Some(identity()),
+                Some(ContentHash::of(&i.to_le_bytes())),
+            );
+        }
         let mut one_pass = ContentVersions::default();
-        for (path, hash) in &hashes {
+        for (path, hash) in files.hashed() {
             one_pass.update(path, None, Some(hash));
         }
-        assert_eq!(ContentVersions::of(&hashes), one_pass);
+        assert_eq!(ContentVersions::of(&files), one_pass);
         let mut emptied = one_pass;
-        for (path, hash) in &hashes {
+        for (path, hash) in files.hashed() {
             emptied.update(path, Some(hash), None);
         }
         assert_eq!(emptied, ContentVersions::default());

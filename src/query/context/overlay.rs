@@ -175,12 +175,12 @@ pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
     if cx.strict && !cx.state.unchanged_on_disk(path) {
         return Err(super::stale(path));
     }
-    let Some(hash) = cx.state.hashes.get(path) else {
+    let Some(hash) = cx.state.files.hash(path) else {
         return Ok(Loaded::Absent);
     };
     let key = Key::new(
         "parsed print file",
-        [path.as_os_str().as_encoded_bytes(), hash.as_bytes()],
+        [path.as_os_str().as_encoded_bytes(), hash.hex().as_bytes()],
     );
     let read = || {
         Ok(match cx.state.parsed(path)? {

@@ -23,7 +23,7 @@ mod walk;
 use generation::Stamps;
 pub use generation::{Written, WrittenRow};
 pub use inspect::{ConnectionInspection, Inspection};
-pub use rows::{RowLookup, StoredFiles, StoredParts};
+pub use rows::{RowLookup, StoredFiles};
 pub use status::ParseStatus;
 #[cfg(test)]
 mod tests;

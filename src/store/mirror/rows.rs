@@ -1,13 +1,13 @@
 //! What the mirror holds for one connection, as a scan compares the disk with it: every
 //! row's identity and content hash (a warm start), or one row at a time.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rusqlite::params;
 
 use super::{identity_at, Mirror, MirrorError};
 use crate::ingest::{FileIdentity, Parsed, Stored};
+use crate::store::file_map::{ContentHash, FileMap};
 
 impl Mirror {
     /// Identities stored for one connection's files. The rows are taken under the lock and
@@ -61,41 +61,27 @@ type StoredRow = (String, Option<String>, Option<FileIdentity>);
 
 /// [`StoredFiles`] while it is filled.
 struct Maps {
-    identities: HashMap<PathBuf, FileIdentity>,
-    hashes: HashMap<PathBuf, String>,
-    absent: std::collections::HashSet<PathBuf>,
+    files: FileMap,
 }
 
 impl Maps {
     fn with_capacity(n: usize) -> Maps {
         Maps {
-            identities: HashMap::with_capacity(n),
-            hashes: HashMap::with_capacity(n),
-            absent: std::collections::HashSet::new(),
+            files: FileMap::with_capacity(n),
         }
     }
 
     fn insert(&mut self, (path, hash, identity): StoredRow) {
-        let path = PathBuf::from(path);
-        if let Some(h) = hash {
-            self.hashes.insert(path.clone(), h);
-        }
-        match identity {
-            Some(identity) => {
-                self.identities.insert(path, identity);
-            }
-            None => {
-                self.absent.insert(path);
-            }
-        }
+        // A hash that does not read back is a damaged row: without it the file's bytes
+        // are compared again when it is next read.
+        let hash = hash.as_deref().and_then(ContentHash::from_hex);
+        self.files.set(Path::new(&path), identity, hash);
     }
 
     fn into_stored(self, mirror: &Mirror) -> StoredFiles<'_> {
         StoredFiles {
             mirror,
-            identities: self.identities,
-            hashes: self.hashes,
-            absent: self.absent,
+            files: self.files,
             trusting: false,
         }
     }
@@ -104,10 +90,8 @@ impl Maps {
 /// A connection's stored identities, for a warm start.
 pub struct StoredFiles<'a> {
     mirror: &'a Mirror,
-    identities: HashMap<PathBuf, FileIdentity>,
-    hashes: HashMap<PathBuf, String>,
-    /// Paths stored as declared but absent.
-    absent: std::collections::HashSet<PathBuf>,
+    /// Every stored file: present with its identity and hash, or stored absent.
+    files: FileMap,
     /// A start's scan: settled stored identities and stored absences stand unchecked.
     trusting: bool,
 }
@@ -121,15 +105,15 @@ impl StoredFiles<'_> {
         self
     }
 
-    /// The stored identities and content hashes by path, and the paths stored absent.
-    pub fn into_parts(self) -> StoredParts {
-        (self.identities, self.hashes, self.absent)
+    /// Every stored file, present or absent.
+    pub fn into_files(self) -> FileMap {
+        self.files
     }
 }
 
 impl Stored for StoredFiles<'_> {
     fn identity(&self, path: &Path) -> Option<FileIdentity> {
-        self.identities.get(path).copied()
+        self.files.identity(path)
     }
 
     fn parsed(&self, path: &Path) -> Option<Parsed> {
@@ -137,20 +121,21 @@ impl Stored for StoredFiles<'_> {
     }
 
     fn hash(&self, path: &Path) -> Option<String> {
-        self.hashes.get(path).cloned()
+        self.files.hash(path).map(|h| h.to_string())
     }
 
     fn absent(&self, path: &Path) -> bool {
-        self.absent.contains(path)
+        self.files.is_absent(path)
     }
 
     fn trusted(&self, path: &Path) -> Option<Option<FileIdentity>> {
         if !self.trusting {
             return None;
         }
-        match self.identities.get(path) {
-            Some(identity) => identity.settled.then_some(Some(*identity)),
-            None => self.absent.contains(path).then_some(None),
+        let tracked = self.files.get(path)?;
+        match tracked.identity {
+            Some(identity) => identity.settled.then_some(Some(identity)),
+            None => Some(None),
         }
     }
 }
@@ -181,10 +166,3 @@ impl Stored for RowLookup<'_> {
             .is_some_and(|s| s.identity.is_none())
     }
 }
-
-/// Identities and hashes by path, and the paths stored absent.
-pub type StoredParts = (
-    HashMap<PathBuf, FileIdentity>,
-    HashMap<PathBuf, String>,
-    std::collections::HashSet<PathBuf>,
-);

@@ -2,12 +2,12 @@
 //! (statistics, their annotations, description.md, relationships.annotations.yaml), their
 //! identities when ingest read them, and the key naming their contents.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::{file_identity, INDEX_VERSION};
 use crate::ingest::walk::Artifact;
 use crate::ingest::FileIdentity;
+use crate::store::file_map::FileMap;
 
 /// A table's identity for the index: which files it was derived from, by content (its
 /// statistics, their annotations, its description and its relationships' annotations, in
@@ -120,14 +120,14 @@ pub(super) fn version_of(hash: Option<&str>) -> String {
     hash.unwrap_or("absent").to_string()
 }
 
-/// A table's key from its indexed files' content versions in `hashes`.
+/// A table's key from its indexed files' content versions in `tracked`.
 pub(super) fn entry_key(
     conn: &str,
     fqn: &str,
     files: [Option<&Path>; 4],
-    hashes: &HashMap<PathBuf, String>,
+    tracked: &FileMap,
 ) -> u64 {
-    let versions = files.map(|p| p.map(|p| version_in(hashes, p)));
+    let versions = files.map(|p| p.map(|p| version_in(tracked, p)));
     let mut pairs = [None; 4];
     for (slot, (p, v)) in pairs.iter_mut().zip(files.iter().zip(&versions)) {
         *slot = p.zip(v.as_deref());
@@ -136,21 +136,20 @@ pub(super) fn entry_key(
 }
 
 /// A file's content version as the tables' keys name it.
-pub(super) fn version_in(hashes: &HashMap<PathBuf, String>, path: &Path) -> String {
-    version_of(hashes.get(path).map(String::as_str))
+pub(super) fn version_in(tracked: &FileMap, path: &Path) -> String {
+    version_of(tracked.hash(path).as_ref().map(|h| h.hex()).as_deref())
 }
 
 /// Every walkable table of a connection scan as the index keys it: by the content of its
-/// two searched files (`hashes`), with their identities (`identities`). Made on every core:
+/// searched files, with their identities (both from `tracked`). Made on every core:
 /// each entry is a few lookups and a digest.
 pub fn table_entries(
     conn: &str,
     tables: &[(String, PathBuf, compat::value::Value)],
-    identities: &HashMap<PathBuf, FileIdentity>,
-    hashes: &HashMap<PathBuf, String>,
+    tracked: &FileMap,
 ) -> Vec<TableEntry> {
     // A file stored absent has no identity: it is not a file.
-    let identity = |p: Option<&Path>| -> Option<FileIdentity> { identities.get(p?).copied() };
+    let identity = |p: Option<&Path>| -> Option<FileIdentity> { tracked.identity(p?) };
     let entry_of = |(fqn, dir, entry): &(String, PathBuf, compat::value::Value)| {
         let declared = crate::ingest::walk::declared_artifacts(entry);
         let path_of = |kind: Artifact| {
@@ -174,7 +173,7 @@ pub fn table_entries(
             relationship_notes,
         };
         entry.identities = entry.indexed().map(identity);
-        entry.key = entry_key(conn, fqn, entry.indexed(), hashes);
+        entry.key = entry_key(conn, fqn, entry.indexed(), tracked);
         entry
     };
     const PER_THREAD: usize = 2048;

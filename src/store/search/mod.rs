@@ -884,7 +884,7 @@ fn stored_parse<'a>(mirror: &crate::store::mirror::Mirror, path: &Path) -> Loade
 
 /// Bring the index up to date after a few of a connection's files changed, its manifest
 /// not: `snapshot`'s tables, those whose searched files are among `moved` (each with its
-/// identity now; `None`: absent) re-keyed by `hashes` and re-indexed, the rest untouched.
+/// identity now; `None`: absent) re-keyed by `tracked` and re-indexed, the rest untouched.
 /// `records` are the files this writer just read (their parses are used as they are;
 /// every other parse comes from the mirror); the moved ones were checked against the disk
 /// under the writer lock.
@@ -895,7 +895,7 @@ pub fn sync_changed(
     snapshot: &SearchView,
     moved: &HashMap<PathBuf, Option<FileIdentity>>,
     records: &[crate::ingest::FileRecord],
-    hashes: &HashMap<PathBuf, String>,
+    tracked: &crate::store::file_map::FileMap,
 ) -> Result<SearchView, IndexError> {
     let fresh: HashMap<&Path, &crate::ingest::FileRecord> =
         records.iter().map(|f| (f.path.as_path(), f)).collect();
@@ -908,7 +908,7 @@ pub fn sync_changed(
                 return t.clone();
             }
             let mut t = t.clone();
-            t.key = entry_key(conn, &t.fqn, t.indexed(), hashes);
+            t.key = entry_key(conn, &t.fqn, t.indexed(), tracked);
             let paths: Vec<Option<PathBuf>> = t
                 .indexed()
                 .iter()

@@ -1,0 +1,250 @@
+//! What the index holds of each file one connection tracks, by path: the identity the file
+//! had when the mirror stored it (none: the print declares it, but it is absent) and its
+//! content hash. One entry per file with its path held once: at 100,000 tables a
+//! connection tracks 350,000 files, and two maps keyed by path (identities, hashes) with
+//! each hash as hex text held about twice the room.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::ingest::FileIdentity;
+
+/// A file's blake3 content hash: the version that pins pages and cursors (spelled as hex).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ContentHash([u8; 32]);
+
+impl ContentHash {
+    /// The hash spelled as ingest and the mirror spell it (`None`: not 64 hex digits).
+    pub fn from_hex(hex: &str) -> Option<ContentHash> {
+        blake3::Hash::from_hex(hex)
+            .ok()
+            .map(|h| ContentHash(*h.as_bytes()))
+    }
+
+    /// The hash of `bytes`.
+    pub fn of(bytes: &[u8]) -> ContentHash {
+        ContentHash(*blake3::hash(bytes).as_bytes())
+    }
+
+    /// As 64 lowercase hex digits, without allocating.
+    pub fn hex(&self) -> impl std::ops::Deref<Target = str> {
+        HexText(blake3::Hash::from_bytes(self.0).to_hex())
+    }
+}
+
+/// blake3's fixed-size hex text, as a `str`.
+struct HexText<T>(T);
+
+impl<T: std::ops::Deref<Target = str>> std::ops::Deref for HexText<T> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ContentHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
+impl std::fmt::Display for ContentHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.hex())
+    }
+}
+
+/// One tracked file.
+#[derive(Clone, Copy, Debug)]
+pub struct Tracked {
+    /// Its identity when stored; `None`: declared, and absent.
+    pub identity: Option<FileIdentity>,
+    /// Its content hash (`None` for an absent file).
+    pub hash: Option<ContentHash>,
+}
+
+/// Every file a connection tracks, by path. Cloning shares the paths (`Arc<Path>`), so a
+/// writer's copy of a snapshot's map costs its entries, not its paths again.
+#[derive(Clone, Default)]
+pub struct FileMap {
+    files: HashMap<Arc<Path>, Tracked>,
+}
+
+impl FileMap {
+    pub fn with_capacity(n: usize) -> FileMap {
+        FileMap {
+            files: HashMap::with_capacity(n),
+        }
+    }
+
+    /// How many files it tracks, absent ones included.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    pub fn get(&self, path: &Path) -> Option<&Tracked> {
+        self.files.get(path)
+    }
+
+    /// The identity `path` had when stored (`None`: untracked, or absent).
+    pub fn identity(&self, path: &Path) -> Option<FileIdentity> {
+        self.files.get(path)?.identity
+    }
+
+    /// The content hash of `path` (`None`: untracked, or absent).
+    pub fn hash(&self, path: &Path) -> Option<ContentHash> {
+        self.files.get(path)?.hash
+    }
+
+    /// Whether `path` is present with content: a file this state read.
+    pub fn has_content(&self, path: &Path) -> bool {
+        self.hash(path).is_some()
+    }
+
+    /// Whether `path` is tracked as declared but absent.
+    pub fn is_absent(&self, path: &Path) -> bool {
+        self.files.get(path).is_some_and(|t| t.identity.is_none())
+    }
+
+    /// Whether `path` is tracked at all (present or absent).
+    pub fn tracks(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// The path as this map holds it (shared by whatever else keeps it).
+    pub fn shared_path(&self, path: &Path) -> Option<Arc<Path>> {
+        self.files.get_key_value(path).map(|(p, _)| Arc::clone(p))
+    }
+
+    /// Track `path` as present with `identity` and `hash`, or (identity `None`) absent.
+    /// An absent file has no content: its hash is dropped. Returns what was tracked before.
+    pub fn set(
+        &mut self,
+        path: &Path,
+        identity: Option<FileIdentity>,
+        hash: Option<ContentHash>,
+    ) -> Option<Tracked> {
+        let tracked = Tracked {
+            hash: identity.and(hash),
+            identity,
+        };
+        match self.files.get_mut(path) {
+            Some(slot) => Some(std::mem::replace(slot, tracked)),
+            None => {
+                self.files.insert(Arc::from(path), tracked);
+                None
+            }
+        }
+    }
+
+    /// Stop tracking `path`; returns what was tracked.
+    pub fn remove(&mut self, path: &Path) -> Option<Tracked> {
+        self.files.remove(path)
+    }
+
+    /// Every tracked path with what is tracked of it, in no order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Arc<Path>, &Tracked)> {
+        self.files.iter()
+    }
+
+    /// Every path tracked as present, with its identity.
+    pub fn present(&self) -> impl Iterator<Item = (&Path, FileIdentity)> {
+        self.files
+            .iter()
+            .filter_map(|(p, t)| Some((&**p, t.identity?)))
+    }
+
+    /// Every path tracked as absent.
+    pub fn absent(&self) -> impl Iterator<Item = &Path> {
+        self.files
+            .iter()
+            .filter(|(_, t)| t.identity.is_none())
+            .map(|(p, _)| &**p)
+    }
+
+    /// Every file with content, with its hash.
+    pub fn hashed(&self) -> impl Iterator<Item = (&Path, ContentHash)> {
+        self.files.iter().filter_map(|(p, t)| Some((&**p, t.hash?)))
+    }
+
+    /// The absent paths, owned (for `index status`' list).
+    pub fn absent_paths(&self) -> Vec<PathBuf> {
+        self.absent().map(Path::to_path_buf).collect()
+    }
+}
+
+impl std::fmt::Debug for FileMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileMap")
+            .field("files", &self.files.len())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(inode: u64) -> FileIdentity {
+        FileIdentity {
+            mtime_ns: 1,
+            size: 2,
+            inode,
+            settled: true,
+        }
+    }
+
+    #[test]
+    fn a_hash_reads_back_as_the_hex_it_was_spelled_in() {
+        let hex = blake3::hash(b"tables: {}").to_hex().to_string();
+        let hash = ContentHash::from_hex(&hex).unwrap();
+        assert_eq!(&*hash.hex(), hex);
+        assert_eq!(hash.to_string(), hex);
+        assert_eq!(hash, ContentHash::of(b"tables: {}"));
+        for bad in ["", "xyz", &hex[..63], &format!("{hex}0")] {
+            assert_eq!(ContentHash::from_hex(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_file_is_present_absent_or_untracked() {
+        let (a, b, c) = (Path::new("/p/a"), Path::new("/p/b"), Path::new("/p/c"));
+        let h = ContentHash::of(b"a");
+        let mut map = FileMap::default();
+        assert!(map.set(a, Some(identity(1)), Some(h)).is_none());
+        // An absent file keeps no hash, whatever it is handed.
+        map.set(b, None, Some(h));
+        assert_eq!((map.identity(a), map.hash(a)), (Some(identity(1)), Some(h)));
+        assert!(map.has_content(a) && !map.is_absent(a) && map.tracks(a));
+        assert!(!map.has_content(b) && map.is_absent(b) && map.tracks(b));
+        assert!(!map.has_content(c) && !map.is_absent(c) && !map.tracks(c));
+        assert_eq!(map.hash(b), None);
+        assert_eq!(map.absent_paths(), vec![b.to_path_buf()]);
+        assert_eq!(map.present().collect::<Vec<_>>(), vec![(a, identity(1))]);
+        assert_eq!(map.hashed().collect::<Vec<_>>(), vec![(a, h)]);
+
+        // A file that appears, and one that goes.
+        let before = map.set(b, Some(identity(2)), Some(h)).unwrap();
+        assert_eq!(before.identity, None);
+        assert_eq!(map.remove(a).unwrap().hash, Some(h));
+        assert_eq!(map.len(), 1);
+        assert!(map.absent_paths().is_empty());
+    }
+
+    #[test]
+    fn a_clone_shares_its_paths() {
+        let mut map = FileMap::default();
+        map.set(Path::new("/p/a"), Some(identity(1)), None);
+        let copy = map.clone();
+        let (mine, theirs) = (
+            map.shared_path(Path::new("/p/a")).unwrap(),
+            copy.shared_path(Path::new("/p/a")).unwrap(),
+        );
+        assert!(Arc::ptr_eq(&mine, &theirs));
+    }
+}
