@@ -238,10 +238,7 @@ impl Summary {
                 let fresh = store.fresh(Connection(Some(&name)), Reads::Manifest);
                 let what = match fresh.map(|s| s.manifest.clone()) {
                     Ok(ManifestRead::Ok { doc, .. }) => {
-                        let n = doc
-                            .get("tables")
-                            .and_then(compat::value::Value::as_map)
-                            .map_or(0, |t| t.len());
+                        let n = doc.tables().len();
                         format!("{n} table{}", if n == 1 { "" } else { "s" })
                     }
                     Ok(ManifestRead::Absent) => "no manifest yet".into(),

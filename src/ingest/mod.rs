@@ -4,6 +4,7 @@
 //! read in `query` copies a file's bytes it already knows, and parses nothing).
 
 mod identity;
+pub mod manifest;
 pub mod pz_docs;
 pub mod pz_project;
 pub mod reading;
@@ -16,6 +17,7 @@ use compat::value::Value;
 use compat::yaml::{self, LoadError};
 
 pub use identity::{clock_ns, file_identity, hash_file, identity, FileIdentity};
+pub use manifest::{Manifest, ManifestTables};
 
 pub const MANIFEST_FILENAME: &str = "manifest.yaml";
 pub const DIFF_FILENAME: &str = "diff.yaml";
@@ -315,7 +317,7 @@ fn split_parse(text: &str, hash: &str, spill: Spill) -> Option<Parsed> {
 }
 
 /// How a connection's manifest reads (dbprint's `read_manifest` states).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum ManifestRead {
     Absent,
     Unparseable(String),
@@ -325,7 +327,7 @@ pub enum ManifestRead {
     Failed(String),
     /// The manifest with `tables` cut to walkable entries.
     Ok {
-        doc: Value,
+        doc: Manifest,
         dropped: Vec<String>,
     },
 }
@@ -417,6 +419,9 @@ pub fn scan_connection(
 #[derive(Debug)]
 pub struct ScanHead {
     manifest: ManifestRead,
+    /// The walkable `tables` entries as values, for the tables' scan (the manifest keeps
+    /// them packed).
+    entries: Vec<(Value, Value)>,
     files: Vec<FileRecord>,
     walk: Option<walk::WalkMemo>,
     spilled: usize,
@@ -448,7 +453,7 @@ pub fn scan_head(
     // diff.yaml, often the largest file, is left to `scan_tables`, which reads it beside
     // the tables (see there). The walk for symlinks reads every directory: on a warm start
     // it takes about as long as the manifest's decode, so they run side by side.
-    let (manifest_record, manifest, walk) = std::thread::scope(|scope| {
+    let (manifest_record, (manifest, entries), walk) = std::thread::scope(|scope| {
         let links = scope.spawn(|| walk::links_of(root, memo()));
         read_manifest(root, &manifest_path, name, known, links)
     });
@@ -466,6 +471,7 @@ pub fn scan_head(
     files.extend(others);
     ScanHead {
         manifest,
+        entries,
         files,
         walk,
         spilled,
@@ -484,6 +490,7 @@ pub fn scan_tables(
 ) -> ConnectionScan {
     let ScanHead {
         manifest,
+        entries,
         mut files,
         walk,
         mut spilled,
@@ -494,15 +501,11 @@ pub fn scan_tables(
     let name = conn.name.as_str();
     let mut tables = Vec::new();
     let mut artifacts = 0;
-    if let ManifestRead::Ok { doc, .. } = &manifest {
-        if let Some(entries) = doc.get("tables").and_then(Value::as_map) {
-            for (key, entry) in entries {
-                let fqn = compat::py::str_of(key);
-                let dir = root.join(walk::table_path(&fqn, entry));
-                artifacts += walk::declared_artifacts(entry).len();
-                tables.push((fqn, dir, entry.clone()));
-            }
-        }
+    for (key, entry) in entries {
+        let fqn = compat::py::str_of(&key);
+        let dir = root.join(walk::table_path(&fqn, &entry));
+        artifacts += walk::declared_artifacts(&entry).len();
+        tables.push((fqn, dir, entry));
     }
     // Progress counts every file the connection's mirror will hold, these and the diff
     // included.
@@ -657,15 +660,15 @@ fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
     dropped
 }
 
-/// The manifest's record and how it reads, and what the walk for symlinks (`links`, under
-/// way) depended on when it walked now.
+/// The manifest's record and how it reads (with its walkable entries), and what the walk
+/// for symlinks (`links`, under way) depended on when it walked now.
 fn read_manifest(
     root: &Path,
     manifest_path: &Path,
     name: &str,
     known: Known,
     links: std::thread::ScopedJoinHandle<'_, walk::LinkWalk>,
-) -> (FileRecord, ManifestRead, Option<walk::WalkMemo>) {
+) -> (FileRecord, Walkable, Option<walk::WalkMemo>) {
     // A panic in the walk is the scan's, as it was before the walk moved.
     let mut links = Some(links);
     let mut join = || {
@@ -679,29 +682,30 @@ fn read_manifest(
         Some(read) => read.clone(),
         None => known.parsed(manifest_path).unwrap_or(Parsed::Absent),
     };
+    let none = |read| (read, Vec::new());
     let manifest = if !manifest_path.is_file() {
-        ManifestRead::Absent
+        none(ManifestRead::Absent)
     } else if !walk::contained(root, manifest_path) {
-        ManifestRead::Malformed("it resolves outside the connection root".into())
+        none(ManifestRead::Malformed("it resolves outside the connection root".into()))
     } else {
         match &manifest_parsed {
-            Parsed::YamlError(m) => ManifestRead::Unparseable(m.clone()),
-            Parsed::OtherError(m) => ManifestRead::Failed(m.clone()),
+            Parsed::YamlError(m) => none(ManifestRead::Unparseable(m.clone())),
+            Parsed::OtherError(m) => none(ManifestRead::Failed(m.clone())),
             Parsed::Yaml(data) => match manifest_shape_error(data) {
-                Some(reason) => ManifestRead::Malformed(reason),
+                Some(reason) => none(ManifestRead::Malformed(reason)),
                 None => match join() {
                     Some(walked) => {
                         memo = walked.new_memo().cloned();
                         walkable_manifest(root, data, walked)
                     }
-                    None => ManifestRead::Absent,
+                    None => none(ManifestRead::Absent),
                 },
             },
             Parsed::Text
             | Parsed::Prose(_)
             | Parsed::Absent
             // Only diff.yaml is read in pieces.
-            | Parsed::Split(_) => ManifestRead::Absent,
+            | Parsed::Split(_) => none(ManifestRead::Absent),
         }
     };
     if let Some(walked) = join() {
@@ -710,7 +714,10 @@ fn read_manifest(
     (manifest_record, manifest, memo)
 }
 
-fn walkable_manifest(root: &Path, data: &Value, walked: walk::LinkWalk) -> ManifestRead {
+/// How a manifest reads, and its walkable `tables` entries as values.
+type Walkable = (ManifestRead, Vec<(Value, Value)>);
+
+fn walkable_manifest(root: &Path, data: &Value, walked: walk::LinkWalk) -> Walkable {
     let links = walked.escaping(root, Some(data));
     let keep: std::collections::HashSet<String> =
         walk::walkable(data, &links).into_iter().collect();
@@ -727,17 +734,9 @@ fn walkable_manifest(root: &Path, data: &Value, walked: walk::LinkWalk) -> Manif
         }
     }
     dropped.sort();
-    let mut doc = data.clone();
-    if let Value::Map(pairs) = &mut doc {
-        // `{**data, ...}`: a new dict.
-        let pairs = std::sync::Arc::make_mut(pairs);
-        match pairs.iter_mut().find(|(k, _)| k.as_str() == Some("tables")) {
-            Some((_, v)) => *v = Value::map(kept),
-            // `{**data, "tables": walkable}` appends the key when it was absent.
-            None => pairs.push((Value::Str("tables".into()), Value::map(kept))),
-        }
-    }
-    ManifestRead::Ok { doc, dropped }
+    // `{**data, "tables": walkable}`: a new dict, whose `tables` the manifest holds apart.
+    let doc = Manifest::new(data, kept.clone());
+    (ManifestRead::Ok { doc, dropped }, kept)
 }
 
 #[cfg(test)]

@@ -8,14 +8,13 @@
 //! escape, so it surfaces as `QueryError::Other`).
 
 use compat::py::{py_eq, seq_eq};
-use std::cell::{Cell, OnceCell};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::walk::{self, Artifact};
-use crate::ingest::ManifestRead;
+use crate::ingest::{ManifestRead, ManifestTables};
 use crate::store::files::{Check, FreshFile};
 use crate::store::Snapshot;
 use compat::value::Value;
@@ -55,57 +54,36 @@ pub trait Files {
 pub struct Print<'a> {
     pub root: &'a Path,
     /// The manifest's `tables` map, cut to walkable entries.
-    pub tables: &'a [(Value, Value)],
+    pub tables: &'a ManifestTables,
     pub files: &'a dyn Files,
-    /// Lookups so far, and each fqn's first position once they are many: a diff asks
-    /// about every event's table, of a manifest that runs to 100,000 entries.
-    lookups: Cell<u32>,
-    by_fqn: OnceCell<HashMap<&'a str, usize>>,
 }
 
 impl<'a> Print<'a> {
-    /// Lookups a print answers by scanning its entries before it indexes them.
-    const SCANNED_LOOKUPS: u32 = 16;
-
-    pub fn new(root: &'a Path, tables: &'a [(Value, Value)], files: &'a dyn Files) -> Print<'a> {
+    pub fn new(root: &'a Path, tables: &'a ManifestTables, files: &'a dyn Files) -> Print<'a> {
         Print {
             root,
             tables,
             files,
-            lookups: Cell::new(0),
-            by_fqn: OnceCell::new(),
         }
     }
 
     /// The walkable entry named `fqn` (the first, as the manifest's own lookup finds it).
-    pub fn entry(&self, fqn: &str) -> Option<&'a Value> {
-        let tables = self.tables;
-        if self.by_fqn.get().is_none() && self.lookups.get() < Self::SCANNED_LOOKUPS {
-            self.lookups.set(self.lookups.get() + 1);
-            return tables
-                .iter()
-                .find(|(k, _)| k.as_str() == Some(fqn))
-                .map(|(_, e)| e);
-        }
-        let index = self.by_fqn.get_or_init(|| {
-            let mut index = HashMap::with_capacity(tables.len());
-            for (i, (k, _)) in tables.iter().enumerate() {
-                if let Some(k) = k.as_str() {
-                    index.entry(k).or_insert(i);
-                }
-            }
-            index
-        });
-        index.get(fqn).map(|&i| &tables[i].1)
+    pub fn entry(&self, fqn: &str) -> Option<Value> {
+        self.tables.get(fqn)
+    }
+
+    /// Whether `fqn` names a walkable entry.
+    pub fn holds(&self, fqn: &str) -> bool {
+        self.tables.position(fqn).is_some()
     }
 
     /// The path of a declared artifact of a walkable table, when it declares `kind`.
     pub fn artifact(&self, fqn: &str, kind: walk::Artifact) -> Option<PathBuf> {
         let entry = self.entry(fqn)?;
-        walk::declared_artifacts(entry)
+        walk::declared_artifacts(&entry)
             .into_iter()
             .find(|(k, _)| k == kind.name())
-            .map(|(_, name)| self.root.join(walk::table_path(fqn, entry)).join(name))
+            .map(|(_, name)| self.root.join(walk::table_path(fqn, &entry)).join(name))
     }
 }
 
@@ -318,7 +296,7 @@ pub fn incoming_rejections(
         .iter()
         .filter(|e| matches!(e, Value::Map(_)))
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
-        .filter(|r| print.entry(r).is_some())
+        .filter(|r| print.holds(r))
         .map(str::to_string)
         .collect();
     referencers.sort();
@@ -444,13 +422,11 @@ pub fn verdict_print<'a>(
     files: &'a dyn Files,
 ) -> Result<Option<Print<'a>>, QueryError> {
     match &state.manifest {
-        ManifestRead::Ok { doc, .. } => {
-            let tables = doc
-                .get("tables")
-                .and_then(Value::as_map)
-                .unwrap_or_default();
-            Ok(Some(Print::new(&state.config.print_root, tables, files)))
-        }
+        ManifestRead::Ok { doc, .. } => Ok(Some(Print::new(
+            &state.config.print_root,
+            doc.tables(),
+            files,
+        ))),
         ManifestRead::Failed(m) => Err(QueryError::Other(m.clone())),
         _ => Ok(None),
     }
@@ -492,7 +468,7 @@ impl<'p, 'a> EventFilter<'p, 'a> {
         let Some(source) = change
             .get("source_table")
             .and_then(Value::as_str)
-            .filter(|s| print.entry(s).is_some())
+            .filter(|s| print.holds(s))
         else {
             return Ok(true);
         };

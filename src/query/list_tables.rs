@@ -9,6 +9,7 @@ use super::tables::{self, Order};
 use crate::error::QueryError;
 use crate::store::Snapshot;
 use compat::py::Glob;
+use crate::ingest::Manifest;
 use compat::value::Value;
 
 pub struct Request<'a> {
@@ -61,8 +62,7 @@ impl Tables<'_> {
             .manifest_or_error()
             .ok()
             .flatten()
-            .map(|m| self.order.entry(m, at))
-            .unwrap_or(&Value::Null);
+            .map_or(Value::Null, |m| self.order.entry(m, at));
         let mut pairs = vec![(Value::Str("table".into()), Value::Str(fqn.clone()))];
         for key in ["type", "row_count", "columns", "profiled_at"] {
             pairs.push((
@@ -70,7 +70,8 @@ impl Tables<'_> {
                 entry.get(key).cloned().unwrap_or(Value::Null),
             ));
         }
-        let (verdict, size_gated) = freshness::verdict(&self.state.config, &fqn, entry, self.now);
+        let (verdict, size_gated) =
+            freshness::verdict(&self.state.config, &fqn, &entry, self.now);
         pairs.extend(verdict);
         Table {
             fqn,
@@ -80,9 +81,9 @@ impl Tables<'_> {
     }
 }
 
-pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
+pub fn failed_tables(manifest: Option<&Manifest>) -> Vec<String> {
     manifest
-        .and_then(|m| m.get("failed_tables"))
+        .and_then(|m| m.field("failed_tables"))
         .and_then(Value::as_seq)
         .map(|items| {
             items
@@ -95,7 +96,7 @@ pub fn failed_tables(manifest: Option<&Value>) -> Vec<String> {
 
 /// The error for a table a call names that the manifest does not hold: unprofiled when the
 /// last run listed it as failed, else unknown to `connection`.
-pub fn absent_table(table: &str, connection: &str, manifest: Option<&Value>) -> QueryError {
+pub fn absent_table(table: &str, connection: &str, manifest: Option<&Manifest>) -> QueryError {
     if failed_tables(manifest).iter().any(|f| f == table) {
         QueryError::UnprofiledTable {
             table: table.to_string(),

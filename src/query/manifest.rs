@@ -19,7 +19,7 @@ pub struct Manifest<'a> {
     /// Every key but `tables` in file order, then the `failed_tables` the glob matches.
     pub head: Vec<(String, Value)>,
     pub pins: Pins,
-    manifest: &'a Value,
+    manifest: &'a crate::ingest::Manifest,
     order: Arc<Order>,
     matched: Arc<Vec<u32>>,
 }
@@ -31,7 +31,7 @@ impl Manifest<'_> {
     }
 
     /// The `i`-th matched `tables` entry in FQN order, with its FQN.
-    pub fn table(&self, i: usize) -> (&str, &Value) {
+    pub fn table(&self, i: usize) -> (&str, Value) {
         let at = self.matched[i] as usize;
         (self.order.fqn(at), self.order.entry(self.manifest, at))
     }
@@ -49,8 +49,7 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Manifest<'a>, Qu
     let order = tables::order(state)?;
     let matched = tables::matching(state, &order, req.pattern)?;
     let mut head: Vec<(String, Value)> = manifest
-        .as_map()
-        .unwrap_or_default()
+        .fields()
         .iter()
         .map(|(k, v)| (compat::py::str_of(k), v))
         .filter(|(k, _)| k != "tables" && k != "failed_tables")

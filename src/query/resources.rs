@@ -300,17 +300,19 @@ fn connection_entries(
         ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
         _ => return Ok(()),
     };
-    let mut tables: Vec<(String, &Value)> = manifest
-        .get("tables")
-        .and_then(Value::as_map)
-        .unwrap_or_default()
+    let entries = manifest.tables();
+    let mut tables: Vec<(String, usize)> = entries
+        .keys()
         .iter()
-        .map(|(k, v)| (compat::py::str_of(k), v))
+        .enumerate()
+        .map(|(i, k)| (compat::py::str_of(k), i))
         .collect();
     tables.sort_by(|a, b| a.0.cmp(&b.0));
-    for (fqn, entry) in tables {
-        let declared = walk::declared_artifacts(entry);
-        let dir = root.join(walk::table_path(&fqn, entry));
+    for (fqn, at) in tables {
+        // What the listing reads of an entry: its directory and declared files.
+        let entry = entries.entry_cut(at, &["path", "artifacts"]);
+        let declared = walk::declared_artifacts(&entry);
+        let dir = root.join(walk::table_path(&fqn, &entry));
         let fqn: Arc<str> = Arc::from(fqn);
         for kind in TABLE_KINDS {
             let Some((_, file)) = declared.iter().find(|(k, _)| k == kind) else {
@@ -523,7 +525,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
             // Declared but missing is a broken promise; never declared is licensed.
             let declared = state
                 .manifest_or_error()?
-                .and_then(|m| m.get("manifest_annotations"))
+                .and_then(|m| m.field("manifest_annotations"))
                 .is_some_and(|v| matches!(v, Value::Str(_)));
             if declared {
                 return Err(QueryError::MissingFile {
@@ -543,16 +545,11 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
                     path: shown(&root.join(MANIFEST_FILENAME)),
                 });
             };
-            let tables = manifest
-                .get("tables")
-                .and_then(Value::as_map)
-                .unwrap_or_default();
-            let Some((_, entry)) = tables
-                .iter()
-                .find(|(k, _)| k.as_str() == Some(fqn.as_str()))
-            else {
+            let tables = manifest.tables();
+            let Some(entry) = tables.get(&fqn) else {
                 return Err(absent_table(&fqn, &connection, Some(manifest)));
             };
+            let entry = &entry;
             let Some((_, file)) = walk::declared_artifacts(entry)
                 .into_iter()
                 .find(|(k, _)| k == kind)

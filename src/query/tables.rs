@@ -8,6 +8,7 @@ use crate::error::QueryError;
 use crate::store::cache::Key;
 use crate::store::Snapshot;
 use compat::py::Glob;
+use crate::ingest::Manifest;
 use compat::value::Value;
 
 /// The manifest's `tables` entries sorted by FQN: each FQN (`str` of its key) with the
@@ -31,16 +32,9 @@ impl Order {
     }
 
     /// The manifest entry of the `i`-th table in FQN order.
-    pub fn entry<'a>(&self, manifest: &'a Value, i: usize) -> &'a Value {
-        &entries(manifest)[self.names[i].1].1
+    pub fn entry(&self, manifest: &Manifest, i: usize) -> Value {
+        manifest.tables().entry(self.names[i].1)
     }
-}
-
-fn entries(manifest: &Value) -> &[(Value, Value)] {
-    manifest
-        .get("tables")
-        .and_then(Value::as_map)
-        .unwrap_or_default()
 }
 
 /// What a derived table list depends on: the connection, its manifest's content and
@@ -69,11 +63,11 @@ pub fn order(state: &Snapshot) -> Result<Arc<Order>, QueryError> {
     let manifest = state.manifest_or_error()?;
     let build = || {
         let mut names: Vec<(String, usize)> = manifest
-            .map(entries)
+            .map(|m| m.tables().keys())
             .unwrap_or_default()
             .iter()
             .enumerate()
-            .map(|(i, (k, _))| (compat::py::str_of(k), i))
+            .map(|(i, k)| (compat::py::str_of(k), i))
             .collect();
         names.sort();
         Ok::<_, QueryError>(Order { names })

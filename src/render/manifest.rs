@@ -19,7 +19,7 @@ pub fn page(
         .collect();
     let mut item = |i: usize| -> Result<(UnitKey, Value), QueryError> {
         let (fqn, entry) = manifest.table(i);
-        Ok((UnitKey::Item(Value::Str(fqn.to_string())), entry.clone()))
+        Ok((UnitKey::Item(Value::Str(fqn.to_string())), entry))
     };
     let total = manifest.total();
     let shape = |run: &[Unit], _first: bool, next: Option<&str>| -> Value {

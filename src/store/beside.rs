@@ -77,6 +77,15 @@ impl Store {
         let files = stored.into_files();
         let manifest_identity = scan.manifest_identity(&conn.print_root);
         let tables = search::table_entries(&conn.name, &scan.tables, &files);
+        let ingest::ConnectionScan {
+            manifest,
+            files: records,
+            tables: entries,
+            ..
+        } = scan;
+        // Many small allocations (the manifest's entries as values): freed off the
+        // caller's path.
+        std::thread::spawn(move || drop((records, entries)));
         let Some(search) = shared
             .index
             .view(&conn.name, tables)
@@ -89,7 +98,7 @@ impl Store {
         }
         let snapshot = Snapshot {
             config: conn.clone(),
-            manifest: scan.manifest,
+            manifest,
             manifest_identity,
             versions: snapshot::ContentVersions::of(&files),
             files,

@@ -533,7 +533,11 @@ impl Store {
         shared
             .mirror
             .record_reconcile(&conn.name, scanned_files, reread, started.elapsed())?;
-        let tables = search::table_entries(&conn.name, &tables, &files);
+        let entries = search::table_entries(&conn.name, &tables, &files);
+        // The manifest's entries as values (the snapshot keeps them packed): many small
+        // allocations, freed off the caller's path.
+        std::thread::spawn(move || drop(tables));
+        let tables = entries;
         Ok(Ingested {
             manifest,
             manifest_identity,

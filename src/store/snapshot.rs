@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::config::ConnectionConfig;
 use crate::error::QueryError;
-use crate::ingest::{self, FileIdentity, ManifestRead, Parsed, MANIFEST_FILENAME};
+use crate::ingest::{self, FileIdentity, Manifest, ManifestRead, Parsed, MANIFEST_FILENAME};
 use compat::value::Value;
 
 use super::cache::{Cache, Key};
@@ -191,7 +191,7 @@ impl Snapshot {
 
     /// The manifest as readers use it, or the error every tool gives for it.
     /// `Ok(None)`: there is no manifest.
-    pub fn manifest_or_error(&self) -> Result<Option<&Value>, QueryError> {
+    pub fn manifest_or_error(&self) -> Result<Option<&Manifest>, QueryError> {
         let path = self.manifest_path().display().to_string();
         match &self.manifest {
             ManifestRead::Absent => Ok(None),

@@ -113,9 +113,8 @@ pub fn joins_scope(state: &Snapshot) -> [u8; 32] {
 pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, QueryError> {
     let manifest = state.manifest_or_error()?;
     let known = manifest
-        .and_then(|m| m.get("tables"))
-        .and_then(|t| t.get(table))
-        .is_some_and(|e| *e != Value::Null);
+        .and_then(|m| m.tables().get(table))
+        .is_some_and(|e| e != Value::Null);
     let Some(manifest) = manifest.filter(|_| known) else {
         return Err(absent_table(table, &state.config.name, manifest));
     };
@@ -164,11 +163,11 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
     Ok(Context {
         artifacts,
         adapter: manifest
-            .get("adapter")
+            .field("adapter")
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map(str::to_string),
-        profile: match manifest.get("profile") {
+        profile: match manifest.field("profile") {
             Some(p @ Value::Map(_)) => p.clone(),
             _ => Value::map(Vec::new()),
         },

@@ -13,7 +13,7 @@ use super::R;
 use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::walk::{self, Artifact};
-use crate::ingest::Parsed;
+use crate::ingest::{ManifestTables, Parsed};
 use crate::store::cache::{value_weight, Key};
 use crate::store::derived::Kept;
 use crate::store::Snapshot;
@@ -55,8 +55,8 @@ impl Table {
 #[derive(Debug)]
 pub struct Overlay {
     root: PathBuf,
-    /// The manifest's `tables` mapping (shared with the snapshot's manifest, not copied).
-    entries: Value,
+    /// The manifest's `tables` entries (shared with the snapshot's manifest, not copied).
+    entries: ManifestTables,
     /// Each table's FQN -> its entry's place in `entries`: a table is made when asked
     /// for, not for every table of a large print up front.
     by_fqn: HashMap<String, u32>,
@@ -125,11 +125,11 @@ impl Overlay {
     /// The walkable table `fqn`, as its manifest entry declares it.
     pub fn table(&self, fqn: &str) -> Option<Table> {
         let &at = self.by_fqn.get(fqn)?;
-        let (_, entry) = self.entries.as_map()?.get(at as usize)?;
+        let entry = self.entries.entry(at as usize);
         Some(Table {
-            dir: self.root.join(walk::table_path(fqn, entry)),
-            artifacts: walk::declared_artifacts(entry),
-            entry: entry.clone(),
+            dir: self.root.join(walk::table_path(fqn, &entry)),
+            artifacts: walk::declared_artifacts(&entry),
+            entry,
         })
     }
 
@@ -295,19 +295,14 @@ fn build(cx: &Ctx) -> R<Overlay> {
     let state = cx.state;
     let root = state.config.print_root.clone();
     let entries = match state.manifest_or_error() {
-        Ok(Some(manifest)) => manifest
-            .get("tables")
-            .filter(|t| t.as_map().is_some())
-            .cloned()
-            .unwrap_or_else(|| Value::map(Vec::new())),
-        _ => Value::map(Vec::new()),
+        Ok(Some(manifest)) => manifest.tables().clone(),
+        _ => ManifestTables::from_entries(Vec::new()),
     };
     let by_fqn: HashMap<String, u32> = entries
-        .as_map()
-        .unwrap_or_default()
+        .keys()
         .iter()
         .enumerate()
-        .map(|(at, (key, _))| (compat::py::str_of(key), at as u32))
+        .map(|(at, key)| (compat::py::str_of(key), at as u32))
         .collect();
     let mut ix = Overlay {
         root,

@@ -1,6 +1,7 @@
 use std::collections::HashMap;
 
 use super::*;
+use crate::ingest::ManifestTables;
 
 // --- A diff's document less its withheld events, as get_diff and the diff resource
 // assemble it from `EventFilter` and `shown_header` ------------------------------------
@@ -121,12 +122,12 @@ fn table_entry(with_annotations: bool) -> Value {
 
 const ROOT: &str = "/p";
 
-fn tables() -> Vec<(Value, Value)> {
-    vec![
+fn tables() -> ManifestTables {
+    ManifestTables::from_entries(vec![
         (s("db.events"), table_entry(true)),
         (s("db.customers"), table_entry(true)),
         (s("db.orders"), table_entry(false)),
-    ]
+    ])
 }
 
 fn annotation_path(fqn: &str) -> PathBuf {

@@ -466,7 +466,7 @@ pub fn adapter_of(state: &Snapshot) -> Adapter {
         .manifest_or_error()
         .ok()
         .flatten()
-        .and_then(|m| m.get("adapter"))
+        .and_then(|m| m.field("adapter"))
         .and_then(Value::as_str)
         .filter(|a| !a.trim().is_empty());
     Adapter::from_name(manifest.unwrap_or(&state.config.adapter))
@@ -630,11 +630,8 @@ fn build(
     let manifest = state.manifest_or_error()?;
     let mut tables: Vec<Table> = Vec::new();
     let mut position: HashMap<String, usize> = HashMap::new();
-    if let Some(entries) = manifest
-        .and_then(|m| m.get("tables"))
-        .and_then(Value::as_map)
-    {
-        for (key, entry) in entries {
+    if let Some(entries) = manifest.map(|m| m.tables()) {
+        for (key, entry) in entries.iter() {
             let (Some(fqn), false) = (key.as_str(), matches!(entry, Value::Null)) else {
                 continue;
             };

@@ -48,9 +48,33 @@ pub fn to_bytes(v: &Value) -> Vec<u8> {
     let mut out = Writer {
         out: Vec::with_capacity(64),
         numbers: HashMap::new(),
+        referred: false,
     };
     out.value(v);
     out.out
+}
+
+/// `values` packed one after another, each readable alone with [`from_bytes`] from its
+/// range (`ends[i - 1]..ends[i]`, from 0): the bytes and each value's end. `None` when a
+/// collection stands in two places among them (an alias): a value read alone could not
+/// refer to it, so such values are kept whole instead.
+pub fn to_bytes_apart<'v>(values: impl IntoIterator<Item = &'v Value>) -> Option<(Vec<u8>, Vec<u32>)> {
+    let mut out = Writer {
+        out: Vec::with_capacity(64),
+        numbers: HashMap::new(),
+        referred: false,
+    };
+    let mut ends = Vec::new();
+    for v in values {
+        out.value(v);
+        ends.push(u32::try_from(out.out.len()).ok()?);
+    }
+    // A reference is written only for a collection met before: none means every shared
+    // tag (a collection held twice in memory, as a clone is) numbers only itself.
+    if out.referred {
+        return None;
+    }
+    Some((out.out, ends))
 }
 
 /// The value [`to_bytes`] wrote.
@@ -68,6 +92,39 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Value, PackedError> {
         )));
     }
     Ok(v)
+}
+
+/// The value at `key` of the mapping [`to_bytes`] wrote (its first string key equal to
+/// `key`, as [`Value::get`] finds it), read without making the rest: `None` when the
+/// value is no mapping or has no such key. A reference from the value read to a
+/// collection outside it is an error (a value of [`to_bytes_apart`] holds none).
+pub fn field(bytes: &[u8], key: &str) -> Result<Option<Value>, PackedError> {
+    let mut reader = Reader {
+        bytes,
+        at: 0,
+        shared: Vec::new(),
+    };
+    if !matches!(reader.byte()?, MAP | SHARED_MAP) {
+        return Ok(None);
+    }
+    let n = reader.count(2)?;
+    for _ in 0..n {
+        let matched = match reader.bytes.get(reader.at) {
+            Some(&STR) => {
+                reader.at += 1;
+                reader.slice()? == key.as_bytes()
+            }
+            _ => {
+                reader.skip(0)?;
+                false
+            }
+        };
+        if matched {
+            return reader.value(0).map(Some);
+        }
+        reader.skip(0)?;
+    }
+    Ok(None)
 }
 
 /// A [`Value`] field kept as packed bytes inside another serde encoding
@@ -115,6 +172,8 @@ struct Writer {
     out: Vec<u8>,
     /// Shared collections written so far, by address, with their numbers.
     numbers: HashMap<usize, u64>,
+    /// Whether a reference to one was written.
+    referred: bool,
 }
 
 impl Writer {
@@ -203,6 +262,7 @@ impl Writer {
             return true;
         }
         if let Some(&n) = self.numbers.get(&address) {
+            self.referred = true;
             self.out.push(REF);
             self.varint(n);
             return false;
@@ -295,6 +355,55 @@ impl Reader<'_> {
             month: self.byte()?,
             day: self.byte()?,
         })
+    }
+
+    /// Pass over one value without making it.
+    fn skip(&mut self, depth: usize) -> Result<(), PackedError> {
+        if depth > MAX_DEPTH {
+            return self.fail("nesting too deep");
+        }
+        match self.byte()? {
+            NULL | FALSE | TRUE => {}
+            INT => {
+                self.varint()?;
+            }
+            BIG_INT | STR | BYTES => {
+                self.slice()?;
+            }
+            FLOAT => {
+                for _ in 0..8 {
+                    self.byte()?;
+                }
+            }
+            DATE => {
+                self.date()?;
+            }
+            DATE_TIME => {
+                self.date()?;
+                for _ in 0..3 {
+                    self.byte()?;
+                }
+                self.varint()?;
+                if self.byte()? == 1 {
+                    self.varint()?;
+                }
+            }
+            tag @ (SEQ | SHARED_SEQ | MAP | SHARED_MAP) => {
+                if matches!(tag, SHARED_SEQ | SHARED_MAP) {
+                    // Numbered as a read would number it; a reference to it is an error.
+                    self.shared.push(None);
+                }
+                let per_item = if matches!(tag, SEQ | SHARED_SEQ) { 1 } else { 2 };
+                for _ in 0..self.count(per_item)? * per_item {
+                    self.skip(depth + 1)?;
+                }
+            }
+            REF => {
+                self.varint()?;
+            }
+            tag => return self.fail(&format!("tag {tag}")),
+        }
+        Ok(())
     }
 
     fn value(&mut self, depth: usize) -> Result<Value, PackedError> {
@@ -468,6 +577,56 @@ mod tests {
         match (&items[0], &items[2]) {
             (Value::Seq(a), Value::Seq(b)) => assert!(Arc::ptr_eq(a, b)),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn values_packed_apart_read_back_alone_unless_one_refers_to_another() {
+        let shared = Value::map(vec![(Value::Str("ddl".into()), Value::Str("ddl.sql".into()))]);
+        let entry = |n: i64, artifacts: Value| {
+            Value::map(vec![
+                (Value::Str("row_count".into()), Value::Int(n)),
+                (Value::Str("artifacts".into()), artifacts),
+            ])
+        };
+        let own = |n| entry(n, Value::map(vec![(Value::Str("n".into()), Value::Int(n))]));
+        // Held twice in memory (a clone), written once each: each reads back alone.
+        let values = vec![own(1), Value::seq(vec![own(2), Value::Null]), own(3)];
+        let held = values.clone();
+        let (bytes, ends) = to_bytes_apart(&values).unwrap();
+        drop(held);
+        let mut start = 0;
+        for (v, end) in values.iter().zip(&ends) {
+            let alone = from_bytes(&bytes[start..*end as usize]).unwrap();
+            assert_eq!(&alone, v);
+            start = *end as usize;
+        }
+        assert_eq!(start, bytes.len());
+        // One collection in two of them, or twice in one: declined.
+        let aliased = [entry(1, shared.clone()), entry(2, shared)];
+        assert!(to_bytes_apart(&aliased).is_none());
+        assert!(to_bytes_apart(&[every_kind()]).is_none());
+        assert!(to_bytes_apart(&[]).unwrap().0.is_empty());
+    }
+
+    #[test]
+    fn a_field_reads_as_the_whole_value_holds_it() {
+        let whole = Value::map(vec![
+            (Value::Str("skipped".into()), every_kind()),
+            (Value::Int(1), Value::Str("an int key".into())),
+            (Value::Str("path".into()), Value::Str("a/b".into())),
+            (Value::Str("path".into()), Value::Str("never reached".into())),
+        ]);
+        let bytes = to_bytes(&whole);
+        for key in ["skipped", "path", "1", "absent"] {
+            // Compared as written: NaN is not equal to itself.
+            let read = field(&bytes, key).unwrap();
+            assert_eq!(format!("{read:?}"), format!("{:?}", whole.get(key)), "{key}");
+        }
+        assert_eq!(field(&to_bytes(&Value::Null), "path"), Ok(None));
+        // Damage is an error, never a panic.
+        for cut in 0..bytes.len() {
+            let _ = field(&bytes[..cut], "path");
         }
     }
 
