@@ -161,11 +161,7 @@ impl ManifestTables {
 
     /// The entries as the manifest's `tables` mapping.
     pub fn to_value(&self) -> Value {
-        Value::map(
-            self.iter()
-                .map(|(k, v)| (k.clone(), v))
-                .collect::<Vec<_>>(),
-        )
+        Value::map(self.iter().map(|(k, v)| (k.clone(), v)).collect::<Vec<_>>())
     }
 }
 
@@ -188,11 +184,20 @@ mod tests {
         let m = Manifest::new(&d, entries(&d));
         assert_eq!(m.field("connection"), d.get("connection"));
         let keys: Vec<_> = m.fields().iter().map(|(k, _)| k.clone()).collect();
-        assert_eq!(keys, [Value::Str("format_version".into()), Value::Str("connection".into())]);
+        assert_eq!(
+            keys,
+            [
+                Value::Str("format_version".into()),
+                Value::Str("connection".into())
+            ]
+        );
         assert_eq!(&m.tables().to_value(), d.get("tables").unwrap());
         assert_eq!(m.tables().len(), 3);
         assert_eq!(m.tables().position("a.b.d"), Some(2));
-        assert_eq!(m.tables().get("a.b.c").as_ref(), d.get("tables").unwrap().get("a.b.c"));
+        assert_eq!(
+            m.tables().get("a.b.c").as_ref(),
+            d.get("tables").unwrap().get("a.b.c")
+        );
         // A key that is not a string is an entry, found by place, not by name.
         assert_eq!(m.tables().key(1), &Value::Int(1));
         assert_eq!(m.tables().entry(1), Value::Null);

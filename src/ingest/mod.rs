@@ -686,7 +686,9 @@ fn read_manifest(
     let manifest = if !manifest_path.is_file() {
         none(ManifestRead::Absent)
     } else if !walk::contained(root, manifest_path) {
-        none(ManifestRead::Malformed("it resolves outside the connection root".into()))
+        none(ManifestRead::Malformed(
+            "it resolves outside the connection root".into(),
+        ))
     } else {
         match &manifest_parsed {
             Parsed::YamlError(m) => none(ManifestRead::Unparseable(m.clone())),

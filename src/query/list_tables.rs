@@ -7,9 +7,9 @@ use super::freshness;
 use super::pins::Pins;
 use super::tables::{self, Order};
 use crate::error::QueryError;
+use crate::ingest::Manifest;
 use crate::store::Snapshot;
 use compat::py::Glob;
-use crate::ingest::Manifest;
 use compat::value::Value;
 
 pub struct Request<'a> {
@@ -70,8 +70,7 @@ impl Tables<'_> {
                 entry.get(key).cloned().unwrap_or(Value::Null),
             ));
         }
-        let (verdict, size_gated) =
-            freshness::verdict(&self.state.config, &fqn, &entry, self.now);
+        let (verdict, size_gated) = freshness::verdict(&self.state.config, &fqn, &entry, self.now);
         pairs.extend(verdict);
         Table {
             fqn,

@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use crate::error::QueryError;
+use crate::ingest::Manifest;
 use crate::store::cache::Key;
 use crate::store::Snapshot;
 use compat::py::Glob;
-use crate::ingest::Manifest;
 use compat::value::Value;
 
 /// The manifest's `tables` entries sorted by FQN: each FQN (`str` of its key) with the

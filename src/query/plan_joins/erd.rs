@@ -57,8 +57,7 @@ impl Diagram {
             cat?.tables
                 .get(v)
                 .filter(|t| t.fqn == graph.tables[v])?
-                .columns
-                .as_ref()?
+                .columns()?
                 .iter()
                 .find(|c| c.name == column)?
                 .sql_type

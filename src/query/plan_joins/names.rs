@@ -115,7 +115,7 @@ pub fn column(
         .tables
         .get(at)
         .filter(|t| t.fqn == graph.tables[at])
-        .and_then(|t| t.columns.as_ref())
+        .and_then(|t| t.columns())
     else {
         // The print lists no columns for the table: the name cannot be checked.
         return Ok((at, wanted));

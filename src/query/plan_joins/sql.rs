@@ -56,7 +56,7 @@ fn column_name(graph: &Graph, cat: Option<&Catalog>, v: usize, key: &str) -> Str
     let stored = cat
         .and_then(|c| c.tables.get(v))
         .filter(|t| t.fqn == graph.tables[v])
-        .and_then(|t| t.columns.as_ref())
+        .and_then(|t| t.columns())
         .and_then(|cols| cols.iter().find(|c| c.name == key))
         .map(|c| c.stored.clone())
         .unwrap_or_else(|| adapter.stored_column(key, None));

@@ -65,9 +65,8 @@ pub struct Table {
     pub path: Vec<String>,
     /// The manifest's `type` (`table`, `view`...).
     pub kind: String,
-    /// `None`: the print lists no columns for it (no readable statistics, not walkable,
-    /// or the last run could not profile it), so its columns are not checked.
-    pub columns: Option<Vec<Column>>,
+    /// What [`Table::columns`] reads.
+    columns: TableColumns,
     /// Its place in the catalog's tables, and the adapter that spells its columns.
     position: usize,
     adapter: Adapter,
@@ -116,13 +115,67 @@ impl Domains for IndexDomains<'_> {
     }
 }
 
+/// A table's columns, kept packed (postcard bytes, as the kept catalog holds them) and
+/// made on first use: a call meets a few tables, and 100,000 tables' 770,000 columns
+/// took a hundred megabytes made in every process that read the catalog back.
+#[derive(Debug, Clone, Default)]
+struct TableColumns {
+    /// `None`: the print lists no columns for the table.
+    packed: Option<Box<[u8]>>,
+    made: OnceLock<Option<Vec<Column>>>,
+}
+
+impl TableColumns {
+    fn new(columns: Option<Vec<Column>>) -> TableColumns {
+        let packed = columns.as_ref().map(|c| {
+            postcard::to_stdvec(c)
+                .unwrap_or_default()
+                .into_boxed_slice()
+        });
+        TableColumns {
+            packed,
+            made: columns.into(),
+        }
+    }
+
+    fn from_packed(packed: Option<Box<[u8]>>) -> TableColumns {
+        TableColumns {
+            packed,
+            made: OnceLock::new(),
+        }
+    }
+
+    /// The columns, made from their bytes once. Bytes that do not read back (the kept
+    /// file's checksum held, so only a bug could make them) list no columns: the table's
+    /// columns then go unchecked, as for a table without statistics.
+    fn get(&self) -> Option<&[Column]> {
+        self.made
+            .get_or_init(|| {
+                let bytes = self.packed.as_deref()?;
+                postcard::from_bytes(bytes).ok()
+            })
+            .as_deref()
+    }
+
+    /// Let the made columns go, keeping the bytes (a catalog just built makes them all).
+    fn release(&mut self) {
+        self.made = OnceLock::new();
+    }
+}
+
 impl Table {
+    /// `None`: the print lists no columns for it (no readable statistics, not walkable,
+    /// or the last run could not profile it), so its columns are not checked.
+    pub fn columns(&self) -> Option<&[Column]> {
+        self.columns.get()
+    }
+
     /// The column stored as `stored`.
     pub fn column(&self, stored: &str) -> Option<usize> {
         self.by_column
             .get_or_init(|| {
-                self.columns
-                    .iter()
+                self.columns()
+                    .into_iter()
                     .flatten()
                     .enumerate()
                     .map(|(j, c)| (c.stored.clone(), j))
@@ -136,7 +189,7 @@ impl Table {
     pub fn yields(&self) -> Arc<Columns> {
         self.yields
             .get_or_init(|| {
-                Arc::new(match &self.columns {
+                Arc::new(match self.columns() {
                     Some(cols) => Columns {
                         list: cols
                             .iter()
@@ -374,7 +427,7 @@ impl Catalog {
     }
 
     pub fn column(&self, table: usize, column: usize) -> Option<&Column> {
-        self.tables.get(table)?.columns.as_ref()?.get(column)
+        self.tables.get(table)?.columns()?.get(column)
     }
 
     /// A catalog over `tables` and `edges` as given (tests build one by hand).
@@ -449,7 +502,7 @@ impl Table {
             fqn: fqn.to_string(),
             path: fqn.split('.').map(|s| adapter.stored_name(s)).collect(),
             kind: kind.to_string(),
-            columns,
+            columns: TableColumns::new(columns),
             position: 0,
             adapter,
             by_column: OnceLock::new(),
@@ -487,12 +540,14 @@ struct Stored<T, E, R> {
     read_from: R,
 }
 
-/// A table as kept: what `Catalog::new` does not derive.
+/// A table as kept: what `Catalog::new` does not derive. Its columns are kept as the
+/// table holds them, packed (`TableColumns`).
 #[derive(Serialize, Deserialize)]
 struct StoredTable<S, P, C> {
     fqn: S,
     path: P,
     kind: S,
+    /// `serde_bytes`' types, written and read as one run of bytes.
     columns: Option<C>,
     joins_known: bool,
 }
@@ -509,7 +564,7 @@ impl Serialize for Catalog {
                     fqn: &t.fqn,
                     path: &t.path,
                     kind: &t.kind,
-                    columns: t.columns.as_ref(),
+                    columns: t.columns.packed.as_deref().map(serde_bytes::Bytes::new),
                     joins_known: t.joins_known,
                 })
                 .collect(),
@@ -523,7 +578,7 @@ impl Serialize for Catalog {
 impl<'de> Deserialize<'de> for Catalog {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Catalog, D::Error> {
         type Owned = Stored<
-            StoredTable<String, Vec<String>, Vec<Column>>,
+            StoredTable<String, Vec<String>, serde_bytes::ByteBuf>,
             Edge,
             HashMap<String, (u64, usize)>,
         >;
@@ -535,7 +590,9 @@ impl<'de> Deserialize<'de> for Catalog {
                 fqn: t.fqn,
                 path: t.path,
                 kind: t.kind,
-                columns: t.columns,
+                columns: TableColumns::from_packed(
+                    t.columns.map(|b| b.into_vec().into_boxed_slice()),
+                ),
                 position: 0,
                 adapter: stored.adapter,
                 by_column: OnceLock::new(),
@@ -550,7 +607,8 @@ impl<'de> Deserialize<'de> for Catalog {
 }
 
 impl Kept for Catalog {
-    const ENCODING: u32 = 1;
+    /// 2: a table's columns kept as packed bytes.
+    const ENCODING: u32 = 2;
 }
 
 /// The catalog of `state`'s print, built once per content (and kept on disk for the
@@ -667,10 +725,13 @@ fn build(
         tables[at].columns = match lent(rank) {
             Some(table) => {
                 reused += 1;
-                table.columns.clone()
+                let mut columns = table.columns.clone();
+                columns.release();
+                columns
             }
-            None => columns_of(adapter, records),
+            None => TableColumns::new(columns_of(adapter, records)),
         };
+        tables[at].columns.release();
         read_from.insert(entry.fqn.clone(), (entry.key, at));
     }
     // A table's joins hold while the overlay's content (the manifest, every relationships

@@ -284,8 +284,7 @@ fn condition(
 ) -> Option<String> {
     let column = |rel: &Relation, table: usize, name: &str| -> Option<String> {
         let col = walk.cat.tables[table]
-            .columns
-            .as_ref()?
+            .columns()?
             .iter()
             .position(|c| c.name == name)?;
         let out = rel

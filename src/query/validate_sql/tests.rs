@@ -141,3 +141,34 @@ fn names_fold_and_resolve_as_each_adapter_does() {
         assert_eq!(got, want, "{adapter:?}: {sql}");
     }
 }
+
+/// Each case's findings over `catalog`.
+fn findings(catalog: &Catalog, sql: &str) -> Vec<(Kind, String, Vec<String>)> {
+    check(catalog, "c", sql)
+        .findings
+        .into_iter()
+        .map(|f| (f.kind, f.text, f.suggestions))
+        .collect()
+}
+
+#[test]
+fn a_catalog_kept_and_read_back_checks_as_the_one_built() {
+    for (adapter, sql, _) in CASES {
+        let mut built = catalog(*adapter);
+        // A table the print lists no columns for stays one.
+        built
+            .tables
+            .push(Table::new(*adapter, "app.public.unprofiled", "table", None));
+        let bytes = postcard::to_stdvec(&built).unwrap();
+        let back: Catalog = postcard::from_bytes(&bytes).unwrap();
+        for (a, b) in built.tables.iter().zip(&back.tables) {
+            assert_eq!(a.columns(), b.columns(), "{}", a.fqn);
+        }
+        assert_eq!(back.tables[2].columns(), None);
+        assert_eq!(
+            findings(&back, sql),
+            findings(&built, sql),
+            "{adapter:?}: {sql}"
+        );
+    }
+}

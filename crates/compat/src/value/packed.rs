@@ -58,7 +58,9 @@ pub fn to_bytes(v: &Value) -> Vec<u8> {
 /// range (`ends[i - 1]..ends[i]`, from 0): the bytes and each value's end. `None` when a
 /// collection stands in two places among them (an alias): a value read alone could not
 /// refer to it, so such values are kept whole instead.
-pub fn to_bytes_apart<'v>(values: impl IntoIterator<Item = &'v Value>) -> Option<(Vec<u8>, Vec<u32>)> {
+pub fn to_bytes_apart<'v>(
+    values: impl IntoIterator<Item = &'v Value>,
+) -> Option<(Vec<u8>, Vec<u32>)> {
     let mut out = Writer {
         out: Vec::with_capacity(64),
         numbers: HashMap::new(),
@@ -393,7 +395,11 @@ impl Reader<'_> {
                     // Numbered as a read would number it; a reference to it is an error.
                     self.shared.push(None);
                 }
-                let per_item = if matches!(tag, SEQ | SHARED_SEQ) { 1 } else { 2 };
+                let per_item = if matches!(tag, SEQ | SHARED_SEQ) {
+                    1
+                } else {
+                    2
+                };
                 for _ in 0..self.count(per_item)? * per_item {
                     self.skip(depth + 1)?;
                 }
@@ -582,7 +588,10 @@ mod tests {
 
     #[test]
     fn values_packed_apart_read_back_alone_unless_one_refers_to_another() {
-        let shared = Value::map(vec![(Value::Str("ddl".into()), Value::Str("ddl.sql".into()))]);
+        let shared = Value::map(vec![(
+            Value::Str("ddl".into()),
+            Value::Str("ddl.sql".into()),
+        )]);
         let entry = |n: i64, artifacts: Value| {
             Value::map(vec![
                 (Value::Str("row_count".into()), Value::Int(n)),
@@ -615,13 +624,20 @@ mod tests {
             (Value::Str("skipped".into()), every_kind()),
             (Value::Int(1), Value::Str("an int key".into())),
             (Value::Str("path".into()), Value::Str("a/b".into())),
-            (Value::Str("path".into()), Value::Str("never reached".into())),
+            (
+                Value::Str("path".into()),
+                Value::Str("never reached".into()),
+            ),
         ]);
         let bytes = to_bytes(&whole);
         for key in ["skipped", "path", "1", "absent"] {
             // Compared as written: NaN is not equal to itself.
             let read = field(&bytes, key).unwrap();
-            assert_eq!(format!("{read:?}"), format!("{:?}", whole.get(key)), "{key}");
+            assert_eq!(
+                format!("{read:?}"),
+                format!("{:?}", whole.get(key)),
+                "{key}"
+            );
         }
         assert_eq!(field(&to_bytes(&Value::Null), "path"), Ok(None));
         // Damage is an error, never a panic.
