@@ -389,15 +389,6 @@ impl ConnectionScan {
             .find(|f| f.path == manifest_path)
             .and_then(|f| f.identity)
     }
-
-    /// The paths the scan found no file at.
-    pub fn absent_paths(&self) -> std::collections::HashSet<PathBuf> {
-        self.files
-            .iter()
-            .filter(|f| f.identity.is_none())
-            .map(|f| f.path.clone())
-            .collect()
-    }
 }
 
 /// Scan a connection's print: the manifest, its walkability, and every file it implies.
