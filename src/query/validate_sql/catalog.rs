@@ -725,12 +725,11 @@ fn build(
         tables[at].columns = match lent(rank) {
             Some(table) => {
                 reused += 1;
-                let mut columns = table.columns.clone();
-                columns.release();
-                columns
+                table.columns.clone()
             }
             None => TableColumns::new(columns_of(adapter, records)),
         };
+        // Kept packed, as a catalog read back holds it.
         tables[at].columns.release();
         read_from.insert(entry.fqn.clone(), (entry.key, at));
     }
