@@ -65,12 +65,13 @@ struct Entries {
 enum Values {
     /// Entry `i` is `bytes[ends[i - 1]..ends[i]]` (from 0).
     Packed { bytes: Vec<u8>, ends: Vec<u32> },
-    /// Entries that refer to one another (a YAML alias): kept as values.
+    /// Entries in which a collection stands twice (a YAML alias): kept as values.
     Held(Vec<Value>),
 }
 
 impl ManifestTables {
-    /// `entries` (a mapping's pairs, in order), packed when none refers to another.
+    /// `entries` (a mapping's pairs, in order), packed unless a collection stands twice
+    /// among them.
     pub fn from_entries(entries: Vec<(Value, Value)>) -> ManifestTables {
         let values = match packed::to_bytes_apart(entries.iter().map(|(_, v)| v)) {
             Some((bytes, ends)) => Values::Packed { bytes, ends },
