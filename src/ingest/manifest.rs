@@ -18,7 +18,7 @@ pub struct Manifest {
 
 impl Manifest {
     /// `doc` (a mapping) with `entries` as its `tables`.
-    pub fn new(doc: &Value, entries: Vec<(Value, Value)>) -> Manifest {
+    pub fn new(doc: &Value, entries: &[(Value, Value)]) -> Manifest {
         let head = doc
             .as_map()
             .unwrap_or_default()
@@ -72,13 +72,13 @@ enum Values {
 impl ManifestTables {
     /// `entries` (a mapping's pairs, in order), packed unless a collection stands twice
     /// among them.
-    pub fn from_entries(entries: Vec<(Value, Value)>) -> ManifestTables {
+    pub fn from_entries(entries: &[(Value, Value)]) -> ManifestTables {
         let values = match packed::to_bytes_apart(entries.iter().map(|(_, v)| v)) {
             Some((bytes, ends)) => Values::Packed { bytes, ends },
             None => Values::Held(entries.iter().map(|(_, v)| v.clone()).collect()),
         };
         ManifestTables(Arc::new(Entries {
-            keys: entries.into_iter().map(|(k, _)| k).collect(),
+            keys: entries.iter().map(|(k, _)| k.clone()).collect(),
             values,
             by_key: OnceLock::new(),
         }))
@@ -182,7 +182,7 @@ mod tests {
     fn the_tables_read_back_as_the_manifest_holds_them() {
         let text = "format_version: 1\ntables:\n  a.b.c:\n    path: a/b/c\n    row_count: 3\n    artifacts: {ddl: ddl.sql}\n  1: null\n  a.b.d: {path: a/b/d}\nconnection: x\n";
         let d = doc(text);
-        let m = Manifest::new(&d, entries(&d));
+        let m = Manifest::new(&d, &entries(&d));
         assert_eq!(m.field("connection"), d.get("connection"));
         let keys: Vec<_> = m.fields().iter().map(|(k, _)| k.clone()).collect();
         assert_eq!(
@@ -216,7 +216,7 @@ mod tests {
     fn entries_that_share_a_collection_are_held_as_values() {
         let text = "tables:\n  a.b.c: &e {path: a/b/c}\n  a.b.d: *e\n";
         let d = doc(text);
-        let m = Manifest::new(&d, entries(&d));
+        let m = Manifest::new(&d, &entries(&d));
         assert!(matches!(m.tables().0.values, Values::Held(_)));
         let (c, d2) = (m.tables().entry(0), m.tables().entry(1));
         // Still one collection, as Python holds it (a YAML writer would spell an alias).

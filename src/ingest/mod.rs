@@ -728,7 +728,7 @@ fn walkable_manifest(root: &Path, data: &Value, walked: walk::LinkWalk) -> Walka
     }
     dropped.sort();
     // `{**data, "tables": walkable}`: a new dict, whose `tables` the manifest holds apart.
-    let doc = Manifest::new(data, kept.clone());
+    let doc = Manifest::new(data, &kept);
     (ManifestRead::Ok { doc, dropped }, kept)
 }
 

@@ -549,8 +549,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
             let Some(entry) = tables.get(&fqn) else {
                 return Err(absent_table(&fqn, &connection, Some(manifest)));
             };
-            let entry = &entry;
-            let Some((_, file)) = walk::declared_artifacts(entry)
+            let Some((_, file)) = walk::declared_artifacts(&entry)
                 .into_iter()
                 .find(|(k, _)| k == kind)
             else {
@@ -565,7 +564,7 @@ fn read_whole(sources: &Sources, bare: &str) -> Result<Whole, QueryError> {
                     table: fqn,
                 });
             };
-            let path = root.join(walk::table_path(&fqn, entry)).join(&file);
+            let path = root.join(walk::table_path(&fqn, &entry)).join(&file);
             if !path.is_file() {
                 return Err(QueryError::MissingFile {
                     artifact: file,

@@ -296,7 +296,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
     let root = state.config.print_root.clone();
     let entries = match state.manifest_or_error() {
         Ok(Some(manifest)) => manifest.tables().clone(),
-        _ => ManifestTables::from_entries(Vec::new()),
+        _ => ManifestTables::from_entries(&[]),
     };
     let by_fqn: HashMap<String, u32> = entries
         .keys()

@@ -123,7 +123,7 @@ fn table_entry(with_annotations: bool) -> Value {
 const ROOT: &str = "/p";
 
 fn tables() -> ManifestTables {
-    ManifestTables::from_entries(vec![
+    ManifestTables::from_entries(&[
         (s("db.events"), table_entry(true)),
         (s("db.customers"), table_entry(true)),
         (s("db.orders"), table_entry(false)),

@@ -45,7 +45,7 @@ fn open() -> (tempfile::TempDir, Mirror) {
 fn scan(files: Vec<FileRecord>) -> ConnectionScan {
     ConnectionScan {
         manifest: ManifestRead::Ok {
-            doc: crate::ingest::Manifest::new(&Value::Null, Vec::new()),
+            doc: crate::ingest::Manifest::new(&Value::Null, &[]),
             dropped: Vec::new(),
         },
         files,
