@@ -81,7 +81,7 @@ pub fn run(args: ErdArgs) -> anyhow::Result<ExitCode> {
 /// The diagram the arguments ask for, spelled, or why it cannot be drawn.
 fn draw(store: &Store, args: &ErdArgs) -> Result<String, String> {
     let state = store
-        .fresh(Connection(args.connection.as_deref()), Reads::Manifest)
+        .fresh(Connection(args.connection.as_deref()), Reads::EveryFile)
         .map_err(|e| e.to_string())?;
     state.manifest_or_error().map_err(|e| e.to_string())?;
     let g = graph::graph(&state).map_err(|e| e.to_string())?;

@@ -131,8 +131,7 @@ impl Setup {
             Checkouts::from_env().keep_fresh(address.clone(), super::warn);
         }
         let opening = std::time::Instant::now();
-        let store = Store::open(self.served, &self.dir)?.with_reference_dir(self.reference_dir);
-        let store = Arc::new(store);
+        let store = Store::open_serving(self.served, &self.dir, self.reference_dir)?;
         tracing::debug!(elapsed = ?opening.elapsed(), "store open");
         let locator = self.locator.as_deref().filter(|_| self.remote.is_some());
         if let Err(e) = owner::record(
@@ -206,7 +205,7 @@ fn warm_in_background(store: Arc<Store>, warm: Warm) {
         // otherwise share the cores with this.
         std::thread::sleep(std::time::Duration::from_millis(300));
         for name in store.served.served_names_sorted() {
-            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::Manifest) {
+            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
                 crate::query::diff::warm(&state, warm);
                 crate::query::context::warm(&state);
                 crate::query::validate_sql::warm(&state, warm);

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use compat::value::{packed, Value};
+use serde::{Deserialize, Serialize};
 
 /// The manifest, `tables` held apart (see [`ManifestTables`]).
 #[derive(Clone, Debug)]
@@ -46,6 +47,68 @@ impl Manifest {
 
     pub fn tables(&self) -> &ManifestTables {
         &self.tables
+    }
+
+    /// This manifest, with the entries its walk dropped, in the form `derived/` keeps it:
+    /// `None` when its entries are held as values (the kept form is packed bytes, which
+    /// cannot say that two entries share a collection).
+    pub fn to_kept(&self, dropped: &[String]) -> Option<KeptManifest> {
+        let Values::Packed { bytes, ends } = &self.tables.0.values else {
+            return None;
+        };
+        Some(KeptManifest {
+            head: self.head.clone(),
+            keys: Value::seq(self.tables.0.keys.clone()),
+            bytes: bytes.clone(),
+            ends: ends.clone(),
+            dropped: dropped.to_vec(),
+        })
+    }
+}
+
+/// A walkable manifest as `derived/` keeps it, so that a start can answer from it before
+/// it has read the manifest again (see `store::head`): its other keys, its entries' keys
+/// and packed entries, and the entries its walk dropped.
+#[derive(Serialize, Deserialize)]
+pub struct KeptManifest {
+    #[serde(with = "packed::bytes")]
+    head: Value,
+    /// The entries' keys, as one sequence.
+    #[serde(with = "packed::bytes")]
+    keys: Value,
+    #[serde(with = "serde_bytes")]
+    bytes: Vec<u8>,
+    ends: Vec<u32>,
+    dropped: Vec<String>,
+}
+
+impl KeptManifest {
+    /// The manifest and its dropped entries again, or `None` when the parts do not fit
+    /// together (a kept file is a cache: the caller reads the manifest instead).
+    pub fn into_manifest(self) -> Option<(Manifest, Vec<String>)> {
+        let keys = match self.keys {
+            Value::Seq(items) => items.iter().cloned().collect::<Vec<_>>(),
+            _ => return None,
+        };
+        let fits = keys.len() == self.ends.len()
+            && self.ends.windows(2).all(|w| w[0] <= w[1])
+            && self.ends.last().map_or(0, |&e| e as usize) == self.bytes.len();
+        if !fits || self.head.as_map().is_none() {
+            return None;
+        }
+        let tables = ManifestTables(Arc::new(Entries {
+            keys,
+            values: Values::Packed {
+                bytes: self.bytes,
+                ends: self.ends,
+            },
+            by_key: OnceLock::new(),
+        }));
+        let manifest = Manifest {
+            head: self.head,
+            tables,
+        };
+        Some((manifest, self.dropped))
     }
 }
 
@@ -213,6 +276,30 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_manifest_reads_back_as_the_one_kept() {
+        let text = "format_version: 1\ntables:\n  a.b.c: {path: a/b/c, row_count: 3}\n  2: null\nconnection: x\n";
+        let d = doc(text);
+        let m = Manifest::new(&d, &entries(&d));
+        let dropped = vec!["a.b.z".to_string()];
+        let kept = m.to_kept(&dropped).unwrap();
+        let bytes = postcard::to_stdvec(&kept).unwrap();
+        let back: KeptManifest = postcard::from_bytes(&bytes).unwrap();
+        let (again, dropped_again) = back.into_manifest().unwrap();
+        assert_eq!(dropped_again, dropped);
+        assert_eq!(again.fields(), m.fields());
+        assert_eq!(again.tables().keys(), m.tables().keys());
+        assert_eq!(again.tables().to_value(), m.tables().to_value());
+        assert_eq!(again.tables().position("a.b.c"), Some(0));
+        // Parts that do not fit together are refused, not read.
+        let mut torn = m.to_kept(&dropped).unwrap();
+        torn.ends.pop();
+        assert!(torn.into_manifest().is_none());
+        let empty = Manifest::new(&doc("tables: {}\n"), &[]);
+        let (none, _) = empty.to_kept(&[]).unwrap().into_manifest().unwrap();
+        assert!(none.tables().is_empty());
+    }
+
+    #[test]
     fn entries_that_share_a_collection_are_held_as_values() {
         let text = "tables:\n  a.b.c: &e {path: a/b/c}\n  a.b.d: *e\n";
         let d = doc(text);
@@ -225,5 +312,6 @@ mod tests {
             _ => panic!("{c:?}"),
         }
         assert_eq!(&m.tables().to_value(), d.get("tables").unwrap());
+        assert!(m.to_kept(&[]).is_none(), "held entries are not kept");
     }
 }

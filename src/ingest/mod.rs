@@ -17,7 +17,7 @@ use compat::value::Value;
 use compat::yaml::{self, LoadError};
 
 pub use identity::{clock_ns, file_identity, hash_file, identity, FileIdentity};
-pub use manifest::{Manifest, ManifestTables};
+pub use manifest::{KeptManifest, Manifest, ManifestTables};
 
 pub const MANIFEST_FILENAME: &str = "manifest.yaml";
 pub const DIFF_FILENAME: &str = "diff.yaml";
@@ -375,6 +375,9 @@ pub struct ConnectionScan {
     /// What the walk for symlinks depended on, when it walked now: kept, so a later scan
     /// that finds it still holds need not walk.
     pub walk: Option<walk::WalkMemo>,
+    /// [`walk::WalkMemo::outcome`] of the walk a walkable manifest was cut by (`None`
+    /// when the manifest is not `Ok` or a directory could not be read).
+    pub walk_outcome: Option<[u8; 32]>,
     /// How many of `files` the spill stored during the scan (`Scanned::Stored`).
     pub spilled: usize,
 }
@@ -415,6 +418,7 @@ pub struct ScanHead {
     entries: Vec<(Value, Value)>,
     files: Vec<FileRecord>,
     walk: Option<walk::WalkMemo>,
+    walk_outcome: Option<[u8; 32]>,
     spilled: usize,
     started: std::time::Instant,
     manifest_read: std::time::Duration,
@@ -444,7 +448,7 @@ pub fn scan_head(
     // diff.yaml, often the largest file, is left to `scan_tables`, which reads it beside
     // the tables (see there). The walk for symlinks reads every directory: on a warm start
     // it takes about as long as the manifest's decode, so they run side by side.
-    let (manifest_record, (manifest, entries), walk) = std::thread::scope(|scope| {
+    let (manifest_record, (manifest, entries), walk, walk_outcome) = std::thread::scope(|scope| {
         let links = scope.spawn(|| walk::links_of(root, memo()));
         read_manifest(root, &manifest_path, name, known, links)
     });
@@ -465,6 +469,7 @@ pub fn scan_head(
         entries,
         files,
         walk,
+        walk_outcome,
         spilled,
         started,
         manifest_read,
@@ -484,6 +489,7 @@ pub fn scan_tables(
         entries,
         mut files,
         walk,
+        walk_outcome,
         mut spilled,
         started,
         manifest_read,
@@ -544,6 +550,7 @@ pub fn scan_tables(
         files,
         tables,
         walk,
+        walk_outcome,
         spilled,
     }
 }
@@ -651,15 +658,21 @@ fn spill_into(records: &mut [FileRecord], spill: Option<Spill>) -> usize {
     dropped
 }
 
-/// The manifest's record and how it reads (with its walkable entries), and what the walk
-/// for symlinks (`links`, under way) depended on when it walked now.
+/// The manifest's record and how it reads (with its walkable entries), what the walk for
+/// symlinks (`links`, under way) depended on when it walked now, and the outcome of the
+/// walk a walkable manifest was cut by.
 fn read_manifest(
     root: &Path,
     manifest_path: &Path,
     name: &str,
     known: Known,
     links: std::thread::ScopedJoinHandle<'_, walk::LinkWalk>,
-) -> (FileRecord, Walkable, Option<walk::WalkMemo>) {
+) -> (
+    FileRecord,
+    Walkable,
+    Option<walk::WalkMemo>,
+    Option<[u8; 32]>,
+) {
     // A panic in the walk is the scan's, as it was before the walk moved.
     let mut links = Some(links);
     let mut join = || {
@@ -668,6 +681,7 @@ fn read_manifest(
             .map(|l| l.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     };
     let mut memo = None;
+    let mut outcome = None;
     let manifest_record = refresh_file(manifest_path, name, None, "manifest", known, None);
     let manifest_parsed = match manifest_record.scanned.read() {
         Some(read) => read.clone(),
@@ -689,6 +703,7 @@ fn read_manifest(
                 None => match join() {
                     Some(walked) => {
                         memo = walked.new_memo().cloned();
+                        outcome = walked.outcome();
                         walkable_manifest(root, data, walked)
                     }
                     None => none(ManifestRead::Absent),
@@ -704,7 +719,7 @@ fn read_manifest(
     if let Some(walked) = join() {
         memo = walked.new_memo().cloned();
     }
-    (manifest_record, manifest, memo)
+    (manifest_record, manifest, memo, outcome)
 }
 
 /// How a manifest reads, and its walkable `tables` entries as values.

@@ -179,13 +179,65 @@ impl WalkMemo {
     /// Whether a walk now would find what this one found: every directory has its
     /// (settled) identity still, and every link resolves where it did.
     pub fn holds(&self) -> bool {
-        self.dirs
-            .iter()
-            .all(|(dir, id)| crate::ingest::identity(dir) == Some(*id))
+        // A `stat` per directory, over 100,000 on a large print: split over the cores.
+        let parts = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 4);
+        let chunk = self.dirs.len().div_ceil(parts).max(1);
+        let same = |dirs: &[(PathBuf, FileIdentity)]| {
+            dirs.iter()
+                .all(|(dir, id)| crate::ingest::identity(dir) == Some(*id))
+        };
+        let dirs_hold = if parts == 1 || self.dirs.len() < 4096 {
+            same(&self.dirs)
+        } else {
+            std::thread::scope(|scope| {
+                let checks: Vec<_> = self
+                    .dirs
+                    .chunks(chunk)
+                    .map(|part| scope.spawn(move || same(part)))
+                    .collect();
+                // Every check is joined (a panic in one is the caller's).
+                let held: Vec<bool> = checks
+                    .into_iter()
+                    .map(|c| c.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect();
+                held.into_iter().all(|h| h)
+            })
+        };
+        dirs_hold
             && self
                 .links
                 .iter()
                 .all(|(link, target)| crate::config::absolute_resolved(link) == *target)
+    }
+
+    /// A digest of what the walk found (the links resolving outside, how many links it
+    /// met, where each resolved): with the manifest's bytes it decides the walkable
+    /// entries, so it keys the walkable manifest a start reads back (`store::head`).
+    pub fn outcome(&self) -> [u8; 32] {
+        let mut found: Vec<&str> = self.found.iter().map(String::as_str).collect();
+        found.sort_unstable();
+        let mut links: Vec<(&Path, &Path)> = self
+            .links
+            .iter()
+            .map(|(l, t)| (l.as_path(), t.as_path()))
+            .collect();
+        links.sort_unstable();
+        let mut h = blake3::Hasher::new();
+        h.update(&(self.symlinks_seen as u64).to_le_bytes());
+        for text in found {
+            h.update(&(text.len() as u64).to_le_bytes());
+            h.update(text.as_bytes());
+        }
+        for (link, target) in links {
+            for path in [link, target] {
+                let text = path.to_string_lossy();
+                h.update(&(text.len() as u64).to_le_bytes());
+                h.update(text.as_bytes());
+            }
+        }
+        *h.finalize().as_bytes()
     }
 
     /// The walk this memo stands for.
@@ -288,6 +340,11 @@ impl LinkWalk {
     /// What this walk depended on, when it was walked now and could be kept.
     pub fn new_memo(&self) -> Option<&WalkMemo> {
         self.memo.as_ref().filter(|_| self.fresh)
+    }
+
+    /// [`WalkMemo::outcome`] of this walk, when every directory it met could be read.
+    pub fn outcome(&self) -> Option<[u8; 32]> {
+        self.memo.as_ref().map(WalkMemo::outcome)
     }
 
     /// The root-relative POSIX paths of links below `root` that resolve outside it: the
@@ -514,5 +571,60 @@ mod tests {
         std::os::unix::fs::symlink(root.path().join("a"), root.path().join("x/y")).unwrap();
         age(&root.path().join("x"));
         assert!(!memo.holds());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_memo_of_many_directories_is_checked_in_parts_and_fails_on_any_one() {
+        let root = settled_tree();
+        for i in 0..4100 {
+            let dir = root.path().join(format!("x/d{i}"));
+            std::fs::create_dir(&dir).unwrap();
+            age(&dir);
+        }
+        age(&root.path().join("x"));
+        let memo = walk_links(root.path()).new_memo().cloned().expect("memo");
+        assert!(memo.dirs.len() > 4096, "checked in parts");
+        assert!(memo.holds());
+        // The last directory of the last part moves.
+        let last = memo.dirs.last().unwrap().0.clone();
+        std::fs::create_dir(last.join("new")).unwrap();
+        assert!(!memo.holds());
+    }
+
+    #[test]
+    fn a_walk_s_outcome_is_what_it_found_in_any_order() {
+        let memo = |found: &[&str], links: &[(&str, &str)], seen| WalkMemo {
+            found: found.iter().map(|f| f.to_string()).collect(),
+            symlinks_seen: seen,
+            dirs: vec![(
+                PathBuf::from("/p/a"),
+                FileIdentity {
+                    mtime_ns: 1,
+                    size: 0,
+                    inode: 1,
+                    settled: true,
+                },
+            )],
+            links: links
+                .iter()
+                .map(|(l, t)| (PathBuf::from(l), PathBuf::from(t)))
+                .collect(),
+        };
+        let links = [("/p/a/l", "/q"), ("/p/b/l", "/p/c")];
+        let one = memo(&["a/l", "b/l"], &links, 2).outcome();
+        let reversed = [links[1], links[0]];
+        assert_eq!(one, memo(&["b/l", "a/l"], &reversed, 2).outcome());
+        // The directories it met do not decide it; what it found does.
+        let mut other_dirs = memo(&["a/l", "b/l"], &links, 2);
+        other_dirs.dirs.clear();
+        assert_eq!(one, other_dirs.outcome());
+        assert_ne!(one, memo(&["a/l"], &links, 2).outcome());
+        assert_ne!(one, memo(&["a/l", "b/l"], &links[..1], 2).outcome());
+        assert_ne!(one, memo(&["a/l", "b/l"], &links, 3).outcome());
+        assert_ne!(
+            one,
+            memo(&["a/l", "b/l"], &[("/p/a/l", "/q"), ("/p/b/l", "/p/d")], 2).outcome()
+        );
     }
 }

@@ -92,7 +92,13 @@ impl DerivedDir {
             .flatten()
             .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
             .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())?;
-        decode::<T>(&std::fs::read(newest.path()).ok()?)
+        let path = newest.path();
+        let value = decode::<T>(&std::fs::read(&path).ok()?);
+        if value.is_none() {
+            tracing::debug!(path = %path.display(), "a derived file set aside: it does not read back");
+            let _ = std::fs::remove_file(&path);
+        }
+        value
     }
 
     /// Keep `value` for `key` as `scope`'s current value (its older ones go).

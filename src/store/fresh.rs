@@ -27,7 +27,8 @@ use crate::error::{internal, QueryError};
 /// What a dbprint answer reads of its connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reads<'a> {
-    /// The manifest alone (list_tables, get_manifest, resources/list).
+    /// The manifest alone (list_tables, get_manifest): while a server's start is under
+    /// way this is answered from its head (`head`), whose other files are not read yet.
     Manifest,
     /// One table's two searched files, its statistics and their annotations, by FQN
     /// (resolve_value).
@@ -43,7 +44,8 @@ pub enum Reads<'a> {
     /// Files the answer finds as it goes (a table's artifacts and the annotation files of
     /// the tables around it, diff.yaml's events, a resource's file): each is checked as it
     /// is read, strictly, and one found moved since the snapshot is read again and the
-    /// answer asked again (get_table_context, get_diff, resources/read).
+    /// answer asked again (get_table_context, get_diff, resources/list and read, and the
+    /// warm-ups that read ahead of them).
     CheckedAsRead,
 }
 
@@ -131,8 +133,17 @@ impl Store {
 
     /// The connection a call names (or the default), fresh against its manifest: when the
     /// manifest's identity moved since it was read, the connection is re-ingested first.
-    fn connection_manifest(&self, requested: Option<&str>) -> Result<Arc<Snapshot>, QueryError> {
+    /// While the connection's start is under way, a call reading the manifest alone
+    /// (`manifest_alone`) answers from its head, and any other waits for it (`head`).
+    fn connection_manifest(
+        &self,
+        requested: Option<&str>,
+        manifest_alone: bool,
+    ) -> Result<Arc<Snapshot>, QueryError> {
         let conn = self.served.pick(requested)?.clone();
+        if let Some(head) = self.starting.head_or_wait(&conn.name, manifest_alone) {
+            return Ok(head);
+        }
         match self.current(&conn.name) {
             Some(state) if state.manifest_unchanged() => Ok(state),
             _ => self.reconcile(&conn).map_err(internal),
@@ -246,7 +257,7 @@ impl<'a> sealed::Sealed for Connection<'a> {
     type Reads = Reads<'a>;
 
     fn verified(&self, store: &Store, reads: Reads<'a>) -> Result<Arc<Snapshot>, QueryError> {
-        let state = store.connection_manifest(self.0)?;
+        let state = store.connection_manifest(self.0, reads == Reads::Manifest)?;
         match reads {
             Reads::Manifest | Reads::CheckedAsRead => Ok(state),
             Reads::TableStatistics(fqn) => {

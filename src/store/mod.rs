@@ -18,6 +18,7 @@ pub mod derived;
 pub mod file_map;
 pub mod files;
 mod fresh;
+mod head;
 pub mod location;
 mod lock;
 pub mod memory;
@@ -103,6 +104,9 @@ pub struct Store {
     /// The pz project served (`printdex pz serve`), stored beside the connections.
     project: Option<pz_project::ProjectSource>,
     references: ReferenceDocs,
+    /// The connections whose start's reconcile is under way (`open_serving`), with their
+    /// heads.
+    starting: head::Starting,
 }
 
 /// One index location as the store and every snapshot built on it share it.
@@ -134,7 +138,62 @@ impl Store {
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Store, MirrorError> {
-        Store::open_sources(served, None, index_dir, progress)
+        Store::open_sources(served, None, index_dir, progress, false).map(|(store, _)| store)
+    }
+
+    /// `open`, for a server: a connection whose head can be had (`head`: the manifest and
+    /// the walk for symlinks as the last reconcile kept them) answers reads of the manifest
+    /// alone from it at once, and is reconciled on a thread of its own; any other call on
+    /// it waits for that reconcile. The change feed starts once every start has ended.
+    pub fn open_serving(
+        served: Served,
+        index_dir: &Path,
+        reference_dir: Option<PathBuf>,
+    ) -> Result<Arc<Store>, MirrorError> {
+        let (store, deferred) = Store::open_sources(served, None, index_dir, &|_, _, _| {}, true)?;
+        let store = Arc::new(store.with_reference_dir(reference_dir));
+        if deferred.is_empty() {
+            return Ok(store);
+        }
+        let names: Vec<String> = deferred.iter().map(|c| c.name.clone()).collect();
+        let starting = store.clone();
+        let spawned = std::thread::Builder::new()
+            .name("printdex-start".into())
+            .spawn(move || starting.finish_starts(deferred));
+        if let Err(e) = spawned {
+            // No thread, no head: each call reconciles what it asks of.
+            tracing::warn!("cannot start the reconcile of a start: {e}");
+            names.iter().for_each(|name| store.starting.end(name));
+            store.watch_changes();
+        }
+        Ok(store)
+    }
+
+    /// The reconciles `open_serving` deferred, each ended as it is published (or fails: a
+    /// call then reconciles itself), even should one panic; then the change feed.
+    fn finish_starts(&self, deferred: Vec<ConnectionConfig>) {
+        struct EndOnDrop<'a>(&'a head::Starting, Vec<String>);
+        impl Drop for EndOnDrop<'_> {
+            fn drop(&mut self) {
+                self.1.iter().for_each(|name| self.0.end(name));
+            }
+        }
+        let _unended = EndOnDrop(
+            &self.starting,
+            deferred.iter().map(|c| c.name.clone()).collect(),
+        );
+        for conn in deferred {
+            let started = std::time::Instant::now();
+            let reconciled = self.write(|shared, lock| {
+                self.reconcile_locked(shared, &conn, &|_, _| {}, Look::Trusting, lock)
+            });
+            if let Err(e) = reconciled {
+                tracing::warn!(connection = %conn.name, "a start's reconcile failed: {e}");
+            }
+            tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "start ended");
+            self.starting.end(&conn.name);
+        }
+        self.watch_changes();
     }
 
     /// Open the mirror in `index_dir` and ingest the pz project at `root` (`printdex pz
@@ -145,43 +204,47 @@ impl Store {
             default: None,
             configured: Vec::new(),
         };
-        Store::open_sources(none, Some(root), index_dir, &|_, _, _| {})
+        Store::open_sources(none, Some(root), index_dir, &|_, _, _| {}, false)
+            .map(|(store, _)| store)
     }
 
     /// A store serving `served`'s connections and the pz project at `project`, if any,
     /// from the index location `index_dir`: each source read against the disk, then the
-    /// change feed started over all of them.
+    /// change feed started over all of them. With `defer`, a connection with a head
+    /// (`head`) is not read: it is returned, its head under way in `starting`, for the
+    /// caller to reconcile, and the caller starts the change feed after.
     fn open_sources(
         served: Served,
         project: Option<&Path>,
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
-    ) -> Result<Store, MirrorError> {
+        defer: bool,
+    ) -> Result<(Store, Vec<ConnectionConfig>), MirrorError> {
         let started = std::time::Instant::now();
         let locations = Locations::open(index_dir)?;
-        let private = locations.current().dir.clone();
         let opened = started.elapsed();
         let project = project.map(pz_project::ProjectSource::new);
-        let roots: Vec<PathBuf> = served
-            .connections
-            .iter()
-            .map(|c| c.print_root.clone())
-            .chain(project.as_ref().map(|p| p.root.clone()))
-            .collect();
-        let changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>> = Arc::default();
         tracing::debug!(?opened, "store opening");
         let store = Store {
             served,
             locations,
-            changes,
+            changes: Arc::default(),
             states: RwLock::new(HashMap::new()),
             project,
             references: ReferenceDocs::default(),
+            starting: head::Starting::default(),
         };
+        let mut deferred = Vec::new();
         for conn in store.served.connections.clone() {
             // Another process writing the index (a start's reconcile, a rebuild) is read
             // around when what it holds matches the disk; otherwise waited for.
             if store.read_beside_writer(&conn).is_some() {
+                continue;
+            }
+            let shared = store.shared();
+            if let Some(head) = defer.then(|| store.head_of(&shared, &conn)).flatten() {
+                store.starting.begin(&conn.name, Some(Arc::new(head)));
+                deferred.push(conn);
                 continue;
             }
             let name = conn.name.clone();
@@ -193,22 +256,34 @@ impl Store {
         if store.project.is_some() {
             store.refresh_project()?;
         }
-        // After the first scan, not beside it: on a small machine the feed's walk would
-        // take cores from the scan. Until the feed is up no state is verified by it, so a
-        // search in between sweeps.
-        {
-            let changes = store.changes.clone();
-            std::thread::Builder::new()
-                .name("printdex-changes".into())
-                .spawn(move || {
-                    let _ = changes.set(changes::ChangeFeed::watch(&roots, &private));
-                })
-                .map_err(|source| MirrorError::Io {
-                    path: index_dir.to_path_buf(),
-                    source,
-                })?;
+        if deferred.is_empty() {
+            store.watch_changes();
         }
-        Ok(store)
+        Ok((store, deferred))
+    }
+
+    /// Start the change feed over every served root, on a thread of its own. After the
+    /// first scan, not beside it: on a small machine the feed's walk would take cores
+    /// from the scan. Until the feed is up no state is verified by it, so a search in
+    /// between sweeps (and without a thread, every search sweeps).
+    fn watch_changes(&self) {
+        let roots: Vec<PathBuf> = self
+            .served
+            .connections
+            .iter()
+            .map(|c| c.print_root.clone())
+            .chain(self.project.as_ref().map(|p| p.root.clone()))
+            .collect();
+        let index_dir = self.shared().dir.clone();
+        let changes = self.changes.clone();
+        let spawned = std::thread::Builder::new()
+            .name("printdex-changes".into())
+            .spawn(move || {
+                let _ = changes.set(changes::ChangeFeed::watch(&roots, &index_dir));
+            });
+        if let Err(e) = spawned {
+            tracing::warn!("cannot start the change feed: {e}");
+        }
     }
 
     /// Read every served connection into the index at `index_dir`, as [`Store::open`]
@@ -227,6 +302,7 @@ impl Store {
             states: RwLock::new(HashMap::new()),
             project: None,
             references: ReferenceDocs::default(),
+            starting: head::Starting::default(),
         };
         for conn in store.served.connections.clone() {
             let name = conn.name.clone();
@@ -313,6 +389,9 @@ impl Store {
     /// shutdown marker that lets the next open skip verifying it. A private index is
     /// removed instead.
     pub fn close(&self) {
+        // A start's reconcile leaves the mirror as whole as any other write; the marker
+        // is worth the wait (without it the next start verifies the mirror).
+        self.starting.wait_all(std::time::Duration::from_secs(60));
         let shared = self.shared();
         if let Some(private) = &shared.private {
             private.remove();
@@ -425,6 +504,7 @@ impl Store {
             tables,
             epoch,
             generation,
+            walk_outcome,
         } = ingested;
         let recorded = started.elapsed();
         // The content digests need only the hashes: taken beside the search sync.
@@ -450,6 +530,7 @@ impl Store {
         };
         // Verified as of the epoch polled before the scan.
         let published = self.publish(snapshot, epoch);
+        self.keep_head(&published, walk_outcome);
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)
     }
@@ -515,6 +596,7 @@ impl Store {
             manifest,
             files: records,
             tables,
+            walk_outcome,
             ..
         } = scan;
         // Every record is in the mirror now: a large print's records go before the maps
@@ -546,6 +628,7 @@ impl Store {
             epoch,
             // Every write of this ingest was this writer's, under the lock.
             generation: shared.mirror.generation(&conn.name)?,
+            walk_outcome,
         })
     }
 
@@ -834,6 +917,8 @@ struct Ingested {
     epoch: Option<u64>,
     /// The mirror's generation of the connection's rows after the ingest.
     generation: u64,
+    /// The outcome of the walk the manifest was cut by (see `head`).
+    walk_outcome: Option<[u8; 32]>,
 }
 
 /// A location's mirror, held for as long as a caller reads it.

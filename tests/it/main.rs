@@ -13,6 +13,7 @@ mod find;
 mod get_diff;
 mod get_reference;
 mod git_project;
+mod head;
 mod housekeeping;
 mod http;
 #[cfg(unix)]

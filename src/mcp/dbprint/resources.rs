@@ -27,7 +27,10 @@ impl Resources for DbprintTools {
             .served
             .connections
             .iter()
-            .map(|c| self.store.fresh(Connection(Some(&c.name)), Reads::Manifest))
+            .map(|c| {
+                self.store
+                    .fresh(Connection(Some(&c.name)), Reads::CheckedAsRead)
+            })
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| rpc_error(&e))?;
         let listing = resources::list(&states).map_err(|e| rpc_error(&e))?;

@@ -128,7 +128,7 @@ impl Project {
 }
 
 fn ask(store: &Store, arguments: Value) -> Result<Diff, QueryError> {
-    let state = store.fresh(Connection(None), Reads::Manifest)?;
+    let state = store.fresh(Connection(None), Reads::CheckedAsRead)?;
     let get = |k: &str| arguments.get(k).and_then(Value::as_str);
     answer(
         &state,
@@ -338,7 +338,7 @@ fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
     let project = Project::new();
     project.settle();
     let store = project.store();
-    let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
+    let state = store.fresh(Connection(None), Reads::CheckedAsRead).unwrap();
     let path = state.config.print_root.join(DIFF_FILENAME);
     let before = prepared(&state, &path).unwrap();
     // A periodic reconcile swaps in a new state with the same manifest.
@@ -347,7 +347,7 @@ fn a_reconcile_that_finds_nothing_new_keeps_the_built_diff() {
     assert!(Arc::ptr_eq(&before, &prepared(&again, &path).unwrap()));
     // A manifest that changed is a new key.
     project.write("manifest.yaml", &format!("{MANIFEST}# touched\n"));
-    let changed = store.fresh(Connection(None), Reads::Manifest).unwrap();
+    let changed = store.fresh(Connection(None), Reads::CheckedAsRead).unwrap();
     assert!(!Arc::ptr_eq(&before, &prepared(&changed, &path).unwrap()));
 }
 
@@ -356,7 +356,7 @@ fn an_ingested_diff_is_read_from_the_mirror_and_answers_as_one_parsed_whole() {
     let project = Project::new();
     project.settle();
     let store = project.store();
-    let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
+    let state = store.fresh(Connection(None), Reads::CheckedAsRead).unwrap();
     let path = state.config.print_root.join(DIFF_FILENAME);
     // Ingest stored the list an item at a time: only places and facets are held.
     let kept = prepared(&state, &path).unwrap();
@@ -369,7 +369,7 @@ fn an_ingested_diff_is_read_from_the_mirror_and_answers_as_one_parsed_whole() {
 
     // Its content parsed whole by a call (the file moved since ingest) answers alike.
     project.write("diff.yaml", &format!("{DIFF}# written again\n"));
-    let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
+    let state = store.fresh(Connection(None), Reads::CheckedAsRead).unwrap();
     let kept = prepared(&state, &path).unwrap();
     let Prepared::Diff { changes, .. } = &kept.prepared else {
         panic!("not a mapping")
@@ -388,7 +388,7 @@ fn events_whose_items_went_from_the_mirror_are_stale_not_another_diffs() {
     let old = ask(&store, Value::map(vec![])).unwrap();
     // Rewritten and ingested again: the old content's items are swept.
     project.write("diff.yaml", &DIFF.replace("amount", "price"));
-    let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
+    let state = store.fresh(Connection(None), Reads::CheckedAsRead).unwrap();
     store.reconcile(&state.config).unwrap();
     let Diff::Events(events) = &old else {
         panic!("not a mapping")

@@ -51,6 +51,7 @@ fn scan(files: Vec<FileRecord>) -> ConnectionScan {
         files,
         tables: vec![("db.t".into(), PathBuf::from("/p/db/t"), Value::Null)],
         walk: None,
+        walk_outcome: None,
         spilled: 0,
     }
 }

@@ -387,10 +387,12 @@ impl SearchIndex {
             index,
             reader,
             fields,
+            // Read at the first sync, which reads it again whenever the index's opstamp is
+            // not the one it was read at (zero here: an index never committed holds
+            // nothing). A start that answers from its head need not wait for it.
             known: Mutex::new(Known::default()),
             opened,
         };
-        *this.known.lock().recover() = this.load_known()?;
         tracing::debug!(?read, total = ?started.elapsed(), "search index read");
         Ok(this)
     }
@@ -530,6 +532,18 @@ impl SearchIndex {
             tables: Arc::new(tables),
             rank: Arc::new(rank),
         }))
+    }
+
+    /// A view of no tables, for a state that answers from its manifest alone (a start's
+    /// head, `store::head`): it searches nothing.
+    pub fn empty_view(&self, conn: &str) -> SearchView {
+        SearchView {
+            searcher: self.reader.searcher(),
+            fields: self.fields,
+            conn: conn.to_string(),
+            tables: Arc::default(),
+            rank: Arc::default(),
+        }
     }
 
     /// Bring one connection's documents in line with its walkable tables, and take the

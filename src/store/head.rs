@@ -1,0 +1,231 @@
+//! A start's head: a large connection's start reads every file it tracks against the
+//! mirror (seconds at 100,000 tables), but the calls that read the manifest alone
+//! (list_tables, get_manifest) need none of that. A server's start therefore publishes a
+//! *head* first, when it can: the walkable manifest the last reconcile kept in `derived/`,
+//! read back when the manifest and the walk for symlinks are as that reconcile found them
+//! (the manifest's settled identity is the stored row's, and every directory and link the
+//! walk met is as it was). The start's reconcile then runs on a thread of its own; a call
+//! that reads more than the manifest waits for it, and the head is never a base for a
+//! write (it is not published: `Store::current` never returns it).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::cache::Key;
+use super::derived::{DerivedDir, Kept};
+use super::file_map::{ContentHash, FileMap};
+use super::{snapshot, Shared, Snapshot, Store};
+use crate::config::ConnectionConfig;
+use crate::error::Recover;
+use crate::ingest::{self, KeptManifest, ManifestRead, MANIFEST_FILENAME};
+
+/// The walkable manifest a reconcile kept, with what decided it: the manifest's content
+/// hash and the outcome of the walk for symlinks it was cut by.
+#[derive(Serialize, Deserialize)]
+struct KeptHead {
+    manifest_hash: String,
+    walk_outcome: [u8; 32],
+    manifest: KeptManifest,
+}
+
+impl Kept for KeptHead {
+    const ENCODING: u32 = 1;
+}
+
+/// One value per connection and print root: the newest reconcile's.
+fn scope(conn: &ConnectionConfig) -> Key {
+    Key::new(
+        "walkable manifest",
+        [
+            conn.name.as_bytes(),
+            conn.print_root.to_string_lossy().as_bytes(),
+        ],
+    )
+}
+
+fn key(manifest_hash: &str, walk_outcome: &[u8; 32]) -> Key {
+    Key::new(
+        "walkable manifest",
+        [manifest_hash.as_bytes(), walk_outcome.as_slice()],
+    )
+}
+
+/// The connections whose start's reconcile is under way, each with its head when it has
+/// one; a call waits on `ended` for the reconcile. Also the threads writing heads for the
+/// next start, which closing waits for.
+#[derive(Default)]
+pub(super) struct Starting {
+    pending: Mutex<HashMap<String, Option<Arc<Snapshot>>>>,
+    ended: Condvar,
+    keeping: Mutex<Vec<std::thread::JoinHandle<()>>>,
+}
+
+impl Starting {
+    /// `name`'s start is under way, answering reads of the manifest alone from `head`.
+    pub(super) fn begin(&self, name: &str, head: Option<Arc<Snapshot>>) {
+        self.pending.lock().recover().insert(name.to_string(), head);
+    }
+
+    /// `name`'s start ended (published, or failed: a call then reconciles itself).
+    pub(super) fn end(&self, name: &str) {
+        self.pending.lock().recover().remove(name);
+        self.ended.notify_all();
+    }
+
+    /// For a call on `name` while its start is under way: its head, when the call reads
+    /// the manifest alone and the manifest is as the head holds it; otherwise, once the
+    /// start has ended, `None` (the call reads the published snapshot).
+    pub(super) fn head_or_wait(&self, name: &str, manifest_alone: bool) -> Option<Arc<Snapshot>> {
+        let mut pending = self.pending.lock().recover();
+        loop {
+            let head = match pending.get(name) {
+                None => return None,
+                Some(head) => head.clone(),
+            };
+            if let Some(head) = head.filter(|_| manifest_alone) {
+                drop(pending);
+                if head.manifest_unchanged() {
+                    return Some(head);
+                }
+                pending = self.pending.lock().recover();
+                // The manifest moved: this head answers no call any more.
+                if let Some(slot) = pending.get_mut(name) {
+                    *slot = None;
+                }
+                continue;
+            }
+            pending = self.ended.wait(pending).recover();
+        }
+    }
+
+    /// Wait, at most `bound`, for every start under way to end, then for the heads being
+    /// written (a process that ends mid-write leaves no head, only a slower next start).
+    pub(super) fn wait_all(&self, bound: Duration) {
+        let pending = self.pending.lock().recover();
+        let _ = self
+            .ended
+            .wait_timeout_while(pending, bound, |p| !p.is_empty());
+        let keeping = std::mem::take(&mut *self.keeping.lock().recover());
+        keeping.into_iter().for_each(|k| drop(k.join()));
+    }
+}
+
+impl Store {
+    /// `conn`'s head on `shared`: the walkable manifest the last reconcile kept, when the
+    /// manifest and the walk for symlinks are as that reconcile found them; `None`
+    /// otherwise (the start reconciles before it serves).
+    pub(super) fn head_of(
+        &self,
+        shared: &Arc<Shared>,
+        conn: &ConnectionConfig,
+    ) -> Option<Snapshot> {
+        let started = std::time::Instant::now();
+        let path = conn.print_root.join(MANIFEST_FILENAME);
+        let derived = DerivedDir::in_location(&shared.dir);
+        // The walk's memo (every directory below the root) is checked beside reading the
+        // kept manifest back.
+        let (outcome, kept) = std::thread::scope(|scope| {
+            let outcome = scope.spawn(|| {
+                let memo = shared.mirror.walk_memo(&conn.name)?;
+                memo.holds().then(|| memo.outcome())
+            });
+            let kept = derived.load_in_scope::<KeptHead>(&self::scope(conn));
+            (outcome.join().ok().flatten(), kept)
+        });
+        let (outcome, kept) = (outcome?, kept?);
+        let identity = ingest::identity(&path).filter(|id| id.settled)?;
+        let stored = shared.mirror.status(&path).ok()??;
+        let hash = stored.hash.filter(|_| stored.identity == Some(identity))?;
+        if kept.manifest_hash != hash || kept.walk_outcome != outcome {
+            tracing::debug!(connection = %conn.name, "the kept manifest is of another manifest or walk");
+            return None;
+        }
+        let (doc, dropped) = kept.manifest.into_manifest()?;
+        let mut files = FileMap::default();
+        files.set(&path, Some(identity), ContentHash::from_hex(&hash));
+        let head = Snapshot {
+            config: conn.clone(),
+            manifest: ManifestRead::Ok { doc, dropped },
+            manifest_identity: Some(identity),
+            search: shared.index.empty_view(&conn.name),
+            files,
+            versions: snapshot::ContentVersions::default(),
+            generation: shared.mirror.generation(&conn.name).ok()?,
+            shared: shared.clone(),
+        };
+        tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "head read back");
+        Some(head)
+    }
+
+    /// Keep `state`'s walkable manifest for the next start's head, off the caller's path,
+    /// unless it is kept already. `walk_outcome`: the outcome of the walk it was cut by.
+    pub(super) fn keep_head(&self, state: &Snapshot, walk_outcome: Option<[u8; 32]>) {
+        let (Some(walk_outcome), ManifestRead::Ok { doc, dropped }) =
+            (walk_outcome, &state.manifest)
+        else {
+            return;
+        };
+        let path = state.manifest_path();
+        let Some(hash) = state.files.hash(&path).map(|h| h.to_string()) else {
+            return;
+        };
+        let derived = DerivedDir::in_location(&state.shared.dir);
+        let (scope, key) = (scope(&state.config), key(&hash, &walk_outcome));
+        if derived.holds(&scope, &key) {
+            return;
+        }
+        // Its entries are shared, not copied, until the thread packs them.
+        let (doc, dropped) = (doc.clone(), dropped.clone());
+        let keeping = std::thread::spawn(move || {
+            let Some(manifest) = doc.to_kept(&dropped) else {
+                return;
+            };
+            let kept = KeptHead {
+                manifest_hash: hash,
+                walk_outcome,
+                manifest,
+            };
+            derived.save(&scope, &key, &kept);
+        });
+        let mut threads = self.starting.keeping.lock().recover();
+        threads.retain(|t| !t.is_finished());
+        threads.push(keeping);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_without_a_head_waits_for_the_start_and_one_after_it_does_not() {
+        let starting = Arc::new(Starting::default());
+        assert!(
+            starting.head_or_wait("c", true).is_none(),
+            "no start under way"
+        );
+        starting.begin("c", None);
+        let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ender = {
+            let (starting, ended) = (starting.clone(), ended.clone());
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(50));
+                ended.store(true, std::sync::atomic::Ordering::SeqCst);
+                starting.end("c");
+            })
+        };
+        assert!(starting.head_or_wait("c", true).is_none());
+        assert!(
+            ended.load(std::sync::atomic::Ordering::SeqCst),
+            "the call waited for the start's end"
+        );
+        ender.join().unwrap();
+        starting.begin("d", None);
+        starting.end("d");
+        starting.wait_all(Duration::from_secs(5));
+        assert!(starting.pending.lock().recover().is_empty());
+    }
+}

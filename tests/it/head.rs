@@ -1,0 +1,99 @@
+//! A start's head (`store::head`): a server started on a warm index answers the calls that
+//! read the manifest alone from the walkable manifest the last reconcile kept, while its
+//! own reconcile runs; every answer is the one a fresh index gives, and a manifest edited
+//! while no server ran is never answered from the head kept before the edit.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::util::{bin, library, session, tool_call, write_atomically, Session};
+
+/// The calls of one session: the manifest alone first (list_tables, get_manifest), then
+/// calls that read every table or a table's files, and the resource list.
+fn requests() -> Vec<(&'static str, Value)> {
+    vec![
+        tool_call("list_tables", json!({"detail": true})),
+        tool_call("get_manifest", json!({})),
+        tool_call(
+            "get_table_context",
+            json!({"table": "stacks.catalog.books"}),
+        ),
+        tool_call("search_columns", json!({"text": "title"})),
+        ("resources/list", json!({})),
+        tool_call("list_tables", json!({})),
+    ]
+}
+
+/// One session on `index` (a fresh one without), its debug log kept.
+fn run(project: &Path, index: &Path) -> Session {
+    let mut command = Command::new(bin());
+    command
+        .args(["serve", "--project"])
+        .arg(project)
+        .arg("--index-dir")
+        .arg(index)
+        .env("PRINTDEX_LOG", "printdex=debug");
+    let ran = session(command, &requests());
+    assert!(ran.status.success(), "{}", ran.stderr);
+    ran
+}
+
+/// Every answer of a session, in order (text and isError alike, the resource list whole).
+fn answers(ran: &Session) -> Vec<String> {
+    (1..=requests().len() as u64)
+        .map(|id| match ran.responses.get(&id) {
+            Some(r) => r["result"].to_string(),
+            None => panic!("no response {id}; stderr: {}", ran.stderr),
+        })
+        .collect()
+}
+
+fn fresh(project: &Path) -> Vec<String> {
+    let index = tempfile::tempdir().unwrap();
+    answers(&run(project, index.path()))
+}
+
+fn answered_from_head(ran: &Session) -> bool {
+    ran.stderr.lines().any(|l| l.contains("head read back"))
+}
+
+#[test]
+fn a_warm_start_answers_from_its_head_as_a_fresh_index_does() {
+    let project = library();
+    // Directories settle (a walk keeps what it saw only then).
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let index = tempfile::tempdir().unwrap();
+    let expected = fresh(project.path());
+    let first = run(project.path(), index.path());
+    assert!(!answered_from_head(&first), "a new index has no head");
+    assert_eq!(answers(&first), expected);
+    // The next start answers from the head the first kept, and the same.
+    let second = run(project.path(), index.path());
+    assert!(answered_from_head(&second), "{}", second.stderr);
+    assert_eq!(answers(&second), expected);
+}
+
+#[test]
+fn a_manifest_edited_while_no_server_ran_is_not_answered_from_the_old_head() {
+    let project = library();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let index = tempfile::tempdir().unwrap();
+    run(project.path(), index.path());
+    let manifest = project.path().join("prints/library/manifest.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let edited = text.replacen("row_count: ", "row_count: 9", 1);
+    assert_ne!(edited, text);
+    write_atomically(&manifest, &edited);
+    // Settled, so the stored identity can vouch for it at the next start.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let expected = fresh(project.path());
+    let after_edit = run(project.path(), index.path());
+    assert!(!answered_from_head(&after_edit), "{}", after_edit.stderr);
+    assert_eq!(answers(&after_edit), expected);
+    // That start kept the edited manifest's head, which the next one answers from.
+    let next = run(project.path(), index.path());
+    assert!(answered_from_head(&next), "{}", next.stderr);
+    assert_eq!(answers(&next), expected);
+}
