@@ -452,6 +452,59 @@ pub fn scan_head(
         let links = scope.spawn(|| walk::links_of(root, memo()));
         read_manifest(root, &manifest_path, name, known, links)
     });
+    head_with(
+        conn,
+        (manifest_record, manifest, entries),
+        (walk, walk_outcome),
+        known,
+        spill,
+        started,
+    )
+}
+
+/// [`scan_head`] for a walkable manifest already read and cut by a walk whose memo held (a
+/// start's head, `store::head`): when the manifest is still as stored, neither it is read
+/// again nor the directories walked; `None` otherwise (the caller scans it).
+pub fn scan_head_known(
+    conn: &ConnectionConfig,
+    manifest: &ManifestRead,
+    walk_outcome: [u8; 32],
+    known: Known,
+    spill: Option<Spill>,
+) -> Option<ScanHead> {
+    let started = std::time::Instant::now();
+    let ManifestRead::Ok { doc, .. } = manifest else {
+        return None;
+    };
+    let path = conn.print_root.join(MANIFEST_FILENAME);
+    let record = refresh_file(&path, &conn.name, None, "manifest", known, None);
+    if record.scanned != Scanned::Unchanged {
+        return None;
+    }
+    let entries = doc.tables().iter().map(|(k, v)| (k.clone(), v)).collect();
+    Some(head_with(
+        conn,
+        (record, manifest.clone(), entries),
+        (None, Some(walk_outcome)),
+        known,
+        spill,
+        started,
+    ))
+}
+
+/// A scan's head from the manifest as read (its record, how it reads, its walkable
+/// entries) and the walk it was cut by (a memo to keep, its outcome): the other
+/// connection-level files are read here.
+fn head_with(
+    conn: &ConnectionConfig,
+    (manifest_record, manifest, entries): (FileRecord, ManifestRead, Vec<(Value, Value)>),
+    (walk, walk_outcome): (Option<walk::WalkMemo>, Option<[u8; 32]>),
+    known: Known,
+    spill: Option<Spill>,
+    started: std::time::Instant,
+) -> ScanHead {
+    let root = &conn.print_root;
+    let name = conn.name.as_str();
     let mut others: Vec<FileRecord> = [
         ("reading", READING_FILENAME),
         ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),

@@ -58,6 +58,7 @@ impl Store {
             &shared,
             conn,
             None,
+            None,
             &|_, _| {},
             false,
             super::Look::Everything,

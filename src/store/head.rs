@@ -53,19 +53,27 @@ fn key(manifest_hash: &str, walk_outcome: &[u8; 32]) -> Key {
     )
 }
 
+/// A connection's head: a snapshot of its manifest alone, and the outcome of the walk
+/// for symlinks its manifest was cut by (the start's reconcile takes both as read).
+#[derive(Clone)]
+pub(super) struct Head {
+    pub(super) snapshot: Arc<Snapshot>,
+    pub(super) walk_outcome: [u8; 32],
+}
+
 /// The connections whose start's reconcile is under way, each with its head when it has
 /// one; a call waits on `ended` for the reconcile. Also the threads writing heads for the
 /// next start, which closing waits for.
 #[derive(Default)]
 pub(super) struct Starting {
-    pending: Mutex<HashMap<String, Option<Arc<Snapshot>>>>,
+    pending: Mutex<HashMap<String, Option<Head>>>,
     ended: Condvar,
     keeping: Mutex<Vec<std::thread::JoinHandle<()>>>,
 }
 
 impl Starting {
     /// `name`'s start is under way, answering reads of the manifest alone from `head`.
-    pub(super) fn begin(&self, name: &str, head: Option<Arc<Snapshot>>) {
+    pub(super) fn begin(&self, name: &str, head: Option<Head>) {
         self.pending.lock().recover().insert(name.to_string(), head);
     }
 
@@ -85,7 +93,7 @@ impl Starting {
                 None => return None,
                 Some(head) => head.clone(),
             };
-            if let Some(head) = head.filter(|_| manifest_alone) {
+            if let Some(head) = head.filter(|_| manifest_alone).map(|h| h.snapshot) {
                 drop(pending);
                 if head.manifest_unchanged() {
                     return Some(head);
@@ -99,6 +107,12 @@ impl Starting {
             }
             pending = self.ended.wait(pending).recover();
         }
+    }
+
+    /// `name`'s head while its start is under way, for the start's reconcile to take as
+    /// read (it checks the manifest is still as stored).
+    pub(super) fn head(&self, name: &str) -> Option<Head> {
+        self.pending.lock().recover().get(name).cloned().flatten()
     }
 
     /// Wait, at most `bound`, for every start under way to end, then for the heads being
@@ -117,11 +131,7 @@ impl Store {
     /// `conn`'s head on `shared`: the walkable manifest the last reconcile kept, when the
     /// manifest and the walk for symlinks are as that reconcile found them; `None`
     /// otherwise (the start reconciles before it serves).
-    pub(super) fn head_of(
-        &self,
-        shared: &Arc<Shared>,
-        conn: &ConnectionConfig,
-    ) -> Option<Snapshot> {
+    pub(super) fn head_of(&self, shared: &Arc<Shared>, conn: &ConnectionConfig) -> Option<Head> {
         let started = std::time::Instant::now();
         let path = conn.print_root.join(MANIFEST_FILENAME);
         let derived = DerivedDir::in_location(&shared.dir);
@@ -146,7 +156,7 @@ impl Store {
         let (doc, dropped) = kept.manifest.into_manifest()?;
         let mut files = FileMap::default();
         files.set(&path, Some(identity), ContentHash::from_hex(&hash));
-        let head = Snapshot {
+        let snapshot = Snapshot {
             config: conn.clone(),
             manifest: ManifestRead::Ok { doc, dropped },
             manifest_identity: Some(identity),
@@ -157,7 +167,10 @@ impl Store {
             shared: shared.clone(),
         };
         tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "head read back");
-        Some(head)
+        Some(Head {
+            snapshot: Arc::new(snapshot),
+            walk_outcome: outcome,
+        })
     }
 
     /// Keep `state`'s walkable manifest for the next start's head, off the caller's path,

@@ -243,7 +243,7 @@ impl Store {
             }
             let shared = store.shared();
             if let Some(head) = defer.then(|| store.head_of(&shared, &conn)).flatten() {
-                store.starting.begin(&conn.name, Some(Arc::new(head)));
+                store.starting.begin(&conn.name, Some(head));
                 deferred.push(conn);
                 continue;
             }
@@ -561,8 +561,23 @@ impl Store {
         let generation = shared.mirror.generation(&conn.name)?;
         let current = Self::built_on(self.current(&conn.name), shared)
             .filter(|state| state.generation == generation);
-        let (scan, from_mirror) =
-            Self::scan_locked(shared, conn, current.as_deref(), progress, true, look)?;
+        // A start's reconcile takes its head's manifest and walk as read.
+        let head = match look {
+            Look::Trusting => self
+                .starting
+                .head(&conn.name)
+                .filter(|h| Arc::ptr_eq(&h.snapshot.shared, shared)),
+            Look::Everything => None,
+        };
+        let (scan, from_mirror) = Self::scan_locked(
+            shared,
+            conn,
+            current.as_deref(),
+            head.as_ref(),
+            progress,
+            true,
+            look,
+        )?;
         let scanned = started.elapsed();
         // `None`: the maps are the mirror's, read once the records are gone.
         let maps: Option<FileMap> = if shared.mirror.unchanged(&conn.name, &scan)? {
@@ -640,6 +655,7 @@ impl Store {
         shared: &'m Shared,
         conn: &ConnectionConfig,
         base: Option<&Snapshot>,
+        head: Option<&head::Head>,
         progress: crate::ingest::Progress,
         spill: bool,
         look: Look,
@@ -660,7 +676,13 @@ impl Store {
         // (a few stored rows) while every other file's stored identity is loaded beside.
         let rows = mirror::RowLookup(&shared.mirror);
         let (head, stored) = std::thread::scope(|scope| {
-            let head = scope.spawn(|| ingest::scan_head(conn, &rows, &memo, spill));
+            let head = scope.spawn(|| {
+                head.and_then(|h| {
+                    let manifest = &h.snapshot.manifest;
+                    ingest::scan_head_known(conn, manifest, h.walk_outcome, &rows, spill)
+                })
+                .unwrap_or_else(|| ingest::scan_head(conn, &rows, &memo, spill))
+            });
             let stored = shared.mirror.stored(&conn.name);
             let head = head.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             (head, stored)
