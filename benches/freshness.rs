@@ -71,7 +71,11 @@ fn bench(c: &mut Criterion) {
     });
 
     // One table's statistics, rewritten in turn with two contents.
-    let stats = table.stats.clone().expect("a statistics file");
+    let stats = table
+        .stats
+        .as_deref()
+        .map(std::path::Path::to_path_buf)
+        .expect("a statistics file");
     let original = std::fs::read_to_string(&stats).unwrap();
     let other = format!("{original}# touched\n");
     let name = state.config.name.clone();

@@ -81,6 +81,12 @@ impl FileMap {
         self.files.get(path)
     }
 
+    /// `path` as the map holds it, shared (`None`: untracked): a reader that keeps the path
+    /// keeps no copy of it.
+    pub fn shared_path(&self, path: &Path) -> Option<Arc<Path>> {
+        self.files.get_key_value(path).map(|(k, _)| k.clone())
+    }
+
     /// The identity `path` had when stored (`None`: untracked, or absent).
     pub fn identity(&self, path: &Path) -> Option<FileIdentity> {
         self.files.get(path)?.identity
@@ -219,5 +225,9 @@ mod tests {
         let (mine, _) = map.iter().next().unwrap();
         let (theirs, _) = copy.iter().next().unwrap();
         assert!(Arc::ptr_eq(mine, theirs));
+        // A reader asking for a tracked path gets the map's own.
+        let shared = copy.shared_path(Path::new("/p/a")).unwrap();
+        assert!(Arc::ptr_eq(mine, &shared));
+        assert!(map.shared_path(Path::new("/p/b")).is_none());
     }
 }

@@ -1,7 +1,7 @@
 //! A start's head: a large connection's start reads every file it tracks against the
 //! mirror (seconds at 100,000 tables), but the calls that read the manifest alone
-//! (list_tables, get_manifest) need none of that. A server's start therefore publishes a
-//! *head* first, when it can: the walkable manifest the last reconcile kept in `derived/`,
+//! (list_tables, get_manifest) need none of that. A server's start therefore answers them
+//! from a *head* first, when it can: the walkable manifest the last reconcile kept in `derived/`,
 //! read back when the manifest and the walk for symlinks are as that reconcile found them
 //! (the manifest's settled identity is the stored row's, and every directory and link the
 //! walk met is as it was). The start's reconcile then runs on a thread of its own; a call

@@ -3,6 +3,7 @@
 //! identities when ingest read them, and the key naming their contents.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{file_identity, INDEX_VERSION};
 use crate::ingest::walk::Artifact;
@@ -51,12 +52,13 @@ pub const INDEXED_KINDS: [Artifact; 4] = [
 pub struct TableEntry {
     pub fqn: String,
     pub key: u64,
-    /// The declared statistics.yaml / statistics.annotations.yaml paths.
-    pub stats: Option<PathBuf>,
-    pub annotations: Option<PathBuf>,
+    /// The declared statistics.yaml / statistics.annotations.yaml paths (shared with the
+    /// snapshot's file map where it tracks them).
+    pub stats: Option<Arc<Path>>,
+    pub annotations: Option<Arc<Path>>,
     /// The declared description.md / relationships.annotations.yaml paths (find reads them).
-    pub description: Option<PathBuf>,
-    pub relationship_notes: Option<PathBuf>,
+    pub description: Option<Arc<Path>>,
+    pub relationship_notes: Option<Arc<Path>>,
     /// Each indexed file's identity when ingest read it, in [`INDEXED_KINDS`] order
     /// (`None`: absent, not a file, or not declared).
     pub identities: [Option<FileIdentity>; 4],
@@ -156,7 +158,12 @@ pub fn table_entries(
             declared
                 .iter()
                 .find(|(k, _)| k == kind.name())
-                .map(|(_, file)| dir.join(file))
+                .map(|(_, file)| {
+                    let path = dir.join(file);
+                    tracked
+                        .shared_path(&path)
+                        .unwrap_or_else(|| Arc::from(path))
+                })
         };
         let [stats, annotations, description, relationship_notes] = INDEXED_KINDS.map(path_of);
         let mut entry = TableEntry {

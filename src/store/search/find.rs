@@ -445,9 +445,9 @@ mod tests {
             entries.push(TableEntry {
                 fqn: t.fqn.to_string(),
                 key,
-                stats: Some(stats),
+                stats: Some(stats.into()),
                 annotations: None,
-                description: Some(description),
+                description: Some(description.into()),
                 relationship_notes: None,
                 identities: [None; 4],
                 row_count: None,

@@ -20,7 +20,7 @@ fn entry(fqn: &str, version: u64) -> TableEntry {
     TableEntry {
         fqn: fqn.to_string(),
         key,
-        stats: Some(stats),
+        stats: Some(stats.into()),
         annotations: None,
         description: None,
         relationship_notes: None,
