@@ -279,7 +279,6 @@ impl Observed {
 pub struct Catalog {
     pub adapter: Adapter,
     pub tables: Vec<Table>,
-    by_path: HashMap<Vec<String>, usize>,
     /// Stored table name -> the tables of that name.
     by_name: HashMap<String, Vec<usize>>,
     /// Stored table name -> the stored segment before it ("" for a one-part path) -> the
@@ -367,8 +366,17 @@ impl TableJoins {
 }
 
 impl Catalog {
+    /// The table whose stored path is `path` (the last such, were two spelled alike):
+    /// found among the few of its name and parent, so no map keeps every path again.
     pub fn table_at(&self, path: &[String]) -> Option<usize> {
-        self.by_path.get(path).copied()
+        let (name, before) = path.split_last()?;
+        let parent = before.last().map_or("", String::as_str);
+        let under = self.by_parent.get(name)?.get(parent)?;
+        under
+            .iter()
+            .rev()
+            .copied()
+            .find(|&i| self.tables[i].path == path)
     }
 
     pub fn tables_named(&self, stored: &str) -> &[usize] {
@@ -441,7 +449,6 @@ impl Catalog {
                 .or_default()
                 .push(e);
         }
-        let mut by_path = HashMap::new();
         let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
         let mut by_parent: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
         for (i, t) in tables.iter_mut().enumerate() {
@@ -450,7 +457,6 @@ impl Catalog {
             t.adapter = adapter;
             t.by_column = OnceLock::new();
             t.yields = OnceLock::new();
-            by_path.insert(t.path.clone(), i);
             if let Some(name) = t.path.last() {
                 by_name.entry(name.clone()).or_default().push(i);
                 let parent = t.path.len().checked_sub(2).map_or("", |p| &t.path[p]);
@@ -481,7 +487,6 @@ impl Catalog {
         Catalog {
             adapter,
             tables,
-            by_path,
             by_name,
             by_parent,
             only_database,

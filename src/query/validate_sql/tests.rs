@@ -172,3 +172,31 @@ fn a_catalog_kept_and_read_back_checks_as_the_one_built() {
         );
     }
 }
+
+#[test]
+fn a_table_is_found_by_its_whole_stored_path_the_last_of_two_alike() {
+    let adapter = Adapter::Postgres;
+    let fqns = ["db.s.t", "t", "db.x.t", "db.s.t", "s.t", "db.s.u"];
+    let tables = fqns
+        .iter()
+        .map(|fqn| Table::new(adapter, fqn, "table", None))
+        .collect();
+    let cat = Catalog::new(adapter, tables, Vec::new());
+    let path = |fqn: &str| -> Vec<String> { fqn.split('.').map(String::from).collect() };
+    assert_eq!(
+        cat.table_at(&path("db.s.t")),
+        Some(3),
+        "the last spelled alike"
+    );
+    assert_eq!(cat.table_at(&path("t")), Some(1));
+    assert_eq!(cat.table_at(&path("db.x.t")), Some(2));
+    assert_eq!(
+        cat.table_at(&path("s.t")),
+        Some(4),
+        "same name and parent, shorter"
+    );
+    assert_eq!(cat.table_at(&path("db.s.u")), Some(5));
+    assert_eq!(cat.table_at(&path("other.s.t")), None);
+    assert_eq!(cat.table_at(&path("db.s.v")), None);
+    assert_eq!(cat.table_at(&[]), None);
+}
