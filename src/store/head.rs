@@ -173,20 +173,26 @@ impl Store {
         })
     }
 
-    /// Keep `state`'s walkable manifest for the next start's head, off the caller's path,
-    /// unless it is kept already. `walk_outcome`: the outcome of the walk it was cut by.
-    pub(super) fn keep_head(&self, state: &Snapshot, walk_outcome: Option<[u8; 32]>) {
-        let (Some(walk_outcome), ManifestRead::Ok { doc, dropped }) =
-            (walk_outcome, &state.manifest)
+    /// Keep `conn`'s walkable manifest, as a reconcile on `shared` left it (`files`: what
+    /// it tracks), for the next start's head, off the caller's path, unless it is kept
+    /// already. `walk_outcome`: the outcome of the walk it was cut by.
+    pub(super) fn keep_head(
+        &self,
+        shared: &Shared,
+        conn: &ConnectionConfig,
+        (manifest, files): (&ManifestRead, &FileMap),
+        walk_outcome: Option<[u8; 32]>,
+    ) {
+        let (Some(walk_outcome), ManifestRead::Ok { doc, dropped }) = (walk_outcome, manifest)
         else {
             return;
         };
-        let path = state.manifest_path();
-        let Some(hash) = state.files.hash(&path).map(|h| h.to_string()) else {
+        let path = conn.print_root.join(MANIFEST_FILENAME);
+        let Some(hash) = files.hash(&path).map(|h| h.to_string()) else {
             return;
         };
-        let derived = DerivedDir::in_location(&state.shared.dir);
-        let (scope, key) = (scope(&state.config), key(&hash, &walk_outcome));
+        let derived = DerivedDir::in_location(&shared.dir);
+        let (scope, key) = (scope(conn), key(&hash, &walk_outcome));
         if derived.holds(&scope, &key) {
             return;
         }

@@ -312,8 +312,11 @@ impl Store {
                     manifest,
                     files,
                     tables,
+                    walk_outcome,
                     ..
                 } = store.ingest_locked(shared, &conn, &progress, Look::Everything, lock)?;
+                // So that the first start after the rebuild answers from its head.
+                store.keep_head(shared, &conn, (&manifest, &files), walk_outcome);
                 drop((manifest, files));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
@@ -530,7 +533,8 @@ impl Store {
         };
         // Verified as of the epoch polled before the scan.
         let published = self.publish(snapshot, epoch);
-        self.keep_head(&published, walk_outcome);
+        let kept = (&published.manifest, &published.files);
+        self.keep_head(shared, conn, kept, walk_outcome);
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)
     }

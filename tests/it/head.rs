@@ -8,7 +8,9 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::util::{bin, library, session, tool_call, write_atomically, Session};
+use crate::util::{
+    bin, library, run as run_command, session, tool_call, write_atomically, Session,
+};
 
 /// The calls of one session: the manifest alone first (list_tables, get_manifest), then
 /// calls that read every table or a table's files, and the resource list.
@@ -55,6 +57,33 @@ fn fresh(project: &Path) -> Vec<String> {
     answers(&run(project, index.path()))
 }
 
+/// `got` is `expected`, or the first answer that differs is shown where it differs.
+fn same_answers(got: &[String], expected: &[String]) {
+    assert_eq!(got.len(), expected.len());
+    for (i, (g, e)) in got.iter().zip(expected).enumerate() {
+        if g != e {
+            let at = g
+                .char_indices()
+                .zip(e.chars())
+                .find(|((_, a), b)| a != b)
+                .map_or(g.len().min(e.len()), |((at, _), _)| at);
+            let around = |t: &str| {
+                t.chars()
+                    .skip(at.saturating_sub(120))
+                    .take(240)
+                    .collect::<String>()
+            };
+            panic!(
+                "answer {} ({}) differs at {at}:\n got: {}\n expected: {}",
+                i + 1,
+                requests()[i].0,
+                around(g),
+                around(e)
+            );
+        }
+    }
+}
+
 fn answered_from_head(ran: &Session) -> bool {
     ran.stderr.lines().any(|l| l.contains("head read back"))
 }
@@ -68,11 +97,11 @@ fn a_warm_start_answers_from_its_head_as_a_fresh_index_does() {
     let expected = fresh(project.path());
     let first = run(project.path(), index.path());
     assert!(!answered_from_head(&first), "a new index has no head");
-    assert_eq!(answers(&first), expected);
+    same_answers(&answers(&first), &expected);
     // The next start answers from the head the first kept, and the same.
     let second = run(project.path(), index.path());
     assert!(answered_from_head(&second), "{}", second.stderr);
-    assert_eq!(answers(&second), expected);
+    same_answers(&answers(&second), &expected);
 }
 
 #[test]
@@ -91,9 +120,27 @@ fn a_manifest_edited_while_no_server_ran_is_not_answered_from_the_old_head() {
     let expected = fresh(project.path());
     let after_edit = run(project.path(), index.path());
     assert!(!answered_from_head(&after_edit), "{}", after_edit.stderr);
-    assert_eq!(answers(&after_edit), expected);
+    same_answers(&answers(&after_edit), &expected);
     // That start kept the edited manifest's head, which the next one answers from.
     let next = run(project.path(), index.path());
     assert!(answered_from_head(&next), "{}", next.stderr);
-    assert_eq!(answers(&next), expected);
+    same_answers(&answers(&next), &expected);
+}
+
+#[test]
+fn the_first_start_after_an_index_rebuild_answers_from_its_head() {
+    let project = library();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let index = tempfile::tempdir().unwrap();
+    let rebuilt = run_command(
+        Command::new(bin())
+            .args(["index", "rebuild", "--project"])
+            .arg(project.path())
+            .arg("--index-dir")
+            .arg(index.path()),
+    );
+    assert!(rebuilt.ok(), "{}", rebuilt.stderr);
+    let first = run(project.path(), index.path());
+    assert!(answered_from_head(&first), "{}", first.stderr);
+    same_answers(&answers(&first), &fresh(project.path()));
 }
