@@ -76,7 +76,7 @@ fn same_answers(got: &[String], expected: &[String]) {
             panic!(
                 "answer {} ({}) differs at {at}:\n got: {}\n expected: {}",
                 i + 1,
-                requests()[i].0,
+                requests()[i].1["name"].as_str().unwrap_or(requests()[i].0),
                 around(g),
                 around(e)
             );
