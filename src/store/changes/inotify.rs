@@ -65,25 +65,21 @@ impl InotifyFeed {
     }
 
     fn add_tree(&self, inner: &mut Inner, top: &Path) {
-        use std::os::unix::fs::MetadataExt;
-        // A link cycle would never end: each real directory once, known by device and
-        // inode (cheaper than resolving every path).
-        let mut seen: HashSet<(u64, u64)> = HashSet::new();
+        // A link cycle would never end: each real directory once, known by its watch
+        // (inotify gives one inode one watch, so no `stat` is needed to tell them apart).
+        let mut seen: HashSet<WatchDescriptor> = HashSet::new();
         let mut pending = vec![top.to_path_buf()];
         while let Some(dir) = pending.pop() {
-            let Ok(meta) = std::fs::metadata(&dir) else {
-                // Not there (yet): whatever appears later is not watched.
-                self.complete.store(false, Ordering::Relaxed);
-                continue;
-            };
-            if !seen.insert((meta.dev(), meta.ino())) {
-                continue;
-            }
             match inner.inotify.watches().add(&dir, mask()) {
                 Ok(wd) => {
+                    if !seen.insert(wd.clone()) {
+                        continue;
+                    }
                     inner.dirs.insert(wd, dir.clone());
                 }
                 Err(_) => {
+                    // Not there (yet), or not watchable: whatever appears later is not
+                    // watched.
                     self.complete.store(false, Ordering::Relaxed);
                     continue;
                 }

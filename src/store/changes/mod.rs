@@ -236,6 +236,26 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_link_cycle_below_a_root_is_watched_once_and_a_write_beyond_it_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let private = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        // b/up -> a: walking it would never end but for the directory seen once.
+        std::os::unix::fs::symlink(dir.path().join("a"), sub.join("up")).unwrap();
+        let file = sub.join("f.yaml");
+        std::fs::write(&file, "x: 1\n").unwrap();
+        for feed in feeds(dir.path(), private.path()) {
+            assert!(feed.complete());
+            let quiet = feed.poll();
+            std::fs::write(&file, "x: 2\n").unwrap();
+            feed.poll();
+            assert_eq!(feed.since(quiet), Since::Files(vec![file.clone()]));
+        }
+    }
+
     #[test]
     fn a_missing_root_is_not_complete() {
         let dir = tempfile::tempdir().unwrap();
