@@ -88,27 +88,32 @@ fn answered_from_head(ran: &Session) -> bool {
     ran.stderr.lines().any(|l| l.contains("head read back"))
 }
 
+/// The library fixture with its directories settled (a walk keeps what it saw, and a
+/// start's head is kept, only then), and an empty index directory.
+fn settled_library() -> (tempfile::TempDir, tempfile::TempDir) {
+    let project = library();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    (project, tempfile::tempdir().unwrap())
+}
+
+/// `ran` answered from its head (or not, `from_head`), and as a fresh index answers.
+fn answered(ran: &Session, from_head: bool, expected: &[String]) {
+    assert_eq!(answered_from_head(ran), from_head, "{}", ran.stderr);
+    same_answers(&answers(ran), expected);
+}
+
 #[test]
 fn a_warm_start_answers_from_its_head_as_a_fresh_index_does() {
-    let project = library();
-    // Directories settle (a walk keeps what it saw only then).
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let index = tempfile::tempdir().unwrap();
+    let (project, index) = settled_library();
     let expected = fresh(project.path());
-    let first = run(project.path(), index.path());
-    assert!(!answered_from_head(&first), "a new index has no head");
-    same_answers(&answers(&first), &expected);
-    // The next start answers from the head the first kept, and the same.
-    let second = run(project.path(), index.path());
-    assert!(answered_from_head(&second), "{}", second.stderr);
-    same_answers(&answers(&second), &expected);
+    // A new index has no head; the next start answers from the one the first kept.
+    answered(&run(project.path(), index.path()), false, &expected);
+    answered(&run(project.path(), index.path()), true, &expected);
 }
 
 #[test]
 fn a_manifest_edited_while_no_server_ran_is_not_answered_from_the_old_head() {
-    let project = library();
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let index = tempfile::tempdir().unwrap();
+    let (project, index) = settled_library();
     run(project.path(), index.path());
     let manifest = project.path().join("prints/library/manifest.yaml");
     let text = std::fs::read_to_string(&manifest).unwrap();
@@ -118,20 +123,14 @@ fn a_manifest_edited_while_no_server_ran_is_not_answered_from_the_old_head() {
     // Settled, so the stored identity can vouch for it at the next start.
     std::thread::sleep(std::time::Duration::from_millis(200));
     let expected = fresh(project.path());
-    let after_edit = run(project.path(), index.path());
-    assert!(!answered_from_head(&after_edit), "{}", after_edit.stderr);
-    same_answers(&answers(&after_edit), &expected);
+    answered(&run(project.path(), index.path()), false, &expected);
     // That start kept the edited manifest's head, which the next one answers from.
-    let next = run(project.path(), index.path());
-    assert!(answered_from_head(&next), "{}", next.stderr);
-    same_answers(&answers(&next), &expected);
+    answered(&run(project.path(), index.path()), true, &expected);
 }
 
 #[test]
 fn the_first_start_after_an_index_rebuild_answers_from_its_head() {
-    let project = library();
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let index = tempfile::tempdir().unwrap();
+    let (project, index) = settled_library();
     let rebuilt = run_command(
         Command::new(bin())
             .args(["index", "rebuild", "--project"])
@@ -140,7 +139,6 @@ fn the_first_start_after_an_index_rebuild_answers_from_its_head() {
             .arg(index.path()),
     );
     assert!(rebuilt.ok(), "{}", rebuilt.stderr);
-    let first = run(project.path(), index.path());
-    assert!(answered_from_head(&first), "{}", first.stderr);
-    same_answers(&answers(&first), &fresh(project.path()));
+    let expected = fresh(project.path());
+    answered(&run(project.path(), index.path()), true, &expected);
 }

@@ -206,14 +206,19 @@ mod tests {
         out
     }
 
-    #[test]
-    fn a_write_below_a_root_is_named_by_the_poll_after_it() {
+    /// A root with `a/b/f.yaml`, an index directory beside it, and the file's path.
+    fn root_with_a_file() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
-        let private = tempfile::tempdir().unwrap();
         let sub = dir.path().join("a/b");
         std::fs::create_dir_all(&sub).unwrap();
         let file = sub.join("f.yaml");
         std::fs::write(&file, "x: 1\n").unwrap();
+        (dir, tempfile::tempdir().unwrap(), file)
+    }
+
+    #[test]
+    fn a_write_below_a_root_is_named_by_the_poll_after_it() {
+        let (dir, private, file) = root_with_a_file();
         for (n, feed) in feeds(dir.path(), private.path()).into_iter().enumerate() {
             assert!(feed.complete());
             let quiet = feed.poll();
@@ -239,14 +244,9 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_link_cycle_below_a_root_is_watched_once_and_a_write_beyond_it_named() {
-        let dir = tempfile::tempdir().unwrap();
-        let private = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("a/b");
-        std::fs::create_dir_all(&sub).unwrap();
-        // b/up -> a: walking it would never end but for the directory seen once.
-        std::os::unix::fs::symlink(dir.path().join("a"), sub.join("up")).unwrap();
-        let file = sub.join("f.yaml");
-        std::fs::write(&file, "x: 1\n").unwrap();
+        let (dir, private, file) = root_with_a_file();
+        // a/b/up -> a: walking it would never end but for the directory seen once.
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("a/b/up")).unwrap();
         for feed in feeds(dir.path(), private.path()) {
             assert!(feed.complete());
             let quiet = feed.poll();
