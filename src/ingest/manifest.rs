@@ -87,7 +87,8 @@ impl KeptManifest {
     /// together (a kept file is a cache: the caller reads the manifest instead).
     pub fn into_manifest(self) -> Option<(Manifest, Vec<String>)> {
         let keys = match self.keys {
-            Value::Seq(items) => items.iter().cloned().collect::<Vec<_>>(),
+            // The only holder of the sequence just decoded: taken, not copied.
+            Value::Seq(items) => Arc::unwrap_or_clone(items),
             _ => return None,
         };
         let fits = keys.len() == self.ends.len()

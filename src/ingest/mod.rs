@@ -5,6 +5,7 @@
 
 mod identity;
 pub mod manifest;
+pub mod parts;
 pub mod pz_docs;
 pub mod pz_project;
 pub mod reading;

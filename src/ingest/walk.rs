@@ -180,31 +180,13 @@ impl WalkMemo {
     /// (settled) identity still, and every link resolves where it did.
     pub fn holds(&self) -> bool {
         // A `stat` per directory, over 100,000 on a large print: split over the cores.
-        let parts = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, 4);
-        let chunk = self.dirs.len().div_ceil(parts).max(1);
         let same = |dirs: &[(PathBuf, FileIdentity)]| {
             dirs.iter()
                 .all(|(dir, id)| crate::ingest::identity(dir) == Some(*id))
         };
-        let dirs_hold = if parts == 1 || self.dirs.len() < 4096 {
-            same(&self.dirs)
-        } else {
-            std::thread::scope(|scope| {
-                let checks: Vec<_> = self
-                    .dirs
-                    .chunks(chunk)
-                    .map(|part| scope.spawn(move || same(part)))
-                    .collect();
-                // Every check is joined (a panic in one is the caller's).
-                let held: Vec<bool> = checks
-                    .into_iter()
-                    .map(|c| c.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect();
-                held.into_iter().all(|h| h)
-            })
-        };
+        let dirs_hold = super::parts::in_parts(&self.dirs, 4096, 4, same)
+            .into_iter()
+            .all(|held| held);
         dirs_hold
             && self
                 .links

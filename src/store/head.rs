@@ -131,7 +131,7 @@ impl Store {
     /// `conn`'s head on `shared`: the walkable manifest the last reconcile kept, when the
     /// manifest and the walk for symlinks are as that reconcile found them; `None`
     /// otherwise (the start reconciles before it serves).
-    pub(super) fn head_of(&self, shared: &Arc<Shared>, conn: &ConnectionConfig) -> Option<Head> {
+    pub(super) fn head_of(shared: &Arc<Shared>, conn: &ConnectionConfig) -> Option<Head> {
         let started = std::time::Instant::now();
         let path = conn.print_root.join(MANIFEST_FILENAME);
         let derived = DerivedDir::in_location(&shared.dir);

@@ -242,7 +242,7 @@ impl Store {
                 continue;
             }
             let shared = store.shared();
-            if let Some(head) = defer.then(|| store.head_of(&shared, &conn)).flatten() {
+            if let Some(head) = defer.then(|| Self::head_of(&shared, &conn)).flatten() {
                 store.starting.begin(&conn.name, Some(head));
                 deferred.push(conn);
                 continue;

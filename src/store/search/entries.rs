@@ -183,23 +183,10 @@ pub fn table_entries(
         entry.key = entry_key(conn, fqn, entry.indexed(), tracked);
         entry
     };
-    const PER_THREAD: usize = 2048;
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(tables.len().div_ceil(PER_THREAD))
-        .max(1);
-    if workers == 1 {
-        return tables.iter().map(entry_of).collect();
-    }
-    let per = tables.len().div_ceil(workers);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = tables
-            .chunks(per)
-            .map(|chunk| scope.spawn(|| chunk.iter().map(entry_of).collect::<Vec<_>>()))
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect()
+    crate::ingest::parts::in_parts(tables, 2048, usize::MAX, |part| {
+        part.iter().map(entry_of).collect::<Vec<_>>()
     })
+    .into_iter()
+    .flatten()
+    .collect()
 }
