@@ -88,17 +88,16 @@ impl Graph {
     pub fn of(cat: &Catalog) -> Graph {
         let tables: Vec<String> = cat.tables.iter().map(|t| t.fqn.clone()).collect();
         let edges: Vec<JoinEdge> = cat
-            .edges
-            .iter()
+            .edges()
             .map(|e| JoinEdge {
                 child: e.from,
                 parent: e.to,
-                child_columns: e.from_columns.clone(),
-                parent_columns: e.to_columns.clone(),
+                child_columns: e.from_columns,
+                parent_columns: e.to_columns,
                 detection: Detection::of(&e.detection),
                 confirmed: e.confirmed,
                 observed: e.observed,
-                note: e.note.clone(),
+                note: e.note,
             })
             .collect();
         let n = tables.len();

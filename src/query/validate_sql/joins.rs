@@ -176,8 +176,9 @@ fn one_join(walk: &mut Walk, group: &[Pair], rels: &[Relation], a: usize, b: usi
     if ta == tb && keys.iter().all(|(x, y)| x == y) {
         return;
     }
-    let edges: Vec<(&Edge, Vec<(String, String)>)> = cat
-        .edges_between(ta, tb)
+    let between: Vec<Edge> = cat.edges_between(ta, tb).collect();
+    let edges: Vec<(&Edge, Vec<(String, String)>)> = between
+        .iter()
         .flat_map(|e| oriented(e, ta, tb).into_iter().map(move |o| (e, o)))
         .collect();
     if edges
@@ -316,9 +317,7 @@ fn planned_path(
     rels: &[Relation],
     b: usize,
 ) -> Option<String> {
-    let graph = walk
-        .graph
-        .get_or_init(|| std::sync::Arc::new(crate::query::plan_joins::graph::Graph::of(walk.cat)));
+    let graph = walk.graph();
     if graph.tables.get(ta) != Some(&walk.cat.tables[ta].fqn)
         || graph.tables.get(tb) != Some(&walk.cat.tables[tb].fqn)
     {

@@ -140,14 +140,10 @@ pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
     state.manifest_or_error()?;
     let cat = catalog::catalog(state)?;
     let domains = catalog::IndexDomains(state);
-    let graph = crate::query::plan_joins::graph::graph(state)?;
-    Ok(check_over(
-        &cat,
-        &domains,
-        Some(graph),
-        &state.config.name,
-        sql,
-    ))
+    // The join graph is read only when a join the print knows no edge for needs a path:
+    // most checks never need it, and on a large print it is tens of megabytes.
+    let graph = || crate::query::plan_joins::graph::graph(state).ok();
+    Ok(check_over(&cat, &domains, &graph, &state.config.name, sql))
 }
 
 /// Check `sql` against a catalog whose columns carry no value lists.
@@ -162,15 +158,15 @@ pub fn check_with(
     connection: &str,
     sql: &str,
 ) -> Report {
-    check_over(cat, domains, None, connection, sql)
+    check_over(cat, domains, &|| None, connection, sql)
 }
 
-/// [`check_with`], with the print's join graph when the caller holds it (else it is built
-/// from the catalog if a join needs a planned path).
+/// [`check_with`], with where the print's join graph comes from when a join needs a
+/// planned path (`None`: it is built from the catalog).
 fn check_over(
     cat: &Catalog,
     domains: &dyn catalog::Domains,
-    graph: Option<std::sync::Arc<crate::query::plan_joins::graph::Graph>>,
+    graph: &walk::GraphSource,
     connection: &str,
     sql: &str,
 ) -> Report {
@@ -200,10 +196,7 @@ fn check_over(
         });
         return report;
     }
-    let mut walk = walk::Walk::new(cat, domains, &src);
-    if let Some(g) = graph {
-        let _ = walk.graph.set(g);
-    }
+    let mut walk = walk::Walk::new(cat, domains, &src, graph);
     for statement in &statements {
         walk.statement(statement);
     }

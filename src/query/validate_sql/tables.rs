@@ -40,11 +40,11 @@ fn reached(cat: &Catalog, parts: &[String]) -> Vec<usize> {
     let default_schema = adapter.default_schema().map(|s| adapter.stored_name(s));
     let candidates: Box<dyn Iterator<Item = usize>> = match parts {
         [.., parent, _] => Box::new(cat.tables_under(parent, name)),
-        _ => Box::new(cat.tables_named(name).iter().copied()),
+        _ => Box::new(cat.tables_named(name).into_iter()),
     };
     let mut out: Vec<usize> = candidates
         .filter(|&t| {
-            let path = &cat.tables[t].path;
+            let path = cat.tables[t].path();
             let given = if parts.len() > path.len() && adapter == Adapter::BigQuery {
                 // `project.dataset.table`: the project is not part of the FQN.
                 &parts[parts.len() - path.len()..]
@@ -78,14 +78,14 @@ fn reached(cat: &Catalog, parts: &[String]) -> Vec<usize> {
 
 /// The shortest name that reaches table `t` alone, as the query would write it.
 pub fn written_name(cat: &Catalog, t: usize) -> String {
-    let path = &cat.tables[t].path;
+    let path = cat.tables[t].path();
     for take in 1..=path.len() {
         let parts = &path[path.len() - take..];
         if reached(cat, parts) == [t] {
             return written(cat.adapter, parts);
         }
     }
-    written(cat.adapter, path)
+    written(cat.adapter, &path)
 }
 
 fn written(adapter: Adapter, parts: &[String]) -> String {
@@ -129,8 +129,8 @@ fn suggestions(cat: &Catalog, parts: &[String]) -> Vec<String> {
     let wanted = parts.join(".");
     let mut candidates: Vec<(usize, usize, usize)> = Vec::new();
     for (d, n) in names {
-        for &t in cat.tables_named(n) {
-            let path = &cat.tables[t].path;
+        for t in cat.tables_named(n) {
+            let path = cat.tables[t].path();
             let tail = path[path.len().saturating_sub(parts.len())..].join(".");
             let far = distance(&wanted, &tail, usize::MAX / 2).unwrap_or(usize::MAX);
             candidates.push((d, far, t));

@@ -200,3 +200,54 @@ fn a_table_is_found_by_its_whole_stored_path_the_last_of_two_alike() {
     assert_eq!(cat.table_at(&path("db.s.v")), None);
     assert_eq!(cat.table_at(&[]), None);
 }
+
+#[test]
+fn the_join_graph_is_read_only_when_a_join_needs_a_planned_path() {
+    let adapter = Adapter::Postgres;
+    let id = || column(adapter, "id", None, "INTEGER");
+    let refers = |key: &str| column(adapter, key, None, "INTEGER");
+    let known_joins = |fqn: &str, columns| {
+        let mut t = Table::new(adapter, fqn, "table", Some(columns));
+        t.joins_known = true;
+        t
+    };
+    let tables = vec![
+        known_joins("app.public.a", vec![id(), refers("b_id")]),
+        known_joins("app.public.b", vec![id(), refers("c_id")]),
+        known_joins("app.public.c", vec![id()]),
+    ];
+    let to = |from: usize, column: &str, to: usize| Edge {
+        from,
+        from_columns: vec![column.into()],
+        to,
+        to_columns: vec!["id".into()],
+        detection: "declared".into(),
+        note: None,
+        observed: None,
+        confirmed: false,
+    };
+    let cat = Catalog::new(adapter, tables, vec![to(0, "b_id", 1), to(1, "c_id", 2)]);
+    let reads = std::cell::Cell::new(0);
+    let source = || {
+        reads.set(reads.get() + 1);
+        None
+    };
+    let known = "SELECT 1 FROM a JOIN b ON b.id = a.b_id";
+    let report = super::check_over(&cat, &super::catalog::NoDomains, &source, "app", known);
+    assert!(report.ok(), "{:?}", report.findings);
+    assert_eq!(reads.get(), 0, "a join the print lists needs no graph");
+    let unplanned = "SELECT 1 FROM a JOIN c ON c.id = a.id";
+    let report = super::check_over(&cat, &super::catalog::NoDomains, &source, "app", unplanned);
+    assert_eq!(
+        reads.get(),
+        1,
+        "a join with no edge asks for the graph once"
+    );
+    let suggested = &report.findings[0].suggestions;
+    assert!(
+        suggested
+            .iter()
+            .any(|s| s.starts_with("JOIN public.b ON public.b.id = a.b_id")),
+        "the path goes through b, planned over the graph built from the catalog: {suggested:?}"
+    );
+}

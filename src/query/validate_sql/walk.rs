@@ -20,6 +20,7 @@ use super::scope::{self, Columns, FromList, Lookup, OutCol, Relation, Scope, Sou
 use super::source::Source;
 use super::tables::{self, TableMatch};
 use super::{Finding, Kind};
+use crate::query::plan_joins::graph::Graph;
 
 /// CTEs visible where a query is read, innermost WITH first.
 pub struct Ctes<'c> {
@@ -39,11 +40,16 @@ impl Ctes<'_> {
     }
 }
 
+/// Where a check's join graph comes from when it first needs one (`None`: build it from
+/// the catalog).
+pub type GraphSource<'g> = dyn Fn() -> Option<Arc<Graph>> + 'g;
+
 pub struct Walk<'a> {
     pub cat: &'a Catalog,
     /// The print's join graph, for the path a join the print knows no edge for should
-    /// take: the snapshot's, or built from the catalog when first needed.
-    pub graph: std::cell::OnceCell<std::sync::Arc<crate::query::plan_joins::graph::Graph>>,
+    /// take: the snapshot's, or built from the catalog, when first needed.
+    graph: std::cell::OnceCell<Arc<Graph>>,
+    graph_source: &'a GraphSource<'a>,
     /// The value lists of the catalog's `listed` columns.
     pub domains: &'a dyn Domains,
     pub src: &'a Source<'a>,
@@ -51,14 +57,26 @@ pub struct Walk<'a> {
 }
 
 impl<'a> Walk<'a> {
-    pub fn new(cat: &'a Catalog, domains: &'a dyn Domains, src: &'a Source<'a>) -> Walk<'a> {
+    pub fn new(
+        cat: &'a Catalog,
+        domains: &'a dyn Domains,
+        src: &'a Source<'a>,
+        graph_source: &'a GraphSource<'a>,
+    ) -> Walk<'a> {
         Walk {
             cat,
             graph: std::cell::OnceCell::new(),
+            graph_source,
             domains,
             src,
             findings: Vec::new(),
         }
+    }
+
+    /// The print's join graph, read or built on first use.
+    pub fn graph(&self) -> &Graph {
+        self.graph
+            .get_or_init(|| (self.graph_source)().unwrap_or_else(|| Arc::new(Graph::of(self.cat))))
     }
 
     /// The stored spelling of an identifier as written.
@@ -687,7 +705,7 @@ impl<'a> Walk<'a> {
                 rels.push(Relation {
                     names: match alias {
                         Some(a) => vec![self.spell(&a.name)],
-                        None => self.cat.tables[t].path.clone(),
+                        None => self.cat.tables[t].path(),
                     },
                     aliased: alias.is_some(),
                     written: alias.map_or_else(|| written.clone(), |a| a.name.to_string()),

@@ -7,11 +7,15 @@
 //! literal is compared with it ([`Domains`]): held for every column, a large print's lists
 //! would outweigh the rest of the catalog many times over.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
+mod kept;
+
+use self::kept::{run, Order, PackedEdges};
 use super::dialect::Adapter;
 use super::scope::{ColRef, Columns, OutCol};
 use super::types::TypeClass;
@@ -20,7 +24,6 @@ use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
 use crate::store::cache::Key;
-use crate::store::derived::Kept;
 use crate::store::search::lookup::CatalogTable;
 use crate::store::search::records::FileState;
 use crate::store::Snapshot;
@@ -57,24 +60,21 @@ pub struct Domain {
     pub coverage: Value,
 }
 
-/// A table or view the print names.
+/// A table or view the print names. Kept small: a catalog read back holds 100,000 of them
+/// at the largest prints, and a call meets a few.
 #[derive(Debug, Clone)]
 pub struct Table {
     pub fqn: String,
-    /// The stored spelling of each FQN segment, the object's own name last.
-    pub path: Vec<String>,
+    /// The stored spelling of the whole FQN, where the adapter spells it otherwise (its
+    /// segments are the FQN's: a spelling never adds or drops a dot).
+    stored: Option<Box<str>>,
     /// The manifest's `type` (`table`, `view`...).
-    pub kind: String,
+    kind: Cow<'static, str>,
     /// What [`Table::columns`] reads.
     columns: TableColumns,
     /// Its place in the catalog's tables, and the adapter that spells its columns.
     position: usize,
     adapter: Adapter,
-    /// Made on first use and kept with the catalog: a call meets a few tables, and a
-    /// catalog of 100,000 tables made them for all of them in every process that read it
-    /// back (0.3 s and a hundred megabytes at that size).
-    by_column: OnceLock<HashMap<String, usize>>,
-    yields: OnceLock<Arc<Columns>>,
     /// A relationships file was read for it, so a join the print does not list is news.
     pub joins_known: bool,
 }
@@ -116,13 +116,22 @@ impl Domains for IndexDomains<'_> {
 }
 
 /// A table's columns, kept packed (postcard bytes, as the kept catalog holds them) and
-/// made on first use: a call meets a few tables, and 100,000 tables' 770,000 columns
-/// took a hundred megabytes made in every process that read the catalog back.
+/// made on first use, with what is derived from them: a call meets a few tables, and
+/// 100,000 tables' 770,000 columns took a hundred megabytes made in every process that
+/// read the catalog back.
 #[derive(Debug, Clone, Default)]
 struct TableColumns {
     /// `None`: the print lists no columns for the table.
     packed: Option<Box<[u8]>>,
-    made: OnceLock<Option<Vec<Column>>>,
+    made: OnceLock<Box<MadeColumns>>,
+}
+
+/// A table's columns once a call meets the table.
+#[derive(Debug, Clone)]
+struct MadeColumns {
+    columns: Option<Vec<Column>>,
+    by_column: OnceLock<HashMap<String, usize>>,
+    yields: OnceLock<Arc<Columns>>,
 }
 
 impl TableColumns {
@@ -134,7 +143,7 @@ impl TableColumns {
         });
         TableColumns {
             packed,
-            made: columns.into(),
+            made: OnceLock::new(),
         }
     }
 
@@ -148,16 +157,21 @@ impl TableColumns {
     /// The columns, made from their bytes once. Bytes that do not read back (the kept
     /// file's checksum held, so only a bug could make them) list no columns: the table's
     /// columns then go unchecked, as for a table without statistics.
-    fn get(&self) -> Option<&[Column]> {
-        self.made
-            .get_or_init(|| {
-                let bytes = self.packed.as_deref()?;
-                postcard::from_bytes(bytes).ok()
+    fn made(&self) -> &MadeColumns {
+        self.made.get_or_init(|| {
+            let columns = self
+                .packed
+                .as_deref()
+                .and_then(|bytes| postcard::from_bytes(bytes).ok());
+            Box::new(MadeColumns {
+                columns,
+                by_column: OnceLock::new(),
+                yields: OnceLock::new(),
             })
-            .as_deref()
+        })
     }
 
-    /// Let the made columns go, keeping the bytes (a catalog just built makes them all).
+    /// Let what was made go, keeping the bytes (a table's place or spelling changed).
     fn release(&mut self) {
         self.made = OnceLock::new();
     }
@@ -167,12 +181,36 @@ impl Table {
     /// `None`: the print lists no columns for it (no readable statistics, not walkable,
     /// or the last run could not profile it), so its columns are not checked.
     pub fn columns(&self) -> Option<&[Column]> {
-        self.columns.get()
+        self.columns.made().columns.as_deref()
+    }
+
+    /// The stored spelling of its FQN, segments joined by dots.
+    fn stored(&self) -> &str {
+        self.stored.as_deref().unwrap_or(&self.fqn)
+    }
+
+    /// The stored spelling of each FQN segment, the object's own name last.
+    pub fn path(&self) -> Vec<String> {
+        self.stored().split('.').map(str::to_string).collect()
+    }
+
+    /// Its stored name and the stored segment before it ("" for a one-part path).
+    fn name_and_parent(&self) -> (&str, &str) {
+        let mut segments = self.stored().rsplit('.');
+        let name = segments.next().unwrap_or_default();
+        (name, segments.next().unwrap_or_default())
+    }
+
+    /// The manifest's `type` (`table`, `view`...).
+    pub fn kind(&self) -> &str {
+        &self.kind
     }
 
     /// The column stored as `stored`.
     pub fn column(&self, stored: &str) -> Option<usize> {
-        self.by_column
+        self.columns
+            .made()
+            .by_column
             .get_or_init(|| {
                 self.columns()
                     .into_iter()
@@ -187,7 +225,9 @@ impl Table {
 
     /// Its columns as a relation of a query yields them (open when none are listed).
     pub fn yields(&self) -> Arc<Columns> {
-        self.yields
+        self.columns
+            .made()
+            .yields
             .get_or_init(|| {
                 Arc::new(match self.columns() {
                     Some(cols) => Columns {
@@ -275,29 +315,27 @@ impl Observed {
     }
 }
 
+/// The tables and edges a check reads, with its lookups. The lookups are sorted arrays of
+/// positions rather than maps: a catalog read back at 100,000 tables and 118,000 edges
+/// held about 40 megabytes of maps, in every process that read it.
 #[derive(Debug)]
 pub struct Catalog {
     pub adapter: Adapter,
     pub tables: Vec<Table>,
-    /// Stored table name -> the tables of that name.
-    by_name: HashMap<String, Vec<usize>>,
-    /// Stored table name -> the stored segment before it ("" for a one-part path) -> the
-    /// tables: a qualified name meets its few candidates, not every table of its name.
-    by_parent: HashMap<String, HashMap<String, Vec<usize>>>,
     /// The first FQN segment's stored spelling, when every table shares it.
     pub only_database: Option<String>,
-    pub edges: Vec<Edge>,
-    /// (lower, higher) table position -> edges between the two.
-    by_pair: HashMap<(usize, usize), Vec<usize>>,
-    /// Table position -> the edges it refers by.
-    by_from: HashMap<usize, Vec<usize>>,
-    /// Edges a person rejected (`detection: rejected`), by table pair as `by_pair`.
+    /// The edges no person rejected.
+    edges: PackedEdges,
+    /// The lookups over positions, kept with the catalog (sorting them anew took a
+    /// catalog read back at 100,000 tables 60 milliseconds).
+    order: Order,
+    /// Edges a person rejected (`detection: rejected`), by (lower, higher) table pair.
     rejected: HashMap<(usize, usize), Vec<Edge>>,
-    /// Each table whose columns were read from the search index: its record's key there
-    /// (a digest of the files the record is read from, statistics and their annotations)
-    /// and its position. A catalog built after a change takes the columns of every table
-    /// whose key held from the catalog before it.
-    read_from: HashMap<String, (u64, usize)>,
+    /// Each table's record key in the search index (a digest of the files the record is
+    /// read from, statistics and their annotations), by position, for the tables whose
+    /// columns were read from it. A catalog built after a change takes the columns of
+    /// every table whose key held from the catalog before it.
+    read_from: Vec<Option<u64>>,
     /// Each table's joins as read, for a catalog built after a change.
     joins_read: JoinsRead,
 }
@@ -371,19 +409,40 @@ impl Catalog {
     pub fn table_at(&self, path: &[String]) -> Option<usize> {
         let (name, before) = path.split_last()?;
         let parent = before.last().map_or("", String::as_str);
-        let under = self.by_parent.get(name)?.get(parent)?;
-        under
+        self.named_under(name, parent)
             .iter()
             .rev()
-            .copied()
-            .find(|&i| self.tables[i].path == path)
+            .map(|&i| i as usize)
+            .find(|&i| self.tables[i].path() == path)
     }
 
-    pub fn tables_named(&self, stored: &str) -> &[usize] {
-        self.by_name
-            .get(stored)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
+    /// The position of the table keyed `fqn`.
+    fn position_of(&self, fqn: &str) -> Option<usize> {
+        let stored = self.adapter.stored_name(fqn);
+        let mut segments = stored.rsplit('.');
+        let name = segments.next()?;
+        let parent = segments.next().unwrap_or_default();
+        self.named_under(name, parent)
+            .iter()
+            .map(|&i| i as usize)
+            .find(|&i| self.tables[i].fqn == fqn)
+    }
+
+    /// The tables named `name` whose stored segment before the name is `parent`.
+    fn named_under(&self, name: &str, parent: &str) -> &[u32] {
+        run(&self.order.by_name, |i| {
+            self.tables[i].name_and_parent().cmp(&(name, parent))
+        })
+    }
+
+    /// The tables named `stored`, in the catalog's order.
+    pub fn tables_named(&self, stored: &str) -> Vec<usize> {
+        let named = run(&self.order.by_name, |i| {
+            self.tables[i].name_and_parent().0.cmp(stored)
+        });
+        let mut named: Vec<usize> = named.iter().map(|&i| i as usize).collect();
+        named.sort_unstable();
+        named
     }
 
     /// The tables named `stored` whose path has `parent` just before the name, and those
@@ -393,19 +452,18 @@ impl Catalog {
         parent: &str,
         stored: &str,
     ) -> impl Iterator<Item = usize> + 'c {
-        let under = self.by_parent.get(stored);
-        let at = |p: &str| {
-            under
-                .and_then(|u| u.get(p))
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-        };
-        at(parent).iter().chain(at("")).copied()
+        let under = self.named_under(stored, parent);
+        let alone = self.named_under(stored, "");
+        under.iter().chain(alone).map(|&i| i as usize)
     }
 
     /// Every distinct stored table name.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.by_name.keys().map(String::as_str)
+        let mut last = None;
+        self.order.by_name.iter().filter_map(move |&i| {
+            let name = self.tables[i as usize].name_and_parent().0;
+            (last.replace(name) != Some(name)).then_some(name)
+        })
     }
 
     /// The edges between `a` and `b` a person rejected, either way round.
@@ -416,22 +474,29 @@ impl Catalog {
             .flatten()
     }
 
+    /// Every edge no person rejected, in the order read.
+    pub fn edges(&self) -> impl Iterator<Item = Edge> + '_ {
+        (0..self.edges.len()).filter_map(|i| self.edges.get(i))
+    }
+
     /// The edges table `t` refers by.
-    pub fn edges_from(&self, t: usize) -> impl Iterator<Item = &Edge> {
-        self.by_from
-            .get(&t)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.edges[i])
+    pub fn edges_from(&self, t: usize) -> impl Iterator<Item = Edge> + '_ {
+        run(&self.order.by_from, |i| {
+            (self.edges.ends[i].0 as usize).cmp(&t)
+        })
+        .iter()
+        .filter_map(|&i| self.edges.get(i as usize))
     }
 
     /// The edges between tables `a` and `b`, either way round.
-    pub fn edges_between(&self, a: usize, b: usize) -> impl Iterator<Item = &Edge> {
-        self.by_pair
-            .get(&(a.min(b), a.max(b)))
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.edges[i])
+    pub fn edges_between(&self, a: usize, b: usize) -> impl Iterator<Item = Edge> + '_ {
+        let wanted = (a.min(b) as u64, a.max(b) as u64);
+        run(&self.order.by_pair, move |i| {
+            let (x, y) = self.edges.pair(i);
+            (x as u64, y as u64).cmp(&wanted)
+        })
+        .iter()
+        .filter_map(|&i| self.edges.get(i as usize))
     }
 
     pub fn column(&self, table: usize, column: usize) -> Option<&Column> {
@@ -439,9 +504,20 @@ impl Catalog {
     }
 
     /// A catalog over `tables` and `edges` as given (tests build one by hand).
-    pub fn new(adapter: Adapter, mut tables: Vec<Table>, all: Vec<Edge>) -> Catalog {
-        let (rejected_edges, edges): (Vec<Edge>, Vec<Edge>) =
+    pub fn new(adapter: Adapter, tables: Vec<Table>, all: Vec<Edge>) -> Catalog {
+        let (rejected, edges): (Vec<Edge>, Vec<Edge>) =
             all.into_iter().partition(|e| e.detection == "rejected");
+        Catalog::assemble(adapter, tables, PackedEdges::of(&edges), rejected, None)
+    }
+
+    /// A catalog over its parts; `order`, one kept with them, is taken where it holds.
+    fn assemble(
+        adapter: Adapter,
+        mut tables: Vec<Table>,
+        edges: PackedEdges,
+        rejected_edges: Vec<Edge>,
+        order: Option<Order>,
+    ) -> Catalog {
         let mut rejected: HashMap<(usize, usize), Vec<Edge>> = HashMap::new();
         for e in rejected_edges {
             rejected
@@ -449,52 +525,35 @@ impl Catalog {
                 .or_default()
                 .push(e);
         }
-        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_parent: HashMap<String, HashMap<String, Vec<usize>>> = HashMap::new();
         for (i, t) in tables.iter_mut().enumerate() {
             // Its place and spelling now: what is made from them is made on first use.
-            t.position = i;
-            t.adapter = adapter;
-            t.by_column = OnceLock::new();
-            t.yields = OnceLock::new();
-            if let Some(name) = t.path.last() {
-                by_name.entry(name.clone()).or_default().push(i);
-                let parent = t.path.len().checked_sub(2).map_or("", |p| &t.path[p]);
-                by_parent
-                    .entry(name.clone())
-                    .or_default()
-                    .entry(parent.to_string())
-                    .or_default()
-                    .push(i);
+            if t.position != i || t.adapter != adapter {
+                t.position = i;
+                t.adapter = adapter;
+                t.columns.release();
             }
         }
-        let first: Vec<&String> = tables.iter().filter_map(|t| t.path.first()).collect();
+        let first: Vec<&str> = tables
+            .iter()
+            .map(|t| t.stored().split('.').next().unwrap_or_default())
+            .collect();
         let only_database = match first.split_first() {
-            Some((head, rest)) if tables.iter().all(|t| t.path.len() > 1) => {
-                rest.iter().all(|d| d == head).then(|| (*head).clone())
+            Some((head, rest)) if tables.iter().all(|t| t.stored().contains('.')) => {
+                rest.iter().all(|d| d == head).then(|| head.to_string())
             }
             _ => None,
         };
-        let mut by_pair: HashMap<(usize, usize), Vec<usize>> = HashMap::new();
-        let mut by_from: HashMap<usize, Vec<usize>> = HashMap::new();
-        for (i, e) in edges.iter().enumerate() {
-            by_from.entry(e.from).or_default().push(i);
-            by_pair
-                .entry((e.from.min(e.to), e.from.max(e.to)))
-                .or_default()
-                .push(i);
-        }
+        let order = order
+            .filter(|o| o.holds(&tables, &edges))
+            .unwrap_or_else(|| Order::of(&tables, &edges));
         Catalog {
             adapter,
             tables,
-            by_name,
-            by_parent,
             only_database,
             edges,
-            by_pair,
-            by_from,
+            order,
             rejected,
-            read_from: HashMap::new(),
+            read_from: Vec::new(),
             joins_read: JoinsRead::default(),
         }
     }
@@ -503,16 +562,35 @@ impl Catalog {
 impl Table {
     /// A table of `fqn` (dotted lowercase keys) with `columns`, spelled for `adapter`.
     pub fn new(adapter: Adapter, fqn: &str, kind: &str, columns: Option<Vec<Column>>) -> Table {
+        Table::of_parts(
+            adapter,
+            fqn.to_string(),
+            kind,
+            TableColumns::new(columns),
+            false,
+        )
+    }
+
+    fn of_parts(
+        adapter: Adapter,
+        fqn: String,
+        kind: &str,
+        columns: TableColumns,
+        joins_known: bool,
+    ) -> Table {
+        let stored = adapter.stored_name(&fqn);
         Table {
-            fqn: fqn.to_string(),
-            path: fqn.split('.').map(|s| adapter.stored_name(s)).collect(),
-            kind: kind.to_string(),
-            columns: TableColumns::new(columns),
+            stored: (stored != fqn).then(|| stored.into_boxed_str()),
+            fqn,
+            kind: match kind {
+                "table" => Cow::Borrowed("table"),
+                "view" => Cow::Borrowed("view"),
+                other => Cow::Owned(other.to_string()),
+            },
+            columns,
             position: 0,
             adapter,
-            by_column: OnceLock::new(),
-            yields: OnceLock::new(),
-            joins_known: false,
+            joins_known,
         }
     }
 }
@@ -528,92 +606,6 @@ pub fn adapter_of(state: &Snapshot) -> Adapter {
         .and_then(Value::as_str)
         .filter(|a| !a.trim().is_empty());
     Adapter::from_name(manifest.unwrap_or(&state.config.adapter))
-}
-
-/// The catalog as kept on disk: what `Catalog::new` indexes, and the record keys a
-/// catalog built after a change lends columns by (in this process or the next). The
-/// joins read table by table are not kept (they would double the file): a catalog read
-/// back lends its columns but no joins, so the first one built from it after a change
-/// reads every table's joins again.
-#[derive(Serialize, Deserialize)]
-struct Stored<T, E, R> {
-    adapter: Adapter,
-    tables: Vec<T>,
-    /// Every edge, those a person rejected last.
-    edges: Vec<E>,
-    /// `Catalog::read_from`.
-    read_from: R,
-}
-
-/// A table as kept: what `Catalog::new` does not derive. Its columns are kept as the
-/// table holds them, packed (`TableColumns`).
-#[derive(Serialize, Deserialize)]
-struct StoredTable<S, P, C> {
-    fqn: S,
-    path: P,
-    kind: S,
-    /// `serde_bytes`' types, written and read as one run of bytes.
-    columns: Option<C>,
-    joins_known: bool,
-}
-
-impl Serialize for Catalog {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let rejected = self.rejected.values().flatten();
-        Stored {
-            adapter: self.adapter,
-            tables: self
-                .tables
-                .iter()
-                .map(|t| StoredTable {
-                    fqn: &t.fqn,
-                    path: &t.path,
-                    kind: &t.kind,
-                    columns: t.columns.packed.as_deref().map(serde_bytes::Bytes::new),
-                    joins_known: t.joins_known,
-                })
-                .collect(),
-            edges: self.edges.iter().chain(rejected).collect(),
-            read_from: &self.read_from,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Catalog {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Catalog, D::Error> {
-        type Owned = Stored<
-            StoredTable<String, Vec<String>, serde_bytes::ByteBuf>,
-            Edge,
-            HashMap<String, (u64, usize)>,
-        >;
-        let stored = Owned::deserialize(deserializer)?;
-        let tables = stored
-            .tables
-            .into_iter()
-            .map(|t| Table {
-                fqn: t.fqn,
-                path: t.path,
-                kind: t.kind,
-                columns: TableColumns::from_packed(
-                    t.columns.map(|b| b.into_vec().into_boxed_slice()),
-                ),
-                position: 0,
-                adapter: stored.adapter,
-                by_column: OnceLock::new(),
-                yields: OnceLock::new(),
-                joins_known: t.joins_known,
-            })
-            .collect();
-        let mut catalog = Catalog::new(stored.adapter, tables, stored.edges);
-        catalog.read_from = stored.read_from;
-        Ok(catalog)
-    }
-}
-
-impl Kept for Catalog {
-    /// 2: a table's columns kept as packed bytes.
-    const ENCODING: u32 = 2;
 }
 
 /// The catalog of `state`'s print, built once per content (and kept on disk for the
@@ -713,15 +705,16 @@ fn build(
     let lent = |rank: usize| -> Option<&Table> {
         let before = before?;
         let entry = &state.search.tables[rank];
-        let (key, at) = before.read_from.get(&entry.fqn)?;
-        (*key == entry.key).then(|| &before.tables[*at])
+        let at = before.position_of(&entry.fqn)?;
+        let key = (*before.read_from.get(at)?)?;
+        (key == entry.key).then(|| &before.tables[at])
     };
     let records = state
         .search
         .catalog_records_where(&|rank| lent(rank).is_none())
         .map_err(internal)?;
     let read = started.elapsed();
-    let mut read_from = HashMap::new();
+    let mut read_from = vec![None; tables.len()];
     let mut reused = 0usize;
     for (rank, (entry, records)) in state.search.tables.iter().zip(records).enumerate() {
         let Some(&at) = position.get(&entry.fqn) else {
@@ -736,7 +729,7 @@ fn build(
         };
         // Kept packed, as a catalog read back holds it.
         tables[at].columns.release();
-        read_from.insert(entry.fqn.clone(), (entry.key, at));
+        read_from[at] = Some(entry.key);
     }
     // A table's joins hold while the overlay's content (the manifest, every relationships
     // annotation file) and its own relationships file do: those are taken from before.
