@@ -22,6 +22,7 @@ use super::changes::{self, ChangeFeed};
 use super::pz_project::ProjectSnapshot;
 use super::search::Indexed;
 use super::{Snapshot, Store};
+use crate::error::Recover;
 use crate::error::{internal, QueryError};
 
 /// What a dbprint answer reads of its connection.
@@ -101,6 +102,12 @@ mod sealed {
 }
 
 impl Store {
+    /// How many sweeps of every file a connection tracks this store has made.
+    #[cfg(test)]
+    pub fn whole_sweeps_made(&self) -> u64 {
+        *self.whole_sweeps.lock().recover()
+    }
+
     /// The snapshot of `source` a call answers from, fresh for what its answer `reads`.
     pub fn fresh<S: Source>(
         &self,
@@ -167,35 +174,20 @@ impl Store {
     /// Bring connection `name` up to date once the change feed is complete (see `watch`):
     /// every file its published snapshot tracks (and every declared file it found absent)
     /// is `stat`ed, and only what moved (or was recorded unsettled) is read again (a moved
-    /// manifest reconciles). A whole reconcile would also list every directory and read
-    /// the manifest back, which costs seconds on a large print for a window of a few
-    /// hundred milliseconds.
-    pub fn catch_up(&self, name: &str) -> Result<(), super::MirrorError> {
+    /// manifest reconciles); from then on calls trust the feed. A whole reconcile would
+    /// also list every directory and read the manifest back, which costs seconds on a
+    /// large print for a window of a few hundred milliseconds. It is the sweep a call
+    /// reading every file makes (`Reads::EveryFile`), so when such a call swept since the
+    /// feed was complete, only what the feed named since is read again.
+    pub fn catch_up(&self, name: &str) -> Result<(), QueryError> {
         let Some(state) = self.current(name) else {
             let conn = self.served.connections.iter().find(|c| c.name == name);
             return match conn {
-                Some(conn) => self.reconcile(conn).map(drop),
+                Some(conn) => self.reconcile(conn).map(drop).map_err(internal),
                 None => Ok(()),
             };
         };
-        let epoch = self
-            .change_feed()
-            .filter(|c| c.complete())
-            .map(ChangeFeed::poll);
-        // A file recorded unsettled (stat'ed within a timestamp tick of its write) is read
-        // again too, so its settled identity is stored: other processes trust only a
-        // settled one (a start beside a live writer needs every file as stored).
-        let moved = state.moved_files(|p| state.files.identity(p).is_some_and(|id| !id.settled));
-        let fresh = if moved.is_empty() {
-            state
-        } else {
-            self.refresh_files(name, &moved)?
-        };
-        // The disk matched `fresh` as of `epoch`: calls may trust the feed from there.
-        if let (Some(e), Some(record)) = (epoch, self.record_of(&fresh)) {
-            record.verify(e);
-        }
-        Ok(())
+        self.every_table(state, Swept::Tracked).map(drop)
     }
 
     /// A connection's snapshot fresh for every walkable table's `swept` files. When the
@@ -203,8 +195,24 @@ impl Store {
     /// remembers), only the files the feed names since are read again, and only those
     /// the connection tracks; otherwise every `swept` file is `stat`ed, and the
     /// connection re-ingested first when one moved.
+    ///
+    /// One sweep of every tracked file at a time: a second waits for the first, then
+    /// starts from the snapshot it left, which the feed vouches for when it was complete
+    /// (the start's catch-up and an early whole-print call no longer both sweep).
     fn every_table(&self, state: Arc<Snapshot>, swept: Swept) -> Result<Arc<Snapshot>, QueryError> {
-        let feed = self.change_feed().filter(|c| c.complete());
+        let mut one_at_a_time =
+            (swept == Swept::Tracked).then(|| self.whole_sweeps.lock().recover());
+        let state = match swept {
+            Swept::Tracked => self.current(&state.config.name).unwrap_or(state),
+            Swept::Indexed(_) => state,
+        };
+        // A sweep of every file made before the feed is up vouches for nothing, and the
+        // start's catch-up would sweep again: it waits for the feed instead.
+        let feed = match swept {
+            Swept::Tracked => self.change_feed_once_up(),
+            Swept::Indexed(_) => self.change_feed(),
+        };
+        let feed = feed.filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);
         let verified = self.record_of(&state).and_then(|p| p.verified());
         let named = match (feed, verified) {
@@ -227,7 +235,19 @@ impl Store {
             // One sweep finds what moved; a sweep that could not finish reconciles.
             changes::Since::Unknown => match swept {
                 Swept::Indexed(which) => state.search.moved_paths(which),
-                Swept::Tracked => Some(state.moved_files(|_| false)),
+                // A file recorded unsettled (stat'ed within a timestamp tick of its write)
+                // is read again too, so its settled identity is stored: other processes
+                // trust only a settled one (a start beside a live writer needs every file
+                // as stored).
+                Swept::Tracked => {
+                    if let Some(made) = one_at_a_time.as_deref_mut() {
+                        *made += 1;
+                    }
+                    Some(
+                        state
+                            .moved_files(|p| state.files.identity(p).is_some_and(|id| !id.settled)),
+                    )
+                }
             },
         };
         let fresh = match moved {

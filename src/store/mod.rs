@@ -34,7 +34,7 @@ pub mod watch;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use crate::config::{ConnectionConfig, Served};
 use crate::error::Recover;
@@ -86,6 +86,10 @@ impl IndexState {
 /// `Store::refresh_files` re-reads at most this many files one by one; more reconcile.
 const REFRESH_AT_MOST: usize = 256;
 
+/// How long a sweep of every file waits for a change feed being set up (its walk takes
+/// about a second at 100,000 tables): past this it sweeps without one.
+const FEED_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The store: served connections over the mirror. Requests read snapshots; the single
 /// writer (`writer`) re-ingests a connection whose files changed.
 pub struct Store {
@@ -99,6 +103,9 @@ pub struct Store {
     /// Set up off the startup path (walking and watching every directory of a large print
     /// takes longer than the rest of a warm start); until then every such call sweeps.
     changes: Arc<std::sync::OnceLock<Option<changes::ChangeFeed>>>,
+    /// The change feed is being set up (`changes` will be set): a sweep of every file
+    /// waits for it, so the feed vouches for what the sweep finds.
+    feed_coming: std::sync::atomic::AtomicBool,
     /// Each connection's published snapshot, with how far the change feed vouches for it.
     states: RwLock<HashMap<String, Arc<Published<Snapshot>>>>,
     /// The pz project served (`printdex pz serve`), stored beside the connections.
@@ -107,6 +114,9 @@ pub struct Store {
     /// The connections whose start's reconcile is under way (`open_serving`), with their
     /// heads.
     starting: head::Starting,
+    /// How many sweeps of every tracked file this store made; held through each, so
+    /// they are made one at a time (`Store::fresh`'s `every_table`).
+    whole_sweeps: Mutex<u64>,
 }
 
 /// One index location as the store and every snapshot built on it share it.
@@ -182,6 +192,9 @@ impl Store {
             &self.starting,
             deferred.iter().map(|c| c.name.clone()).collect(),
         );
+        // Set before any start ends, so no call that waited for one sweeps before it.
+        self.feed_coming
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         for conn in deferred {
             let started = std::time::Instant::now();
             let reconciled = self.write(|shared, lock| {
@@ -233,6 +246,8 @@ impl Store {
             project,
             references: ReferenceDocs::default(),
             starting: head::Starting::default(),
+            whole_sweeps: Mutex::default(),
+            feed_coming: Default::default(),
         };
         let mut deferred = Vec::new();
         for conn in store.served.connections.clone() {
@@ -267,6 +282,8 @@ impl Store {
     /// from the scan. Until the feed is up no state is verified by it, so a search in
     /// between sweeps (and without a thread, every search sweeps).
     fn watch_changes(&self) {
+        self.feed_coming
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let roots: Vec<PathBuf> = self
             .served
             .connections
@@ -283,6 +300,7 @@ impl Store {
             });
         if let Err(e) = spawned {
             tracing::warn!("cannot start the change feed: {e}");
+            let _ = self.changes.set(None);
         }
     }
 
@@ -303,6 +321,8 @@ impl Store {
             project: None,
             references: ReferenceDocs::default(),
             starting: head::Starting::default(),
+            whole_sweeps: Mutex::default(),
+            feed_coming: Default::default(),
         };
         for conn in store.served.connections.clone() {
             let name = conn.name.clone();
@@ -460,6 +480,16 @@ impl Store {
     /// The inotify change feed, once set up (`None` before, or where inotify is missing).
     fn change_feed(&self) -> Option<&changes::ChangeFeed> {
         self.changes.get().and_then(Option::as_ref)
+    }
+
+    /// The change feed, waiting (a bounded while) for one being set up.
+    fn change_feed_once_up(&self) -> Option<&changes::ChangeFeed> {
+        let coming = self.feed_coming.load(std::sync::atomic::Ordering::SeqCst);
+        let waited = std::time::Instant::now();
+        while coming && self.changes.get().is_none() && waited.elapsed() < FEED_WAIT {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.change_feed()
     }
 
     /// Merge the search index's small segments (left by single-table refreshes) when
