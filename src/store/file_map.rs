@@ -55,19 +55,16 @@ pub struct Tracked {
 }
 
 /// Every file a connection tracks, by path. Cloning shares the paths (`Arc<Path>`), so a
-/// writer's copy of a snapshot's map costs its entries, not its paths again. Hashed with
-/// foldhash rather than SipHash: a start at 100,000 tables fills it with 409,000 paths,
-/// and SipHash was a tenth of that work. The paths are the print's own, so a hasher made
-/// to resist chosen keys buys nothing here.
+/// writer's copy of a snapshot's map costs its entries, not its paths again.
 #[derive(Clone, Default)]
 pub struct FileMap {
-    files: HashMap<Arc<Path>, Tracked, foldhash::fast::RandomState>,
+    files: HashMap<Arc<Path>, Tracked>,
 }
 
 impl FileMap {
     pub fn with_capacity(n: usize) -> FileMap {
         FileMap {
-            files: HashMap::with_capacity_and_hasher(n, Default::default()),
+            files: HashMap::with_capacity(n),
         }
     }
 
