@@ -457,12 +457,16 @@ impl Catalog {
         under.iter().chain(alone).map(|&i| i as usize)
     }
 
-    /// Every distinct stored table name.
+    /// Every distinct stored table name, each name's run of tables stepped over by a
+    /// binary search (100,000 tables share a few thousand names).
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        let mut last = None;
-        self.order.by_name.iter().filter_map(move |&i| {
-            let name = self.tables[i as usize].name_and_parent().0;
-            (last.replace(name) != Some(name)).then_some(name)
+        let by_name = &self.order.by_name;
+        let name_of = |i: u32| self.tables[i as usize].name_and_parent().0;
+        let mut at = 0;
+        std::iter::from_fn(move || {
+            let name = name_of(*by_name.get(at)?);
+            at += by_name[at..].partition_point(|&j| name_of(j) == name);
+            Some(name)
         })
     }
 
