@@ -64,7 +64,7 @@ pub fn run(args: ErdArgs) -> anyhow::Result<ExitCode> {
         .index_dir
         .clone()
         .unwrap_or_else(|| config::default_index_dir(&project.project_root));
-    let store = Store::open(served, &dir)?;
+    let store = Store::open_unwatched(served, &dir)?;
     let drawn = draw(&store, &args);
     store.close();
     let text = match drawn {

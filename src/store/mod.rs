@@ -148,7 +148,16 @@ impl Store {
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
     ) -> Result<Store, MirrorError> {
-        Store::open_sources(served, None, index_dir, progress, false).map(|(store, _)| store)
+        Store::open_sources(served, None, index_dir, progress, false, true).map(|(store, _)| store)
+    }
+
+    /// `open`, without a change feed: for a command that answers once and exits
+    /// (`printdex erd`), which would walk and watch every directory of the print for
+    /// nothing, and whose reads of every file would wait for that walk.
+    pub fn open_unwatched(served: Served, index_dir: &Path) -> Result<Store, MirrorError> {
+        let no_progress = &|_: &str, _, _| {};
+        Store::open_sources(served, None, index_dir, no_progress, false, false)
+            .map(|(store, _)| store)
     }
 
     /// `open`, for a server: a connection whose head can be had (`head`: the manifest and
@@ -160,7 +169,8 @@ impl Store {
         index_dir: &Path,
         reference_dir: Option<PathBuf>,
     ) -> Result<Arc<Store>, MirrorError> {
-        let (store, deferred) = Store::open_sources(served, None, index_dir, &|_, _, _| {}, true)?;
+        let (store, deferred) =
+            Store::open_sources(served, None, index_dir, &|_, _, _| {}, true, true)?;
         let store = Arc::new(store.with_reference_dir(reference_dir));
         if deferred.is_empty() {
             return Ok(store);
@@ -217,7 +227,7 @@ impl Store {
             default: None,
             configured: Vec::new(),
         };
-        Store::open_sources(none, Some(root), index_dir, &|_, _, _| {}, false)
+        Store::open_sources(none, Some(root), index_dir, &|_, _, _| {}, false, true)
             .map(|(store, _)| store)
     }
 
@@ -225,13 +235,15 @@ impl Store {
     /// from the index location `index_dir`: each source read against the disk, then the
     /// change feed started over all of them. With `defer`, a connection with a head
     /// (`head`) is not read: it is returned, its head under way in `starting`, for the
-    /// caller to reconcile, and the caller starts the change feed after.
+    /// caller to reconcile, and the caller starts the change feed after. Without `watch`,
+    /// no change feed is started at all.
     fn open_sources(
         served: Served,
         project: Option<&Path>,
         index_dir: &Path,
         progress: &(dyn Fn(&str, usize, usize) + Sync),
         defer: bool,
+        watch: bool,
     ) -> Result<(Store, Vec<ConnectionConfig>), MirrorError> {
         let started = std::time::Instant::now();
         let locations = Locations::open(index_dir)?;
@@ -271,8 +283,11 @@ impl Store {
         if store.project.is_some() {
             store.refresh_project()?;
         }
-        if deferred.is_empty() {
-            store.watch_changes();
+        match (deferred.is_empty(), watch) {
+            (true, true) => store.watch_changes(),
+            // No feed will come: a call that reads every file sweeps at once.
+            (_, false) => drop(store.changes.set(None)),
+            (false, true) => {}
         }
         Ok((store, deferred))
     }

@@ -694,6 +694,24 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_store_opened_unwatched_sweeps_every_file_without_waiting_for_a_feed() {
+        let (project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open_unwatched(served, index.path()).unwrap();
+        // Settled as no feed at all, so nothing waits for one.
+        assert!(matches!(store.changes.get(), Some(None)));
+        let swept = store
+            .fresh(
+                crate::store::Connection(None),
+                crate::store::Reads::EveryFile,
+            )
+            .unwrap();
+        assert_eq!(store.whole_sweeps_made(), 1);
+        assert!(store.record_of(&swept).unwrap().verified().is_none());
+        drop(project);
+    }
+
+    #[test]
     fn every_file_is_swept_for_a_call_that_reads_joins_when_no_feed_vouches() {
         let (project, served) = library_copy();
         let index = tempfile::tempdir().unwrap();
