@@ -25,6 +25,10 @@ use super::{Snapshot, Store};
 use crate::error::Recover;
 use crate::error::{internal, QueryError};
 
+/// How long a sweep of every file waits for a change feed being set up (its walk takes
+/// about a second at 100,000 tables): past this it sweeps without one.
+const FEED_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What a dbprint answer reads of its connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reads<'a> {
@@ -106,6 +110,16 @@ impl Store {
     #[cfg(test)]
     pub fn whole_sweeps_made(&self) -> u64 {
         *self.whole_sweeps.lock().recover()
+    }
+
+    /// The change feed, waiting (a bounded while) for one being set up.
+    fn change_feed_once_up(&self) -> Option<&ChangeFeed> {
+        let coming = self.feed_coming.load(std::sync::atomic::Ordering::SeqCst);
+        let waited = std::time::Instant::now();
+        while coming && self.changes.get().is_none() && waited.elapsed() < FEED_WAIT {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        self.change_feed()
     }
 
     /// The snapshot of `source` a call answers from, fresh for what its answer `reads`.

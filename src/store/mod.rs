@@ -86,10 +86,6 @@ impl IndexState {
 /// `Store::refresh_files` re-reads at most this many files one by one; more reconcile.
 const REFRESH_AT_MOST: usize = 256;
 
-/// How long a sweep of every file waits for a change feed being set up (its walk takes
-/// about a second at 100,000 tables): past this it sweeps without one.
-const FEED_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
 /// The store: served connections over the mirror. Requests read snapshots; the single
 /// writer (`writer`) re-ingests a connection whose files changed.
 pub struct Store {
@@ -495,16 +491,6 @@ impl Store {
     /// The inotify change feed, once set up (`None` before, or where inotify is missing).
     fn change_feed(&self) -> Option<&changes::ChangeFeed> {
         self.changes.get().and_then(Option::as_ref)
-    }
-
-    /// The change feed, waiting (a bounded while) for one being set up.
-    fn change_feed_once_up(&self) -> Option<&changes::ChangeFeed> {
-        let coming = self.feed_coming.load(std::sync::atomic::Ordering::SeqCst);
-        let waited = std::time::Instant::now();
-        while coming && self.changes.get().is_none() && waited.elapsed() < FEED_WAIT {
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        self.change_feed()
     }
 
     /// Merge the search index's small segments (left by single-table refreshes) when
