@@ -641,12 +641,7 @@ fn read_all(
     progress: Progress,
     spill: Option<Spill>,
 ) -> (Vec<FileRecord>, usize) {
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 8);
     let done = std::sync::atomic::AtomicUsize::new(0);
-    let chunk = tables.len().div_ceil(workers).max(1);
     let spilled = std::sync::atomic::AtomicUsize::new(0);
     let read_chunk = |part: &[(String, PathBuf, Value)]| -> Vec<FileRecord> {
         let mut out = Vec::new();
@@ -677,20 +672,8 @@ fn read_all(
         hand_over(&mut batch, &mut out);
         out
     };
-    let records = if workers == 1 || total < 64 {
-        read_chunk(tables)
-    } else {
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = tables
-                .chunks(chunk)
-                .map(|part| scope.spawn(|| read_chunk(part)))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        })
-    };
+    // At most 8 workers, none for fewer than 16 tables (about 64 files).
+    let records = parts::in_parts(tables, 16, 8, read_chunk).concat();
     (records, spilled.into_inner())
 }
 

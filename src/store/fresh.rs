@@ -216,15 +216,15 @@ impl Store {
     fn every_table(&self, state: Arc<Snapshot>, swept: Swept) -> Result<Arc<Snapshot>, QueryError> {
         let mut one_at_a_time =
             (swept == Swept::Tracked).then(|| self.whole_sweeps.lock().recover());
-        let state = match swept {
-            Swept::Tracked => self.current(&state.config.name).unwrap_or(state),
-            Swept::Indexed(_) => state,
-        };
-        // A sweep of every file made before the feed is up vouches for nothing, and the
-        // start's catch-up would sweep again: it waits for the feed instead.
-        let feed = match swept {
-            Swept::Tracked => self.change_feed_once_up(),
-            Swept::Indexed(_) => self.change_feed(),
+        // A sweep of every file starts from the snapshot the one before it left, and,
+        // since one made before the feed is up vouches for nothing (the start's catch-up
+        // would sweep again), it waits for the feed.
+        let (state, feed) = match swept {
+            Swept::Tracked => (
+                self.current(&state.config.name).unwrap_or(state),
+                self.change_feed_once_up(),
+            ),
+            Swept::Indexed(_) => (state, self.change_feed()),
         };
         let feed = feed.filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);

@@ -413,7 +413,12 @@ impl Catalog {
             .iter()
             .rev()
             .map(|&i| i as usize)
-            .find(|&i| self.tables[i].path() == path)
+            .find(|&i| {
+                self.tables[i]
+                    .stored()
+                    .split('.')
+                    .eq(path.iter().map(String::as_str))
+            })
     }
 
     /// The position of the table keyed `fqn`.
