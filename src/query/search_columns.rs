@@ -5,6 +5,7 @@
 
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::pins::Pins;
 use super::value::set;
@@ -124,10 +125,21 @@ fn shown_match(
     m
 }
 
-/// A match before it is read in full: where it stands, and what the exact check read.
-struct Found {
-    hit: Hit,
-    checked: Option<(ColumnRecord, Vec<Value>)>,
+/// The matches before they are read in full: where each stands, and, when the stored
+/// record had to confirm them, what the exact check read. Unchecked matches are the
+/// hits alone, so a broad search holds a small entry per match, not room for a record.
+enum Found {
+    Unchecked(Vec<Hit>),
+    Checked(Vec<(Hit, ColumnRecord, Vec<Value>)>),
+}
+
+impl Found {
+    fn len(&self) -> usize {
+        match self {
+            Found::Unchecked(hits) => hits.len(),
+            Found::Checked(checked) => checked.len(),
+        }
+    }
 }
 
 /// The matches in reply order, each read in full from the index when first asked for.
@@ -135,8 +147,8 @@ pub struct Matches<'a> {
     state: &'a Snapshot,
     /// `unreadable_tables` and `switched_off_tables`, when there are any.
     pub head: Vec<(String, Value)>,
-    found: Vec<Found>,
-    tables: HashMap<usize, TableRecord>,
+    found: Found,
+    tables: HashMap<usize, Arc<TableRecord>>,
     /// The manifest and every table's two searched files.
     pub pins: Pins,
 }
@@ -149,19 +161,20 @@ impl Matches<'_> {
     /// Match `i` as the reply shows it.
     pub fn get(&mut self, i: usize) -> Result<Value, QueryError> {
         let snap = &self.state.search;
-        let f = &self.found[i];
-        let (record, notes) = match &f.checked {
-            Some((r, n)) => (r.clone(), n.clone()),
-            None => (snap.column(f.hit.address).map_err(internal)?, Vec::new()),
+        let (rank, record, notes) = match &self.found {
+            Found::Checked(checked) => {
+                let (hit, record, notes) = &checked[i];
+                (hit.table, record.clone(), notes.clone())
+            }
+            Found::Unchecked(hits) => {
+                let hit = &hits[i];
+                let record = snap.column(hit.address).map_err(internal)?;
+                (hit.table, record, Vec::new())
+            }
         };
-        let rank = f.hit.table;
         let table = match self.tables.entry(rank) {
             Entry::Occupied(o) => o.into_mut(),
-            Entry::Vacant(v) => v.insert(
-                snap.table_record(rank, false)
-                    .map_err(internal)?
-                    .ok_or_else(|| internal("the search index lost a table"))?,
-            ),
+            Entry::Vacant(v) => v.insert(table_record(self.state, rank)?),
         };
         let entry = &snap.tables[rank];
         Ok(shown_match(
@@ -172,6 +185,24 @@ impl Matches<'_> {
             &notes,
         ))
     }
+}
+
+/// The record of the table at `rank`, held in the store's cache under the table's key
+/// (which covers the files it is made from): the tables a page shows are mostly those the
+/// last pages showed, and each costs a search of the index to find.
+fn table_record(state: &Snapshot, rank: usize) -> Result<Arc<TableRecord>, QueryError> {
+    let snap = &state.search;
+    let entry = &snap.tables[rank];
+    let key = Key::new("search table record", [entry.key.to_le_bytes().as_slice()]);
+    state.cache().get_or_build(
+        key,
+        |t: &TableRecord| std::mem::size_of::<TableRecord>() + 2 * t.fqn.len(),
+        || {
+            snap.table_record(rank, false)
+                .map_err(internal)?
+                .ok_or_else(|| internal("the search index lost a table"))
+        },
+    )
 }
 
 pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, QueryError> {
@@ -210,23 +241,17 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, Que
     }
 
     let hits = snap.search(&req.filters).map_err(internal)?;
-    let found: Vec<Found> = if hits.verify {
+    let found = if hits.verify {
         let mut kept = Vec::new();
         for hit in hits.hits {
             let record = snap.column(hit.address).map_err(internal)?;
             if let Some(notes) = decide(&record, &req.filters) {
-                kept.push(Found {
-                    hit,
-                    checked: Some((record, notes)),
-                });
+                kept.push((hit, record, notes));
             }
         }
-        kept
+        Found::Checked(kept)
     } else {
-        hits.hits
-            .into_iter()
-            .map(|hit| Found { hit, checked: None })
-            .collect()
+        Found::Unchecked(hits.hits)
     };
 
     // The pinned files are the manifest and every searched table's statistics and their
