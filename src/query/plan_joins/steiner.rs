@@ -252,12 +252,12 @@ impl Drop for Search {
         if self.dist.is_empty() {
             return;
         }
+        // Reset outside the lock: only what this search touched.
         self.reset();
         let mut spare = SPARE.lock().recover();
         if spare.len() >= SPARES {
             return;
         }
-        self.reset();
         // Its parts move into a spare (no search is dropped under the lock).
         spare.push(Search {
             dist: std::mem::take(&mut self.dist),

@@ -38,6 +38,32 @@ pub fn table_key(connection: &str, fqn: &str, files: [Option<(&Path, &str)>; 4])
     u64::from_le_bytes(first)
 }
 
+/// A table key is a blake3 digest cut to 64 bits, as evenly spread as a hash can make it,
+/// so a map keyed by it takes it as its own hash: a broad search looks up one per match.
+#[derive(Default)]
+pub struct TableKeyHasher(u64);
+
+impl std::hash::Hasher for TableKeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached for `u64` keys; any bytes still spread.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
+/// A map from table keys (see [`TableKeyHasher`]).
+pub type ByTableKey<V> =
+    std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<TableKeyHasher>>;
+
 /// The manifest's artifact kinds a table's documents are derived from, in key order:
 /// search_columns and resolve_value read the first two, find all four.
 pub const INDEXED_KINDS: [Artifact; 4] = [

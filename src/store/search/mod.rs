@@ -36,7 +36,9 @@ use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
 use entries::{entry_key, version_of};
-pub use entries::{table_entries, table_key, Indexed, TableEntry, INDEXED_KINDS};
+pub use entries::{
+    table_entries, table_key, ByTableKey, Indexed, TableEntry, TableKeyHasher, INDEXED_KINDS,
+};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
@@ -214,31 +216,6 @@ pub struct Loaded<'a> {
 pub type Load<'a> = dyn Fn(&Path) -> Loaded<'a> + Sync + 'a;
 
 pub use crate::ingest::file_identity;
-
-/// A table key is a blake3 digest cut to 64 bits, as evenly spread as a hash can make it,
-/// so a map keyed by it takes it as its own hash: a broad search looks up one per match.
-#[derive(Default)]
-pub struct TableKeyHasher(u64);
-
-impl std::hash::Hasher for TableKeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not reached for `u64` keys; any bytes still spread.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
-
-/// A map from table keys (see [`TableKeyHasher`]).
-pub type ByTableKey<V> = HashMap<u64, V, std::hash::BuildHasherDefault<TableKeyHasher>>;
 
 /// The index as one connection state reads it: a searcher fixed at the state's build,
 /// and the state's walkable tables in FQN order.
