@@ -314,6 +314,35 @@ fn a_statistics_edit_is_seen_at_once_and_stales_the_cursor() {
 }
 
 #[test]
+fn a_scan_scope_edited_under_a_running_server_is_shown_by_the_next_search() {
+    // A match shows its table's scan scope, from the table's record, which a server keeps
+    // between calls: an edit to the statistics must reach the next search all the same.
+    let project = scratch();
+    let mut server = Server::start(project.path(), &[]);
+    let late = |server: &mut Server| {
+        let reply = search(server, json!({"pattern": "late"}));
+        let matches = reply["matches"].as_array().unwrap().clone();
+        assert_eq!(matches.len(), 1, "{reply}");
+        matches[0].clone()
+    };
+    let before = late(&mut server);
+    assert_eq!(before["table"], json!("db.s.scoped"));
+    assert_eq!(before["scope"]["rows_scanned"], json!(250));
+    let stats = project
+        .path()
+        .join("prints/shop/db/s/scoped/statistics.yaml");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    assert!(text.contains("  rows_scanned: 250\n"));
+    std::fs::write(
+        &stats,
+        text.replacen("  rows_scanned: 250\n", "  rows_scanned: 300\n", 1),
+    )
+    .unwrap();
+    let after = late(&mut server);
+    assert_eq!(after["scope"]["rows_scanned"], json!(300), "{after}");
+}
+
+#[test]
 fn the_index_survives_a_restart_and_its_deletion() {
     let project = fixtures().join("edge/search");
     let index = tempfile::tempdir().unwrap();
