@@ -465,34 +465,77 @@ pub fn exact(
     Some(tidy(root, &arcs, terminals))
 }
 
+/// Regions up to this many nodes settle by scanning for the nearest node rather than
+/// through a heap: the same order (cost, then node), with no heap to fill and empty for
+/// each of the `2^t` masks of each of a plan's exact searches.
+const SCANNED_REGION: usize = 16;
+
 /// Settle `mask`'s trees outwards: a node one step before a node with a tree has a tree
-/// through that step.
+/// through that step. Nodes settle by cost, then by node, whichever way they are found.
 fn spread(steps: &[Vec<(u32, Step)>], best: &mut [f64], how: &mut [Choice], mask: usize, m: usize) {
+    let row = mask * m;
+    let (best, how) = (&mut best[row..row + m], &mut how[row..row + m]);
+    settle_all(steps, best, how, m <= SCANNED_REGION);
+}
+
+/// [`spread`] over one mask's row, by scanning (at most [`SCANNED_REGION`] nodes) or
+/// through a heap.
+fn settle_all(steps: &[Vec<(u32, Step)>], best: &mut [f64], how: &mut [Choice], scan: bool) {
+    let m = best.len();
+    if scan {
+        let mut settled = [false; SCANNED_REGION];
+        loop {
+            let mut nearest: Option<(f64, usize)> = None;
+            for (v, &d) in best.iter().enumerate() {
+                if !settled[v] && d.is_finite() && nearest.is_none_or(|(n, _)| d < n) {
+                    nearest = Some((d, v));
+                }
+            }
+            let Some((d, u)) = nearest else { break };
+            settled[u] = true;
+            settle(steps, best, how, d, u, |_, _| {});
+        }
+        return;
+    }
     let mut heap: BinaryHeap<Entry> = (0..m)
-        .filter(|&v| best[mask * m + v].is_finite())
-        .map(|v| Entry(best[mask * m + v], v as u32))
+        .filter(|&v| best[v].is_finite())
+        .map(|v| Entry(best[v], v as u32))
         .collect();
     while let Some(Entry(d, u)) = heap.pop() {
         let u = u as usize;
-        if d > best[mask * m + u] {
+        if d > best[u] {
             continue;
         }
-        // Each neighbour x of u reaches u by the step back.
-        for &(x, s) in &steps[u] {
-            let x = x as usize;
-            let nd = d + s.back;
-            if nd < best[mask * m + x] {
-                best[mask * m + x] = nd;
-                let forward = Step {
-                    to: u as u32,
-                    edge: s.edge,
-                    up: !s.up,
-                    cost: s.back,
-                    back: s.cost,
-                };
-                how[mask * m + x] = Choice::Walk(u as u32, forward);
-                heap.push(Entry(nd, x as u32));
-            }
+        settle(steps, best, how, d, u, |nd, x| {
+            heap.push(Entry(nd, x as u32))
+        });
+    }
+}
+
+/// `u` settled at cost `d`: each neighbour x of u that reaches u by the step back more
+/// cheaply than it has a tree so far takes that step (`improved` hears of each).
+fn settle(
+    steps: &[Vec<(u32, Step)>],
+    best: &mut [f64],
+    how: &mut [Choice],
+    d: f64,
+    u: usize,
+    mut improved: impl FnMut(f64, usize),
+) {
+    for &(x, s) in &steps[u] {
+        let x = x as usize;
+        let nd = d + s.back;
+        if nd < best[x] {
+            best[x] = nd;
+            let forward = Step {
+                to: u as u32,
+                edge: s.edge,
+                up: !s.up,
+                cost: s.back,
+                back: s.cost,
+            };
+            how[x] = Choice::Walk(u as u32, forward);
+            improved(nd, x);
         }
     }
 }
@@ -541,6 +584,58 @@ pub fn tidy(root: usize, arcs: &[TreeArc], terminals: &[usize]) -> Tree {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A small generator (no dependency): the same numbers every run.
+    struct Numbers(u64);
+
+    impl Numbers {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    #[test]
+    fn scanning_settles_a_region_as_the_heap_does() {
+        let mut numbers = Numbers(27);
+        for _ in 0..2_000 {
+            let m = 1 + numbers.below(SCANNED_REGION as u64) as usize;
+            // Steps cost whole numbers, so equal costs (and the tie-break by node) occur.
+            let steps: Vec<Vec<(u32, Step)>> = (0..m)
+                .map(|_| {
+                    (0..numbers.below(4))
+                        .map(|i| {
+                            let x = numbers.below(m as u64) as u32;
+                            let step = Step {
+                                to: 0,
+                                edge: i as u32,
+                                up: numbers.below(2) == 0,
+                                cost: 1.0 + numbers.below(3) as f64,
+                                back: 1.0 + numbers.below(3) as f64,
+                            };
+                            (x, step)
+                        })
+                        .collect()
+                })
+                .collect();
+            let start: Vec<f64> = (0..m)
+                .map(|_| match numbers.below(3) {
+                    0 => numbers.below(5) as f64,
+                    _ => f64::INFINITY,
+                })
+                .collect();
+            let (mut scanned, mut heaped) = (start.clone(), start);
+            let mut scanned_how = vec![Choice::None; m];
+            let mut heaped_how = vec![Choice::None; m];
+            settle_all(&steps, &mut scanned, &mut scanned_how, true);
+            settle_all(&steps, &mut heaped, &mut heaped_how, false);
+            assert_eq!(scanned, heaped);
+            assert_eq!(format!("{scanned_how:?}"), format!("{heaped_how:?}"));
+        }
+    }
 
     #[test]
     fn a_search_taken_again_is_as_clear_as_a_new_one() {
