@@ -148,6 +148,8 @@ pub struct Matches<'a> {
     /// `unreadable_tables` and `switched_off_tables`, when there are any.
     pub head: Vec<(String, Value)>,
     found: Found,
+    /// The table records this reply has shown, so a page's matches of one table take its
+    /// record from the cache once.
     tables: HashMap<usize, Arc<TableRecord>>,
     /// The manifest and every table's two searched files.
     pub pins: Pins,
@@ -161,15 +163,16 @@ impl Matches<'_> {
     /// Match `i` as the reply shows it.
     pub fn get(&mut self, i: usize) -> Result<Value, QueryError> {
         let snap = &self.state.search;
-        let (rank, record, notes) = match &self.found {
+        let read;
+        let (rank, record, notes): (usize, &ColumnRecord, &[Value]) = match &self.found {
             Found::Checked(checked) => {
                 let (hit, record, notes) = &checked[i];
-                (hit.table, record.clone(), notes.clone())
+                (hit.table, record, notes)
             }
             Found::Unchecked(hits) => {
                 let hit = &hits[i];
-                let record = snap.column(hit.address).map_err(internal)?;
-                (hit.table, record, Vec::new())
+                read = snap.column(hit.address).map_err(internal)?;
+                (hit.table, &read, &[])
             }
         };
         let table = match self.tables.entry(rank) {
@@ -181,8 +184,8 @@ impl Matches<'_> {
             &entry.fqn,
             entry.row_count.as_ref(),
             table,
-            &record,
-            &notes,
+            record,
+            notes,
         ))
     }
 }

@@ -35,10 +35,9 @@ use crate::error::Recover;
 use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
+use entries::ByTableKey;
 use entries::{entry_key, version_of};
-pub use entries::{
-    table_entries, table_key, ByTableKey, Indexed, TableEntry, TableKeyHasher, INDEXED_KINDS,
-};
+pub use entries::{table_entries, table_key, Indexed, TableEntry, INDEXED_KINDS};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
