@@ -22,6 +22,8 @@ pub const MAX_LIMIT: usize = 50;
 pub const COVERAGE_FLOOR: f32 = 0.05;
 /// A key column, or a column (or value) with a complete value list, ranks this much higher.
 pub const KEY_BOOST: f32 = 1.1;
+/// Scores equal to this many significant digits are equal ([`to_significant_digits`]).
+const SIGNIFICANT_DIGITS: i32 = 5;
 /// Candidates read from the index per hit asked for (and at least [`MIN_CANDIDATES`]).
 const CANDIDATES_PER_HIT: usize = 2;
 const MIN_CANDIDATES: usize = 40;
@@ -130,7 +132,7 @@ fn rank(candidates: Vec<FindCandidate>, query_words: &[QueryWord]) -> Vec<(Match
             if record.key || record.complete {
                 score *= KEY_BOOST;
             }
-            (score, matched, record)
+            (to_significant_digits(score), matched, record)
         })
         .collect();
     ranked.sort_by(|a, b| {
@@ -138,6 +140,18 @@ fn rank(candidates: Vec<FindCandidate>, query_words: &[QueryWord]) -> Vec<(Match
             .then_with(|| order_key(&a.2).cmp(&order_key(&b.2)))
     });
     ranked.into_iter().map(|(_, m, r)| (m, r)).collect()
+}
+
+/// `score` rounded to [`SIGNIFICANT_DIGITS`]: the index adds a document's term scores in
+/// no fixed order when it prunes, so two things that score the same may differ in the last
+/// bits, and they must still go by FQN.
+fn to_significant_digits(score: f32) -> f32 {
+    if !(score.is_finite() && score > 0.0) {
+        return score;
+    }
+    let score = f64::from(score);
+    let scale = 10f64.powi(SIGNIFICANT_DIGITS - 1 - score.log10().floor() as i32);
+    ((score * scale).round() / scale) as f32
 }
 
 /// The stable order of equal scores: by FQN, then column, value and kind.
@@ -381,6 +395,13 @@ mod tests {
             ..at("s.b", "fee")
         };
         let order = ranked(vec![(2.5, at("s.a", "fee")), (2.0, complete)], "fee");
+        assert_eq!(order, ["s.a fee", "s.b fee"]);
+        // Scores a few bits apart (sums taken in another order) are equal.
+        let above = f32::from_bits(2.0f32.to_bits() + 3);
+        let order = ranked(
+            vec![(above, at("s.b", "fee")), (2.0, at("s.a", "fee"))],
+            "fee",
+        );
         assert_eq!(order, ["s.a fee", "s.b fee"]);
     }
 

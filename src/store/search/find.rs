@@ -21,11 +21,14 @@
 //! table's words, many times the documents to score on a large print. The query stage
 //! counts those words when it ranks the best candidates again.
 
+use std::collections::BTreeSet;
+
 use serde::{Deserialize, Serialize};
 use tantivy::collector::{Count, TopDocs};
+use tantivy::fieldnorm::FieldNormReader;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, FuzzyTermQuery, Occur, Query,
-    TermQuery,
+    Bm25Weight, BooleanQuery, BoostQuery, ConstScoreQuery, EnableScoring, FuzzyTermQuery, Occur,
+    Query, TermQuery,
 };
 use tantivy::schema::{IndexRecordOption, Value as _};
 use tantivy::{DocAddress, TantivyDocument, Term};
@@ -150,11 +153,14 @@ pub(super) fn documents(
         for line in &record.prose {
             doc.add_text(f.find_text, line);
         }
-        // What a misspelled word is compared with.
-        doc.add_text(f.find_word, &record.name);
+        // What a misspelled word is compared with: one value, so its tokenizer lists each
+        // word once and a near word scores the same however often it is written.
+        let mut plain = record.name.clone();
         for line in &record.prose {
-            doc.add_text(f.find_word, line);
+            plain.push('\n');
+            plain.push_str(line);
         }
+        doc.add_text(f.find_word, &plain);
         doc.add_bytes(f.find_hit, &serde_json::to_vec(&record)?);
         docs.push(doc);
         Ok(())
@@ -282,16 +288,22 @@ fn boosted(query: Box<dyn Query>, weight: f32) -> Box<dyn Query> {
 }
 
 fn term(field: tantivy::schema::Field, text: &str) -> Box<dyn Query> {
-    Box::new(TermQuery::new(
-        Term::from_field_text(field, text),
-        IndexRecordOption::WithFreqs,
-    ))
+    term_of(Term::from_field_text(field, text))
+}
+
+fn term_of(term: Term) -> Box<dyn Query> {
+    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
 }
 
 impl SearchView {
     /// The `wanted` best-scored find documents of this view's tables for `query_words`
     /// (and `exact`, the whole query's exact form), of `kinds` when given, and how many
     /// matched in all.
+    ///
+    /// Every clause is a term query, so without a filter the query is a union of terms
+    /// that tantivy prunes (block-max WAND: a block of postings that cannot beat the
+    /// best so far is skipped), and the total is counted apart without scoring. A
+    /// misspelled word is the terms one edit from its forms ([`SearchView::near_words`]).
     pub fn find(
         &self,
         query_words: &[QueryWord],
@@ -300,30 +312,7 @@ impl SearchView {
         wanted: usize,
     ) -> Result<FindCandidates, IndexError> {
         let f = &self.fields;
-        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for w in query_words {
-            should.push((
-                Occur::Should,
-                boosted(term(f.find_name, &w.term), NAME_WEIGHT),
-            ));
-            should.push((
-                Occur::Should,
-                boosted(term(f.find_text, &w.term), TEXT_WEIGHT),
-            ));
-            if w.fuzzy {
-                for form in &w.forms {
-                    let fuzzy =
-                        FuzzyTermQuery::new(Term::from_field_text(f.find_word, form), 1, true);
-                    should.push((Occur::Should, boosted(Box::new(fuzzy), FUZZY_WEIGHT)));
-                }
-            }
-        }
-        if !exact.is_empty() {
-            should.push((
-                Occur::Should,
-                boosted(term(f.find_exact, exact), EXACT_WEIGHT),
-            ));
-        }
+        let words = self.words_query(query_words, exact)?;
         // Only find's documents hold the find fields, so no kind filter is needed; nor a
         // connection filter when every document (deleted ones too) is this connection's.
         let mut filter: Vec<(Occur, Box<dyn Query>)> = Vec::new();
@@ -337,24 +326,21 @@ impl SearchView {
                 .collect();
             filter.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
-        let mut parts: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-        if !filter.is_empty() {
-            parts.push((
-                Occur::Must,
-                Box::new(ConstScoreQuery::new(
-                    Box::new(BooleanQuery::new(filter)),
-                    0.0,
-                )),
-            ));
-        }
-        let query = BooleanQuery::new(parts);
-        let (top, total) = self.searcher.search_with_executor(
-            &query,
-            &(TopDocs::with_limit(wanted).order_by_score(), Count),
-            super::search_executor(),
-            EnableScoring::enabled_from_searcher(&self.searcher),
-        )?;
+        let (top, total) = if filter.is_empty() {
+            self.pruned(&words, wanted)?
+        } else {
+            let query = BooleanQuery::new(vec![
+                (Occur::Must, Box::new(words) as Box<dyn Query>),
+                (
+                    Occur::Must,
+                    Box::new(ConstScoreQuery::new(
+                        Box::new(BooleanQuery::new(filter)),
+                        0.0,
+                    )),
+                ),
+            ]);
+            self.scored(&query, wanted)?
+        };
         let mut candidates = Vec::with_capacity(top.len());
         for (score, address) in top {
             if let Some(record) = self.find_record(address)? {
@@ -362,6 +348,113 @@ impl SearchView {
             }
         }
         Ok(FindCandidates { candidates, total })
+    }
+
+    /// The union of term queries find scores: each query word in names and in prose, the
+    /// words near a misspelled one, and the whole query as an exact name.
+    fn words_query(
+        &self,
+        query_words: &[QueryWord],
+        exact: &str,
+    ) -> Result<BooleanQuery, IndexError> {
+        let f = &self.fields;
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for w in query_words {
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_name, &w.term), NAME_WEIGHT),
+            ));
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_text, &w.term), TEXT_WEIGHT),
+            ));
+            if w.fuzzy {
+                for (near, weight) in self.near_words(&w.forms)? {
+                    should.push((Occur::Should, boosted(term_of(near), weight)));
+                }
+            }
+        }
+        if !exact.is_empty() {
+            should.push((
+                Occur::Should,
+                boosted(term(f.find_exact, exact), EXACT_WEIGHT),
+            ));
+        }
+        Ok(BooleanQuery::new(should))
+    }
+
+    /// The best `wanted` of a union of term queries, which tantivy prunes, and the count
+    /// of its matches, taken without scoring. (One pass over each segment for both
+    /// measured no faster.)
+    fn pruned(
+        &self,
+        query: &dyn Query,
+        wanted: usize,
+    ) -> Result<(Vec<(f32, DocAddress)>, usize), IndexError> {
+        let top = self.searcher.search_with_executor(
+            query,
+            &TopDocs::with_limit(wanted).order_by_score(),
+            super::search_executor(),
+            EnableScoring::enabled_from_searcher(&self.searcher),
+        )?;
+        let total = self.searcher.search_with_executor(
+            query,
+            &Count,
+            super::search_executor(),
+            EnableScoring::disabled_from_searcher(&self.searcher),
+        )?;
+        Ok((top, total))
+    }
+
+    /// The best `wanted` of any query and the count of its matches, every match scored.
+    fn scored(
+        &self,
+        query: &dyn Query,
+        wanted: usize,
+    ) -> Result<(Vec<(f32, DocAddress)>, usize), IndexError> {
+        Ok(self.searcher.search_with_executor(
+            query,
+            &(TopDocs::with_limit(wanted).order_by_score(), Count),
+            super::search_executor(),
+            EnableScoring::enabled_from_searcher(&self.searcher),
+        )?)
+    }
+
+    /// The indexed words (`find_word`) one edit from each of a misspelled word's `forms`
+    /// (a word near two forms is listed for each, as it matches each), each with the boost
+    /// that makes it score [`FUZZY_WEIGHT`]: a near word says little of how well a thing
+    /// matches, so its score is not its rarity.
+    fn near_words(&self, forms: &[String]) -> Result<Vec<(Term, f32)>, IndexError> {
+        let field = self.fields.find_word;
+        let mut near: Vec<Vec<u8>> = Vec::new();
+        for form in forms {
+            let fuzzy = FuzzyTermQuery::new(Term::from_field_text(field, form), 1, true);
+            let mut of_form: BTreeSet<Vec<u8>> = BTreeSet::new();
+            for segment in self.searcher.segment_readers() {
+                let automaton = fuzzy.automaton()?;
+                let inverted = segment.inverted_index(field)?;
+                let mut words = inverted.terms().search(automaton).into_stream()?;
+                while words.advance() {
+                    of_form.insert(words.key().to_vec());
+                }
+            }
+            near.extend(of_form);
+        }
+        let mut out = Vec::with_capacity(near.len());
+        for word in near {
+            let Ok(text) = std::str::from_utf8(&word) else {
+                continue;
+            };
+            let term = Term::from_field_text(field, text);
+            // The field keeps no lengths, so every document reads as length one, and its
+            // tokenizer lists a word once.
+            let once = Bm25Weight::for_terms(&self.searcher, std::slice::from_ref(&term))?
+                .score(FieldNormReader::fieldnorm_to_id(1), 1);
+            if once > 0.0 {
+                out.push((term, FUZZY_WEIGHT / once));
+            }
+        }
+        Ok(out)
     }
 
     /// Whether every document in the index, deleted or not, is this view's connection's.
@@ -511,6 +604,111 @@ mod tests {
         assert_eq!(ranked(&view, "FeeAmount")[0], "column s.fees.fee_amount");
         // A word one edit away is found, below the exact word.
         assert!(ranked(&view, "charjes").contains(&"table s.charges".to_string()));
+    }
+
+    #[test]
+    fn a_near_word_scores_its_weight_however_often_it_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let view = view_of(
+            dir.path(),
+            &[
+                Table {
+                    fqn: "s.once",
+                    stats: PLAIN,
+                    description: "Charges.",
+                },
+                Table {
+                    fqn: "s.thrice",
+                    stats: PLAIN,
+                    description: "Charges, charges and more charges.",
+                },
+            ],
+        );
+        // Only the misspelling's near word matches, in each table's description.
+        let words = words::query_words("charjes", 16);
+        let found = view
+            .find(&words, &words::exact_form("charjes"), &[], 10)
+            .unwrap();
+        let scores: Vec<(&str, f32)> = found
+            .candidates
+            .iter()
+            .map(|c| (c.record.table.as_str(), c.score))
+            .collect();
+        assert_eq!(scores.len(), 2, "{scores:?}");
+        for (_, score) in &scores {
+            assert!((score - FUZZY_WEIGHT).abs() < 1e-4, "{scores:?}");
+        }
+    }
+
+    /// Tables' strings made at run time, for a test's many tables.
+    fn leaked(text: String) -> &'static str {
+        Box::leak(text.into_boxed_str())
+    }
+
+    #[test]
+    fn pruned_top_hits_are_those_of_scoring_every_match() {
+        // Clones of three tables: every score tied many times over, postings over many
+        // blocks, synced in several commits.
+        let dir = tempfile::tempdir().unwrap();
+        let tables: Vec<Table> = (0..1_200)
+            .map(|i| {
+                let (name, stats, description) = match i % 3 {
+                    0 => (
+                        "fees",
+                        "columns:\n  fee_amount: {sql_type: INT}\n  late_fee: {sql_type: INT}\n",
+                        "Late fees charged on overdue loans.",
+                    ),
+                    1 => (
+                        "loans",
+                        "columns:\n  due_date: {sql_type: DATE}\n  overdue: {sql_type: BOOLEAN}\n",
+                        "Loans, and when each is due back.",
+                    ),
+                    _ => (
+                        "patrons",
+                        "columns:\n  email: {sql_type: VARCHAR}\n",
+                        "People who borrow; some owe fees.",
+                    ),
+                };
+                Table {
+                    fqn: leaked(format!("s{i:04}.{name}")),
+                    stats,
+                    description,
+                }
+            })
+            .collect();
+        let view = view_of(dir.path(), &tables);
+        for query in [
+            "overdue fees",
+            "late fee amount",
+            "patrns emial",
+            "loans",
+            "fees",
+        ] {
+            let words = words::query_words(query, 16);
+            let union = view.words_query(&words, &words::exact_form(query)).unwrap();
+            for wanted in [1, 40, 100] {
+                let (pruned, scored) = (
+                    view.pruned(&union, wanted).unwrap(),
+                    view.scored(&union, wanted).unwrap(),
+                );
+                // The same count, and the same best scores; pruning adds a document's term
+                // scores in another order, so ties may fall to other clones.
+                assert!(pruned.1 > wanted, "{query}: {} matches", pruned.1);
+                assert_eq!(pruned.1, scored.1, "{query}");
+                let scores = |top: &[(f32, DocAddress)]| -> Vec<f32> {
+                    top.iter().map(|(score, _)| *score).collect()
+                };
+                let (a, b) = (scores(&pruned.0), scores(&scored.0));
+                assert_eq!(a.len(), wanted.min(pruned.1), "{query}");
+                assert_eq!(a.len(), b.len(), "{query}");
+                for (x, y) in a.iter().zip(&b) {
+                    assert!(
+                        (x - y).abs() <= 1e-5 * y.abs(),
+                        "{query}, {wanted}: {a:?} {b:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub use entries::{table_entries, table_key, Indexed, TableEntry, INDEXED_KINDS};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "8";
+pub const INDEX_VERSION: &str = "9";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -162,17 +162,25 @@ fn schema() -> (Schema, Fields) {
             .set_tokenizer(tokens::TRIGRAMS_TOKENIZER)
             .set_index_option(IndexRecordOption::Basic),
     );
-    // BM25 reads term frequencies and field lengths; typo tolerance only whether a word is there.
+    // BM25 reads term frequencies and field lengths.
     let scored = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(words::TERMS_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
+    // Frequencies on every field find scores, so its union of term queries is one tantivy
+    // can prune (block-max WAND); a misspelled word's weight is scaled from the term's score
+    // (`find::near_words`), so lengths are not needed for it.
     let listed = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(words::PLAIN_TOKENIZER)
             .set_fieldnorms(false)
-            .set_index_option(IndexRecordOption::Basic),
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
+    let exact = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::WithFreqs),
     );
     let fields = Fields {
         kind: b.add_text_field("kind", STRING),
@@ -198,7 +206,7 @@ fn schema() -> (Schema, Fields) {
         find_name: b.add_text_field("find_name", scored.clone()),
         find_text: b.add_text_field("find_text", scored),
         find_word: b.add_text_field("find_word", listed),
-        find_exact: b.add_text_field("find_exact", STRING),
+        find_exact: b.add_text_field("find_exact", exact),
         find_hit: b.add_bytes_field("find_hit", STORED),
     };
     (b.build(), fields)
@@ -944,8 +952,9 @@ pub fn sync_changed(
 /// The process's one pool that searches a query's segments side by side (tantivy
 /// collects each segment apart and merges the results, so the answer is the same). A
 /// large print's index is a few segments of millions of documents each (four at 100,000
-/// tables after a rebuild), and a broad find scores every document its words match: it
-/// then costs the largest segment's time rather than the sum of all of them. Only find
+/// tables after a rebuild), and a broad find counts every document its words match (and
+/// scores each one when kinds or connections narrow it): it then costs the largest
+/// segment's time rather than the sum of all of them. Only find
 /// uses it: a search_columns page runs several small searches, which a hand-off to the
 /// pool made slower (at 100,000 tables, pattern and looks_like 4.4-5.8 ms instead of
 /// 2.5-3.3 ms). On one core the calling thread searches the segments in turn.

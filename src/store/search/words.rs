@@ -129,7 +129,8 @@ impl TantivyTokenizer for Terms {
     }
 }
 
-/// [`plain_words`] as a tantivy tokenizer.
+/// [`plain_words`] as a tantivy tokenizer, each word once: typo tolerance asks only
+/// whether a word is there, so a word written twice scores as one written once.
 #[derive(Clone, Default)]
 pub struct Plain;
 
@@ -137,8 +138,10 @@ impl TantivyTokenizer for Plain {
     type TokenStream<'a> = Made;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Made {
+        let mut seen = std::collections::HashSet::new();
         let tokens = plain_words(text)
             .into_iter()
+            .filter(|t| seen.insert(t.text.clone()))
             .enumerate()
             .map(|(position, t)| Token {
                 offset_from: t.from,
