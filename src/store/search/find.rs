@@ -428,12 +428,12 @@ impl SearchView {
         let field = self.fields.find_word;
         let mut near: Vec<Vec<u8>> = Vec::new();
         for form in forms {
-            let fuzzy = FuzzyTermQuery::new(Term::from_field_text(field, form), 1, true);
+            let automaton = FuzzyTermQuery::new(Term::from_field_text(field, form), 1, true)
+                .automaton()?;
             let mut of_form: BTreeSet<Vec<u8>> = BTreeSet::new();
             for segment in self.searcher.segment_readers() {
-                let automaton = fuzzy.automaton()?;
                 let inverted = segment.inverted_index(field)?;
-                let mut words = inverted.terms().search(automaton).into_stream()?;
+                let mut words = inverted.terms().search(&automaton).into_stream()?;
                 while words.advance() {
                     of_form.insert(words.key().to_vec());
                 }
