@@ -428,8 +428,8 @@ impl SearchView {
         let field = self.fields.find_word;
         let mut near: Vec<Vec<u8>> = Vec::new();
         for form in forms {
-            let automaton = FuzzyTermQuery::new(Term::from_field_text(field, form), 1, true)
-                .automaton()?;
+            let automaton =
+                FuzzyTermQuery::new(Term::from_field_text(field, form), 1, true).automaton()?;
             let mut of_form: BTreeSet<Vec<u8>> = BTreeSet::new();
             for segment in self.searcher.segment_readers() {
                 let inverted = segment.inverted_index(field)?;
