@@ -233,16 +233,8 @@ impl SearchView {
     /// table FQN, column name, then the column's parts in file order.
     pub fn search(&self, filters: &Filters) -> Result<Hits, IndexError> {
         let f = &self.fields;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![
-            (Occur::Must, term_query(f.conn, &self.conn)),
-            (
-                Occur::Must,
-                any_term(vec![
-                    Term::from_field_text(f.kind, "column"),
-                    Term::from_field_text(f.kind, "part"),
-                ]),
-            ),
-        ];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, term_query(f.conn, &self.conn))];
         let mut verify = false;
         for (field, glob) in [
             (f.name, filters.pattern),
@@ -280,6 +272,18 @@ impl SearchView {
                 }
                 clauses.push((Occur::Must, any_term(terms)));
             }
+        }
+        // Only column and part documents hold the fields filtered on above, so a filter
+        // already keeps to them; a kind clause would only add a union of millions of
+        // documents to step through.
+        if clauses.len() == 1 {
+            clauses.push((
+                Occur::Must,
+                any_term(vec![
+                    Term::from_field_text(f.kind, "column"),
+                    Term::from_field_text(f.kind, "part"),
+                ]),
+            ));
         }
         let raw = self
             .searcher

@@ -184,3 +184,61 @@ fn documents_are_never_stored_under_a_key_their_contents_do_not_have() {
     let snap = index.sync("c", vec![entry("s.a", 1)], &load).unwrap();
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
 }
+
+/// search_columns' filters keep to column and part documents without a kind clause
+/// (`lookup::search`): only those documents hold the fields they filter on.
+#[test]
+fn only_column_and_part_documents_hold_the_fields_search_columns_filters_on() {
+    use tantivy::collector::Count;
+    use tantivy::query::{BooleanQuery, Occur, Query, TermSetQuery};
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
+    // Tables with columns, value lists (their own documents) and find's documents.
+    let snap = index
+        .sync("c", vec![entry("s.a", 1), entry("s.b", 1)], &load)
+        .unwrap();
+    let f = &snap.fields;
+    let searcher = &snap.searcher;
+    let column_or_part = || -> Box<dyn Query> {
+        let kinds = ["column", "part"].map(|kind| Term::from_field_text(f.kind, kind));
+        Box::new(TermSetQuery::new(kinds))
+    };
+    let filtered = [
+        f.name,
+        f.classification,
+        f.sql_type,
+        f.sensitivity,
+        f.looks_like,
+        f.redacted,
+        f.candidate_key,
+        f.text,
+    ];
+    let mut fields_seen = 0;
+    for field in filtered {
+        let mut terms = Vec::new();
+        for segment in searcher.segment_readers() {
+            let inverted = segment.inverted_index(field).unwrap();
+            let mut stream = inverted.terms().stream().unwrap();
+            while stream.advance() {
+                terms.push(Term::from_field_bytes(field, stream.key()));
+            }
+        }
+        if terms.is_empty() {
+            continue;
+        }
+        fields_seen += 1;
+        let holding = || -> Box<dyn Query> { Box::new(TermSetQuery::new(terms.clone())) };
+        let elsewhere = BooleanQuery::new(vec![
+            (Occur::Must, holding()),
+            (Occur::MustNot, column_or_part()),
+        ]);
+        assert!(searcher.search(&*holding(), &Count).unwrap() > 0);
+        assert_eq!(
+            searcher.search(&elsewhere, &Count).unwrap(),
+            0,
+            "{:?} is held by a document that is neither a column nor a part",
+            searcher.schema().get_field_name(field)
+        );
+    }
+    assert!(fields_seen >= 4, "{fields_seen} filtered fields hold terms");
+}
