@@ -6,7 +6,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
 
 use super::edges::{self, Content, Files, Print};
 use super::list_tables::absent_table;
@@ -17,6 +19,7 @@ use crate::ingest::{
     READING_FILENAME,
 };
 use crate::store::cache::{Cache, Key};
+use crate::store::derived::Kept;
 use crate::store::files::{self, read_as_known, Check, FreshFile};
 use crate::store::references::ReferenceDocs;
 use crate::store::Snapshot;
@@ -191,9 +194,9 @@ impl Listed {
 
 /// Every resource the served prints hold, in list order, and the manifests that decided it.
 /// resources/list's entries in order: the reference documents, then each served
-/// connection's (built once per content of what decides them).
+/// connection's (made once per content of what decides them, and kept in `derived/`).
 pub struct Listing {
-    parts: Vec<Arc<Vec<Listed>>>,
+    connections: Vec<Arc<ConnectionListing>>,
     len: usize,
     pub pins: Pins,
 }
@@ -208,42 +211,118 @@ impl Listing {
     }
 
     /// The `i`-th entry of the list.
-    pub fn get(&self, mut i: usize) -> Option<&Listed> {
-        for part in &self.parts {
-            if i < part.len() {
-                return part.get(i);
+    pub fn get(&self, i: usize) -> Option<Listed> {
+        if let Some(doc) = REFERENCE_DOCUMENTS.get(i) {
+            return Some(Listed::Reference(doc));
+        }
+        let mut i = i - REFERENCE_DOCUMENTS.len();
+        for connection in &self.connections {
+            if i < connection.len() {
+                return connection.get(i);
             }
-            i -= part.len();
+            i -= connection.len();
         }
         None
     }
 }
 
+/// One connection's resources/list entries, as `derived/` keeps them: its connection-grain
+/// kinds, then each walkable table in FQN order with the kinds listed for it. A session
+/// reads it back instead of going through every table's manifest entry (a few hundred
+/// milliseconds at 100,000 tables); an entry is spelled when a page shows it.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct ConnectionListing {
+    connection: Arc<str>,
+    /// Whether the connection's notes (`manifest_annotations`) are listed, after its
+    /// manifest, diff and reading guide.
+    notes: bool,
+    /// Each walkable table's FQN, and a bit for each `TABLE_KINDS` kind listed for it.
+    tables: Vec<(Arc<str>, u8)>,
+    /// Where each table's entries start among the tables' entries, and after the last.
+    #[serde(skip)]
+    starts: OnceLock<Vec<usize>>,
+}
+
+impl Kept for ConnectionListing {
+    const ENCODING: u32 = 1;
+}
+
+impl ConnectionListing {
+    /// The connection-grain entries before its tables'.
+    fn own(&self) -> usize {
+        if self.notes {
+            4
+        } else {
+            3
+        }
+    }
+
+    fn starts(&self) -> &[usize] {
+        self.starts.get_or_init(|| {
+            let mut at = 0;
+            let mut starts = Vec::with_capacity(self.tables.len() + 1);
+            for (_, kinds) in &self.tables {
+                starts.push(at);
+                at += kinds.count_ones() as usize;
+            }
+            starts.push(at);
+            starts
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.own() + self.starts().last().copied().unwrap_or(0)
+    }
+
+    /// Entry `i` of this connection's.
+    fn get(&self, i: usize) -> Option<Listed> {
+        let connection = self.connection.clone();
+        if i < self.own() {
+            let kind = CONNECTION_KINDS[i];
+            return Some(Listed::Connection { connection, kind });
+        }
+        let i = i - self.own();
+        let starts = self.starts();
+        // The last table starting at or before `i`: tables listing nothing start where
+        // the next one does.
+        let at = starts[..self.tables.len()].partition_point(|&s| s <= i);
+        let (fqn, kinds) = self.tables.get(at.checked_sub(1)?)?;
+        let nth = i - starts[at - 1];
+        let kind = TABLE_KINDS
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| kinds & (1 << bit) != 0)
+            .nth(nth)?
+            .1;
+        Some(Listed::Table {
+            connection,
+            fqn: fqn.clone(),
+            kind,
+        })
+    }
+}
+
 /// `resources/list`: the reference documents, then every served connection in name order.
 pub fn list(states: &[Arc<Snapshot>]) -> Result<Listing, QueryError> {
-    let references: Vec<Listed> = REFERENCE_DOCUMENTS
-        .iter()
-        .map(|doc| Listed::Reference(doc))
-        .collect();
-    let mut parts = vec![Arc::new(references)];
     let mut states: Vec<&Arc<Snapshot>> = states.iter().collect();
     states.sort_by(|a, b| a.config.name.cmp(&b.config.name));
     let mut files = Vec::new();
+    let mut connections = Vec::new();
     for state in states {
         let manifest = state.manifest_path();
         files.push((manifest.display().to_string(), state.version_of(&manifest)));
-        parts.push(connection_listing(state)?);
+        connections.push(connection_listing(state)?);
     }
     Ok(Listing {
-        len: parts.iter().map(|p| p.len()).sum(),
-        parts,
+        len: REFERENCE_DOCUMENTS.len() + connections.iter().map(|c| c.len()).sum::<usize>(),
+        connections,
         pins: Pins::of(&files),
     })
 }
 
-/// One connection's entries, derived once per content of the manifest and of the
-/// people's files whose presence lists them.
-fn connection_listing(state: &Snapshot) -> Result<Arc<Vec<Listed>>, QueryError> {
+/// One connection's entries, made once per content of the manifest and of the people's
+/// files whose presence lists them, and kept.
+fn connection_listing(state: &Snapshot) -> Result<Arc<ConnectionListing>, QueryError> {
     let root = &state.config.print_root;
     let notes = root.join(MANIFEST_ANNOTATIONS_FILENAME);
     let notes_listed = notes.is_file() && walk::contained(root, &notes);
@@ -265,14 +344,19 @@ fn connection_listing(state: &Snapshot) -> Result<Arc<Vec<Listed>>, QueryError> 
         if notes_listed { b"notes" } else { b"-" },
     ];
     parts.extend(people.iter().map(|d| d.as_slice()));
-    state.cache().get_or_build(
-        Key::new("resource listing", parts),
-        |l: &Vec<Listed>| 64 * l.len(),
-        || {
-            let mut out = Vec::new();
-            connection_entries(state, notes_listed, &mut out)?;
-            Ok(out)
-        },
+    let key = Key::new("resource listing", parts);
+    let scope = Key::new(
+        "resource listing of",
+        [
+            root.as_os_str().as_encoded_bytes(),
+            state.config.name.as_bytes(),
+        ],
+    );
+    state.kept(
+        scope,
+        key,
+        |_| true,
+        || connection_entries(state, notes_listed),
     )
 }
 
@@ -281,24 +365,20 @@ fn connection_listing(state: &Snapshot) -> Result<Arc<Vec<Listed>>, QueryError> 
 fn connection_entries(
     state: &Snapshot,
     notes_listed: bool,
-    out: &mut Vec<Listed>,
-) -> Result<(), QueryError> {
-    let connection: Arc<str> = Arc::from(state.config.name.as_str());
+) -> Result<ConnectionListing, QueryError> {
+    let mut listing = ConnectionListing {
+        connection: Arc::from(state.config.name.as_str()),
+        notes: notes_listed,
+        tables: Vec::new(),
+        starts: OnceLock::new(),
+    };
     let root = &state.config.print_root;
-    let mut kinds = vec!["manifest", "diff", "reading"];
-    if notes_listed {
-        kinds.push("manifest_annotations");
-    }
-    out.extend(kinds.into_iter().map(|kind| Listed::Connection {
-        connection: connection.clone(),
-        kind,
-    }));
     // An unreadable manifest withholds this connection's tables only; reading its
     // manifest resource names the error. A non-YAML failure fails the whole list.
     let manifest = match &state.manifest {
         ManifestRead::Ok { doc, .. } => doc,
         ManifestRead::Failed(m) => return Err(QueryError::Other(m.clone())),
-        _ => return Ok(()),
+        _ => return Ok(listing),
     };
     let entries = manifest.tables();
     let mut tables: Vec<(String, usize)> = entries
@@ -313,24 +393,21 @@ fn connection_entries(
         let entry = entries.entry_cut(at, &["path", "artifacts"]);
         let declared = walk::declared_artifacts(&entry);
         let dir = root.join(walk::table_path(&fqn, &entry));
-        let fqn: Arc<str> = Arc::from(fqn);
-        for kind in TABLE_KINDS {
+        let mut kinds = 0u8;
+        for (bit, kind) in TABLE_KINDS.iter().enumerate() {
             let Some((_, file)) = declared.iter().find(|(k, _)| k == kind) else {
                 continue;
             };
             // People's files are listed when present; the mirror, kept fresh by ingest and
             // the watcher, knows without a stat per file.
-            if OPTIONAL_KINDS.contains(&kind) && !state.files.has_content(&dir.join(file)) {
+            if OPTIONAL_KINDS.contains(kind) && !state.files.has_content(&dir.join(file)) {
                 continue;
             }
-            out.push(Listed::Table {
-                connection: connection.clone(),
-                fqn: fqn.clone(),
-                kind,
-            });
+            kinds |= 1 << bit;
         }
+        listing.tables.push((Arc::from(fqn), kinds));
     }
-    Ok(())
+    Ok(listing)
 }
 
 /// A resource's whole served text and the version naming it.

@@ -356,3 +356,55 @@ fn a_file_known_by_content_that_moved_is_stale() {
         Err(QueryError::Stale(path.clone()))
     );
 }
+
+/// A connection's listing as the list shows it: `connection/kind` or `fqn/kind`.
+fn shown(listing: &ConnectionListing) -> Vec<String> {
+    (0..listing.len())
+        .map(|i| match listing.get(i).unwrap() {
+            Listed::Connection { connection, kind } => format!("{connection}/{kind}"),
+            Listed::Table { fqn, kind, .. } => format!("{fqn}/{kind}"),
+            Listed::Reference(doc) => format!("reference/{doc}"),
+        })
+        .collect()
+}
+
+#[test]
+fn a_kept_listing_reads_back_entry_by_entry_as_it_was_made() {
+    let listing = ConnectionListing {
+        connection: Arc::from("lib"),
+        notes: true,
+        tables: vec![
+            (Arc::from("s.a"), 0b000011), // ddl, statistics
+            (Arc::from("s.b"), 0),        // nothing listed
+            (Arc::from("s.c"), 0b100100), // relationships, relationships_annotations
+            (Arc::from("s.d"), 0),        // nothing listed, last
+        ],
+        starts: OnceLock::new(),
+    };
+    let made = [
+        "lib/manifest",
+        "lib/diff",
+        "lib/reading",
+        "lib/manifest_annotations",
+        "s.a/ddl",
+        "s.a/statistics",
+        "s.c/relationships",
+        "s.c/relationships_annotations",
+    ];
+    assert_eq!(shown(&listing), made);
+    assert!(listing.get(made.len()).is_none());
+    // As `derived/` keeps it, and without the notes.
+    let kept: ConnectionListing =
+        postcard::from_bytes(&postcard::to_stdvec(&listing).unwrap()).unwrap();
+    assert_eq!(shown(&kept), made);
+    let plain = ConnectionListing {
+        connection: kept.connection.clone(),
+        notes: false,
+        tables: vec![(Arc::from("s.a"), 0b000010)],
+        starts: OnceLock::new(),
+    };
+    assert_eq!(
+        shown(&plain),
+        ["lib/manifest", "lib/diff", "lib/reading", "s.a/statistics"]
+    );
+}
