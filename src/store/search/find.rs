@@ -303,7 +303,7 @@ impl SearchView {
     /// Every clause is a term query, so without a filter the query is a union of terms
     /// that tantivy prunes (block-max WAND: a block of postings that cannot beat the
     /// best so far is skipped), and the total is counted apart without scoring. A
-    /// misspelled word is the terms one edit from its forms ([`SearchView::near_words`]).
+    /// misspelled word is the indexed words one edit from its forms (`near_words`).
     pub fn find(
         &self,
         query_words: &[QueryWord],

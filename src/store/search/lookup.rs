@@ -273,10 +273,11 @@ impl SearchView {
                 clauses.push((Occur::Must, any_term(terms)));
             }
         }
-        // Only column and part documents hold the fields filtered on above, so a filter
-        // already keeps to them; a kind clause would only add a union of millions of
-        // documents to step through.
-        if clauses.len() == 1 {
+        // The connection's clause, then one per filter. Only column and part documents
+        // hold the fields filtered on above, so a filter already keeps to them; a kind
+        // clause would only add a union of millions of documents to step through.
+        let filtered = clauses.len() > 1;
+        if !filtered {
             clauses.push((
                 Occur::Must,
                 any_term(vec![
