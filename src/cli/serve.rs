@@ -205,8 +205,12 @@ fn warm_in_background(store: Arc<Store>, warm: Warm) {
         // otherwise share the cores with this.
         std::thread::sleep(std::time::Duration::from_millis(300));
         for name in store.served.served_names_sorted() {
-            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
+            // The diff reads the files it reads as they are now: a start's head, while the
+            // start's reconcile is under way, serves it as well as the reconcile would.
+            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
                 crate::query::diff::warm(&state, warm);
+            }
+            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
                 crate::query::context::warm(&state);
                 crate::query::validate_sql::warm(&state, warm);
                 if warm == Warm::Everything {

@@ -12,6 +12,7 @@
 //! | [`Reads::EveryTableStatistics`] | that, and one read of the change feed (a `stat` of every searched file only when the feed cannot vouch) |
 //! | [`Reads::EveryTableFile`] | the same, over a table's description and relationship notes too |
 //! | [`Reads::EveryFile`] | the same, over every file the connection tracks |
+//! | [`Reads::CurrentFiles`] | the manifest, then each file as the answer reads it, through the mirror |
 //! | [`Reads::CheckedAsRead`] | the manifest, then each file as the answer reads it (`strict`) |
 //! | [`ProjectReads::EveryFile`] | one read of the change feed (a scan of the project only when a file pz reads moved) |
 
@@ -46,12 +47,26 @@ pub enum Reads<'a> {
     /// Every file the connection tracks: validate_sql's catalog and plan_joins' graph read
     /// every table's statistics, relationships and their annotations.
     EveryFile,
+    /// The manifest, then files each taken as it is on disk now through the mirror
+    /// (`Snapshot::current_file`), never through the snapshot's map of files or its
+    /// content versions (get_diff, resources/read and the diff's warm-up). While a
+    /// server's start is under way a head answers these too: beyond the manifest, what
+    /// they read does not depend on how far the start's reconcile has got.
+    CurrentFiles,
     /// Files the answer finds as it goes (a table's artifacts and the annotation files of
     /// the tables around it, diff.yaml's events, a resource's file): each is checked as it
     /// is read, strictly, and one found moved since the snapshot is read again and the
     /// answer asked again (get_table_context, get_diff, resources/list and read, and the
     /// warm-ups that read ahead of them).
     CheckedAsRead,
+}
+
+impl Reads<'_> {
+    /// Whether a start's head (the manifest alone, see `head`) answers what a call reads:
+    /// the manifest, and files read as they are on disk now, never through the snapshot.
+    pub fn head_answers(self) -> bool {
+        matches!(self, Reads::Manifest | Reads::CurrentFiles)
+    }
 }
 
 /// What a pz answer reads of the project.
@@ -154,15 +169,15 @@ impl Store {
 
     /// The connection a call names (or the default), fresh against its manifest: when the
     /// manifest's identity moved since it was read, the connection is re-ingested first.
-    /// While the connection's start is under way, a call reading the manifest alone
-    /// (`manifest_alone`) answers from its head, and any other waits for it (`head`).
+    /// While the connection's start is under way, a call a head can answer (`reads`; see
+    /// [`Reads::head_answers`]) answers from its head, and any other waits for it (`head`).
     fn connection_manifest(
         &self,
         requested: Option<&str>,
-        manifest_alone: bool,
+        reads: Reads,
     ) -> Result<Arc<Snapshot>, QueryError> {
         let conn = self.served.pick(requested)?.clone();
-        if let Some(head) = self.starting.head_or_wait(&conn.name, manifest_alone) {
+        if let Some(head) = self.starting.head_or_wait(&conn.name, reads.head_answers()) {
             return Ok(head);
         }
         match self.current(&conn.name) {
@@ -291,9 +306,9 @@ impl<'a> sealed::Sealed for Connection<'a> {
     type Reads = Reads<'a>;
 
     fn verified(&self, store: &Store, reads: Reads<'a>) -> Result<Arc<Snapshot>, QueryError> {
-        let state = store.connection_manifest(self.0, reads == Reads::Manifest)?;
+        let state = store.connection_manifest(self.0, reads)?;
         match reads {
-            Reads::Manifest | Reads::CheckedAsRead => Ok(state),
+            Reads::Manifest | Reads::CurrentFiles | Reads::CheckedAsRead => Ok(state),
             Reads::TableStatistics(fqn) => {
                 let moved = state
                     .search

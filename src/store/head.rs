@@ -83,17 +83,17 @@ impl Starting {
         self.ended.notify_all();
     }
 
-    /// For a call on `name` while its start is under way: its head, when the call reads
-    /// the manifest alone and the manifest is as the head holds it; otherwise, once the
-    /// start has ended, `None` (the call reads the published snapshot).
-    pub(super) fn head_or_wait(&self, name: &str, manifest_alone: bool) -> Option<Arc<Snapshot>> {
+    /// For a call on `name` while its start is under way: its head, when a head answers
+    /// what the call reads (`head_answers`) and the manifest is as the head holds it;
+    /// otherwise, once the start has ended, `None` (the call reads the published snapshot).
+    pub(super) fn head_or_wait(&self, name: &str, head_answers: bool) -> Option<Arc<Snapshot>> {
         let mut pending = self.pending.lock().recover();
         loop {
             let head = match pending.get(name) {
                 None => return None,
                 Some(head) => head.clone(),
             };
-            if let Some(head) = head.filter(|_| manifest_alone).map(|h| h.snapshot) {
+            if let Some(head) = head.filter(|_| head_answers).map(|h| h.snapshot) {
                 drop(pending);
                 if head.manifest_unchanged() {
                     return Some(head);
@@ -212,6 +212,27 @@ impl Store {
         let mut threads = self.starting.keeping.lock().recover();
         threads.retain(|t| !t.is_finished());
         threads.push(keeping);
+    }
+}
+
+#[cfg(test)]
+impl Store {
+    /// Leave `name` as a server's start leaves it while its reconcile is under way,
+    /// answering from the head the last reconcile kept, until [`Store::end_start`]; for
+    /// tests of what a head answers. `false`: no head could be had.
+    pub fn begin_start(&self, name: &str) -> bool {
+        self.starting.wait_all(Duration::from_secs(10));
+        let shared = self.shared();
+        let conn = self.served.connections.iter().find(|c| c.name == name);
+        let head = conn.and_then(|conn| Store::head_of(&shared, conn));
+        let had = head.is_some();
+        self.starting.begin(name, head);
+        had
+    }
+
+    /// `name`'s start begun by [`Store::begin_start`] ended.
+    pub fn end_start(&self, name: &str) {
+        self.starting.end(name);
     }
 }
 

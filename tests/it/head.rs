@@ -1,6 +1,7 @@
 //! A start's head (`store::head`): a server started on a warm index answers the calls that
-//! read the manifest alone from the walkable manifest the last reconcile kept, while its
-//! own reconcile runs; every answer is the one a fresh index gives, and a manifest edited
+//! read the manifest alone, or the manifest and files read as they are now (get_diff,
+//! resources/read), from the walkable manifest the last reconcile kept, while its own
+//! reconcile runs; every answer is the one a fresh index gives, and a manifest edited
 //! while no server ran is never answered from the head kept before the edit.
 
 use std::path::Path;
@@ -13,7 +14,8 @@ use crate::util::{
 };
 
 /// The calls of one session: the manifest alone first (list_tables, get_manifest), then
-/// calls that read every table or a table's files, and the resource list.
+/// calls that read a table's files, the diff and resources (which a head answers too,
+/// reading each file as it is now), every table, and the resource list.
 fn requests() -> Vec<(&'static str, Value)> {
     vec![
         tool_call("list_tables", json!({"detail": true})),
@@ -22,6 +24,12 @@ fn requests() -> Vec<(&'static str, Value)> {
             "get_table_context",
             json!({"table": "stacks.catalog.books"}),
         ),
+        tool_call("get_diff", json!({})),
+        (
+            "resources/read",
+            json!({"uri": "dbprint://library/stacks.catalog.books/relationships"}),
+        ),
+        ("resources/read", json!({"uri": "dbprint://library/diff"})),
         tool_call("search_columns", json!({"text": "title"})),
         ("resources/list", json!({})),
         tool_call("list_tables", json!({})),

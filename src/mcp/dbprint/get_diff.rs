@@ -23,8 +23,9 @@ pub fn tool() -> Tool {
         handler: |store, args| {
             let request = diff::Request { table: arg_str(args, "table"), kind: arg_str(args, "kind") };
             // A page reads its events from the mirror: diff.yaml rewritten meanwhile is read
-            // again and the page asked over the new content.
-            let page = store.answer(Connection(arg_str(args, "connection")), Reads::CheckedAsRead, |state, _| {
+            // again and the page asked over the new content. diff.yaml and the files its
+            // verdicts read are taken as they are now, so a start's head answers too.
+            let page = store.answer(Connection(arg_str(args, "connection")), Reads::CurrentFiles, |state, _| {
                 render::diff::page(diff::answer(state, &request)?, args, arg_str(args, "cursor"))
             })?;
             Ok(Reply::Dict(page))

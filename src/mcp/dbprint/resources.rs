@@ -73,11 +73,11 @@ impl Resources for DbprintTools {
         if uri.starts_with(erd::SCHEME) {
             return self.read_erd(uri).map_err(|e| rpc_error(&e)).and_then(wire);
         }
-        // The resource's file is checked as it is read; a page read from one rewritten
-        // meanwhile is read again below.
+        // The resource's file (and every file deciding what it withholds) is taken as it
+        // is on disk now; a page read from one rewritten meanwhile is read again below.
         let connection = |name: &str| {
             self.store
-                .fresh(Connection(Some(name)), Reads::CheckedAsRead)
+                .fresh(Connection(Some(name)), Reads::CurrentFiles)
         };
         let sources = resources::Sources {
             references: self.store.references(),

@@ -422,3 +422,63 @@ fn events_read_a_window_at_a_time_are_the_lists_in_any_order_of_asking() {
     assert!(events.change(150).is_err());
     assert!(events.change(1000).is_err());
 }
+
+/// Every event of the default connection's diff, asked while `store`'s start is under way
+/// as get_diff asks (`Reads::CurrentFiles`), then the start ended: `None` when the call
+/// was still waiting after ten seconds (it waited for the start's reconcile).
+fn asked_during_start(
+    store: &Arc<Store>,
+) -> Option<Result<(Vec<(Value, Value)>, Vec<Value>, Pins), QueryError>> {
+    let (sent, got) = std::sync::mpsc::channel();
+    let asking = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let asked = store.answer(Connection(None), Reads::CurrentFiles, |state, _| {
+                let request = Request {
+                    table: None,
+                    kind: None,
+                };
+                Ok(parts(&answer(state, &request)?))
+            });
+            let _ = sent.send(asked);
+        })
+    };
+    let answered = got.recv_timeout(std::time::Duration::from_secs(10)).ok();
+    store.end_start("demo");
+    asking.join().unwrap();
+    answered
+}
+
+#[test]
+fn a_start_under_way_answers_get_diff_from_its_head_with_diff_yaml_as_it_is_now() {
+    let project = Project::new();
+    project.settle();
+    // Its directories settled too: the walk kept beside the head holds at the next look.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let store = Arc::new(project.store());
+    let before = parts(&ask(&store, Value::map(vec![])).unwrap());
+    assert!(store.begin_start("demo"), "the reconcile kept no head");
+    // Rewritten while no reconcile has read it: the head's answer reads it as it is now.
+    project.write("diff.yaml", &DIFF.replace("amount", "price"));
+    let during = asked_during_start(&store)
+        .expect("get_diff waited for the start's reconcile")
+        .unwrap();
+    assert_eq!(during.1[1].get("column"), Some(&s("price")));
+    assert_ne!(during.2, before.2, "pinned to the new content");
+    // As the published snapshot answers it.
+    let after = parts(&ask(&store, Value::map(vec![])).unwrap());
+    assert_eq!(during.0, after.0);
+    assert_eq!(during.1, after.1);
+    assert_eq!(during.2, after.2);
+
+    // A call reading more than the files it finds as they are now still waits.
+    assert!(store.begin_start("demo"));
+    let waiting = {
+        let store = store.clone();
+        std::thread::spawn(move || store.fresh(Connection(None), Reads::CheckedAsRead).is_ok())
+    };
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!waiting.is_finished(), "answered before the start ended");
+    store.end_start("demo");
+    assert!(waiting.join().unwrap());
+}
