@@ -184,10 +184,54 @@ struct KeptChanges {
     /// Where the events themselves are.
     source: Source,
     /// Each kept event's position in diff.yaml's `changes`.
+    #[serde(with = "derived::u32_run")]
     ords: Vec<u32>,
     /// Each kept event's `kind` then its [`TABLE_FIELDS`], as numbers from `names`.
+    #[serde(with = "derived::u32_run")]
     facets: Vec<[u32; 4]>,
-    names: HashMap<Box<str>, u32>,
+    names: Names,
+}
+
+/// The names the facets number, kept as one text and where each ends, so a kept diff
+/// reads back without a string or a map entry per table. A call looks a filter's name up
+/// once, by going through them; only the build numbers names by a map.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Names {
+    /// Every name, in number order, one after another.
+    text: String,
+    /// Where each name ends in `text`.
+    #[serde(with = "derived::u32_run")]
+    ends: Vec<u32>,
+    /// The numbers given so far, while the diff is built.
+    #[serde(skip)]
+    numbered: HashMap<Box<str>, u32>,
+}
+
+impl Names {
+    /// `name`'s number, given it now when it has none.
+    fn number(&mut self, name: &str) -> u32 {
+        if let Some(&n) = self.numbered.get(name) {
+            return n;
+        }
+        let n = self.ends.len() as u32;
+        self.text.push_str(name);
+        self.ends.push(self.text.len() as u32);
+        self.numbered.insert(name.into(), n);
+        n
+    }
+
+    /// `name`'s number (`None`: no event holds it).
+    fn find(&self, name: &str) -> Option<u32> {
+        let mut start = 0;
+        for (n, &end) in self.ends.iter().enumerate() {
+            let end = end as usize;
+            if self.text.get(start..end) == Some(name) {
+                return Some(n as u32);
+            }
+            start = end;
+        }
+        None
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -206,15 +250,10 @@ impl Default for Source {
 
 impl KeptChanges {
     fn name(&mut self, v: Option<&Value>) -> u32 {
-        let Some(s) = v.and_then(Value::as_str) else {
-            return NO_NAME;
-        };
-        if let Some(&n) = self.names.get(s) {
-            return n;
+        match v.and_then(Value::as_str) {
+            Some(s) => self.names.number(s),
+            None => NO_NAME,
         }
-        let n = self.names.len() as u32;
-        self.names.insert(s.into(), n);
-        n
     }
 
     /// Keep the event at `ord` of the list (held here when the list is held whole).
@@ -237,7 +276,7 @@ impl KeptChanges {
         // A name no event holds matches nothing.
         let id = |name: Option<&str>| match name {
             None => Ok(None),
-            Some(n) => self.names.get(n).map(|&i| Some(i)).ok_or(()),
+            Some(n) => self.names.find(n).map(Some).ok_or(()),
         };
         let (Ok(kind), Ok(table)) = (id(kind), id(table)) else {
             return Vec::new();
@@ -297,7 +336,7 @@ struct Kept {
 }
 
 impl derived::Kept for Kept {
-    const ENCODING: u32 = 2;
+    const ENCODING: u32 = 3;
 
     /// A diff that moved since ingest is held whole in memory: only a diff whose events
     /// the mirror holds is small enough to keep.

@@ -482,3 +482,41 @@ fn a_start_under_way_answers_get_diff_from_its_head_with_diff_yaml_as_it_is_now(
     store.end_start("demo");
     assert!(waiting.join().unwrap());
 }
+
+#[test]
+fn kept_changes_read_back_match_as_they_did_when_built() {
+    let mut kept = KeptChanges::default();
+    for i in 0..300u32 {
+        let table = s(&format!("db.s.t{}", i % 7));
+        let event = if i % 3 == 0 {
+            map(vec![("kind", s("column_added")), ("table", table)])
+        } else {
+            map(vec![
+                ("kind", s("relationship_added")),
+                ("source_table", table),
+                ("target_table", s("db.s.t0")),
+            ])
+        };
+        kept.keep(i * 2, &event);
+    }
+    // As ingest keeps a diff: its events in the mirror (one held whole is never kept).
+    kept.source = Source::Mirror {
+        path: PathBuf::from("diff.yaml"),
+        hash: "0".repeat(64),
+    };
+    let bytes = postcard::to_stdvec(&kept).unwrap();
+    let back: KeptChanges = postcard::from_bytes(&bytes).unwrap();
+    assert_eq!(back.ords, kept.ords);
+    for (table, kind) in [
+        (None, None),
+        (Some("db.s.t3"), None),
+        (Some("db.s.t0"), Some("relationship_added")),
+        (None, Some("column_added")),
+        (Some("db.s.t9"), None),
+        (Some("db.s"), None),
+    ] {
+        let built = kept.matching(table, kind);
+        assert_eq!(back.matching(table, kind), built, "{table:?} {kind:?}");
+    }
+    assert!(!kept.matching(Some("db.s.t3"), None).is_empty());
+}
