@@ -210,9 +210,10 @@ pub mod u32_run {
     }
 
     pub fn deserialize<'de, T: Words, D: Deserializer<'de>>(d: D) -> Result<Vec<T>, D::Error> {
-        let bytes: serde_bytes::ByteBuf = serde::Deserialize::deserialize(d)?;
+        // Borrowed from the file's bytes where the decoder can lend them (postcard can).
+        let bytes: std::borrow::Cow<'de, [u8]> = serde_bytes::deserialize(d)?;
         let unit = 4 * T::WIDTH;
-        if bytes.len() % unit != 0 {
+        if !bytes.len().is_multiple_of(unit) {
             return Err(serde::de::Error::invalid_length(
                 bytes.len(),
                 &"whole words",

@@ -139,7 +139,10 @@ fn ask(store: &Store, arguments: Value) -> Result<Diff, QueryError> {
     )
 }
 
-fn parts(diff: &Diff) -> (Vec<(Value, Value)>, Vec<Value>, Pins) {
+/// A diff's header, its events and its pins.
+type Parts = (Vec<(Value, Value)>, Vec<Value>, Pins);
+
+fn parts(diff: &Diff) -> Parts {
     match diff {
         Diff::Events(events) => (
             events.header().to_vec(),
@@ -426,9 +429,7 @@ fn events_read_a_window_at_a_time_are_the_lists_in_any_order_of_asking() {
 /// Every event of the default connection's diff, asked while `store`'s start is under way
 /// as get_diff asks (`Reads::CurrentFiles`), then the start ended: `None` when the call
 /// was still waiting after ten seconds (it waited for the start's reconcile).
-fn asked_during_start(
-    store: &Arc<Store>,
-) -> Option<Result<(Vec<(Value, Value)>, Vec<Value>, Pins), QueryError>> {
+fn asked_during_start(store: &Arc<Store>) -> Option<Result<Parts, QueryError>> {
     let (sent, got) = std::sync::mpsc::channel();
     let asking = {
         let store = store.clone();
