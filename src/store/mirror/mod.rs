@@ -93,7 +93,12 @@ pub const MIRROR_FILE: &str = "mirror.sqlite";
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 pub struct Mirror {
+    /// The connection every write (and a scan's reads) goes through.
     db: Mutex<Connection>,
+    /// Read-only connections for the point reads a call makes (a file's row, its parse, a
+    /// diff's items): in WAL mode they read beside the writer, so a call never queues
+    /// behind its long statements (a start reading every row of a large print).
+    readers: Mutex<Vec<Connection>>,
     path: PathBuf,
     /// The file's inode when opened: another there (or none) means the location was
     /// removed or replaced under this process.
@@ -101,6 +106,9 @@ pub struct Mirror {
     /// What opening found at `path`.
     opened: super::Opened,
 }
+
+/// Read-only connections kept for later reads: as many as calls read at once, at most.
+const READERS_KEPT: usize = 4;
 
 /// A stored file's identity, content hash and parse outcome.
 #[derive(Debug, Clone)]
@@ -177,6 +185,7 @@ impl Mirror {
         let inode = crate::ingest::file_identity(&path).map(|id| id.inode);
         Ok(Mirror {
             db: Mutex::new(db),
+            readers: Mutex::default(),
             path,
             inode,
             opened,
@@ -208,6 +217,7 @@ impl Mirror {
         let inode = crate::ingest::file_identity(&path).map(|id| id.inode);
         Ok(Some(Mirror {
             db: Mutex::new(db),
+            readers: Mutex::default(),
             path,
             inode,
             opened: super::Opened::Reused,
@@ -254,6 +264,37 @@ impl Mirror {
         self.db.lock().recover()
     }
 
+    /// `read` over a connection for a point read: a pooled read-only one, opened when none
+    /// is free; the writer's when one cannot be opened (the file went: the writer's still
+    /// reads it).
+    fn reading<T>(&self, read: impl FnOnce(&Connection) -> T) -> T {
+        let pooled = self.readers.lock().recover().pop();
+        match pooled.map_or_else(|| self.open_reader(), Ok) {
+            Ok(conn) => {
+                let read = read(&conn);
+                let mut pool = self.readers.lock().recover();
+                if pool.len() < READERS_KEPT {
+                    pool.push(conn);
+                }
+                read
+            }
+            Err(e) => {
+                tracing::debug!("a read-only connection to the mirror did not open: {e}");
+                read(&self.db())
+            }
+        }
+    }
+
+    fn open_reader(&self) -> Result<Connection, rusqlite::Error> {
+        use rusqlite::OpenFlags;
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_URI;
+        let conn = Connection::open_with_flags(&self.path, flags)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        Ok(conn)
+    }
+
     /// The parse stored for `path`.
     pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, MirrorError> {
         Ok(self.parsed_where(path, None)?.map(|(parsed, _)| parsed))
@@ -281,21 +322,30 @@ impl Mirror {
         path: &Path,
         hash: Option<&str>,
     ) -> Result<Option<(Parsed, Option<String>)>, MirrorError> {
-        let db = self.db();
         type Row = (ParseStatus, Option<String>, Option<Vec<u8>>, Option<String>);
-        let row: Option<Row> = db
-            .query_row(
-                "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
-                params![path.to_string_lossy(), hash],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-            )
-            .optional()?;
-        let Some((status, error, parsed, hash)) = row else {
+        // A split file's items are read in the same read as its row.
+        let read = self.reading(|db| -> Result<Option<(Row, Option<Vec<Value>>)>, MirrorError> {
+            let row: Option<Row> = db
+                .query_row(
+                    "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
+                    params![path.to_string_lossy(), hash],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .optional()?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let items = match row.0 {
+                ParseStatus::Split => Some(Self::items_on(db, row.3.as_deref().unwrap_or_default())?),
+                _ => None,
+            };
+            Ok(Some((row, items)))
+        })?;
+        let Some(((status, error, parsed, hash), items)) = read else {
             return Ok(None);
         };
-        if status == ParseStatus::Split {
+        if let Some(items) = items {
             let mut whole = packed_or_null(parsed.as_deref())?;
-            let items = Self::items_on(&db, hash.as_deref().unwrap_or_default())?;
             if let Value::Map(pairs) = &mut whole {
                 if let Some((_, list)) = std::sync::Arc::make_mut(pairs)
                     .iter_mut()
@@ -306,8 +356,7 @@ impl Mirror {
             }
             return Ok(Some((Parsed::Yaml(whole), hash)));
         }
-        // Decoded after the lock is let go: a manifest runs to megabytes.
-        drop(db);
+        // Decoded with no connection held: a manifest runs to megabytes.
         let parsed = match status {
             ParseStatus::Ok => Parsed::Yaml(packed_or_null(parsed.as_deref())?),
             ParseStatus::YamlError => Parsed::YamlError(error.unwrap_or_default()),
@@ -326,14 +375,14 @@ impl Mirror {
     /// A split file's row (its document with the list emptied) while the row holds the
     /// content `hash` names; `None` when it holds other bytes or was not read in pieces.
     pub fn split_header(&self, path: &Path, hash: &str) -> Result<Option<Value>, MirrorError> {
-        let parsed: Option<Option<Vec<u8>>> = self
-            .db()
-            .query_row(
+        let parsed: Option<Option<Vec<u8>>> = self.reading(|db| {
+            db.query_row(
                 "SELECT parsed FROM files WHERE path = ?1 AND hash = ?2 AND parse_status = 'split'",
                 params![path.to_string_lossy(), hash],
                 |r| r.get(0),
             )
-            .optional()?;
+            .optional()
+        })?;
         match parsed {
             Some(bytes) => Ok(Some(packed_or_null(bytes.as_deref())?)),
             None => Ok(None),
@@ -352,15 +401,14 @@ impl Mirror {
         const CHUNK: i64 = 2048;
         let mut from = 0i64;
         loop {
-            let rows: Vec<(i64, Vec<u8>)> = {
-                let db = self.db();
+            let rows: Vec<(i64, Vec<u8>)> = self.reading(|db| {
                 let mut stmt = db.prepare_cached(
                     "SELECT ord, parsed FROM file_items WHERE hash = ?1 AND ord >= ?2 ORDER BY ord LIMIT ?3",
                 )?;
                 let rows =
                     stmt.query_map(params![hash, from, CHUNK], |r| Ok((r.get(0)?, r.get(1)?)))?;
-                rows.collect::<Result<_, _>>()?
-            };
+                rows.collect::<Result<_, rusqlite::Error>>()
+            })?;
             let Some(&(last, _)) = rows.last() else {
                 return Ok(Ok(()));
             };
@@ -380,8 +428,7 @@ impl Mirror {
     /// The items at `ords` of the split list stored under `hash`, in the order asked;
     /// `None` for one the mirror no longer holds (its file was rewritten since).
     pub fn items_at(&self, hash: &str, ords: &[u32]) -> Result<Vec<Option<Value>>, MirrorError> {
-        let found: Vec<Option<Vec<u8>>> = {
-            let db = self.db();
+        let found: Vec<Option<Vec<u8>>> = self.reading(|db| {
             // One read transaction for them all: each query on its own would take and
             // let go of the database's shared lock.
             let tx = db.unchecked_transaction()?;
@@ -396,8 +443,8 @@ impl Mirror {
                 .collect::<Result<_, _>>()?;
             drop(stmt);
             tx.commit()?;
-            found
-        };
+            Ok::<_, rusqlite::Error>(found)
+        })?;
         found
             .into_iter()
             .map(|bytes| {
@@ -619,9 +666,8 @@ impl Mirror {
     /// One stored file's identity, hash and parse outcome, without its (possibly large)
     /// parsed value.
     pub fn status(&self, path: &Path) -> Result<Option<FileStatus>, MirrorError> {
-        let db = self.db();
-        let row = db
-            .query_row(
+        let row = self.reading(|db| {
+            db.query_row(
                 "SELECT mtime_ns, size, inode, hash, parse_status, parse_error, fqn, kind, settled FROM files WHERE path = ?1",
                 params![path.to_string_lossy()],
                 |r| {
@@ -636,7 +682,8 @@ impl Mirror {
                     })
                 },
             )
-            .optional()?;
+            .optional()
+        })?;
         Ok(row)
     }
 

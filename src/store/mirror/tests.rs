@@ -527,3 +527,51 @@ fn an_index_failure_inside_a_write_keeps_whether_the_location_is_unusable() {
         "search index directory /index: permission denied"
     );
 }
+
+#[test]
+fn a_point_read_is_answered_beside_the_writer_and_sees_what_it_committed() {
+    let (_dir, mirror) = open();
+    let path = Path::new("/p/db/t/statistics.yaml");
+    let stored = record(
+        path.to_str().unwrap(),
+        "statistics",
+        "h1",
+        Parsed::Yaml(yaml(4)),
+    );
+    assert!(mirror.upsert_file(&stored).unwrap());
+    // The writer's connection busy (a start reading every row holds it for seconds):
+    // a call's reads of one file go through a connection of their own.
+    let writer = mirror.db();
+    let (sent, got) = std::sync::mpsc::channel();
+    let beside = std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let status = mirror.status(path).unwrap().unwrap();
+            let parsed = mirror.parsed_as(path, "h1").unwrap();
+            let _ = sent.send((status.hash, parsed));
+        });
+        let beside = got.recv_timeout(std::time::Duration::from_secs(5));
+        // Let a read that queued behind the writer finish, for the assertion to say so.
+        drop(writer);
+        beside
+    });
+    let (hash, parsed) = beside.expect("the read waited for the writer's connection");
+    assert_eq!(hash.as_deref(), Some("h1"));
+    assert_eq!(parsed, Some(Parsed::Yaml(yaml(4))));
+    // A row the writer rewrites is read as it left it, by a reader opened before.
+    let rewritten = record(
+        path.to_str().unwrap(),
+        "statistics",
+        "h2",
+        Parsed::Yaml(yaml(5)),
+    );
+    assert!(mirror.upsert_file(&rewritten).unwrap());
+    assert_eq!(
+        mirror.status(path).unwrap().unwrap().hash.as_deref(),
+        Some("h2")
+    );
+    assert_eq!(mirror.parsed_as(path, "h1").unwrap(), None);
+    assert!(
+        !mirror.readers.lock().unwrap().is_empty(),
+        "the read-only connection was kept for the next read"
+    );
+}
