@@ -323,8 +323,9 @@ impl Mirror {
         hash: Option<&str>,
     ) -> Result<Option<(Parsed, Option<String>)>, MirrorError> {
         type Row = (ParseStatus, Option<String>, Option<Vec<u8>>, Option<String>);
-        // A split file's items are read in the same read as its row.
-        let read = self.reading(|db| -> Result<Option<(Row, Option<Vec<Value>>)>, MirrorError> {
+        /// The row, and a split file's items, read in the same read as its row.
+        type Read = Option<(Row, Option<Vec<Value>>)>;
+        let read = self.reading(|db| -> Result<Read, MirrorError> {
             let row: Option<Row> = db
                 .query_row(
                     "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
