@@ -22,7 +22,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tantivy::collector::DocSetCollector;
 use tantivy::query::TermQuery;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
@@ -463,26 +462,24 @@ impl SearchIndex {
 
     /// Which tables `searcher` holds, and under which keys (its opstamp left at zero).
     fn known_in(&self, searcher: &Searcher) -> Result<Known, IndexError> {
-        let query = TermQuery::new(
-            Term::from_field_text(self.fields.kind, "table"),
-            IndexRecordOption::Basic,
-        );
-        let docs = searcher.search(&query, &DocSetCollector)?;
+        use tantivy::{DocSet, TERMINATED};
+        let table = Term::from_field_text(self.fields.kind, "table");
         let mut known = Known {
             opstamp: 0,
             tables: HashMap::new(),
         };
-        // Per segment: its table ids in term order (the column's ordinals), read as one
-        // stream; then each table document's key and id from the two columns, opened once.
-        let mut by_segment: Vec<Vec<u32>> = vec![Vec::new(); searcher.segment_readers().len()];
-        for address in docs {
-            by_segment[address.segment_ord as usize].push(address.doc_id);
-        }
-        for (segment, docs) in by_segment.iter().enumerate() {
-            if docs.is_empty() {
+        // Per segment: its table documents straight from the term's postings (in doc
+        // order, no set of addresses made), its table ids in term order (the column's
+        // ordinals) read as one stream, then each document's key and id from the two
+        // columns, opened once.
+        for segment in searcher.segment_readers() {
+            let Some(mut docs) = segment
+                .inverted_index(self.fields.kind)?
+                .read_postings(&table, IndexRecordOption::Basic)?
+            else {
                 continue;
-            }
-            let columns = searcher.segment_reader(segment as u32).fast_fields();
+            };
+            let columns = segment.fast_fields();
             let keys = columns.u64("table_key")?;
             let Some(ids) = columns.str("table_id")? else {
                 continue;
@@ -492,20 +489,25 @@ impl SearchIndex {
             while stream.advance() {
                 names.push(String::from_utf8_lossy(stream.key()).into_owned());
             }
-            for &doc in docs {
+            let alive = segment.alive_bitset();
+            let mut doc = docs.doc();
+            while doc != TERMINATED {
                 let id = ids
                     .ords()
                     .first(doc)
                     .and_then(|ord| names.get(ord as usize));
-                if let (Some(key), Some(id)) = (keys.first(doc), id) {
+                let live = alive.is_none_or(|a| a.is_alive(doc));
+                if let (true, Some(key), Some(id)) = (live, keys.first(doc), id) {
                     if let Some((conn, fqn)) = id.split_once('\0') {
-                        known
-                            .tables
-                            .entry(conn.to_string())
-                            .or_default()
-                            .insert(fqn.to_string(), key);
+                        // Looked up before it is owned: a connection's tables are many.
+                        let tables = match known.tables.get_mut(conn) {
+                            Some(tables) => tables,
+                            None => known.tables.entry(conn.to_string()).or_default(),
+                        };
+                        tables.insert(fqn.to_string(), key);
                     }
                 }
+                doc = docs.advance();
             }
         }
         Ok(known)
