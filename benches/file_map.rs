@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
             }
             paths
                 .iter()
-                .filter(|p| map.get(p.as_path()).is_some())
+                .filter(|p| map.contains_key(p.as_path()))
                 .count()
         })
     });
