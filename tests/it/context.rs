@@ -205,9 +205,26 @@ fn a_cursor_is_refused_once_a_file_the_reply_read_changes() {
     let (text, error) = s.call("get_table_context", next);
     assert!(error);
     assert!(text.starts_with("the print changed on disk since this cursor was issued"));
-    let (again, error) = s.call("get_table_context", args);
+    let (again, error) = s.call("get_table_context", args.clone());
     assert!(!error);
     assert_eq!(again.len(), first.len());
+    // Every relationships annotation file is pinned, another table's too. The reply does
+    // not read that one, so its change comes through the watcher: asked until it has.
+    let mut next = args.clone();
+    next["cursor"] = json!(cursor_of(&again).expect("wide yaml pages"));
+    let notes = project.join("prints/library/stacks/ctx/refs/relationships.annotations.yaml");
+    let text = std::fs::read_to_string(&notes).unwrap();
+    std::fs::write(&notes, format!("{text}# edited\n")).unwrap();
+    let waited = std::time::Instant::now();
+    let refused = loop {
+        let (text, error) = s.call("get_table_context", next.clone());
+        if error || waited.elapsed() > std::time::Duration::from_secs(10) {
+            break error.then_some(text);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let text = refused.expect("another table's annotation file moved and the cursor held");
+    assert!(text.starts_with("the print changed on disk since this cursor was issued"));
 }
 
 /// The words `## Terms` definitions are written in (the unit tests hold the list to them).

@@ -132,16 +132,9 @@ pub fn answer(state: &Snapshot, table: &str, strict: bool) -> Result<Context, Qu
     }
     // Pinned as the reference pins them (the table's files, the manifest, the connection
     // notes and every relationships annotation file); digested once per content, the
-    // annotation files once for every table: a print may hold thousands.
+    // annotation files with the overlay's reads of them: a print may hold thousands.
     let pair = |p: &std::path::Path| (p.display().to_string(), state.version_of(p));
-    let authored = state.cache().get_or_build(
-        Key::new("context authored pins", [state.versions.all().as_slice()]),
-        Pins::weight,
-        || -> Result<Pins, QueryError> {
-            let files: Vec<_> = ix.author_paths().iter().map(|p| pair(p)).collect();
-            Ok(Pins::of(&files))
-        },
-    )?;
+    let authored = ix.author_pins();
     let key = Key::new(
         "context cursor pins",
         [state.versions.all().as_slice(), table.as_bytes()],

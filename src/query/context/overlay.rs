@@ -14,6 +14,7 @@ use crate::error::QueryError;
 use crate::ingest::reading::authored::{self, Kind};
 use crate::ingest::walk::{self, Artifact};
 use crate::ingest::{ManifestTables, Parsed};
+use crate::query::pins::Pins;
 use crate::store::cache::{value_weight, Key};
 use crate::store::derived::Kept;
 use crate::store::Snapshot;
@@ -67,7 +68,7 @@ pub struct Overlay {
 
 /// What the overlay reads from every relationships annotation file: kept on disk beside
 /// the index (`store::derived`), since on a large print it is tens of thousands of files.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Authored {
     /// Every walkable table declaring `relationships_annotations`, FQN-sorted: its admitted
     /// `refers_to` mapping entries (`None`: absent, unreadable or not admitted).
@@ -75,10 +76,24 @@ pub struct Authored {
     pub by_table: BTreeMap<String, Option<Vec<Value>>>,
     /// Each declaring table's annotation file, for cursor pins.
     pub paths: Vec<PathBuf>,
+    /// Those files at their content versions, as every get_table_context cursor pins
+    /// them: made once with the reads (sorting tens of thousands of paths as Python does
+    /// took a new process most of its first call).
+    pub pins: Pins,
+}
+
+impl Default for Authored {
+    fn default() -> Authored {
+        Authored {
+            by_table: BTreeMap::new(),
+            paths: Vec::new(),
+            pins: Pins::none(),
+        }
+    }
 }
 
 impl Kept for Authored {
-    const ENCODING: u32 = 2;
+    const ENCODING: u32 = 3;
 }
 
 /// The entries kept as the mirror keeps values (`packed::bytes`), as one mapping of
@@ -153,6 +168,11 @@ impl Overlay {
     /// Each declaring table's annotation file.
     pub fn author_paths(&self) -> &[PathBuf] {
         &self.authored.paths
+    }
+
+    /// Every declaring table's annotation file at its content version.
+    pub fn author_pins(&self) -> &Pins {
+        &self.authored.pins
     }
 
     /// Roughly what the overlay holds beyond what it shares, in bytes, for the cache's
@@ -344,6 +364,13 @@ fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
             .insert(fqn.clone(), annotation_entries(admitted.as_ref()));
         authored.paths.push(path);
     }
+    let state = cx.state;
+    let pinned: Vec<_> = authored
+        .paths
+        .iter()
+        .map(|p| (p.display().to_string(), state.version_of(p)))
+        .collect();
+    authored.pins = Pins::of(&pinned);
     Ok(authored)
 }
 
