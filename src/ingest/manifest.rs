@@ -3,7 +3,6 @@
 //! value when a call asks for it. A 100,000-table manifest's entries take about 150 MB as
 //! values and 30 MB packed, and a call reads a page of them, or one.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use compat::value::{packed, Value};
@@ -121,8 +120,10 @@ pub struct ManifestTables(Arc<Entries>);
 struct Entries {
     keys: Vec<Value>,
     values: Values,
-    /// Each `str` key's position (the first, were a key spelled twice).
-    by_key: OnceLock<HashMap<String, u32>>,
+    /// Each `str` key's position (the first, were a key spelled twice), hashed with
+    /// hashbrown's quick hasher: made on the first call that looks a table up, which waits
+    /// for it (100,000 keys at 100,000 tables).
+    by_key: OnceLock<hashbrown::HashMap<String, u32>>,
 }
 
 #[derive(Debug)]
@@ -199,7 +200,7 @@ impl ManifestTables {
     /// The position of the entry whose key is the string `key`.
     pub fn position(&self, key: &str) -> Option<usize> {
         let by_key = self.0.by_key.get_or_init(|| {
-            let mut by_key = HashMap::with_capacity(self.0.keys.len());
+            let mut by_key = hashbrown::HashMap::with_capacity(self.0.keys.len());
             for (i, k) in self.0.keys.iter().enumerate() {
                 if let Some(k) = k.as_str() {
                     by_key.entry(k.to_string()).or_insert(i as u32);

@@ -59,8 +59,9 @@ pub struct Overlay {
     /// The manifest's `tables` entries (shared with the snapshot's manifest, not copied).
     entries: ManifestTables,
     /// Each table's FQN -> its entry's place in `entries`: a table is made when asked
-    /// for, not for every table of a large print up front.
-    by_fqn: HashMap<String, u32>,
+    /// for, not for every table of a large print up front (hashed with hashbrown's quick
+    /// hasher: a new process makes it for every table before its first answer).
+    by_fqn: hashbrown::HashMap<String, u32>,
     authored: Arc<Authored>,
     /// Human-added edges by the table they point at: (referencer, entry), referencers sorted.
     pub human_into: HashMap<String, Vec<(String, Value)>>,
@@ -318,7 +319,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
         Ok(Some(manifest)) => manifest.tables().clone(),
         _ => ManifestTables::from_entries(&[]),
     };
-    let by_fqn: HashMap<String, u32> = entries
+    let by_fqn: hashbrown::HashMap<String, u32> = entries
         .keys()
         .iter()
         .enumerate()
