@@ -521,3 +521,61 @@ fn kept_changes_read_back_match_as_they_did_when_built() {
     }
     assert!(!kept.matching(Some("db.s.t3"), None).is_empty());
 }
+
+/// `uri`'s whole text as resources/read reads it from `store` (as a start's head answers:
+/// `Reads::CurrentFiles`), and its version.
+fn resource_text(store: &Store, uri: &str) -> Result<(String, String), QueryError> {
+    let connection = |name: &str| store.fresh(Connection(Some(name)), Reads::CurrentFiles);
+    let sources = crate::query::resources::Sources {
+        references: store.references(),
+        cache: store.cache(),
+        connection: &connection,
+    };
+    let resource = crate::query::resources::read(uri, &sources)?;
+    let text = resource.whole.with_text(str::to_string)?;
+    Ok((text, resource.whole.version.clone()))
+}
+
+#[test]
+fn a_start_under_way_answers_resources_read_from_its_head_with_files_as_they_are_now() {
+    let project = Project::new();
+    project.settle();
+    // Its directories settled too: the walk kept beside the head holds at the next look.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let store = Arc::new(project.store());
+    let uri = "dbprint://demo/db.s.events/relationships";
+    let (withheld, _) = resource_text(&store, uri).unwrap();
+    assert!(
+        !withheld.contains("customer_id"),
+        "the rejected edge is withheld"
+    );
+    assert!(store.begin_start("demo"), "the reconcile kept no head");
+    // The rejection taken back while no reconcile has read the file: the head's answer
+    // reads it as it is now, as the published snapshot's does after the start.
+    project.write(
+        "db/s/events/relationships.annotations.yaml",
+        "format_version: 1\nrefers_to: []\n",
+    );
+    let (sent, got) = std::sync::mpsc::channel();
+    let reading = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(resource_text(&store, uri));
+            let _ = sent.send(resource_text(&store, "dbprint://demo/diff"));
+        })
+    };
+    let during = got.recv_timeout(std::time::Duration::from_secs(10));
+    let diff_during = got.recv_timeout(std::time::Duration::from_secs(10));
+    store.end_start("demo");
+    reading.join().unwrap();
+    let during = during
+        .expect("resources/read waited for the start's reconcile")
+        .unwrap();
+    let diff_during = diff_during.expect("the diff resource waited").unwrap();
+    assert!(during.0.contains("customer_id"), "{}", during.0);
+    assert_eq!(during, resource_text(&store, uri).unwrap());
+    assert_eq!(
+        diff_during,
+        resource_text(&store, "dbprint://demo/diff").unwrap()
+    );
+}
