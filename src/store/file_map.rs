@@ -5,8 +5,8 @@
 //! each hash as hex text held about twice the room.
 //!
 //! Paths are keyed by their bytes in one spelling (`normal`): `Path`'s own `Hash` and
-//! `Eq` go component by component, and hashing paths that way was about a third of a
-//! start's reconcile at 100,000 tables (every path is hashed several times).
+//! `Eq` go component by component, and hashing paths that way was about a third of the
+//! samples of a start's reconcile at 100,000 tables (every path is hashed several times).
 
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};

@@ -120,6 +120,16 @@ impl Project {
         }
     }
 
+    /// The project, settled, and a store that read it and kept the head a start answers
+    /// from (its directories settled too, so the walk kept beside the head holds).
+    fn with_head() -> (Project, Arc<Store>) {
+        let project = Project::new();
+        project.settle();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let store = Arc::new(project.store());
+        (project, store)
+    }
+
     fn store(&self) -> Store {
         let project = config::load_at(&self.dir.path().display().to_string()).unwrap();
         let served = Served::resolve(&project, None).unwrap();
@@ -452,11 +462,7 @@ fn asked_during_start(store: &Arc<Store>) -> Option<Result<Parts, QueryError>> {
 
 #[test]
 fn a_start_under_way_answers_get_diff_from_its_head_with_diff_yaml_as_it_is_now() {
-    let project = Project::new();
-    project.settle();
-    // Its directories settled too: the walk kept beside the head holds at the next look.
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let store = Arc::new(project.store());
+    let (project, store) = Project::with_head();
     let before = parts(&ask(&store, Value::map(vec![])).unwrap());
     assert!(store.begin_start("demo"), "the reconcile kept no head");
     // Rewritten while no reconcile has read it: the head's answer reads it as it is now.
@@ -538,11 +544,7 @@ fn resource_text(store: &Store, uri: &str) -> Result<(String, String), QueryErro
 
 #[test]
 fn a_start_under_way_answers_resources_read_from_its_head_with_files_as_they_are_now() {
-    let project = Project::new();
-    project.settle();
-    // Its directories settled too: the walk kept beside the head holds at the next look.
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let store = Arc::new(project.store());
+    let (project, store) = Project::with_head();
     let uri = "dbprint://demo/db.s.events/relationships";
     let (withheld, _) = resource_text(&store, uri).unwrap();
     assert!(

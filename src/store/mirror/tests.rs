@@ -532,13 +532,16 @@ fn an_index_failure_inside_a_write_keeps_whether_the_location_is_unusable() {
 fn a_point_read_is_answered_beside_the_writer_and_sees_what_it_committed() {
     let (_dir, mirror) = open();
     let path = Path::new("/p/db/t/statistics.yaml");
-    let stored = record(
-        path.to_str().unwrap(),
-        "statistics",
-        "h1",
-        Parsed::Yaml(yaml(4)),
-    );
-    assert!(mirror.upsert_file(&stored).unwrap());
+    let store = |hash: &str, n: i64| {
+        let statistics = record(
+            path.to_str().unwrap(),
+            "statistics",
+            hash,
+            Parsed::Yaml(yaml(n)),
+        );
+        assert!(mirror.upsert_file(&statistics).unwrap());
+    };
+    store("h1", 4);
     // The writer's connection busy (a start reading every row holds it for seconds):
     // a call's reads of one file go through a connection of their own.
     let writer = mirror.db();
@@ -558,13 +561,7 @@ fn a_point_read_is_answered_beside_the_writer_and_sees_what_it_committed() {
     assert_eq!(hash.as_deref(), Some("h1"));
     assert_eq!(parsed, Some(Parsed::Yaml(yaml(4))));
     // A row the writer rewrites is read as it left it, by a reader opened before.
-    let rewritten = record(
-        path.to_str().unwrap(),
-        "statistics",
-        "h2",
-        Parsed::Yaml(yaml(5)),
-    );
-    assert!(mirror.upsert_file(&rewritten).unwrap());
+    store("h2", 5);
     assert_eq!(
         mirror.status(path).unwrap().unwrap().hash.as_deref(),
         Some("h2")
