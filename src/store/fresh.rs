@@ -53,11 +53,11 @@ pub enum Reads<'a> {
     /// server's start is under way a head answers these too: beyond the manifest, what
     /// they read does not depend on how far the start's reconcile has got.
     CurrentFiles,
-    /// Files the answer finds as it goes (a table's artifacts and the annotation files of
-    /// the tables around it, diff.yaml's events, a resource's file): each is checked as it
-    /// is read, strictly, and one found moved since the snapshot is read again and the
-    /// answer asked again (get_table_context, get_diff, resources/list and read, and the
-    /// warm-ups that read ahead of them).
+    /// Files the answer finds as it goes, through the snapshot's map of files and its
+    /// content versions (a table's artifacts and the annotation files of the tables around
+    /// it): each is checked as it is read, strictly, and one found moved since the
+    /// snapshot is read again and the answer asked again (get_table_context,
+    /// resources/list, and the warm-ups that read ahead of them).
     CheckedAsRead,
 }
 

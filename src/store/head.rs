@@ -1,11 +1,12 @@
 //! A start's head: a large connection's start reads every file it tracks against the
 //! mirror (seconds at 100,000 tables), but the calls that read the manifest alone
-//! (list_tables, get_manifest) need none of that. A server's start therefore answers them
-//! from a *head* first, when it can: the walkable manifest the last reconcile kept in `derived/`,
+//! (list_tables, get_manifest), or the manifest and files taken as they are now (get_diff,
+//! resources/read: `Reads::CurrentFiles`), need none of that. A server's start therefore
+//! answers them from a *head* first, when it can: the walkable manifest the last reconcile kept in `derived/`,
 //! read back when the manifest and the walk for symlinks are as that reconcile found them
 //! (the manifest's settled identity is the stored row's, and every directory and link the
-//! walk met is as it was). The start's reconcile then runs on a thread of its own; a call
-//! that reads more than the manifest waits for it, and the head is never a base for a
+//! walk met is as it was). The start's reconcile then runs on a thread of its own; any
+//! other call waits for it, and the head is never a base for a
 //! write (it is not published: `Store::current` never returns it).
 
 use std::collections::HashMap;
@@ -72,7 +73,7 @@ pub(super) struct Starting {
 }
 
 impl Starting {
-    /// `name`'s start is under way, answering reads of the manifest alone from `head`.
+    /// `name`'s start is under way, answering the reads a head answers from `head`.
     pub(super) fn begin(&self, name: &str, head: Option<Head>) {
         self.pending.lock().recover().insert(name.to_string(), head);
     }

@@ -75,11 +75,9 @@ pub struct Authored {
     /// `refers_to` mapping entries (`None`: absent, unreadable or not admitted).
     #[serde(with = "entries_text")]
     pub by_table: BTreeMap<String, Option<Vec<Value>>>,
-    /// Each declaring table's annotation file, for cursor pins.
-    pub paths: Vec<PathBuf>,
-    /// Those files at their content versions, as every get_table_context cursor pins
-    /// them: made once with the reads (sorting tens of thousands of paths as Python does
-    /// took a new process most of its first call).
+    /// Each declaring table's annotation file at its content version, as every
+    /// get_table_context cursor pins them: made once with the reads (sorting tens of
+    /// thousands of paths as Python does took a new process most of its first call).
     pub pins: Pins,
 }
 
@@ -87,14 +85,13 @@ impl Default for Authored {
     fn default() -> Authored {
         Authored {
             by_table: BTreeMap::new(),
-            paths: Vec::new(),
             pins: Pins::none(),
         }
     }
 }
 
 impl Kept for Authored {
-    const ENCODING: u32 = 3;
+    const ENCODING: u32 = 4;
 }
 
 /// The entries kept as the mirror keeps values (`packed::bytes`), as one mapping of
@@ -164,11 +161,6 @@ impl Overlay {
     /// Every walkable table declaring `relationships_annotations`: its admitted entries.
     pub fn authored(&self) -> &BTreeMap<String, Option<Vec<Value>>> {
         &self.authored.by_table
-    }
-
-    /// Each declaring table's annotation file.
-    pub fn author_paths(&self) -> &[PathBuf] {
-        &self.authored.paths
     }
 
     /// Every declaring table's annotation file at its content version.
@@ -352,6 +344,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
 /// Every declaring table's relationships annotation file, read through the mirror.
 fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
     let mut authored = Authored::default();
+    let mut pinned = Vec::new();
     for fqn in ix.fqns() {
         let Some(path) = ix
             .table(fqn)
@@ -363,14 +356,8 @@ fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
         authored
             .by_table
             .insert(fqn.clone(), annotation_entries(admitted.as_ref()));
-        authored.paths.push(path);
+        pinned.push((path.display().to_string(), cx.state.version_of(&path)));
     }
-    let state = cx.state;
-    let pinned: Vec<_> = authored
-        .paths
-        .iter()
-        .map(|p| (p.display().to_string(), state.version_of(p)))
-        .collect();
     authored.pins = Pins::of(&pinned);
     Ok(authored)
 }
