@@ -550,14 +550,7 @@ pub fn scan_tables(
     } = head;
     let root = &conn.print_root;
     let name = conn.name.as_str();
-    let mut tables = Vec::new();
-    let mut artifacts = 0;
-    for (key, entry) in entries {
-        let fqn = compat::py::str_of(&key);
-        let dir = root.join(walk::table_path(&fqn, &entry));
-        artifacts += walk::declared_artifacts(&entry).len();
-        tables.push((fqn, dir, entry));
-    }
+    let (tables, artifacts) = walkable_tables(root, entries);
     // Progress counts every file the connection's mirror will hold, these and the diff
     // included.
     let before = files.len();
@@ -607,6 +600,51 @@ pub fn scan_tables(
         walk_outcome,
         spilled,
     }
+}
+
+/// The walkable `entries` as (fqn, table directory, entry) under `root`, and how many
+/// artifacts they declare.
+fn walkable_tables(
+    root: &Path,
+    entries: Vec<(Value, Value)>,
+) -> (Vec<(String, PathBuf, Value)>, usize) {
+    let mut tables = Vec::with_capacity(entries.len());
+    let mut artifacts = 0;
+    for (key, entry) in entries {
+        let fqn = compat::py::str_of(&key);
+        let dir = root.join(walk::table_path(&fqn, &entry));
+        artifacts += walk::declared_artifacts(&entry).len();
+        tables.push((fqn, dir, entry));
+    }
+    (tables, artifacts)
+}
+
+/// The scan of a connection whose tables' files (and diff.yaml) the caller knows as the
+/// mirror holds them without reading them (a start's image, `store::image`): the head's
+/// records and the walkable tables, none of their files read. `None` when the head read
+/// a connection-level file (the caller scans).
+pub fn scan_unchanged(conn: &ConnectionConfig, head: ScanHead) -> Option<ConnectionScan> {
+    if head.read_any() {
+        return None;
+    }
+    let ScanHead {
+        manifest,
+        entries,
+        files,
+        walk,
+        walk_outcome,
+        spilled,
+        ..
+    } = head;
+    let (tables, _) = walkable_tables(&conn.print_root, entries);
+    Some(ConnectionScan {
+        manifest,
+        files,
+        tables,
+        walk,
+        walk_outcome,
+        spilled,
+    })
 }
 
 /// Where a scan hands what it has just read, a batch at a time, so that a large print is

@@ -29,6 +29,15 @@ impl ContentHash {
             .map(|h| ContentHash(*h.as_bytes()))
     }
 
+    /// The hash whose bytes are `bytes`.
+    pub fn from_bytes(bytes: [u8; 32]) -> ContentHash {
+        ContentHash(bytes)
+    }
+
+    pub fn as_bytes(&self) -> &[u8; 32] {
+        &self.0
+    }
+
     /// The hash of `bytes`.
     pub fn of(bytes: &[u8]) -> ContentHash {
         ContentHash(*blake3::hash(bytes).as_bytes())
@@ -121,13 +130,17 @@ fn normal(path: &Path) -> Cow<'_, Path> {
 /// separator, no `.` after the first component, no separator at the end (but the root's).
 #[cfg(unix)]
 fn spelled_normally(path: &[u8]) -> bool {
-    // One pass over a few dozen bytes: cheaper than setting up a search for each path.
-    let inner = path
-        .windows(3)
-        .any(|w| w[0] == b'/' && (w[1] == b'/' || (w[1] == b'.' && w[2] == b'/')))
-        || path.starts_with(b"//");
-    let end = path.len() > 1 && (path.ends_with(b"/") || path.ends_with(b"/."));
-    !inner && !end
+    // Only what follows each separator decides, and a path holds a handful of them.
+    for at in memchr::memchr_iter(b'/', path) {
+        match (path.get(at + 1), path.get(at + 2)) {
+            // `//`, `/./`, or `/.` at the end.
+            (Some(b'/'), _) | (Some(b'.'), None | Some(b'/')) => return false,
+            // A separator at the end, but the root's.
+            (None, _) => return at == 0,
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Elsewhere either separator, and prefixes, are spelled more than one way: always
@@ -297,6 +310,43 @@ mod tests {
         assert_eq!(map.set(a, None, None).unwrap().hash, Some(h));
         assert_eq!(map.len(), 2);
         assert_eq!(map.absent().collect::<Vec<_>>(), vec![a]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_is_spelled_normally_exactly_when_its_components_join_back_to_it() {
+        for spelled in [
+            "",
+            "/",
+            "//",
+            ".",
+            "./",
+            ".//a",
+            "./a",
+            "a",
+            "a/",
+            "a/.",
+            "a/.b",
+            "a/..",
+            "a/./b",
+            "a//b",
+            "/.",
+            "/./a",
+            "/a/",
+            "/a/b/statistics.yaml",
+            "/a/b/.hidden",
+            "/a/../b",
+            "//a",
+            "a/b/./",
+            "a/b/.",
+        ] {
+            let joined: std::path::PathBuf = Path::new(spelled).components().collect();
+            assert_eq!(
+                spelled_normally(spelled.as_bytes()),
+                bytes(&joined) == spelled.as_bytes(),
+                "{spelled:?}"
+            );
+        }
     }
 
     #[test]

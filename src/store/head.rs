@@ -116,6 +116,13 @@ impl Starting {
         self.pending.lock().recover().get(name).cloned().flatten()
     }
 
+    /// `thread` writes what the next start reads (a head, an image): closing waits for it.
+    pub(super) fn keeping(&self, thread: std::thread::JoinHandle<()>) {
+        let mut threads = self.keeping.lock().recover();
+        threads.retain(|t| !t.is_finished());
+        threads.push(thread);
+    }
+
     /// Wait, at most `bound`, for every start under way to end, then for the heads being
     /// written (a process that ends mid-write leaves no head, only a slower next start).
     pub(super) fn wait_all(&self, bound: Duration) {
@@ -210,9 +217,7 @@ impl Store {
             };
             derived.save(&scope, &key, &kept);
         });
-        let mut threads = self.starting.keeping.lock().recover();
-        threads.retain(|t| !t.is_finished());
-        threads.push(keeping);
+        self.starting.keeping(keeping);
     }
 }
 

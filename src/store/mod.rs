@@ -19,6 +19,7 @@ pub mod file_map;
 pub mod files;
 mod fresh;
 mod head;
+mod image;
 pub mod location;
 mod lock;
 pub mod memory;
@@ -30,6 +31,7 @@ pub mod pz_project;
 pub mod references;
 pub mod search;
 pub mod snapshot;
+mod touched;
 pub mod watch;
 
 use std::collections::HashMap;
@@ -343,11 +345,14 @@ impl Store {
                     manifest,
                     files,
                     tables,
+                    generation,
                     walk_outcome,
                     ..
                 } = store.ingest_locked(shared, &conn, &progress, Look::Everything, lock)?;
-                // So that the first start after the rebuild answers from its head.
+                // So that the first start after the rebuild answers from its head, and
+                // takes its image rather than reading every row.
                 store.keep_head(shared, &conn, (&manifest, &files), walk_outcome);
+                Self::keep_image_now(shared, &conn, &files, generation, walk_outcome);
                 drop((manifest, files));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)
@@ -535,6 +540,7 @@ impl Store {
             manifest,
             manifest_identity,
             files,
+            versions,
             tables,
             epoch,
             generation,
@@ -543,7 +549,8 @@ impl Store {
         let recorded = started.elapsed();
         // The content digests need only the hashes: taken beside the search sync.
         let (search, versions) = std::thread::scope(|scope| {
-            let versions = scope.spawn(|| snapshot::ContentVersions::of(&files));
+            let versions =
+                scope.spawn(|| versions.unwrap_or_else(|| snapshot::ContentVersions::of(&files)));
             let search = search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables);
             let versions = versions
                 .join()
@@ -566,6 +573,7 @@ impl Store {
         let published = self.publish(snapshot, epoch);
         let kept = (&published.manifest, &published.files);
         self.keep_head(shared, conn, kept, walk_outcome);
+        self.keep_image(shared, &published, walk_outcome);
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)
     }
@@ -604,6 +612,11 @@ impl Store {
                 .filter(|h| Arc::ptr_eq(&h.snapshot.shared, shared)),
             Look::Everything => None,
         };
+        if let (Some(head), None) = (&head, &current) {
+            if let Some(ingested) = Self::ingest_from_image(shared, conn, head, generation)? {
+                return Ok(ingested);
+            }
+        }
         let (scan, from_mirror) = Self::scan_locked(
             shared,
             conn,
@@ -674,6 +687,7 @@ impl Store {
             manifest,
             manifest_identity,
             files,
+            versions: None,
             tables,
             epoch,
             // Every write of this ingest was this writer's, under the lock.
@@ -732,36 +746,6 @@ impl Store {
         }
         let scan = ingest::scan_tables(conn, head, &stored, progress, spill);
         Ok((scan, Some(stored)))
-    }
-
-    /// Store the identities a scan that found the same bytes throughout noted (a touch, a
-    /// rewrite of the same content, an identity that settled) and return the map with
-    /// them.
-    fn note_touched(
-        shared: &Shared,
-        scan: &ingest::ConnectionScan,
-        mut files: FileMap,
-    ) -> Result<FileMap, MirrorError> {
-        let touched: Vec<ingest::FileRecord> = scan
-            .files
-            .iter()
-            .filter(|f| f.scanned == ingest::Scanned::Touched)
-            .cloned()
-            .collect();
-        if touched.is_empty() {
-            return Ok(files);
-        }
-        let mismatched = shared.mirror.upsert_files(&touched)?;
-        let again = Self::read_in_full(shared, &mismatched, &touched)?;
-        for f in touched.into_iter().chain(again) {
-            let identity = match (&f.scanned, f.identity) {
-                (ingest::Scanned::Read(ingest::Parsed::Absent), _) | (_, None) => None,
-                (_, identity) => identity,
-            };
-            let hash = f.hash.as_deref().and_then(file_map::ContentHash::from_hex);
-            files.set(&f.path, identity, hash);
-        }
-        Ok(files)
     }
 
     /// The snapshot requests of connection `name` read now, if one was built on the
@@ -926,27 +910,6 @@ impl Store {
         };
         Ok(self.publish(snapshot, verified))
     }
-
-    /// Read `paths` (records among `records` the mirror refused as touched: its row holds
-    /// other bytes than the writer's view knew) again in full, store what they hold now
-    /// and return those records.
-    fn read_in_full(
-        shared: &Shared,
-        paths: &[PathBuf],
-        records: &[ingest::FileRecord],
-    ) -> Result<Vec<ingest::FileRecord>, MirrorError> {
-        if paths.is_empty() {
-            return Ok(Vec::new());
-        }
-        let again: Vec<ingest::FileRecord> = records
-            .iter()
-            .filter(|r| paths.contains(&r.path))
-            .map(|r| ingest::read_file(&r.path, &r.connection, r.fqn.as_deref(), &r.kind))
-            .collect();
-        // Whole records (parsed, not touched) are always stored.
-        shared.mirror.upsert_files(&again)?;
-        Ok(again)
-    }
 }
 
 /// How a whole reconcile looks at the disk.
@@ -969,6 +932,8 @@ struct Ingested {
     manifest_identity: Option<FileIdentity>,
     /// Every file the connection tracks, present or absent.
     files: FileMap,
+    /// Their content digests, when kept (a start's image); otherwise made from `files`.
+    versions: Option<snapshot::ContentVersions>,
     /// The walkable tables as the index keys them.
     tables: Vec<search::TableEntry>,
     epoch: Option<u64>,

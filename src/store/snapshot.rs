@@ -268,7 +268,7 @@ impl Snapshot {
 /// and one per file name (every `relationships.annotations.yaml`, say). Each is the XOR of
 /// its pairs' own digests, so a change to a few files updates it without visiting the
 /// rest, and two snapshots holding the same contents have the same digests.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ContentVersions {
     all: [u8; 32],
     by_name: HashMap<String, [u8; 32]>,

@@ -2,7 +2,10 @@
 //! read the manifest alone, or the manifest and files read as they are now (get_diff,
 //! resources/read), from the walkable manifest the last reconcile kept, while its own
 //! reconcile runs; every answer is the one a fresh index gives, and a manifest edited
-//! while no server ran is never answered from the head kept before the edit.
+//! while no server ran is never answered from the head kept before the edit. That
+//! reconcile takes the image the last one kept (`store::image`) when the mirror's rows
+//! are as they were then: a table file edited while no server ran is still seen, and a
+//! start after the rows moved reads them.
 
 use std::path::Path;
 use std::process::Command;
@@ -96,6 +99,12 @@ fn answered_from_head(ran: &Session) -> bool {
     ran.stderr.lines().any(|l| l.contains("head read back"))
 }
 
+fn ingested_from_image(ran: &Session) -> bool {
+    ran.stderr
+        .lines()
+        .any(|l| l.contains("ingested from the start's image"))
+}
+
 /// The library fixture with its directories settled (a walk keeps what it saw, and a
 /// start's head is kept, only then), and an empty index directory.
 fn settled_library() -> (tempfile::TempDir, tempfile::TempDir) {
@@ -104,9 +113,11 @@ fn settled_library() -> (tempfile::TempDir, tempfile::TempDir) {
     (project, tempfile::tempdir().unwrap())
 }
 
-/// `ran` answered from its head (or not, `from_head`), and as a fresh index answers.
+/// `ran` answered from its head (or not, `from_head`), and as a fresh index answers. A
+/// start with a head takes the image kept with it here: nothing wrote the rows between.
 fn answered(ran: &Session, from_head: bool, expected: &[String]) {
     assert_eq!(answered_from_head(ran), from_head, "{}", ran.stderr);
+    assert_eq!(ingested_from_image(ran), from_head, "{}", ran.stderr);
     same_answers(&answers(ran), expected);
 }
 
@@ -148,5 +159,39 @@ fn the_first_start_after_an_index_rebuild_answers_from_its_head() {
     );
     assert!(rebuilt.ok(), "{}", rebuilt.stderr);
     let expected = fresh(project.path());
+    answered(&run(project.path(), index.path()), true, &expected);
+}
+
+#[test]
+fn a_start_from_its_image_sees_a_table_file_edited_while_no_server_ran_and_one_after_the_rows_moved_reads_them(
+) {
+    let (project, index) = settled_library();
+    answered(
+        &run(project.path(), index.path()),
+        false,
+        &fresh(project.path()),
+    );
+    let stats = project
+        .path()
+        .join("prints/library/stacks/catalog/books/statistics.yaml");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    let edited = text.replacen("row_count: 1500", "row_count: 1501", 1);
+    assert_ne!(edited, text);
+    // In place: a rename would move the directory's mtime, and a start whose walk no
+    // longer holds has no head (nor image) to take.
+    std::fs::write(&stats, &edited).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let expected = fresh(project.path());
+    // The rows are as the image holds them: it is taken, and the calls that read the
+    // edited file check it and read it again.
+    let ran = run(project.path(), index.path());
+    assert!(ingested_from_image(&ran), "{}", ran.stderr);
+    same_answers(&answers(&ran), &expected);
+    // That session stored the edit: the rows moved since the image was kept, so the next
+    // start reads them (and keeps their image, which the one after takes).
+    let ran = run(project.path(), index.path());
+    assert!(answered_from_head(&ran), "{}", ran.stderr);
+    assert!(!ingested_from_image(&ran), "{}", ran.stderr);
+    same_answers(&answers(&ran), &expected);
     answered(&run(project.path(), index.path()), true, &expected);
 }

@@ -182,6 +182,10 @@ impl Mirror {
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?1)",
             params![SCHEMA_VERSION],
         )?;
+        db.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES ('instance', ?1)",
+            params![new_instance(&path)],
+        )?;
         let inode = crate::ingest::file_identity(&path).map(|id| id.inode);
         Ok(Mirror {
             db: Mutex::new(db),
@@ -222,6 +226,19 @@ impl Mirror {
             inode,
             opened: super::Opened::Reused,
         }))
+    }
+
+    /// This mirror's instance: made when the file was, so a generation of one mirror is
+    /// never taken for the same number of another made at the same path since
+    /// (`store::image` names what it keeps by both).
+    pub fn instance(&self) -> Option<String> {
+        self.db()
+            .query_row("SELECT value FROM meta WHERE key = 'instance'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .ok()
+            .flatten()
     }
 
     /// Whether the file this mirror writes is still the one at its path (the index
@@ -953,4 +970,14 @@ impl ingest::Stash for Mirror {
     fn items(&self, hash: &str, first: u64, items: &[Value]) -> bool {
         self.store_items(hash, first, items).is_ok()
     }
+}
+
+/// A name for a mirror made now at `path`, unlike any other's.
+fn new_instance(path: &Path) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(path.as_os_str().as_encoded_bytes());
+    h.update(&std::process::id().to_le_bytes());
+    h.update(&crate::ingest::clock_ns().to_le_bytes());
+    h.update(&(&h as *const _ as usize).to_le_bytes());
+    h.finalize().to_hex()[..32].to_string()
 }

@@ -572,3 +572,25 @@ fn a_point_read_is_answered_beside_the_writer_and_sees_what_it_committed() {
         "the read-only connection was kept for the next read"
     );
 }
+
+#[test]
+fn a_mirror_keeps_its_instance_across_opens_and_one_made_again_has_another() {
+    let (dir, mirror) = open();
+    let first = mirror
+        .instance()
+        .expect("an instance is made with the mirror");
+    drop(mirror);
+    let reopened = Mirror::open(dir.path()).unwrap();
+    assert_eq!(reopened.instance().as_deref(), Some(first.as_str()));
+    let path = reopened.path().to_path_buf();
+    drop(reopened);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let made_again = Mirror::open(dir.path()).unwrap();
+    let second = made_again.instance().unwrap();
+    assert_ne!(
+        second, first,
+        "a generation of the old mirror names nothing in this one"
+    );
+}
