@@ -52,7 +52,8 @@ fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(served, dir.path()).unwrap();
     let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
-    let feed = ChangeFeed::watch(&roots, dir.path()).expect("a change feed");
+    let no_walk = printdex::store::changes::KnownDirs::default();
+    let feed = ChangeFeed::watch(&roots, dir.path(), &no_walk).expect("a change feed");
     let tables = &state.search.tables;
     let table = &tables[tables.len() / 2];
 

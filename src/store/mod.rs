@@ -304,12 +304,21 @@ impl Store {
             .map(|c| c.print_root.clone())
             .chain(self.project.as_ref().map(|p| p.root.clone()))
             .collect();
-        let index_dir = self.shared().dir.clone();
+        let shared = self.shared();
+        let connections: Vec<(String, PathBuf)> = (self.served.connections.iter())
+            .map(|c| (c.name.clone(), c.print_root.clone()))
+            .collect();
         let changes = self.changes.clone();
         let spawned = std::thread::Builder::new()
             .name("printdex-changes".into())
             .spawn(move || {
-                let _ = changes.set(changes::ChangeFeed::watch(&roots, &index_dir));
+                let mut known = changes::KnownDirs::default();
+                for (name, root) in &connections {
+                    if let Some(memo) = shared.mirror.walk_memo(name) {
+                        known.add(root, memo);
+                    }
+                }
+                let _ = changes.set(changes::ChangeFeed::watch(&roots, &shared.dir, &known));
             });
         if let Err(e) = spawned {
             tracing::warn!("cannot start the change feed: {e}");

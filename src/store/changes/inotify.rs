@@ -9,8 +9,9 @@ use std::sync::Mutex;
 
 use inotify::{EventMask, Inotify, WatchDescriptor, WatchMask};
 
-use super::{Log, Since};
+use super::{KnownDirs, Log, Since};
 use crate::error::Recover;
+use crate::ingest::walk::WalkMemo;
 
 /// Everything that can change what a file reads as, or which file a path names.
 fn mask() -> WatchMask {
@@ -40,7 +41,7 @@ pub(super) struct InotifyFeed {
 
 impl InotifyFeed {
     /// `None` when inotify is unavailable.
-    pub(super) fn watch(roots: &[PathBuf]) -> Option<InotifyFeed> {
+    pub(super) fn watch(roots: &[PathBuf], known: &KnownDirs) -> Option<InotifyFeed> {
         let inotify = Inotify::init().ok()?;
         let feed = InotifyFeed {
             inner: Mutex::new(Inner {
@@ -53,8 +54,12 @@ impl InotifyFeed {
         };
         {
             let mut inner = feed.lock();
+            let mut seen = HashSet::new();
             for root in roots {
-                feed.add_tree(&mut inner, root);
+                match known.of(root) {
+                    Some(memo) => feed.add_walked(&mut inner, memo, &mut seen),
+                    None => feed.add_tree(&mut inner, root, &mut seen),
+                }
             }
         }
         Some(feed)
@@ -64,10 +69,11 @@ impl InotifyFeed {
         self.inner.lock().recover()
     }
 
-    fn add_tree(&self, inner: &mut Inner, top: &Path) {
+    /// Watch `top` and every directory below it, each real directory once: `seen` holds
+    /// the watches added so far.
+    fn add_tree(&self, inner: &mut Inner, top: &Path, seen: &mut HashSet<WatchDescriptor>) {
         // A link cycle would never end: each real directory once, known by its watch
         // (inotify gives one inode one watch, so no `stat` is needed to tell them apart).
-        let mut seen: HashSet<WatchDescriptor> = HashSet::new();
         let mut pending = vec![top.to_path_buf()];
         while let Some(dir) = pending.pop() {
             match inner.inotify.watches().add(&dir, mask()) {
@@ -88,18 +94,53 @@ impl InotifyFeed {
                 continue;
             };
             for entry in entries.flatten() {
-                // The directory entry's own type spares a stat of every file; only a
-                // link is followed to see what it names.
-                let directory = match entry.file_type() {
-                    Ok(t) if t.is_symlink() => {
-                        std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir())
-                    }
-                    Ok(t) => t.is_dir(),
-                    Err(_) => false,
-                };
-                if directory {
+                if entry_is_dir(&entry) {
                     pending.push(entry.path());
                 }
+            }
+        }
+    }
+
+    /// [`InotifyFeed::add_tree`] over the root `memo`'s walk began at, reading only the
+    /// directories whose identity moved since (see `known`).
+    fn add_walked(&self, inner: &mut Inner, memo: &WalkMemo, seen: &mut HashSet<WatchDescriptor>) {
+        let mut moved = Vec::new();
+        for (n, (dir, identity)) in memo.dirs.iter().enumerate() {
+            match inner.inotify.watches().add(dir, mask()) {
+                Ok(wd) => {
+                    if !seen.insert(wd.clone()) {
+                        continue;
+                    }
+                    inner.dirs.insert(wd, dir.clone());
+                }
+                // Gone since the walk: its parent's mtime moved, so the parent is read.
+                // The root has none: what appears there later is not watched.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && n > 0 => continue,
+                Err(_) => {
+                    self.complete.store(false, Ordering::Relaxed);
+                    continue;
+                }
+            }
+            // `stat`ed after the watch is added: an entry made since is an event.
+            if crate::ingest::identity(dir) != Some(*identity) {
+                moved.push(dir);
+            }
+        }
+        // A directory read now, and every link the walk met, as a read of its parent
+        // would follow them; what is watched already is not again.
+        for dir in moved {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                if entry_is_dir(&entry) {
+                    self.add_tree(inner, &entry.path(), seen);
+                }
+            }
+        }
+        for (link, _) in &memo.links {
+            if is_dir(link) {
+                self.add_tree(inner, link, seen);
             }
         }
     }
@@ -155,7 +196,7 @@ impl InotifyFeed {
             }
             inner.log.record(batch);
             for dir in created {
-                self.add_tree(inner, &dir);
+                self.add_tree(inner, &dir, &mut HashSet::new());
             }
         }
         guard.log.epoch
@@ -163,5 +204,20 @@ impl InotifyFeed {
 
     pub(super) fn since(&self, epoch: u64) -> Since {
         self.lock().log.since(epoch)
+    }
+}
+
+/// Whether `path` names a directory, through a link.
+fn is_dir(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_dir())
+}
+
+/// Whether a directory's entry is a directory: its own type spares a `stat` of every
+/// file; only a link is followed to see what it names.
+fn entry_is_dir(entry: &std::fs::DirEntry) -> bool {
+    match entry.file_type() {
+        Ok(t) if t.is_symlink() => is_dir(&entry.path()),
+        Ok(t) => t.is_dir(),
+        Err(_) => false,
     }
 }

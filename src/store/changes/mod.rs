@@ -19,7 +19,10 @@
 
 #[cfg(target_os = "linux")]
 mod inotify;
+mod known;
 mod portable;
+
+pub use known::KnownDirs;
 
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -109,19 +112,25 @@ impl ChangeFeed {
     /// Watch every directory below `roots` (symbolic links to directories followed);
     /// `private` is a directory of printdex's own the portable backend may write its
     /// sentinel in. `None` when no backend could start.
-    pub fn watch(roots: &[PathBuf], private: &Path) -> Option<ChangeFeed> {
+    /// `known`: directories a walk met, not read again while their identity holds.
+    pub fn watch(roots: &[PathBuf], private: &Path, known: &KnownDirs) -> Option<ChangeFeed> {
         let portable = std::env::var(BACKEND_VARIABLE).is_ok_and(|v| v == "portable");
-        ChangeFeed::with_backend(roots, private, portable)
+        ChangeFeed::with_backend(roots, private, portable, known)
     }
 
-    fn with_backend(roots: &[PathBuf], private: &Path, portable: bool) -> Option<ChangeFeed> {
+    fn with_backend(
+        roots: &[PathBuf],
+        private: &Path,
+        portable: bool,
+        known: &KnownDirs,
+    ) -> Option<ChangeFeed> {
         #[cfg(target_os = "linux")]
         if !portable {
-            return inotify::InotifyFeed::watch(roots).map(|feed| ChangeFeed {
+            return inotify::InotifyFeed::watch(roots, known).map(|feed| ChangeFeed {
                 backend: Backend::Inotify(feed),
             });
         }
-        let _ = portable;
+        let _ = (portable, known);
         portable::PortableFeed::watch(roots, private).map(|feed| ChangeFeed {
             backend: Backend::Portable(feed),
         })
@@ -170,6 +179,8 @@ impl ChangeFeed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(target_os = "linux")]
+    use crate::ingest::walk::WalkMemo;
 
     #[test]
     fn the_log_names_what_changed_after_an_epoch() {
@@ -199,9 +210,23 @@ mod tests {
 
     /// Both backends, against the same edits.
     fn feeds(dir: &Path, private: &Path) -> Vec<ChangeFeed> {
-        let mut out = vec![ChangeFeed::with_backend(&[dir.to_path_buf()], private, true).unwrap()];
+        let mut out = vec![ChangeFeed::with_backend(
+            &[dir.to_path_buf()],
+            private,
+            true,
+            &KnownDirs::default(),
+        )
+        .unwrap()];
         if cfg!(target_os = "linux") {
-            out.push(ChangeFeed::with_backend(&[dir.to_path_buf()], private, false).unwrap());
+            out.push(
+                ChangeFeed::with_backend(
+                    &[dir.to_path_buf()],
+                    private,
+                    false,
+                    &KnownDirs::default(),
+                )
+                .unwrap(),
+            );
         }
         out
     }
@@ -254,6 +279,84 @@ mod tests {
             feed.poll();
             assert_eq!(feed.since(quiet), Since::Files(vec![file.clone()]));
         }
+    }
+
+    /// The inotify feed over `dir`, with what a walk of it (a memo, `edit`ed) met.
+    #[cfg(target_os = "linux")]
+    fn feed_knowing(dir: &Path, edit: impl FnOnce(&mut WalkMemo)) -> ChangeFeed {
+        let mut memo = crate::ingest::walk::walk_links(dir)
+            .new_memo()
+            .cloned()
+            .unwrap();
+        edit(&mut memo);
+        let mut known = KnownDirs::default();
+        known.add(dir, memo);
+        let private = tempfile::tempdir().unwrap();
+        ChangeFeed::with_backend(&[dir.to_path_buf()], private.path(), false, &known).unwrap()
+    }
+
+    /// `a/b/f.yaml` below a root whose directories are settled, so a walk can vouch for them.
+    #[cfg(target_os = "linux")]
+    fn settled_root() -> (tempfile::TempDir, PathBuf) {
+        let (dir, _, file) = root_with_a_file();
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        (dir, file)
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_a_walk_met_is_not_read_again_while_its_identity_holds() {
+        let (dir, file) = settled_root();
+        // A memo that leaves `a/b` out: `a` still holds, so nothing reads it to find
+        // `a/b`, which goes unwatched. (No real walk leaves a directory out; this shows
+        // the walk's entries are what the feed follows.)
+        let b = dir.path().join("a/b");
+        let feed = feed_knowing(dir.path(), |memo| memo.dirs.retain(|(d, _)| *d != b));
+        let quiet = feed.poll();
+        std::fs::write(&file, "x: 2\n").unwrap();
+        feed.poll();
+        assert_eq!(feed.since(quiet), Since::Nothing);
+        // With the walk's entries whole, `a/b` is watched.
+        let feed = feed_knowing(dir.path(), |_| {});
+        let quiet = feed.poll();
+        std::fs::write(&file, "x: 3\n").unwrap();
+        feed.poll();
+        assert_eq!(feed.since(quiet), Since::Files(vec![file.clone()]));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_directory_made_after_the_walk_and_before_the_watch_is_read_and_watched() {
+        let (dir, _) = settled_root();
+        // Made after the walk: `a`'s mtime moves, so `a` is read again.
+        let late = dir.path().join("a/late");
+        let feed = feed_knowing(dir.path(), |_| std::fs::create_dir(&late).unwrap());
+        let quiet = feed.poll();
+        std::fs::write(late.join("g.yaml"), "y").unwrap();
+        feed.poll();
+        assert_eq!(feed.since(quiet), Since::Files(vec![late.join("g.yaml")]));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_link_a_walk_met_is_followed_as_a_read_of_its_directory_follows_it() {
+        let outside = tempfile::tempdir().unwrap();
+        let (dir, file) = settled_root();
+        let link = dir.path().join("a/out");
+        std::os::unix::fs::symlink(outside.path(), &link).unwrap();
+        // a/b/up -> a: a cycle, watched once.
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("a/b/up")).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let feed = feed_knowing(dir.path(), |memo| assert_eq!(memo.links.len(), 2));
+        assert!(feed.complete());
+        let quiet = feed.poll();
+        std::fs::write(outside.path().join("g.yaml"), "y").unwrap();
+        std::fs::write(&file, "x: 2\n").unwrap();
+        feed.poll();
+        assert_eq!(
+            feed.since(quiet),
+            Since::Files(vec![link.join("g.yaml"), file.clone()])
+        );
     }
 
     #[test]
