@@ -53,7 +53,7 @@ fn bench(c: &mut Criterion) {
     let store = Store::open(served, dir.path()).unwrap();
     let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
     let no_walk = printdex::store::changes::KnownDirs::default();
-    let feed = ChangeFeed::watch(&roots, dir.path(), &no_walk).expect("a change feed");
+    let feed = ChangeFeed::watch(&roots, dir.path(), no_walk).expect("a change feed");
     let tables = &state.search.tables;
     let table = &tables[tables.len() / 2];
 

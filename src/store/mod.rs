@@ -318,7 +318,7 @@ impl Store {
                         known.add(root, memo);
                     }
                 }
-                let _ = changes.set(changes::ChangeFeed::watch(&roots, &shared.dir, &known));
+                let _ = changes.set(changes::ChangeFeed::watch(&roots, &shared.dir, known));
             });
         if let Err(e) = spawned {
             tracing::warn!("cannot start the change feed: {e}");

@@ -41,7 +41,7 @@ pub(super) struct InotifyFeed {
 
 impl InotifyFeed {
     /// `None` when inotify is unavailable.
-    pub(super) fn watch(roots: &[PathBuf], known: &KnownDirs) -> Option<InotifyFeed> {
+    pub(super) fn watch(roots: &[PathBuf], mut known: KnownDirs) -> Option<InotifyFeed> {
         let inotify = Inotify::init().ok()?;
         let feed = InotifyFeed {
             inner: Mutex::new(Inner {
@@ -56,7 +56,7 @@ impl InotifyFeed {
             let mut inner = feed.lock();
             let mut seen = HashSet::new();
             for root in roots {
-                match known.of(root) {
+                match known.take(root) {
                     Some(memo) => feed.add_walked(&mut inner, memo, &mut seen),
                     None => feed.add_tree(&mut inner, root, &mut seen),
                 }
@@ -103,16 +103,13 @@ impl InotifyFeed {
 
     /// [`InotifyFeed::add_tree`] over the root `memo`'s walk began at, reading only the
     /// directories whose identity moved since (see `known`).
-    fn add_walked(&self, inner: &mut Inner, memo: &WalkMemo, seen: &mut HashSet<WatchDescriptor>) {
+    fn add_walked(&self, inner: &mut Inner, memo: WalkMemo, seen: &mut HashSet<WatchDescriptor>) {
         let mut moved = Vec::new();
-        for (n, (dir, identity)) in memo.dirs.iter().enumerate() {
-            match inner.inotify.watches().add(dir, mask()) {
-                Ok(wd) => {
-                    if !seen.insert(wd.clone()) {
-                        continue;
-                    }
-                    inner.dirs.insert(wd, dir.clone());
-                }
+        // The walk's paths are taken, not copied: the feed keeps one per directory.
+        for (n, (dir, identity)) in memo.dirs.into_iter().enumerate() {
+            let wd = match inner.inotify.watches().add(&dir, mask()) {
+                Ok(wd) if seen.insert(wd.clone()) => wd,
+                Ok(_) => continue,
                 // Gone since the walk: its parent's mtime moved, so the parent is read.
                 // The root has none: what appears there later is not watched.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && n > 0 => continue,
@@ -120,16 +117,17 @@ impl InotifyFeed {
                     self.complete.store(false, Ordering::Relaxed);
                     continue;
                 }
-            }
+            };
             // `stat`ed after the watch is added: an entry made since is an event.
-            if crate::ingest::identity(dir) != Some(*identity) {
-                moved.push(dir);
+            if crate::ingest::identity(&dir) != Some(identity) {
+                moved.push(dir.clone());
             }
+            inner.dirs.insert(wd, dir);
         }
         // A directory read now, and every link the walk met, as a read of its parent
         // would follow them; what is watched already is not again.
         for dir in moved {
-            let Ok(entries) = std::fs::read_dir(dir) else {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
                 continue;
             };
             for entry in entries.flatten() {

@@ -25,8 +25,9 @@ impl KnownDirs {
     }
 
     /// What the walk of `root` met, when it began at `root` (`None`: read every directory).
-    pub(super) fn of(&self, root: &Path) -> Option<&WalkMemo> {
-        let (_, memo) = self.walks.iter().find(|(r, _)| r == root)?;
+    pub(super) fn take(&mut self, root: &Path) -> Option<WalkMemo> {
+        let at = self.walks.iter().position(|(r, _)| r == root)?;
+        let (_, memo) = self.walks.swap_remove(at);
         (memo.dirs.first().map(|(d, _)| d.as_path()) == Some(root)).then_some(memo)
     }
 }

@@ -113,7 +113,7 @@ impl ChangeFeed {
     /// `private` is a directory of printdex's own the portable backend may write its
     /// sentinel in. `None` when no backend could start.
     /// `known`: directories a walk met, not read again while their identity holds.
-    pub fn watch(roots: &[PathBuf], private: &Path, known: &KnownDirs) -> Option<ChangeFeed> {
+    pub fn watch(roots: &[PathBuf], private: &Path, known: KnownDirs) -> Option<ChangeFeed> {
         let portable = std::env::var(BACKEND_VARIABLE).is_ok_and(|v| v == "portable");
         ChangeFeed::with_backend(roots, private, portable, known)
     }
@@ -122,7 +122,7 @@ impl ChangeFeed {
         roots: &[PathBuf],
         private: &Path,
         portable: bool,
-        known: &KnownDirs,
+        known: KnownDirs,
     ) -> Option<ChangeFeed> {
         #[cfg(target_os = "linux")]
         if !portable {
@@ -214,7 +214,7 @@ mod tests {
             &[dir.to_path_buf()],
             private,
             true,
-            &KnownDirs::default(),
+            KnownDirs::default(),
         )
         .unwrap()];
         if cfg!(target_os = "linux") {
@@ -223,7 +223,7 @@ mod tests {
                     &[dir.to_path_buf()],
                     private,
                     false,
-                    &KnownDirs::default(),
+                    KnownDirs::default(),
                 )
                 .unwrap(),
             );
@@ -292,7 +292,7 @@ mod tests {
         let mut known = KnownDirs::default();
         known.add(dir, memo);
         let private = tempfile::tempdir().unwrap();
-        ChangeFeed::with_backend(&[dir.to_path_buf()], private.path(), false, &known).unwrap()
+        ChangeFeed::with_backend(&[dir.to_path_buf()], private.path(), false, known).unwrap()
     }
 
     /// `a/b/f.yaml` below a root whose directories are settled, so a walk can vouch for them.
