@@ -619,32 +619,34 @@ fn walkable_tables(
     (tables, artifacts)
 }
 
-/// The scan of a connection whose tables' files (and diff.yaml) the caller knows as the
-/// mirror holds them without reading them (a start's image, `store::image`): the head's
-/// records and the walkable tables, none of their files read. `None` when the head read
-/// a connection-level file (the caller scans).
-pub fn scan_unchanged(conn: &ConnectionConfig, head: ScanHead) -> Option<ConnectionScan> {
-    if head.read_any() {
-        return None;
+/// The manifest's identity, when every connection-level file a scan's head reads (the
+/// manifest, reading.md, manifest.annotations.yaml) is as `known` holds it; `None` when
+/// one moved. Nothing is read or parsed: for a start whose image says what the rest
+/// holds (`store::image`).
+pub fn connection_files_unchanged(conn: &ConnectionConfig, known: Known) -> Option<FileIdentity> {
+    let root = &conn.print_root;
+    let name = conn.name.as_str();
+    let mut manifest = None;
+    for (kind, file) in [
+        ("manifest", MANIFEST_FILENAME),
+        ("reading", READING_FILENAME),
+        ("manifest_annotations", MANIFEST_ANNOTATIONS_FILENAME),
+    ] {
+        let path = root.join(file);
+        let now = file_identity(&path);
+        let unchanged = match (now, known.identity(&path)) {
+            (None, _) => known.absent(&path),
+            (Some(now), stored) => stored == Some(now),
+        };
+        if !unchanged {
+            tracing::debug!(connection = name, kind, "a connection file moved");
+            return None;
+        }
+        if kind == "manifest" {
+            manifest = Some(now?);
+        }
     }
-    let ScanHead {
-        manifest,
-        entries,
-        files,
-        walk,
-        walk_outcome,
-        spilled,
-        ..
-    } = head;
-    let (tables, _) = walkable_tables(&conn.print_root, entries);
-    Some(ConnectionScan {
-        manifest,
-        files,
-        tables,
-        walk,
-        walk_outcome,
-        spilled,
-    })
+    manifest
 }
 
 /// Where a scan hands what it has just read, a batch at a time, so that a large print is

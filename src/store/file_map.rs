@@ -226,6 +226,30 @@ impl FileMap {
         }
     }
 
+    /// [`FileMap::set`] with the path given shared: held as it is when spelled normally
+    /// (a reader holding it then shares it with the map), copied otherwise.
+    pub fn set_shared(
+        &mut self,
+        path: Arc<Path>,
+        identity: Option<FileIdentity>,
+        hash: Option<ContentHash>,
+    ) -> Option<Tracked> {
+        if !spelled_normally(bytes(&path)) {
+            return self.set(&path, identity, hash);
+        }
+        let tracked = Tracked {
+            hash: identity.and(hash),
+            identity,
+        };
+        match self.files.get_mut(&Lookup(bytes(&path))) {
+            Some(slot) => Some(std::mem::replace(slot, tracked)),
+            None => {
+                self.files.insert(Key(path), tracked);
+                None
+            }
+        }
+    }
+
     /// Every tracked path with what is tracked of it, in no order.
     pub fn iter(&self) -> impl Iterator<Item = (&Arc<Path>, &Tracked)> {
         self.files.iter().map(|(k, t)| (&k.0, t))

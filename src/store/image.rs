@@ -1,8 +1,9 @@
 //! A start's image: what a start's reconcile makes of the mirror (every tracked file's
-//! identity and hash, and the content digests over them), kept in `derived/` so that the
-//! next start need not make it again. At 100,000 tables a start reads 409,094 stored rows
-//! and goes through every table's files to make the same map the last process made;
-//! read back, the map costs a fraction of that.
+//! identity and hash, the content digests over them, and every walkable table's entry
+//! as the search index keys it), kept in `derived/` so that the next start need not make
+//! it again. At 100,000 tables a start reads 409,094 stored rows, the manifest's 100,000
+//! entries and every table's files to make what the last process made; read back, it
+//! costs a fraction of that.
 //!
 //! The map a start's reconcile makes is decided by the mirror's rows, the manifest and
 //! the walk for symlinks, and the disk only where it is asked: a start takes every settled
@@ -10,9 +11,9 @@
 //! and the unsettled ones. So an image is kept only when every identity in it is settled,
 //! and it is named by the mirror's instance and the connection's generation (which
 //! together name the rows: every write of them bumps the generation), the manifest's
-//! hash and the walk's outcome. A start uses it when its head holds, no connection-level
-//! file moved (the head's scan read none) and diff.yaml is as the image holds it; anything
-//! else reads the mirror as before.
+//! hash and the walk's outcome (which decide the walkable tables). A start uses it when
+//! its head holds, no connection-level file moved and diff.yaml is as the image holds it;
+//! anything else reads the mirror as before.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -24,33 +25,78 @@ use super::derived::{DerivedDir, Kept};
 use super::file_map::{ContentHash, FileMap};
 use super::head::Head;
 use super::mirror::{self, MirrorError};
+use super::search::TableEntry;
 use super::snapshot::ContentVersions;
-use super::{search, Ingested, Shared, Snapshot, Store};
+use super::{Ingested, Shared, Snapshot, Store};
 use crate::config::ConnectionConfig;
 use crate::ingest::{self, FileIdentity, DIFF_FILENAME, MANIFEST_FILENAME};
+use compat::value::packed;
 
-/// The map and digests a start's reconcile made, as kept.
+/// The map, digests and table entries a start's reconcile made, as kept.
 #[derive(Serialize, Deserialize)]
 struct KeptImage {
-    /// Every tracked path, one after another.
-    paths: String,
-    /// Where each path of `paths` ends.
-    ends: Vec<u32>,
-    /// Per path, its identity (`None`: stored absent).
+    /// Every tracked path, then the paths tables declare that are not tracked, one after
+    /// another.
+    paths: Names,
+    /// Per tracked path (the first of `paths`), its identity (`None`: stored absent).
     identities: Vec<Option<FileIdentity>>,
-    /// Per path, its content hash.
+    /// Per tracked path, its content hash.
     hashes: Vec<Option<[u8; 32]>>,
     versions: ContentVersions,
+    tables: KeptTables,
+}
+
+/// Texts one after another, and where each ends.
+#[derive(Serialize, Deserialize, Default)]
+struct Names {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl Names {
+    /// `None`: the text is too long to mark.
+    fn push(&mut self, name: &str) -> Option<u32> {
+        self.text.push_str(name);
+        self.ends.push(u32::try_from(self.text.len()).ok()?);
+        u32::try_from(self.ends.len() - 1).ok()
+    }
+
+    /// Every name, in order; `None` when the ends do not fit the text.
+    fn each(&self) -> Option<Vec<&str>> {
+        let mut start = 0;
+        (self.ends.iter())
+            .map(|&end| {
+                let name = self.text.get(start..end as usize)?;
+                start = end as usize;
+                Some(name)
+            })
+            .collect()
+    }
+}
+
+/// A path index standing for none.
+const NO_PATH: u32 = u32::MAX;
+
+/// Every walkable table's entry (see `search::TableEntry`), in the search view's order.
+#[derive(Serialize, Deserialize, Default)]
+struct KeptTables {
+    fqns: Names,
+    keys: Vec<u64>,
+    /// Its four indexed files, as positions in the image's `paths` (`NO_PATH`: none).
+    paths: Vec<[u32; 4]>,
+    /// Each `row_count`, packed (`compat::value::packed`).
+    row_counts: Vec<Option<Vec<u8>>>,
 }
 
 impl Kept for KeptImage {
-    const ENCODING: u32 = 1;
+    const ENCODING: u32 = 2;
 }
 
 /// A start's image read back.
 pub(super) struct Image {
     pub(super) files: FileMap,
     pub(super) versions: ContentVersions,
+    pub(super) tables: Vec<TableEntry>,
 }
 
 /// One value per connection and print root: the newest reconcile's.
@@ -92,18 +138,20 @@ fn held(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> bool {
     derived.holds(&scope(conn), &of.key())
 }
 
-/// Keep `files` and `versions` as the image of `of`, unless some identity in it is
-/// unsettled (a start `stat`s those: what it makes of them is the disk's, not the rows').
-fn keep(
-    derived: &DerivedDir,
-    conn: &ConnectionConfig,
-    of: &ImageOf,
-    files: &FileMap,
-    versions: &ContentVersions,
-) {
-    if let Some(kept) = KeptImage::of(files, versions) {
+/// Keep `files`, `versions` and `tables` as the image of `of`, unless some identity in it
+/// is unsettled (a start `stat`s those: what it makes of them is the disk's, not the
+/// rows').
+fn keep(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf, made: Made) {
+    if let Some(kept) = KeptImage::of(made) {
         derived.save(&scope(conn), &of.key(), &kept);
     }
+}
+
+/// What a reconcile made that an image keeps.
+struct Made<'a> {
+    files: &'a FileMap,
+    versions: &'a ContentVersions,
+    tables: &'a [TableEntry],
 }
 
 /// The image kept for `of`, if it reads back.
@@ -127,42 +175,102 @@ fn diff_unchanged(conn: &ConnectionConfig, files: &FileMap) -> bool {
 impl KeptImage {
     /// `None`: some identity is unsettled, or a path is not UTF-8 (the mirror holds none
     /// such; a map that does is not this one's to keep).
-    fn of(files: &FileMap, versions: &ContentVersions) -> Option<KeptImage> {
+    fn of(made: Made) -> Option<KeptImage> {
+        let Made {
+            files,
+            versions,
+            tables,
+        } = made;
         let mut kept = KeptImage {
-            paths: String::new(),
-            ends: Vec::with_capacity(files.len()),
+            paths: Names::default(),
             identities: Vec::with_capacity(files.len()),
             hashes: Vec::with_capacity(files.len()),
             versions: versions.clone(),
+            tables: KeptTables::default(),
         };
+        // A table's paths are the map's own (shared): found by address.
+        let mut at: hashbrown::HashMap<*const u8, u32> =
+            hashbrown::HashMap::with_capacity(files.len());
         for (path, tracked) in files.iter() {
             if tracked.identity.is_some_and(|id| !id.settled) {
                 return None;
             }
-            kept.paths.push_str(path.to_str()?);
-            kept.ends.push(u32::try_from(kept.paths.len()).ok()?);
+            let n = kept.paths.push(path.to_str()?)?;
+            at.insert(Arc::as_ptr(path).cast::<u8>(), n);
             kept.identities.push(tracked.identity);
             kept.hashes.push(tracked.hash.map(|h| *h.as_bytes()));
+        }
+        let t = &mut kept.tables;
+        for table in tables {
+            let mut paths = [NO_PATH; 4];
+            for (slot, path) in paths.iter_mut().zip(table.indexed_shared()) {
+                if let Some(path) = path {
+                    *slot = match at.get(&Arc::as_ptr(path).cast::<u8>()) {
+                        Some(&n) => n,
+                        None => kept.paths.push(path.to_str()?)?,
+                    };
+                }
+            }
+            t.fqns.push(&table.fqn)?;
+            t.keys.push(table.key);
+            t.paths.push(paths);
+            t.row_counts
+                .push(table.row_count.as_ref().map(packed::to_bytes));
         }
         Some(kept)
     }
 
     /// `None`: the parts do not agree (a file of another shape).
     fn into_image(self) -> Option<Image> {
-        let n = self.ends.len();
-        if self.identities.len() != n || self.hashes.len() != n {
+        let names = self.paths.each()?;
+        let tracked = self.identities.len();
+        if self.hashes.len() != tracked || names.len() < tracked {
             return None;
         }
-        let mut files = FileMap::with_capacity(n);
-        let mut start = 0;
-        for ((end, identity), hash) in self.ends.into_iter().zip(self.identities).zip(self.hashes) {
-            let path = self.paths.get(start..end as usize)?;
-            start = end as usize;
-            files.set(Path::new(path), identity, hash.map(ContentHash::from_bytes));
+        let paths: Vec<Arc<Path>> = names.iter().map(|p| Arc::from(Path::new(p))).collect();
+        drop(names);
+        let mut files = FileMap::with_capacity(tracked);
+        let each = paths.iter().zip(&self.identities).zip(self.hashes);
+        for ((path, &identity), hash) in each {
+            files.set_shared(path.clone(), identity, hash.map(ContentHash::from_bytes));
+        }
+        let t = self.tables;
+        let fqns = t.fqns.each()?;
+        let n = fqns.len();
+        if t.keys.len() != n || t.paths.len() != n || t.row_counts.len() != n {
+            return None;
+        }
+        let mut tables = Vec::with_capacity(n);
+        let each = fqns.into_iter().zip(t.keys).zip(t.paths).zip(t.row_counts);
+        for (((fqn, key), at), row_count) in each {
+            let row_count = match row_count {
+                Some(bytes) => Some(packed::from_bytes(&bytes).ok()?),
+                None => None,
+            };
+            let mut shared = [const { None }; 4];
+            for (slot, n) in shared.iter_mut().zip(at) {
+                if n != NO_PATH {
+                    *slot = Some(paths.get(n as usize)?.clone());
+                }
+            }
+            let [stats, annotations, description, relationship_notes] = shared;
+            let mut entry = TableEntry {
+                fqn: fqn.to_string(),
+                key,
+                stats,
+                annotations,
+                description,
+                relationship_notes,
+                identities: [None; 4],
+                row_count,
+            };
+            entry.identities = entry.indexed().map(|p| files.identity(p?));
+            tables.push(entry);
         }
         Some(Image {
             files,
             versions: self.versions,
+            tables,
         })
     }
 }
@@ -200,19 +308,15 @@ impl Store {
         }
         // The connection-level files are checked beside reading the image back.
         let rows = mirror::RowLookup(&shared.mirror);
-        let stash: ingest::Spill = &shared.mirror;
-        let (scan, image) = std::thread::scope(|scope| {
+        let (manifest_identity, image) = std::thread::scope(|scope| {
             let image = scope.spawn(|| load(&derived, conn, &of));
-            let manifest = &head.snapshot.manifest;
-            let scan =
-                ingest::scan_head_known(conn, manifest, head.walk_outcome, &rows, Some(stash))
-                    .and_then(|head| ingest::scan_unchanged(conn, head));
+            let unchanged = ingest::connection_files_unchanged(conn, &rows);
             let image = image
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (scan, image)
+            (unchanged, image)
         });
-        let (Some(scan), Some(image)) = (scan, image) else {
+        let (Some(manifest_identity), Some(image)) = (manifest_identity, image) else {
             tracing::debug!(connection = %conn.name, "a connection file moved, or the image did not read back");
             return Ok(None);
         };
@@ -220,31 +324,24 @@ impl Store {
             tracing::debug!(connection = %conn.name, "diff.yaml is not as the image holds it");
             return Ok(None);
         }
-        let read_back = started.elapsed();
-        let manifest_identity = scan.manifest_identity(&conn.print_root);
-        let ingest::ConnectionScan {
-            manifest,
+        let Image {
+            files,
+            versions,
             tables,
-            walk_outcome,
-            ..
-        } = scan;
-        let Image { files, versions } = image;
+        } = image;
         shared
             .mirror
             .record_reconcile(&conn.name, files.len(), 0, started.elapsed())?;
-        let entries = search::table_entries(&conn.name, &tables, &files);
-        // Many small allocations: freed off the caller's path.
-        std::thread::spawn(move || drop(tables));
-        tracing::debug!(connection = %conn.name, ?read_back, total = ?started.elapsed(), "ingested from the start's image");
+        tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "ingested from the start's image");
         Ok(Some(Ingested {
-            manifest,
-            manifest_identity,
+            manifest: head.snapshot.manifest.clone(),
+            manifest_identity: Some(manifest_identity),
             files,
             versions: Some(versions),
-            tables: entries,
+            tables,
             epoch: None,
             generation,
-            walk_outcome,
+            walk_outcome: Some(head.walk_outcome),
         }))
     }
 
@@ -263,7 +360,8 @@ impl Store {
         let published = published.clone();
         let keeping = std::thread::spawn(move || {
             let (files, versions) = (&published.files, &published.versions);
-            of.keep(&published.config, files, || versions.clone());
+            let tables = &published.search.tables;
+            of.keep(&published.config, files, tables, || versions.clone());
         });
         self.starting.keeping(keeping);
     }
@@ -273,12 +371,12 @@ impl Store {
     pub(super) fn keep_image_now(
         shared: &Shared,
         conn: &ConnectionConfig,
-        files: &FileMap,
+        (files, tables): (&FileMap, &[TableEntry]),
         generation: u64,
         walk_outcome: Option<[u8; 32]>,
     ) {
         if let Some(of) = KeptOf::new(shared, conn, generation, files, walk_outcome) {
-            of.keep(conn, files, || ContentVersions::of(files));
+            of.keep(conn, files, tables, || ContentVersions::of(files));
         }
     }
 }
@@ -325,10 +423,17 @@ impl KeptOf {
         &self,
         conn: &ConnectionConfig,
         files: &FileMap,
+        tables: &[TableEntry],
         versions: impl FnOnce() -> ContentVersions,
     ) {
         if !held(&self.derived, conn, &self.of()) {
-            keep(&self.derived, conn, &self.of(), files, &versions());
+            let versions = &versions();
+            let made = Made {
+                files,
+                versions,
+                tables,
+            };
+            keep(&self.derived, conn, &self.of(), made);
         }
     }
 }
@@ -362,17 +467,74 @@ mod tests {
         files
     }
 
+    /// Table `a` with its statistics (tracked) and a description tracked absent; table `b`
+    /// with its statistics and annotations it declares but the map does not track.
+    fn tables(files: &FileMap) -> Vec<TableEntry> {
+        let shared = |p: &str| Some(files.shared_path(Path::new(p)).unwrap());
+        let entry = |fqn: &str, key, stats, description, annotations| {
+            let mut entry = TableEntry {
+                fqn: fqn.to_string(),
+                key,
+                stats,
+                annotations,
+                description,
+                relationship_notes: None,
+                identities: [None; 4],
+                row_count: Some(compat::value::Value::Int(7.into())),
+            };
+            entry.identities = entry.indexed().map(|p| files.identity(p?));
+            entry
+        };
+        let untracked: Arc<Path> = Arc::from(Path::new("/p/b/statistics.annotations.yaml"));
+        vec![
+            entry(
+                "s.a",
+                1,
+                shared("/p/a/statistics.yaml"),
+                shared("/p/a/description.md"),
+                None,
+            ),
+            entry(
+                "s.b",
+                2,
+                shared("/p/b/statistics.yaml"),
+                None,
+                Some(untracked),
+            ),
+        ]
+    }
+
+    fn kept(files: &FileMap, tables: &[TableEntry]) -> Option<KeptImage> {
+        let versions = &ContentVersions::of(files);
+        KeptImage::of(Made {
+            files,
+            versions,
+            tables,
+        })
+    }
+
+    fn described(t: &TableEntry) -> String {
+        format!(
+            "{} {} {:?} {:?} {:?}",
+            t.fqn,
+            t.key,
+            t.indexed(),
+            t.identities
+                .map(|i| i.map(|i| (i.mtime_ns, i.size, i.inode, i.settled))),
+            t.row_count
+        )
+    }
+
     #[test]
-    fn an_image_reads_back_as_the_map_and_digests_it_was_made_of() {
+    fn an_image_reads_back_as_the_map_digests_and_tables_it_was_made_of() {
         let files = map();
-        let versions = ContentVersions::of(&files);
-        let kept = KeptImage::of(&files, &versions).unwrap();
-        let bytes = postcard::to_stdvec(&kept).unwrap();
+        let tables = tables(&files);
+        let bytes = postcard::to_stdvec(&kept(&files, &tables).unwrap()).unwrap();
         let image = postcard::from_bytes::<KeptImage>(&bytes)
             .unwrap()
             .into_image()
             .unwrap();
-        assert_eq!(image.versions, versions);
+        assert_eq!(image.versions, ContentVersions::of(&files));
         assert_eq!(image.files.len(), files.len());
         for (path, tracked) in files.iter() {
             let back = image.files.get(path).unwrap();
@@ -385,6 +547,13 @@ mod tests {
                     .map(|i| (i.mtime_ns, i.size, i.inode, i.settled)),
             );
         }
+        let back: Vec<String> = image.tables.iter().map(described).collect();
+        let made: Vec<String> = tables.iter().map(described).collect();
+        assert_eq!(back, made);
+        // A tracked path is the map's own, as a reconcile's entries hold it.
+        let stats = image.tables[0].stats.as_ref().unwrap();
+        let held = image.files.shared_path(stats).unwrap();
+        assert!(Arc::ptr_eq(stats, &held));
     }
 
     #[test]
@@ -395,17 +564,24 @@ mod tests {
             Some(identity(3, false)),
             Some(ContentHash::of(b"c")),
         );
-        assert!(KeptImage::of(&files, &ContentVersions::of(&files)).is_none());
+        assert!(kept(&files, &[]).is_none());
     }
 
     #[test]
     fn an_image_whose_parts_disagree_does_not_read_back() {
         let files = map();
-        let mut kept = KeptImage::of(&files, &ContentVersions::of(&files)).unwrap();
-        kept.hashes.pop();
-        assert!(kept.into_image().is_none());
-        let mut kept = KeptImage::of(&files, &ContentVersions::of(&files)).unwrap();
-        *kept.ends.last_mut().unwrap() += 1;
-        assert!(kept.into_image().is_none());
+        let tables = tables(&files);
+        let mut image = kept(&files, &tables).unwrap();
+        image.hashes.pop();
+        assert!(image.into_image().is_none());
+        let mut image = kept(&files, &tables).unwrap();
+        *image.paths.ends.last_mut().unwrap() += 1;
+        assert!(image.into_image().is_none());
+        let mut image = kept(&files, &tables).unwrap();
+        image.tables.paths[1][0] = 99;
+        assert!(image.into_image().is_none());
+        let mut image = kept(&files, &tables).unwrap();
+        image.tables.keys.pop();
+        assert!(image.into_image().is_none());
     }
 }

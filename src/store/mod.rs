@@ -361,7 +361,7 @@ impl Store {
                 // So that the first start after the rebuild answers from its head, and
                 // takes its image rather than reading every row.
                 store.keep_head(shared, &conn, (&manifest, &files), walk_outcome);
-                Self::keep_image_now(shared, &conn, &files, generation, walk_outcome);
+                Self::keep_image_now(shared, &conn, (&files, &tables), generation, walk_outcome);
                 drop((manifest, files));
                 memory::release_freed();
                 search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables)

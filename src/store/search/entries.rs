@@ -104,6 +104,17 @@ pub enum Indexed {
 impl TableEntry {
     /// The declared paths of the files its documents are derived from, in
     /// [`INDEXED_KINDS`] order.
+    /// [`TableEntry::indexed`], as held (shared with the snapshot's file map where it
+    /// tracks them).
+    pub fn indexed_shared(&self) -> [Option<&Arc<Path>>; 4] {
+        [
+            self.stats.as_ref(),
+            self.annotations.as_ref(),
+            self.description.as_ref(),
+            self.relationship_notes.as_ref(),
+        ]
+    }
+
     pub fn indexed(&self) -> [Option<&Path>; 4] {
         [
             self.stats.as_deref(),
