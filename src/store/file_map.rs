@@ -130,8 +130,10 @@ fn normal(path: &Path) -> Cow<'_, Path> {
 /// separator, no `.` after the first component, no separator at the end (but the root's).
 #[cfg(unix)]
 fn spelled_normally(path: &[u8]) -> bool {
-    // Only what follows each separator decides, and a path holds a handful of them.
-    for at in memchr::memchr_iter(b'/', path) {
+    // Only what follows each separator decides. A byte loop: a path is a few dozen bytes,
+    // too short for a vector search to set up for each separator.
+    let separators = (0..path.len()).filter(|&at| path[at] == b'/');
+    for at in separators {
         match (path.get(at + 1), path.get(at + 2)) {
             // `//`, `/./`, or `/.` at the end.
             (Some(b'/'), _) | (Some(b'.'), None | Some(b'/')) => return false,

@@ -40,8 +40,13 @@ struct KeptImage {
     paths: Names,
     /// Per tracked path (the first of `paths`), its identity (`None`: stored absent).
     identities: Vec<Option<FileIdentity>>,
-    /// Per tracked path, its content hash.
-    hashes: Vec<Option<[u8; 32]>>,
+    /// Per tracked path, its content hash (32 bytes; zeros when it has none)...
+    #[serde(with = "serde_bytes")]
+    hashes: Vec<u8>,
+    /// ...and whether it has one (1) or not (0): read back in one copy each, where a
+    /// hash apiece costs a call per byte.
+    #[serde(with = "serde_bytes")]
+    hashed: Vec<u8>,
     versions: ContentVersions,
     tables: KeptTables,
 }
@@ -84,12 +89,35 @@ struct KeptTables {
     keys: Vec<u64>,
     /// Its four indexed files, as positions in the image's `paths` (`NO_PATH`: none).
     paths: Vec<[u32; 4]>,
-    /// Each `row_count`, packed (`compat::value::packed`).
-    row_counts: Vec<Option<Vec<u8>>>,
+    row_counts: Vec<Option<RowCount>>,
+}
+
+/// A table's `row_count`: nearly always a number, kept as one; anything else packed
+/// (`compat::value::packed`).
+#[derive(Serialize, Deserialize)]
+enum RowCount {
+    Int(i64),
+    Packed(Vec<u8>),
+}
+
+impl RowCount {
+    fn of(value: &compat::value::Value) -> RowCount {
+        match value {
+            compat::value::Value::Int(n) => RowCount::Int(*n),
+            other => RowCount::Packed(packed::to_bytes(other)),
+        }
+    }
+
+    fn value(self) -> Option<compat::value::Value> {
+        match self {
+            RowCount::Int(n) => Some(compat::value::Value::Int(n)),
+            RowCount::Packed(bytes) => packed::from_bytes(&bytes).ok(),
+        }
+    }
 }
 
 impl Kept for KeptImage {
-    const ENCODING: u32 = 2;
+    const ENCODING: u32 = 3;
 }
 
 /// A start's image read back.
@@ -184,7 +212,8 @@ impl KeptImage {
         let mut kept = KeptImage {
             paths: Names::default(),
             identities: Vec::with_capacity(files.len()),
-            hashes: Vec::with_capacity(files.len()),
+            hashes: Vec::with_capacity(32 * files.len()),
+            hashed: Vec::with_capacity(files.len()),
             versions: versions.clone(),
             tables: KeptTables::default(),
         };
@@ -198,7 +227,9 @@ impl KeptImage {
             let n = kept.paths.push(path.to_str()?)?;
             at.insert(Arc::as_ptr(path).cast::<u8>(), n);
             kept.identities.push(tracked.identity);
-            kept.hashes.push(tracked.hash.map(|h| *h.as_bytes()));
+            let hash = tracked.hash.map(|h| *h.as_bytes());
+            kept.hashes.extend_from_slice(&hash.unwrap_or_default());
+            kept.hashed.push(u8::from(hash.is_some()));
         }
         let t = &mut kept.tables;
         for table in tables {
@@ -215,7 +246,7 @@ impl KeptImage {
             t.keys.push(table.key);
             t.paths.push(paths);
             t.row_counts
-                .push(table.row_count.as_ref().map(packed::to_bytes));
+                .push(table.row_count.as_ref().map(RowCount::of));
         }
         Some(kept)
     }
@@ -224,15 +255,20 @@ impl KeptImage {
     fn into_image(self) -> Option<Image> {
         let names = self.paths.each()?;
         let tracked = self.identities.len();
-        if self.hashes.len() != tracked || names.len() < tracked {
+        if self.hashed.len() != tracked || self.hashes.len() != 32 * tracked {
+            return None;
+        }
+        if names.len() < tracked {
             return None;
         }
         let paths: Vec<Arc<Path>> = names.iter().map(|p| Arc::from(Path::new(p))).collect();
         drop(names);
         let mut files = FileMap::with_capacity(tracked);
-        let each = paths.iter().zip(&self.identities).zip(self.hashes);
-        for ((path, &identity), hash) in each {
-            files.set_shared(path.clone(), identity, hash.map(ContentHash::from_bytes));
+        let hashes = self.hashes.chunks_exact(32).zip(&self.hashed);
+        let each = paths.iter().zip(&self.identities).zip(hashes);
+        for ((path, &identity), (hash, &hashed)) in each {
+            let hash = (hashed == 1).then(|| Some(ContentHash::from_bytes(hash.try_into().ok()?)));
+            files.set_shared(path.clone(), identity, hash.flatten());
         }
         let t = self.tables;
         let fqns = t.fqns.each()?;
@@ -244,27 +280,29 @@ impl KeptImage {
         let each = fqns.into_iter().zip(t.keys).zip(t.paths).zip(t.row_counts);
         for (((fqn, key), at), row_count) in each {
             let row_count = match row_count {
-                Some(bytes) => Some(packed::from_bytes(&bytes).ok()?),
+                Some(kept) => Some(kept.value()?),
                 None => None,
             };
             let mut shared = [const { None }; 4];
-            for (slot, n) in shared.iter_mut().zip(at) {
+            let mut identities = [None; 4];
+            for ((slot, identity), n) in shared.iter_mut().zip(&mut identities).zip(at) {
                 if n != NO_PATH {
                     *slot = Some(paths.get(n as usize)?.clone());
+                    // A path past the tracked ones is untracked: it has no identity.
+                    *identity = self.identities.get(n as usize).copied().flatten();
                 }
             }
             let [stats, annotations, description, relationship_notes] = shared;
-            let mut entry = TableEntry {
+            let entry = TableEntry {
                 fqn: fqn.to_string(),
                 key,
                 stats,
                 annotations,
                 description,
                 relationship_notes,
-                identities: [None; 4],
+                identities,
                 row_count,
             };
-            entry.identities = entry.indexed().map(|p| files.identity(p?));
             tables.push(entry);
         }
         Some(Image {
@@ -572,7 +610,7 @@ mod tests {
         let files = map();
         let tables = tables(&files);
         let mut image = kept(&files, &tables).unwrap();
-        image.hashes.pop();
+        image.hashed.pop();
         assert!(image.into_image().is_none());
         let mut image = kept(&files, &tables).unwrap();
         *image.paths.ends.last_mut().unwrap() += 1;
