@@ -532,13 +532,17 @@ mod tests {
                 shared("/p/a/description.md"),
                 None,
             ),
-            entry(
-                "s.b",
-                2,
-                shared("/p/b/statistics.yaml"),
-                None,
-                Some(untracked),
-            ),
+            TableEntry {
+                // A row count that is not a number is kept as it is.
+                row_count: Some(compat::value::Value::Str("about 90".into())),
+                ..entry(
+                    "s.b",
+                    2,
+                    shared("/p/b/statistics.yaml"),
+                    None,
+                    Some(untracked),
+                )
+            },
         ]
     }
 
