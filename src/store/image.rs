@@ -25,7 +25,7 @@ use super::derived::{DerivedDir, Kept};
 use super::file_map::{ContentHash, FileMap};
 use super::head::Head;
 use super::mirror::{self, MirrorError};
-use super::search::TableEntry;
+use super::search::{self, TableEntry};
 use super::snapshot::ContentVersions;
 use super::{Ingested, Shared, Snapshot, Store};
 use crate::config::ConnectionConfig;
@@ -49,6 +49,9 @@ struct KeptImage {
     hashed: Vec<u8>,
     versions: ContentVersions,
     tables: KeptTables,
+    /// What the search index held when a view over `tables` was synced (`None`: none was,
+    /// a rebuild's image): while it holds the same, the view is taken without syncing.
+    view: Option<[u8; 32]>,
 }
 
 /// Texts one after another, and where each ends.
@@ -117,7 +120,7 @@ impl RowCount {
 }
 
 impl Kept for KeptImage {
-    const ENCODING: u32 = 3;
+    const ENCODING: u32 = 4;
 }
 
 /// A start's image read back.
@@ -125,6 +128,7 @@ pub(super) struct Image {
     pub(super) files: FileMap,
     pub(super) versions: ContentVersions,
     pub(super) tables: Vec<TableEntry>,
+    pub(super) view: Option<[u8; 32]>,
 }
 
 /// One value per connection and print root: the newest reconcile's.
@@ -180,6 +184,7 @@ struct Made<'a> {
     files: &'a FileMap,
     versions: &'a ContentVersions,
     tables: &'a [TableEntry],
+    view: Option<[u8; 32]>,
 }
 
 /// The image kept for `of`, if it reads back.
@@ -208,6 +213,7 @@ impl KeptImage {
             files,
             versions,
             tables,
+            view,
         } = made;
         let mut kept = KeptImage {
             paths: Names::default(),
@@ -216,6 +222,7 @@ impl KeptImage {
             hashed: Vec::with_capacity(files.len()),
             versions: versions.clone(),
             tables: KeptTables::default(),
+            view,
         };
         // A table's paths are the map's own (shared): found by address.
         let mut at: hashbrown::HashMap<*const u8, u32> =
@@ -309,6 +316,7 @@ impl KeptImage {
             files,
             versions: self.versions,
             tables,
+            view: self.view,
         })
     }
 }
@@ -366,6 +374,7 @@ impl Store {
             files,
             versions,
             tables,
+            view,
         } = image;
         shared
             .mirror
@@ -377,10 +386,32 @@ impl Store {
             files,
             versions: Some(versions),
             tables,
+            view,
             epoch: None,
             generation,
             walk_outcome: Some(head.walk_outcome),
         }))
+    }
+
+    /// `conn`'s search view over `tables`: taken as kept when the index holds what it held
+    /// when `view` was synced (see `search::kept`), synced otherwise.
+    pub(super) fn search_view(
+        shared: &Shared,
+        conn: &str,
+        tables: Vec<TableEntry>,
+        view: Option<[u8; 32]>,
+    ) -> Result<search::SearchView, search::IndexError> {
+        let tables = match view {
+            Some(stamp) => match shared.index.kept_view(conn, tables, &stamp)? {
+                Ok(view) => {
+                    tracing::debug!(connection = conn, "search view kept");
+                    return Ok(view);
+                }
+                Err(tables) => tables,
+            },
+            None => tables,
+        };
+        search::sync_connection(&shared.index, &shared.mirror, conn, tables)
     }
 
     /// Keep `published`'s map and digests as the image of its rows for the next start, off
@@ -399,7 +430,10 @@ impl Store {
         let keeping = std::thread::spawn(move || {
             let (files, versions) = (&published.files, &published.versions);
             let tables = &published.search.tables;
-            of.keep(&published.config, files, tables, || versions.clone());
+            let view = Some(published.search.stamp());
+            of.keep(&published.config, (files, tables, view), || {
+                versions.clone()
+            });
         });
         self.starting.keeping(keeping);
     }
@@ -414,7 +448,7 @@ impl Store {
         walk_outcome: Option<[u8; 32]>,
     ) {
         if let Some(of) = KeptOf::new(shared, conn, generation, files, walk_outcome) {
-            of.keep(conn, files, tables, || ContentVersions::of(files));
+            of.keep(conn, (files, tables, None), || ContentVersions::of(files));
         }
     }
 }
@@ -460,8 +494,7 @@ impl KeptOf {
     fn keep(
         &self,
         conn: &ConnectionConfig,
-        files: &FileMap,
-        tables: &[TableEntry],
+        (files, tables, view): (&FileMap, &[TableEntry], Option<[u8; 32]>),
         versions: impl FnOnce() -> ContentVersions,
     ) {
         if !held(&self.derived, conn, &self.of()) {
@@ -470,6 +503,7 @@ impl KeptOf {
                 files,
                 versions,
                 tables,
+                view,
             };
             keep(&self.derived, conn, &self.of(), made);
         }
@@ -552,6 +586,7 @@ mod tests {
             files,
             versions,
             tables,
+            view: Some([7; 32]),
         })
     }
 
@@ -592,6 +627,7 @@ mod tests {
         let back: Vec<String> = image.tables.iter().map(described).collect();
         let made: Vec<String> = tables.iter().map(described).collect();
         assert_eq!(back, made);
+        assert_eq!(image.view, Some([7; 32]));
         // A tracked path is the map's own, as a reconcile's entries hold it.
         let stats = image.tables[0].stats.as_ref().unwrap();
         let held = image.files.shared_path(stats).unwrap();

@@ -551,6 +551,7 @@ impl Store {
             files,
             versions,
             tables,
+            view,
             epoch,
             generation,
             walk_outcome,
@@ -560,7 +561,7 @@ impl Store {
         let (search, versions) = std::thread::scope(|scope| {
             let versions =
                 scope.spawn(|| versions.unwrap_or_else(|| snapshot::ContentVersions::of(&files)));
-            let search = search::sync_connection(&shared.index, &shared.mirror, &conn.name, tables);
+            let search = Self::search_view(shared, &conn.name, tables, view);
             let versions = versions
                 .join()
                 .unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -698,6 +699,7 @@ impl Store {
             files,
             versions: None,
             tables,
+            view: None,
             epoch,
             // Every write of this ingest was this writer's, under the lock.
             generation: shared.mirror.generation(&conn.name)?,
@@ -945,6 +947,9 @@ struct Ingested {
     versions: Option<snapshot::ContentVersions>,
     /// The walkable tables as the index keys them.
     tables: Vec<search::TableEntry>,
+    /// What the index held when a view over `tables` was synced, when kept (a start's
+    /// image): while it holds the same, the view is taken without syncing.
+    view: Option<[u8; 32]>,
     epoch: Option<u64>,
     /// The mirror's generation of the connection's rows after the ingest.
     generation: u64,

@@ -127,7 +127,14 @@ fn a_warm_start_answers_from_its_head_as_a_fresh_index_does() {
     let expected = fresh(project.path());
     // A new index has no head; the next start answers from the one the first kept.
     answered(&run(project.path(), index.path()), false, &expected);
-    answered(&run(project.path(), index.path()), true, &expected);
+    let ran = run(project.path(), index.path());
+    answered(&ran, true, &expected);
+    // Nothing committed to the search index since the first start: its view is kept.
+    assert!(
+        ran.stderr.lines().any(|l| l.contains("search view kept")),
+        "{}",
+        ran.stderr
+    );
 }
 
 #[test]

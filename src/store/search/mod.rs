@@ -12,6 +12,7 @@
 pub mod abbreviations;
 mod entries;
 pub mod find;
+mod kept;
 pub mod lookup;
 pub mod records;
 pub mod tokens;

@@ -242,3 +242,30 @@ fn only_column_and_part_documents_hold_the_fields_search_columns_filters_on() {
     }
     assert!(fields_seen >= 4, "{fields_seen} filtered fields hold terms");
 }
+
+#[test]
+fn a_kept_view_is_taken_while_the_index_holds_what_it_held_and_refused_after_a_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
+    let tables = || vec![entry("s.a", 1), entry("s.b", 2)];
+    let synced = index.sync("c", tables(), &load).unwrap();
+    let stamp = synced.stamp();
+    // Another process opening the same index reads what this one committed.
+    let other = SearchIndex::open(dir.path(), false).unwrap();
+    let kept = other
+        .kept_view("c", tables(), &stamp)
+        .unwrap()
+        .ok()
+        .unwrap();
+    assert_eq!(
+        search(&kept, Filters::default()),
+        search(&synced, Filters::default())
+    );
+    assert_eq!(kept.table_rank("s.b"), synced.table_rank("s.b"));
+    // A commit since (a table's new version) moves what the index holds.
+    index
+        .sync("c", vec![entry("s.a", 1), entry("s.b", 3)], &load)
+        .unwrap();
+    let refused = other.kept_view("c", tables(), &stamp).unwrap();
+    assert_eq!(refused.err().map(|t| t.len()), Some(2));
+}
