@@ -111,10 +111,10 @@ impl RowCount {
         }
     }
 
-    fn value(self) -> Option<compat::value::Value> {
+    fn value(&self) -> Option<compat::value::Value> {
         match self {
-            RowCount::Int(n) => Some(compat::value::Value::Int(n)),
-            RowCount::Packed(bytes) => packed::from_bytes(&bytes).ok(),
+            RowCount::Int(n) => Some(compat::value::Value::Int(*n)),
+            RowCount::Packed(bytes) => packed::from_bytes(bytes).ok(),
         }
     }
 }
@@ -270,54 +270,81 @@ impl KeptImage {
         }
         let paths: Vec<Arc<Path>> = names.iter().map(|p| Arc::from(Path::new(p))).collect();
         drop(names);
-        let mut files = FileMap::with_capacity(tracked);
+        // The map and the tables share the paths and nothing else: made side by side.
+        let (files, tables) = std::thread::scope(|scope| {
+            let files = scope.spawn(|| self.files_of(&paths));
+            let tables = self.tables.entries(&paths, &self.identities);
+            let files = files
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p));
+            (files, tables)
+        });
+        Some(Image {
+            files,
+            versions: self.versions,
+            tables: tables?,
+            view: self.view,
+        })
+    }
+
+    /// The tracked files, their paths the first of `paths`.
+    fn files_of(&self, paths: &[Arc<Path>]) -> FileMap {
+        let mut files = FileMap::with_capacity(self.identities.len());
         let hashes = self.hashes.chunks_exact(32).zip(&self.hashed);
         let each = paths.iter().zip(&self.identities).zip(hashes);
         for ((path, &identity), (hash, &hashed)) in each {
             let hash = (hashed == 1).then(|| Some(ContentHash::from_bytes(hash.try_into().ok()?)));
             files.set_shared(path.clone(), identity, hash.flatten());
         }
-        let t = self.tables;
-        let fqns = t.fqns.each()?;
+        files
+    }
+}
+
+impl KeptTables {
+    /// The entries, each path one of `paths` (`identities`: the tracked ones', first).
+    fn entries(
+        &self,
+        paths: &[Arc<Path>],
+        identities: &[Option<FileIdentity>],
+    ) -> Option<Vec<TableEntry>> {
+        let fqns = self.fqns.each()?;
         let n = fqns.len();
-        if t.keys.len() != n || t.paths.len() != n || t.row_counts.len() != n {
+        if self.keys.len() != n || self.paths.len() != n || self.row_counts.len() != n {
             return None;
         }
         let mut tables = Vec::with_capacity(n);
-        let each = fqns.into_iter().zip(t.keys).zip(t.paths).zip(t.row_counts);
-        for (((fqn, key), at), row_count) in each {
+        let each = fqns
+            .into_iter()
+            .zip(&self.keys)
+            .zip(&self.paths)
+            .zip(&self.row_counts);
+        for (((fqn, &key), at), row_count) in each {
             let row_count = match row_count {
                 Some(kept) => Some(kept.value()?),
                 None => None,
             };
             let mut shared = [const { None }; 4];
-            let mut identities = [None; 4];
-            for ((slot, identity), n) in shared.iter_mut().zip(&mut identities).zip(at) {
+            let mut known = [None; 4];
+            for ((slot, identity), &n) in shared.iter_mut().zip(&mut known).zip(at) {
                 if n != NO_PATH {
                     *slot = Some(paths.get(n as usize)?.clone());
                     // A path past the tracked ones is untracked: it has no identity.
-                    *identity = self.identities.get(n as usize).copied().flatten();
+                    *identity = identities.get(n as usize).copied().flatten();
                 }
             }
             let [stats, annotations, description, relationship_notes] = shared;
-            let entry = TableEntry {
+            tables.push(TableEntry {
                 fqn: fqn.to_string(),
                 key,
                 stats,
                 annotations,
                 description,
                 relationship_notes,
-                identities,
+                identities: known,
                 row_count,
-            };
-            tables.push(entry);
+            });
         }
-        Some(Image {
-            files,
-            versions: self.versions,
-            tables,
-            view: self.view,
-        })
+        Some(tables)
     }
 }
 
