@@ -189,9 +189,12 @@ struct Made<'a> {
 
 /// The image kept for `of`, if it reads back.
 fn load(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> Option<Image> {
-    derived
-        .load::<KeptImage>(&scope(conn), &of.key())?
-        .into_image()
+    let started = std::time::Instant::now();
+    let kept = derived.load::<KeptImage>(&scope(conn), &of.key())?;
+    let decoded = started.elapsed();
+    let image = kept.into_image();
+    tracing::debug!(connection = %conn.name, ?decoded, total = ?started.elapsed(), "image read back");
+    image
 }
 
 /// Whether `conn`'s diff.yaml is as `files` holds it, as a start's scan would find it: a
