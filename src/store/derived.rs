@@ -69,6 +69,21 @@ impl DerivedDir {
         self.file(scope, key).is_file()
     }
 
+    /// Whether a whole file of this encoding is kept for `key` (its checksum read, the
+    /// value not decoded). One that is not is removed.
+    pub fn holds_whole<T: Kept>(&self, scope: &Key, key: &Key) -> bool {
+        let path = self.file(scope, key);
+        let Ok(bytes) = std::fs::read(&path) else {
+            return false;
+        };
+        let whole = checked::<T>(&bytes).is_some();
+        if !whole {
+            tracing::debug!(path = %path.display(), "a derived file set aside: it does not read back");
+            let _ = std::fs::remove_file(&path);
+        }
+        whole
+    }
+
     /// The value kept for `key`, if a whole one of this encoding is there.
     pub fn load<T: Kept>(&self, scope: &Key, key: &Key) -> Option<T> {
         let path = self.file(scope, key);
@@ -225,6 +240,12 @@ pub mod u32_run {
 
 /// A file's value: its header's kind, encoding and checksum all as this build writes them.
 fn decode<T: Kept>(bytes: &[u8]) -> Option<T> {
+    postcard::from_bytes(checked::<T>(bytes)?).ok()
+}
+
+/// A file's payload, when its header's kind, encoding and checksum are as this build
+/// writes them.
+fn checked<T: Kept>(bytes: &[u8]) -> Option<&[u8]> {
     if bytes.len() < HEADER || &bytes[..4] != MAGIC {
         return None;
     }
@@ -233,7 +254,7 @@ fn decode<T: Kept>(bytes: &[u8]) -> Option<T> {
     if encoding != T::ENCODING || blake3::hash(payload).as_bytes() != sum {
         return None;
     }
-    postcard::from_bytes(payload).ok()
+    Some(payload)
 }
 
 #[cfg(test)]
@@ -378,5 +399,28 @@ mod tests {
         let (scope, key) = keys(1);
         derived.save(&scope, &key, &sample());
         assert_eq!(derived.load::<Sample>(&scope, &key), None);
+    }
+
+    #[test]
+    fn a_file_is_held_whole_only_when_its_checksum_and_encoding_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, key) = keys(1);
+        assert!(!derived.holds_whole::<Sample>(&scope, &key), "nothing kept");
+        derived.save(&scope, &key, &sample());
+        assert!(derived.holds_whole::<Sample>(&scope, &key));
+        assert!(
+            !derived.holds_whole::<Later>(&scope, &key),
+            "another encoding"
+        );
+        derived.save(&scope, &key, &sample());
+        let path = derived.file(&scope, &key);
+        let mut bytes = std::fs::read(&path).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::write(&path, bytes).unwrap();
+        assert!(derived.holds(&scope, &key));
+        assert!(!derived.holds_whole::<Sample>(&scope, &key), "damaged");
+        assert!(!path.exists(), "a damaged file is set aside");
     }
 }

@@ -527,7 +527,10 @@ impl KeptOf {
         (files, tables, view): (&FileMap, &[TableEntry], Option<[u8; 32]>),
         versions: impl FnOnce() -> ContentVersions,
     ) {
-        if !held(&self.derived, conn, &self.of()) {
+        // A file kept under this name may be damaged (a start that had no head never
+        // read it): it is written again unless it reads back whole.
+        let (scope, key) = (scope(conn), self.of().key());
+        if !self.derived.holds_whole::<KeptImage>(&scope, &key) {
             let versions = &versions();
             let made = Made {
                 files,

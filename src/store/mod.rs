@@ -557,6 +557,8 @@ impl Store {
             walk_outcome,
         } = ingested;
         let recorded = started.elapsed();
+        // Made from the image the last reconcile kept: there is nothing to keep again.
+        let from_image = versions.is_some();
         // The content digests need only the hashes: taken beside the search sync.
         let (search, versions) = std::thread::scope(|scope| {
             let versions =
@@ -583,7 +585,9 @@ impl Store {
         let published = self.publish(snapshot, epoch);
         let kept = (&published.manifest, &published.files);
         self.keep_head(shared, conn, kept, walk_outcome);
-        self.keep_image(shared, &published, walk_outcome);
+        if !from_image {
+            self.keep_image(shared, &published, walk_outcome);
+        }
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)
     }
