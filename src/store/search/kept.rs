@@ -5,8 +5,6 @@
 //! read to compare. What the index holds is named by its segments (each made with a
 //! random id) and the documents each has deleted: any commit, merge or rebuild moves it.
 
-use std::sync::Arc;
-
 use tantivy::Searcher;
 
 use super::{IndexError, SearchIndex, SearchView, TableEntry};
@@ -56,13 +54,6 @@ impl SearchIndex {
         }
         // Kept in the view's order already: a check, not a sort.
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
-        let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
-        Ok(Ok(SearchView {
-            searcher,
-            fields: self.fields,
-            conn: conn.to_string(),
-            tables: Arc::new(tables),
-            rank: Arc::new(rank),
-        }))
+        Ok(Ok(self.view_over(searcher, conn, tables)))
     }
 }

@@ -536,14 +536,19 @@ impl SearchIndex {
             return Ok(None);
         }
         tables.sort_by(|a, b| a.fqn.cmp(&b.fqn));
+        Ok(Some(self.view_over(searcher, conn, tables)))
+    }
+
+    /// `conn`'s view through `searcher` over `tables`, sorted by FQN.
+    fn view_over(&self, searcher: Searcher, conn: &str, tables: Vec<TableEntry>) -> SearchView {
         let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
-        Ok(Some(SearchView {
+        SearchView {
             searcher,
             fields: self.fields,
             conn: conn.to_string(),
             tables: Arc::new(tables),
             rank: Arc::new(rank),
-        }))
+        }
     }
 
     /// A view of no tables, for a state that answers from its manifest alone (a start's
@@ -613,14 +618,7 @@ impl SearchIndex {
             self.reader.reload()?;
             known_all.opstamp = self.index.load_metas()?.opstamp;
         }
-        let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
-        Ok(SearchView {
-            searcher: self.reader.searcher(),
-            fields: self.fields,
-            conn: conn.to_string(),
-            tables: Arc::new(tables),
-            rank: Arc::new(rank),
-        })
+        Ok(self.view_over(self.reader.searcher(), conn, tables))
     }
 
     /// Add `fresh`'s documents to `writer`, committing every [`TABLES_PER_COMMIT`] tables:
