@@ -444,8 +444,9 @@ impl Store {
         search::sync_connection(&shared.index, &shared.mirror, conn, tables)
     }
 
-    /// Keep `published`'s map and digests as the image of its rows for the next start, off
-    /// the caller's path, unless it is kept already (see the module's doc).
+    /// Keep `published`'s map, digests, table entries and view stamp as the image of its
+    /// rows for the next start, off the caller's path, unless an image of them that reads
+    /// back whole is kept already (see the module's doc).
     pub(super) fn keep_image(
         &self,
         shared: &Shared,
@@ -468,8 +469,8 @@ impl Store {
         self.starting.keeping(keeping);
     }
 
-    /// Keep the image of `conn`'s rows at `generation` (`files`, as a rebuild's ingest left
-    /// them) now, its digests made only if it is not kept already.
+    /// Keep the image of `conn`'s rows at `generation` (`files` and `tables`, as a rebuild's
+    /// ingest left them, without a view) now, its digests made only if it is not kept already.
     pub(super) fn keep_image_now(
         shared: &Shared,
         conn: &ConnectionConfig,
