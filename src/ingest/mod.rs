@@ -210,15 +210,9 @@ pub fn refresh_file(
     spill: Option<Spill>,
 ) -> FileRecord {
     let now = file_identity(path);
-    let unchanged = |identity| FileRecord::unchanged(path, connection, fqn, kind, identity);
-    if now.is_none() && known.absent(path) {
-        // Still not there: nothing to read, nothing to store.
-        return unchanged(None);
-    }
-    if let (Some(now), Some(stored)) = (now, known.identity(path)) {
-        if now == stored {
-            return unchanged(Some(now));
-        }
+    if unchanged_in(known, path, now) {
+        // Still not there, or the same settled identity: nothing to read or store.
+        return FileRecord::unchanged(path, connection, fqn, kind, now);
     }
     // Events and identities are hints; the content hash decides whether to re-parse.
     read_file_unless(
@@ -229,6 +223,16 @@ pub fn refresh_file(
         known.hash(path).as_deref(),
         spill,
     )
+}
+
+/// Whether `path`, whose identity on disk is `now` (`None`: not there), is as `known`
+/// holds it: still absent, or the same settled identity. Anything else is read again, and
+/// its content hash decides.
+pub fn unchanged_in(known: Known, path: &Path, now: Option<FileIdentity>) -> bool {
+    match now {
+        None => known.absent(path),
+        Some(now) => known.identity(path) == Some(now),
+    }
 }
 
 /// Read, hash and (for YAML kinds) parse one file, whole.
@@ -550,7 +554,14 @@ pub fn scan_tables(
     } = head;
     let root = &conn.print_root;
     let name = conn.name.as_str();
-    let (tables, artifacts) = walkable_tables(root, entries);
+    let mut tables = Vec::new();
+    let mut artifacts = 0;
+    for (key, entry) in entries {
+        let fqn = compat::py::str_of(&key);
+        let dir = root.join(walk::table_path(&fqn, &entry));
+        artifacts += walk::declared_artifacts(&entry).len();
+        tables.push((fqn, dir, entry));
+    }
     // Progress counts every file the connection's mirror will hold, these and the diff
     // included.
     let before = files.len();
@@ -602,23 +613,6 @@ pub fn scan_tables(
     }
 }
 
-/// The walkable `entries` as (fqn, table directory, entry) under `root`, and how many
-/// artifacts they declare.
-fn walkable_tables(
-    root: &Path,
-    entries: Vec<(Value, Value)>,
-) -> (Vec<(String, PathBuf, Value)>, usize) {
-    let mut tables = Vec::with_capacity(entries.len());
-    let mut artifacts = 0;
-    for (key, entry) in entries {
-        let fqn = compat::py::str_of(&key);
-        let dir = root.join(walk::table_path(&fqn, &entry));
-        artifacts += walk::declared_artifacts(&entry).len();
-        tables.push((fqn, dir, entry));
-    }
-    (tables, artifacts)
-}
-
 /// The manifest's identity, when every connection-level file a scan's head reads (the
 /// manifest, reading.md, manifest.annotations.yaml) is as `known` holds it; `None` when
 /// one moved. Nothing is read or parsed: for a start whose image says what the rest
@@ -634,11 +628,7 @@ pub fn connection_files_unchanged(conn: &ConnectionConfig, known: Known) -> Opti
     ] {
         let path = root.join(file);
         let now = file_identity(&path);
-        let unchanged = match (now, known.identity(&path)) {
-            (None, _) => known.absent(&path),
-            (Some(now), stored) => stored == Some(now),
-        };
-        if !unchanged {
+        if !unchanged_in(known, &path, now) {
             tracing::debug!(connection = name, kind, "a connection file moved");
             return None;
         }

@@ -197,11 +197,8 @@ struct KeptChanges {
 /// once, by going through them; only the build numbers names by a map.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Names {
-    /// Every name, in number order, one after another.
-    text: String,
-    /// Where each name ends in `text`.
-    #[serde(with = "derived::u32_run")]
-    ends: Vec<u32>,
+    /// Every name, in number order.
+    texts: derived::Texts,
     /// The numbers given so far, while the diff is built.
     #[serde(skip)]
     numbered: HashMap<Box<str>, u32>,
@@ -213,24 +210,16 @@ impl Names {
         if let Some(&n) = self.numbered.get(name) {
             return n;
         }
-        let n = self.ends.len() as u32;
-        self.text.push_str(name);
-        self.ends.push(self.text.len() as u32);
+        // A diff names fewer than 2^32 tables and columns in under 4 GB of text.
+        let n = self.texts.push(name).unwrap_or(NO_NAME);
         self.numbered.insert(name.into(), n);
         n
     }
 
     /// `name`'s number (`None`: no event holds it).
     fn find(&self, name: &str) -> Option<u32> {
-        let mut start = 0;
-        for (n, &end) in self.ends.iter().enumerate() {
-            let end = end as usize;
-            if self.text.get(start..end) == Some(name) {
-                return Some(n as u32);
-            }
-            start = end;
-        }
-        None
+        let n = self.texts.iter().position(|t| t == Some(name))?;
+        u32::try_from(n).ok()
     }
 }
 

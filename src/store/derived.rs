@@ -238,6 +238,45 @@ pub mod u32_run {
     }
 }
 
+/// Texts kept one after another with where each ends (the ends a [`u32_run`]): read back
+/// as one string and one run of words, not a string apiece.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct Texts {
+    text: String,
+    #[serde(with = "u32_run")]
+    ends: Vec<u32>,
+}
+
+impl Texts {
+    /// Add `text` and return its number (`None`: the texts outgrew a word's count).
+    pub fn push(&mut self, text: &str) -> Option<u32> {
+        let n = u32::try_from(self.ends.len()).ok()?;
+        self.text.push_str(text);
+        self.ends.push(u32::try_from(self.text.len()).ok()?);
+        Some(n)
+    }
+
+    /// Every text in number order; `None` for one whose bounds do not fit the text (a file
+    /// of another shape).
+    pub fn iter(&self) -> impl Iterator<Item = Option<&str>> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let text = self.text.get(start..end as usize);
+            start = end as usize;
+            text
+        })
+    }
+
+    /// How many texts there are.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
 /// A file's value: its header's kind, encoding and checksum all as this build writes them.
 fn decode<T: Kept>(bytes: &[u8]) -> Option<T> {
     postcard::from_bytes(checked::<T>(bytes)?).ok()
@@ -422,5 +461,23 @@ mod tests {
         assert!(derived.holds(&scope, &key));
         assert!(!derived.holds_whole::<Sample>(&scope, &key), "damaged");
         assert!(!path.exists(), "a damaged file is set aside");
+    }
+
+    #[test]
+    fn texts_read_back_in_order_and_a_bound_past_the_text_reads_as_none() {
+        let mut texts = Texts::default();
+        assert_eq!(texts.push("stacks.loans"), Some(0));
+        assert_eq!(texts.push(""), Some(1));
+        assert_eq!(texts.push("é"), Some(2));
+        let bytes = postcard::to_stdvec(&texts).unwrap();
+        let back: Texts = postcard::from_bytes(&bytes).unwrap();
+        let read: Vec<_> = back.iter().collect();
+        assert_eq!(read, [Some("stacks.loans"), Some(""), Some("é")]);
+        assert_eq!(back.len(), 3);
+        let mut cut = back;
+        *cut.ends.last_mut().unwrap() -= 1;
+        assert_eq!(cut.iter().last(), Some(None), "inside a character");
+        *cut.ends.last_mut().unwrap() += 9;
+        assert_eq!(cut.iter().last(), Some(None), "past the text");
     }
 }

@@ -280,6 +280,25 @@ impl FileMap {
     }
 }
 
+/// What a map holds, as a scan compares the disk with it (it holds no parses).
+impl crate::ingest::Stored for FileMap {
+    fn identity(&self, path: &Path) -> Option<FileIdentity> {
+        FileMap::identity(self, path)
+    }
+
+    fn parsed(&self, _: &Path) -> Option<crate::ingest::Parsed> {
+        None
+    }
+
+    fn hash(&self, path: &Path) -> Option<String> {
+        FileMap::hash(self, path).map(|h| h.to_string())
+    }
+
+    fn absent(&self, path: &Path) -> bool {
+        self.is_absent(path)
+    }
+}
+
 impl std::fmt::Debug for FileMap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileMap")

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::cache::Key;
-use super::derived::{DerivedDir, Kept};
+use super::derived::{DerivedDir, Kept, Texts};
 use super::file_map::{ContentHash, FileMap};
 use super::head::Head;
 use super::mirror::{self, MirrorError};
@@ -37,7 +37,7 @@ use compat::value::packed;
 struct KeptImage {
     /// Every tracked path, then the paths tables declare that are not tracked, one after
     /// another.
-    paths: Names,
+    paths: Texts,
     /// Per tracked path (the first of `paths`), its identity (`None`: stored absent).
     identities: Vec<Option<FileIdentity>>,
     /// Per tracked path, its content hash (32 bytes; zeros when it has none)...
@@ -54,41 +54,13 @@ struct KeptImage {
     view: Option<[u8; 32]>,
 }
 
-/// Texts one after another, and where each ends.
-#[derive(Serialize, Deserialize, Default)]
-struct Names {
-    text: String,
-    ends: Vec<u32>,
-}
-
-impl Names {
-    /// `None`: the text is too long to mark.
-    fn push(&mut self, name: &str) -> Option<u32> {
-        self.text.push_str(name);
-        self.ends.push(u32::try_from(self.text.len()).ok()?);
-        u32::try_from(self.ends.len() - 1).ok()
-    }
-
-    /// Every name, in order; `None` when the ends do not fit the text.
-    fn each(&self) -> Option<Vec<&str>> {
-        let mut start = 0;
-        (self.ends.iter())
-            .map(|&end| {
-                let name = self.text.get(start..end as usize)?;
-                start = end as usize;
-                Some(name)
-            })
-            .collect()
-    }
-}
-
 /// A path index standing for none.
 const NO_PATH: u32 = u32::MAX;
 
 /// Every walkable table's entry (see `search::TableEntry`), in the search view's order.
 #[derive(Serialize, Deserialize, Default)]
 struct KeptTables {
-    fqns: Names,
+    fqns: Texts,
     keys: Vec<u64>,
     /// Its four indexed files, as positions in the image's `paths` (`NO_PATH`: none).
     paths: Vec<[u32; 4]>,
@@ -120,7 +92,7 @@ impl RowCount {
 }
 
 impl Kept for KeptImage {
-    const ENCODING: u32 = 4;
+    const ENCODING: u32 = 5;
 }
 
 /// A start's image read back.
@@ -144,21 +116,39 @@ fn scope(conn: &ConnectionConfig) -> Key {
 
 /// What decides the image: the rows (the mirror's instance and the connection's
 /// generation), the manifest and the walk it was cut by.
-struct ImageOf<'a> {
-    instance: &'a str,
+struct ImageOf {
+    instance: String,
     generation: u64,
-    manifest_hash: &'a str,
-    walk_outcome: &'a [u8; 32],
+    manifest_hash: ContentHash,
+    walk_outcome: [u8; 32],
 }
 
-impl ImageOf<'_> {
+impl ImageOf {
+    /// The image of `conn`'s rows at `generation`, its manifest as `files` holds it; `None`
+    /// when there is nothing to name one by (no walk outcome, an untracked manifest, a
+    /// mirror without an instance).
+    fn new(
+        shared: &Shared,
+        conn: &ConnectionConfig,
+        generation: u64,
+        files: &FileMap,
+        walk_outcome: Option<[u8; 32]>,
+    ) -> Option<ImageOf> {
+        Some(ImageOf {
+            instance: shared.mirror.instance()?,
+            generation,
+            manifest_hash: files.hash(&conn.print_root.join(MANIFEST_FILENAME))?,
+            walk_outcome: walk_outcome?,
+        })
+    }
+
     fn key(&self) -> Key {
         Key::new(
             "start image",
             [
                 self.instance.as_bytes(),
                 &self.generation.to_le_bytes(),
-                self.manifest_hash.as_bytes(),
+                self.manifest_hash.hex().as_bytes(),
                 self.walk_outcome.as_slice(),
             ],
         )
@@ -170,12 +160,31 @@ fn held(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> bool {
     derived.holds(&scope(conn), &of.key())
 }
 
-/// Keep `files`, `versions` and `tables` as the image of `of`, unless some identity in it
-/// is unsettled (a start `stat`s those: what it makes of them is the disk's, not the
-/// rows').
-fn keep(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf, made: Made) {
+/// Keep what `made` holds (its digests from `versions`, made only when needed) as the
+/// image of `of`, unless one that reads back whole is kept already (a file kept under
+/// this name may be damaged: a start that had no head never read it), or some identity
+/// in it is unsettled (a start `stat`s those: what it makes of them is the disk's, not
+/// the rows').
+fn keep(
+    derived: &DerivedDir,
+    conn: &ConnectionConfig,
+    of: &ImageOf,
+    (files, tables, view): (&FileMap, &[TableEntry], Option<[u8; 32]>),
+    versions: impl FnOnce() -> ContentVersions,
+) {
+    let (scope, key) = (scope(conn), of.key());
+    if derived.holds_whole::<KeptImage>(&scope, &key) {
+        return;
+    }
+    let versions = &versions();
+    let made = Made {
+        files,
+        versions,
+        tables,
+        view,
+    };
     if let Some(kept) = KeptImage::of(made) {
-        derived.save(&scope(conn), &of.key(), &kept);
+        derived.save(&scope, &key, &kept);
     }
 }
 
@@ -197,15 +206,10 @@ fn load(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> Option<I
     image
 }
 
-/// Whether `conn`'s diff.yaml is as `files` holds it, as a start's scan would find it: a
-/// settled identity equal to the one held, or absent and held absent.
+/// Whether `conn`'s diff.yaml is as `files` holds it, as a start's scan would find it.
 fn diff_unchanged(conn: &ConnectionConfig, files: &FileMap) -> bool {
     let path = conn.print_root.join(DIFF_FILENAME);
-    match (crate::ingest::file_identity(&path), files.get(&path)) {
-        (None, Some(held)) => held.identity.is_none(),
-        (Some(now), Some(held)) => held.identity == Some(now),
-        (_, None) => false,
-    }
+    ingest::unchanged_in(files, &path, ingest::file_identity(&path))
 }
 
 impl KeptImage {
@@ -219,7 +223,7 @@ impl KeptImage {
             view,
         } = made;
         let mut kept = KeptImage {
-            paths: Names::default(),
+            paths: Texts::default(),
             identities: Vec::with_capacity(files.len()),
             hashes: Vec::with_capacity(32 * files.len()),
             hashed: Vec::with_capacity(files.len()),
@@ -263,7 +267,7 @@ impl KeptImage {
 
     /// `None`: the parts do not agree (a file of another shape).
     fn into_image(self) -> Option<Image> {
-        let names = self.paths.each()?;
+        let names: Vec<&str> = self.paths.iter().collect::<Option<_>>()?;
         let tracked = self.identities.len();
         if self.hashed.len() != tracked || self.hashes.len() != 32 * tracked {
             return None;
@@ -310,7 +314,7 @@ impl KeptTables {
         paths: &[Arc<Path>],
         identities: &[Option<FileIdentity>],
     ) -> Option<Vec<TableEntry>> {
-        let fqns = self.fqns.each()?;
+        let fqns: Vec<&str> = self.fqns.iter().collect::<Option<_>>()?;
         let n = fqns.len();
         if self.keys.len() != n || self.paths.len() != n || self.row_counts.len() != n {
             return None;
@@ -364,19 +368,10 @@ impl Store {
         generation: u64,
     ) -> Result<Option<Ingested>, MirrorError> {
         let started = std::time::Instant::now();
-        let Some(instance) = shared.mirror.instance() else {
+        let walk_outcome = Some(head.walk_outcome);
+        let files = &head.snapshot.files;
+        let Some(of) = ImageOf::new(shared, conn, generation, files, walk_outcome) else {
             return Ok(None);
-        };
-        let manifest_path = conn.print_root.join(MANIFEST_FILENAME);
-        let Some(manifest_hash) = head.snapshot.files.hash(&manifest_path) else {
-            return Ok(None);
-        };
-        let manifest_hash = manifest_hash.to_string();
-        let of = ImageOf {
-            instance: &instance,
-            generation,
-            manifest_hash: &manifest_hash,
-            walk_outcome: &head.walk_outcome,
         };
         let derived = DerivedDir::in_location(&shared.dir);
         if !held(&derived, conn, &of) {
@@ -454,16 +449,16 @@ impl Store {
         walk_outcome: Option<[u8; 32]>,
     ) {
         let (conn, files) = (&published.config, &published.files);
-        let Some(of) = KeptOf::new(shared, conn, published.generation, files, walk_outcome) else {
+        let Some(of) = ImageOf::new(shared, conn, published.generation, files, walk_outcome) else {
             return;
         };
+        let derived = DerivedDir::in_location(&shared.dir);
         let published = published.clone();
         let keeping = std::thread::spawn(move || {
-            let (files, versions) = (&published.files, &published.versions);
-            let tables = &published.search.tables;
-            let view = Some(published.search.stamp());
-            of.keep(&published.config, (files, tables, view), || {
-                versions.clone()
+            let search = &published.search;
+            let made = (&published.files, &search.tables[..], Some(search.stamp()));
+            keep(&derived, &published.config, &of, made, || {
+                published.versions.clone()
             });
         });
         self.starting.keeping(keeping);
@@ -478,68 +473,11 @@ impl Store {
         generation: u64,
         walk_outcome: Option<[u8; 32]>,
     ) {
-        if let Some(of) = KeptOf::new(shared, conn, generation, files, walk_outcome) {
-            of.keep(conn, (files, tables, None), || ContentVersions::of(files));
-        }
-    }
-}
-
-/// [`ImageOf`] with its parts owned, for a thread that keeps an image.
-struct KeptOf {
-    derived: DerivedDir,
-    instance: String,
-    generation: u64,
-    manifest_hash: String,
-    walk_outcome: [u8; 32],
-}
-
-impl KeptOf {
-    /// `None`: there is nothing to name an image by (no walk outcome, an untracked manifest,
-    /// a mirror without an instance).
-    fn new(
-        shared: &Shared,
-        conn: &ConnectionConfig,
-        generation: u64,
-        files: &FileMap,
-        walk_outcome: Option<[u8; 32]>,
-    ) -> Option<KeptOf> {
-        let manifest_hash = files.hash(&conn.print_root.join(MANIFEST_FILENAME))?;
-        Some(KeptOf {
-            derived: DerivedDir::in_location(&shared.dir),
-            instance: shared.mirror.instance()?,
-            generation,
-            manifest_hash: manifest_hash.to_string(),
-            walk_outcome: walk_outcome?,
-        })
-    }
-
-    fn of(&self) -> ImageOf<'_> {
-        ImageOf {
-            instance: &self.instance,
-            generation: self.generation,
-            manifest_hash: &self.manifest_hash,
-            walk_outcome: &self.walk_outcome,
-        }
-    }
-
-    fn keep(
-        &self,
-        conn: &ConnectionConfig,
-        (files, tables, view): (&FileMap, &[TableEntry], Option<[u8; 32]>),
-        versions: impl FnOnce() -> ContentVersions,
-    ) {
-        // A file kept under this name may be damaged (a start that had no head never
-        // read it): it is written again unless it reads back whole.
-        let (scope, key) = (scope(conn), self.of().key());
-        if !self.derived.holds_whole::<KeptImage>(&scope, &key) {
-            let versions = &versions();
-            let made = Made {
-                files,
-                versions,
-                tables,
-                view,
-            };
-            keep(&self.derived, conn, &self.of(), made);
+        if let Some(of) = ImageOf::new(shared, conn, generation, files, walk_outcome) {
+            let derived = DerivedDir::in_location(&shared.dir);
+            keep(&derived, conn, &of, (files, tables, None), || {
+                ContentVersions::of(files)
+            });
         }
     }
 }
@@ -687,7 +625,7 @@ mod tests {
         image.hashed.pop();
         assert!(image.into_image().is_none());
         let mut image = kept(&files, &tables).unwrap();
-        *image.paths.ends.last_mut().unwrap() += 1;
+        image.paths = Texts::default();
         assert!(image.into_image().is_none());
         let mut image = kept(&files, &tables).unwrap();
         image.tables.paths[1][0] = 99;

@@ -76,13 +76,11 @@ impl InotifyFeed {
         // (inotify gives one inode one watch, so no `stat` is needed to tell them apart).
         let mut pending = vec![top.to_path_buf()];
         while let Some(dir) = pending.pop() {
-            match inner.inotify.watches().add(&dir, mask()) {
-                Ok(wd) => {
-                    if !seen.insert(wd.clone()) {
-                        continue;
-                    }
+            match watch(inner, &dir, seen) {
+                Ok(Some(wd)) => {
                     inner.dirs.insert(wd, dir.clone());
                 }
+                Ok(None) => continue,
                 Err(_) => {
                     // Not there (yet), or not watchable: whatever appears later is not
                     // watched.
@@ -107,9 +105,9 @@ impl InotifyFeed {
         let mut moved = Vec::new();
         // The walk's paths are taken, not copied: the feed keeps one per directory.
         for (n, (dir, identity)) in memo.dirs.into_iter().enumerate() {
-            let wd = match inner.inotify.watches().add(&dir, mask()) {
-                Ok(wd) if seen.insert(wd.clone()) => wd,
-                Ok(_) => continue,
+            let wd = match watch(inner, &dir, seen) {
+                Ok(Some(wd)) => wd,
+                Ok(None) => continue,
                 // Gone since the walk: its parent's mtime moved, so the parent is read.
                 // The root has none: what appears there later is not watched.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound && n > 0 => continue,
@@ -203,6 +201,17 @@ impl InotifyFeed {
     pub(super) fn since(&self, epoch: u64) -> Since {
         self.lock().log.since(epoch)
     }
+}
+
+/// Watch `dir`: its new watch, or `None` when it was watched already (one inode has one
+/// watch, however it is reached).
+fn watch(
+    inner: &mut Inner,
+    dir: &Path,
+    seen: &mut HashSet<WatchDescriptor>,
+) -> std::io::Result<Option<WatchDescriptor>> {
+    let wd = inner.inotify.watches().add(dir, mask())?;
+    Ok(seen.insert(wd.clone()).then_some(wd))
 }
 
 /// Whether `path` names a directory, through a link.

@@ -978,6 +978,5 @@ fn new_instance(path: &Path) -> String {
     h.update(path.as_os_str().as_encoded_bytes());
     h.update(&std::process::id().to_le_bytes());
     h.update(&crate::ingest::clock_ns().to_le_bytes());
-    h.update(&(&h as *const _ as usize).to_le_bytes());
     h.finalize().to_hex()[..32].to_string()
 }

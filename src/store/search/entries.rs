@@ -102,8 +102,6 @@ pub enum Indexed {
 }
 
 impl TableEntry {
-    /// The declared paths of the files its documents are derived from, in
-    /// [`INDEXED_KINDS`] order.
     /// [`TableEntry::indexed`], as held (shared with the snapshot's file map where it
     /// tracks them).
     pub fn indexed_shared(&self) -> [Option<&Arc<Path>>; 4] {
@@ -115,6 +113,8 @@ impl TableEntry {
         ]
     }
 
+    /// The declared paths of the files its documents are derived from, in
+    /// [`INDEXED_KINDS`] order.
     pub fn indexed(&self) -> [Option<&Path>; 4] {
         [
             self.stats.as_deref(),

@@ -39,7 +39,7 @@ impl SearchView {
 
 impl SearchIndex {
     /// `conn`'s view over `tables`, when the index holds what it held at `stamp` (a view
-    /// synced over these tables then); `None` otherwise (the caller syncs).
+    /// synced over these tables then); otherwise `tables` back, for the caller to sync.
     pub fn kept_view(
         &self,
         conn: &str,
