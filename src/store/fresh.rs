@@ -20,8 +20,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::changes::{self, ChangeFeed};
+use super::published::Published;
 use super::pz_project::ProjectSnapshot;
-use super::search::Indexed;
+use super::search::{Indexed, SweptPaths};
 use super::{Snapshot, Store};
 use crate::error::Recover;
 use crate::error::{internal, QueryError};
@@ -223,7 +224,9 @@ impl Store {
     /// change feed vouches for the snapshot (it was last verified at an epoch the feed
     /// remembers), only the files the feed names since are read again, and only those
     /// the connection tracks; otherwise every `swept` file is `stat`ed, and the
-    /// connection re-ingested first when one moved.
+    /// connection re-ingested first when one moved. A sweep of every table's searched
+    /// files made while the feed is up vouches for those from then on: a later search
+    /// asks the feed what moved since, and the sweep of every file skips them.
     ///
     /// One sweep of every tracked file at a time: a second waits for the first, then
     /// starts from the snapshot it left, which the feed vouches for when it was complete
@@ -243,52 +246,103 @@ impl Store {
         };
         let feed = feed.filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);
-        let verified = self.record_of(&state).and_then(|p| p.verified());
-        let named = match (feed, verified) {
-            (Some(feed), Some(verified)) => feed.since(verified),
-            _ => changes::Since::Unknown,
-        };
-        // A sweep of only some files vouches for no more than those: the snapshot is
-        // verified at `epoch` only when the feed named every change, or every file was swept.
-        let whole = !matches!(named, changes::Since::Unknown) || swept == Swept::Tracked;
-        let moved = match named {
-            changes::Since::Nothing => Some(Vec::new()),
-            // What the feed names and this snapshot does not already hold as it is on
-            // disk (the watcher has usually re-read it by the time a call comes).
-            changes::Since::Files(paths) => Some(
-                paths
-                    .into_iter()
-                    .filter(|p| state.tracks(p) && !state.unchanged_on_disk(p))
-                    .collect::<Vec<_>>(),
-            ),
-            // One sweep finds what moved; a sweep that could not finish reconciles.
-            changes::Since::Unknown => match swept {
-                Swept::Indexed(which) => state.search.moved_paths(which),
-                // A file recorded unsettled (stat'ed within a timestamp tick of its write)
-                // is read again too, so its settled identity is stored: other processes
-                // trust only a settled one (a start beside a live writer needs every file
-                // as stored).
-                Swept::Tracked => {
-                    if let Some(made) = one_at_a_time.as_deref_mut() {
-                        *made += 1;
-                    }
-                    Some(
-                        state
-                            .moved_files(|p| state.files.identity(p).is_some_and(|id| !id.settled)),
-                    )
-                }
+        let vouched = (self.record_of(&state)).and_then(|r| Vouched::of(&r, swept));
+        // What moved among the files the feed vouches for (`None`: it cannot say).
+        let named = match (feed, vouched) {
+            (Some(feed), Some(vouched)) => match feed.since(vouched.epoch()) {
+                changes::Since::Nothing => Some(Vec::new()),
+                // What the feed names and this snapshot does not already hold as it is on
+                // disk (the watcher has usually re-read it by the time a call comes).
+                changes::Since::Files(paths) => Some(
+                    paths
+                        .into_iter()
+                        .filter(|p| state.tracks(p) && !state.unchanged_on_disk(p))
+                        .collect::<Vec<_>>(),
+                ),
+                changes::Since::Unknown => None,
             },
+            _ => None,
+        };
+        // A file recorded unsettled (stat'ed within a timestamp tick of its write) is read
+        // again by a sweep of every file, so its settled identity is stored: other
+        // processes trust only a settled one (a start beside a live writer needs every
+        // file as stored).
+        let unsettled = |p: &std::path::Path| state.files.identity(p).is_some_and(|id| !id.settled);
+        let mut sweep_every_file = |vouched: Option<&SweptPaths>| {
+            if let Some(made) = one_at_a_time.as_deref_mut() {
+                *made += 1;
+            }
+            state.moved_files(vouched, unsettled)
+        };
+        let known = named.is_some();
+        let moved = match (named, swept, vouched) {
+            // The feed vouches for some files only: the others are swept.
+            (Some(mut moved), Swept::Tracked, Some(Vouched::Indexed(kind, _))) => {
+                moved.extend(sweep_every_file(Some(&SweptPaths::of(
+                    &state.search.tables,
+                    kind,
+                ))));
+                moved.sort();
+                moved.dedup();
+                Some(moved)
+            }
+            (Some(moved), _, _) => Some(moved),
+            // One sweep finds what moved; a sweep that could not finish reconciles.
+            (None, Swept::Indexed(which), _) => state.search.moved_paths(which),
+            (None, Swept::Tracked, _) => Some(sweep_every_file(None)),
+        };
+        // What the disk is known to match `fresh` in as of `epoch`: every file, after a
+        // sweep of every file or when the feed vouched for every file; otherwise the
+        // files of the kind swept, or of the kind the feed vouched for.
+        let covered = match (swept, known, vouched) {
+            (Swept::Tracked, _, _) | (_, true, Some(Vouched::Every(_))) => None,
+            (_, true, Some(Vouched::Indexed(kind, _))) => Some(kind),
+            (Swept::Indexed(which), _, _) => Some(which),
         };
         let fresh = match moved {
             Some(moved) => self.with_reread(state, moved)?,
             None => self.reconcile(&state.config).map_err(internal)?,
         };
-        // The disk matched `fresh` as of `epoch`: recorded for the next call, unless
-        // another snapshot was published meanwhile (that one's own check stands).
-        if let (Some(e), Some(record), true) = (epoch, self.record_of(&fresh), whole) {
-            record.verify(e);
+        // Recorded for the next call, unless another snapshot was published meanwhile
+        // (that one's own check stands).
+        if let (Some(e), Some(record)) = (epoch, self.record_of(&fresh)) {
+            match covered {
+                None => record.verify(e),
+                Some(kind) => record.verify_swept(kind, e),
+            }
         }
         Ok(fresh)
+    }
+}
+
+/// How far the change feed vouches for a snapshot a sweep starts from.
+#[derive(Debug, Clone, Copy)]
+enum Vouched {
+    /// For every file it tracks, as of the epoch.
+    Every(u64),
+    /// For every walkable table's indexed files of a kind, as of the epoch: a sweep of
+    /// those found them as the snapshot holds them.
+    Indexed(Indexed, u64),
+}
+
+impl Vouched {
+    /// What `record` vouches for that a sweep of `swept` can use.
+    fn of(record: &Published<Snapshot>, swept: Swept) -> Option<Vouched> {
+        if let Some(epoch) = record.verified() {
+            return Some(Vouched::Every(epoch));
+        }
+        let of = |kind: Indexed| record.swept(kind).map(|e| Vouched::Indexed(kind, e));
+        match swept {
+            Swept::Indexed(which) => of(which),
+            // The widest kind swept, so the sweep of every file skips the most.
+            Swept::Tracked => of(Indexed::Every).or_else(|| of(Indexed::Statistics)),
+        }
+    }
+
+    fn epoch(self) -> u64 {
+        match self {
+            Vouched::Every(epoch) | Vouched::Indexed(_, epoch) => epoch,
+        }
     }
 }
 

@@ -791,12 +791,16 @@ impl Store {
     /// Make `snapshot` the one requests of its connection read from now on, known to
     /// match the disk as of change-feed epoch `verified`.
     fn publish(&self, snapshot: Snapshot, verified: Option<u64>) -> Arc<Snapshot> {
-        let snapshot = Arc::new(snapshot);
-        let published = Arc::new(Published::new(snapshot.clone(), verified));
+        self.publish_record(Published::new(Arc::new(snapshot), verified))
+    }
+
+    /// Make `published`'s snapshot the one requests of its connection read from now on.
+    fn publish_record(&self, published: Published<Snapshot>) -> Arc<Snapshot> {
+        let snapshot = published.snapshot.clone();
         self.states
             .write()
             .recover()
-            .insert(snapshot.config.name.clone(), published);
+            .insert(snapshot.config.name.clone(), Arc::new(published));
         snapshot
     }
 
@@ -909,10 +913,8 @@ impl Store {
             &files,
         )
         .map_err(MirrorError::Index)?;
-        // The new snapshot vouches for the epoch the old one did: the other files were as
-        // the old one holds them then, and what the feed names since (these files among
-        // them) is checked against the new one.
-        let verified = self.record_of(&state).and_then(|p| p.verified());
+        // The feed vouches for the new snapshot as it did for the old one (`Published::after`).
+        let earlier = self.record_of(&state);
         let snapshot = Snapshot {
             config: state.config.clone(),
             manifest: state.manifest.clone(),
@@ -923,7 +925,7 @@ impl Store {
             generation,
             shared: shared.clone(),
         };
-        Ok(self.publish(snapshot, verified))
+        Ok(self.publish_record(Published::after(Arc::new(snapshot), earlier.as_deref())))
     }
 }
 

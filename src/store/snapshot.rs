@@ -14,7 +14,7 @@ use super::cache::{Cache, Key};
 use super::derived::{DerivedDir, Kept};
 use super::file_map::{ContentHash, FileMap};
 use super::files::FreshFile;
-use super::search::SearchView;
+use super::search::{SearchView, SweptPaths};
 use super::Shared;
 
 /// One served connection as the store last saw it.
@@ -216,9 +216,18 @@ impl Snapshot {
     /// Every file this state read (the manifest among them) or found absent where the
     /// print declares it, that is no longer on disk as this state holds it, or that `also`
     /// names: one `stat` each, a sweep of the whole connection, split over the cores
-    /// (409,000 of them at 100,000 tables).
-    pub fn moved_files(&self, also: impl Fn(&Path) -> bool + Sync) -> Vec<PathBuf> {
-        let paths: Vec<&Path> = self.files.iter().map(|(p, _)| &**p).collect();
+    /// (409,000 of them at 100,000 tables). The files `vouched` holds are skipped unless
+    /// `also` names them (a sweep of those found them as this state holds them).
+    pub fn moved_files(
+        &self,
+        vouched: Option<&SweptPaths>,
+        also: impl Fn(&Path) -> bool + Sync,
+    ) -> Vec<PathBuf> {
+        let swept = |p: &Arc<Path>| vouched.is_some_and(|v| v.holds(p)) && !also(p);
+        let paths: Vec<&Path> = (self.files.iter())
+            .filter(|(p, _)| !swept(p))
+            .map(|(p, _)| &**p)
+            .collect();
         ingest::parts::in_parts(&paths, 4096, 4, |part| {
             part.iter()
                 .filter(|p| also(p) || !self.unchanged_on_disk(p))
@@ -689,6 +698,101 @@ pub(super) mod tests {
         assert_eq!(
             store.current("library").unwrap().version_of(&edited),
             content_version(b"Edited after the sweep.\n")
+        );
+        drop(project);
+    }
+
+    #[test]
+    fn a_sweep_of_every_file_skips_the_searched_files_a_search_vouched_for() {
+        let (project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open_unwatched(served, index.path()).unwrap();
+        let state = store.current("library").unwrap();
+        let table = state.config.print_root.join("stacks/lending/fines");
+        let (stats, relationships) = (
+            table.join("statistics.yaml"),
+            table.join("relationships.yaml"),
+        );
+        for path in [&stats, &relationships] {
+            let text = std::fs::read_to_string(path).unwrap();
+            std::fs::write(path, format!("{text}\n# moved\n")).unwrap();
+        }
+        let mut every = state.moved_files(None, |_| false);
+        every.sort();
+        assert_eq!(every, [relationships.clone(), stats.clone()]);
+        // The table entries share their paths with the file map: the skip finds them.
+        let searched = SweptPaths::of(
+            &state.search.tables,
+            crate::store::search::Indexed::Statistics,
+        );
+        assert_eq!(
+            state.moved_files(Some(&searched), |_| false),
+            std::slice::from_ref(&relationships)
+        );
+        // One recorded unsettled is read again all the same.
+        let unsettled = state.moved_files(Some(&searched), |p| p == stats);
+        assert_eq!(unsettled.len(), 2);
+        drop(project);
+    }
+
+    #[test]
+    fn a_search_made_once_the_feed_is_up_vouches_for_its_files_until_the_catch_up() {
+        let (project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(served, index.path()).unwrap();
+        let waited = std::time::Instant::now();
+        while !store.change_feed().is_some_and(|c| c.complete()) {
+            assert!(
+                waited.elapsed().as_secs() < 30,
+                "the change feed never came up"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let fresh = |reads| store.fresh(crate::store::Connection(None), reads).unwrap();
+        let searched = fresh(crate::store::Reads::EveryTableStatistics);
+        let record = store.record_of(&searched).unwrap();
+        assert!(
+            record.verified().is_none(),
+            "a search vouches for its files only"
+        );
+        let at = record
+            .swept(crate::store::search::Indexed::Statistics)
+            .unwrap();
+        assert!(record.swept(crate::store::search::Indexed::Every).is_none());
+
+        // An edit after the search is named by the feed: the next search reads it.
+        let table = searched.config.print_root.join("stacks/lending/fines");
+        let stats = table.join("statistics.yaml");
+        let text = std::fs::read_to_string(&stats).unwrap();
+        let edited = format!("{text}\n# edited after the search\n");
+        std::fs::write(&stats, &edited).unwrap();
+        let feed = store.change_feed().unwrap();
+        let named = std::time::Instant::now();
+        while feed.poll() == at || feed.since(at) == crate::store::changes::Since::Nothing {
+            assert!(
+                named.elapsed().as_secs() < 10,
+                "the feed never named the edit"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let again = fresh(crate::store::Reads::EveryTableStatistics);
+        assert_eq!(again.version_of(&stats), content_version(edited.as_bytes()));
+
+        // The catch-up sweeps the other files (a relationships file edited while the feed
+        // watched is found either way), and then the feed vouches for every file.
+        let relationships = table.join("relationships.yaml");
+        std::fs::write(&relationships, "format_version: 1\nrefers_to: []\n").unwrap();
+        store.catch_up("library").unwrap();
+        assert_eq!(store.whole_sweeps_made(), 1);
+        let caught_up = store.current("library").unwrap();
+        assert!(store.record_of(&caught_up).unwrap().verified().is_some());
+        assert_eq!(
+            caught_up.version_of(&relationships),
+            content_version(b"format_version: 1\nrefers_to: []\n")
+        );
+        assert_eq!(
+            caught_up.version_of(&stats),
+            content_version(edited.as_bytes())
         );
         drop(project);
     }

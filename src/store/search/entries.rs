@@ -92,6 +92,31 @@ pub struct TableEntry {
     pub row_count: Option<compat::value::Value>,
 }
 
+/// Every walkable table's indexed files of one kind, by the address of the path they
+/// share with the snapshot's file map: what a sweep of every tracked file may skip when a
+/// sweep of these vouched for them (a path not shared is never skipped, only `stat`ed).
+pub struct SweptPaths(hashbrown::HashSet<usize>);
+
+impl SweptPaths {
+    /// `tables`' files of `which`.
+    pub fn of(tables: &[TableEntry], which: Indexed) -> SweptPaths {
+        let each = tables
+            .iter()
+            .flat_map(|t| t.indexed_shared().into_iter().take(which.count()).flatten());
+        SweptPaths(each.map(address).collect())
+    }
+
+    /// Whether `path` (as the file map holds it) is one of them.
+    pub fn holds(&self, path: &Arc<Path>) -> bool {
+        self.0.contains(&address(path))
+    }
+}
+
+/// A shared path's address: unique while the tables holding it live.
+fn address(path: &Arc<Path>) -> usize {
+    Arc::as_ptr(path).cast::<u8>() as usize
+}
+
 /// Which of a table's indexed files a freshness check looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Indexed {
@@ -99,6 +124,16 @@ pub enum Indexed {
     Statistics,
     /// All four (find).
     Every,
+}
+
+impl Indexed {
+    /// How many of a table's indexed files (in [`INDEXED_KINDS`] order) are of this kind.
+    fn count(self) -> usize {
+        match self {
+            Indexed::Statistics => 2,
+            Indexed::Every => 4,
+        }
+    }
 }
 
 impl TableEntry {
@@ -126,14 +161,10 @@ impl TableEntry {
 
     /// The files of `which` that moved on disk since ingest read them.
     fn moved_files(&self, which: Indexed) -> impl Iterator<Item = &Path> {
-        let count = match which {
-            Indexed::Statistics => 2,
-            Indexed::Every => 4,
-        };
         self.indexed()
             .into_iter()
             .zip(self.identities)
-            .take(count)
+            .take(which.count())
             .filter_map(|(path, stored)| path.filter(|p| file_identity(p) != stored))
     }
 

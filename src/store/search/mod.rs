@@ -37,7 +37,7 @@ use records::{ColumnRecord, Input, TableRecord};
 
 use entries::ByTableKey;
 use entries::{entry_key, version_of};
-pub use entries::{table_entries, table_key, Indexed, TableEntry, INDEXED_KINDS};
+pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, INDEXED_KINDS};
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
