@@ -400,7 +400,7 @@ fn connection_entries(
             };
             // People's files are listed when present; the mirror, kept fresh by ingest and
             // the watcher, knows without a stat per file.
-            if OPTIONAL_KINDS.contains(kind) && !state.files.has_content(&dir.join(file)) {
+            if OPTIONAL_KINDS.contains(kind) && !state.has_content(&dir.join(file)) {
                 continue;
             }
             kinds |= 1 << bit;

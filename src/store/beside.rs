@@ -105,6 +105,7 @@ impl Store {
             files,
             search,
             generation,
+            rows_beyond_map: false,
             shared: shared.clone(),
         };
         Ok(Some(self.publish(snapshot, epoch)))

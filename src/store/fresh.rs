@@ -13,7 +13,7 @@
 //! | [`Reads::EveryTableFile`] | the same, over a table's description and relationship notes too |
 //! | [`Reads::EveryFile`] | the same, over every file the connection tracks |
 //! | [`Reads::CurrentFiles`] | the manifest, then each file as the answer reads it, through the mirror |
-//! | [`Reads::CheckedAsRead`] | the manifest, then each file as the answer reads it (`strict`) |
+//! | [`Reads::CheckedAsRead`], [`Reads::TableArtifacts`] | the manifest, then each file as the answer reads it (`strict`) |
 //! | [`ProjectReads::EveryFile`] | one read of the change feed (a scan of the project only when a file pz reads moved) |
 
 use std::path::PathBuf;
@@ -60,13 +60,23 @@ pub enum Reads<'a> {
     /// snapshot is read again and the answer asked again (get_table_context,
     /// resources/list, and the warm-ups that read ahead of them).
     CheckedAsRead,
+    /// One table's files and those of the tables around it, each checked as it is read,
+    /// as `CheckedAsRead` (get_table_context): while a server's start is under way, a
+    /// head holding its image's digests answers these too, its files taken as the
+    /// mirror's rows hold them, as the start's reconcile takes them.
+    TableArtifacts,
 }
 
 impl Reads<'_> {
-    /// Whether a start's head (the manifest alone, see `head`) answers what a call reads:
-    /// the manifest, and files read as they are on disk now, never through the snapshot.
-    pub fn head_answers(self) -> bool {
-        matches!(self, Reads::Manifest | Reads::CurrentFiles)
+    /// Whether a start's `head` (see `head`) answers what a call reads: the manifest, and
+    /// files read as they are on disk now, never through the snapshot; and a table's
+    /// files checked as read, when the head holds its image's digests.
+    pub(super) fn head_answers(self, head: &Snapshot) -> bool {
+        match self {
+            Reads::Manifest | Reads::CurrentFiles => true,
+            Reads::TableArtifacts => head.rows_beyond_map,
+            _ => false,
+        }
     }
 }
 
@@ -178,7 +188,7 @@ impl Store {
         reads: Reads,
     ) -> Result<Arc<Snapshot>, QueryError> {
         let conn = self.served.pick(requested)?.clone();
-        if let Some(head) = self.starting.head_or_wait(&conn.name, reads.head_answers()) {
+        if let Some(head) = (self.starting).head_or_wait(&conn.name, |h| reads.head_answers(h)) {
             return Ok(head);
         }
         match self.current(&conn.name) {
@@ -362,7 +372,10 @@ impl<'a> sealed::Sealed for Connection<'a> {
     fn verified(&self, store: &Store, reads: Reads<'a>) -> Result<Arc<Snapshot>, QueryError> {
         let state = store.connection_manifest(self.0, reads)?;
         match reads {
-            Reads::Manifest | Reads::CurrentFiles | Reads::CheckedAsRead => Ok(state),
+            Reads::Manifest
+            | Reads::CurrentFiles
+            | Reads::CheckedAsRead
+            | Reads::TableArtifacts => Ok(state),
             Reads::TableStatistics(fqn) => {
                 let moved = state
                     .search

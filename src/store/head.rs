@@ -5,9 +5,14 @@
 //! A server's start therefore answers them from a *head* first, when it can: the walkable
 //! manifest the last reconcile kept in `derived/`, read back when the manifest and the
 //! walk for symlinks are as that reconcile found them (the manifest's settled identity is
-//! the stored row's, and every directory and link the walk met is as it was). The start's
-//! reconcile then runs on a thread of its own; any other call waits for it, and the head
-//! is never a base for a write (it is not published: `Store::current` never returns it).
+//! the stored row's, and every directory and link the walk met is as it was). When the
+//! start's image is kept for the rows as they are, and no connection-level file moved, the
+//! head holds the image's content digests too, and answers a table's context
+//! (`Reads::TableArtifacts`): each file it reads is taken as the mirror's row holds it,
+//! as the start's reconcile would take it, and checked against the disk as it is read.
+//! The start's reconcile then runs on a thread of its own; any other call waits for it,
+//! and the head is never a base for a write (it is not published: `Store::current` never
+//! returns it).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
@@ -18,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use super::cache::Key;
 use super::derived::{DerivedDir, Kept};
 use super::file_map::{ContentHash, FileMap};
-use super::{snapshot, Shared, Snapshot, Store};
+use super::{image, Shared, Snapshot, Store};
 use crate::config::ConnectionConfig;
 use crate::error::Recover;
 use crate::ingest::{self, KeptManifest, ManifestRead, MANIFEST_FILENAME};
@@ -84,17 +89,21 @@ impl Starting {
         self.ended.notify_all();
     }
 
-    /// For a call on `name` while its start is under way: its head, when a head answers
-    /// what the call reads (`head_answers`) and the manifest is as the head holds it;
+    /// For a call on `name` while its start is under way: its head, when it answers what
+    /// the call reads (`head_answers`) and the manifest is as the head holds it;
     /// otherwise, once the start has ended, `None` (the call reads the published snapshot).
-    pub(super) fn head_or_wait(&self, name: &str, head_answers: bool) -> Option<Arc<Snapshot>> {
+    pub(super) fn head_or_wait(
+        &self,
+        name: &str,
+        head_answers: impl Fn(&Snapshot) -> bool,
+    ) -> Option<Arc<Snapshot>> {
         let mut pending = self.pending.lock().recover();
         loop {
             let head = match pending.get(name) {
                 None => return None,
                 Some(head) => head.clone(),
             };
-            if let Some(head) = head.filter(|_| head_answers).map(|h| h.snapshot) {
+            if let Some(head) = head.map(|h| h.snapshot).filter(|h| head_answers(h)) {
                 drop(pending);
                 if head.manifest_unchanged() {
                     return Some(head);
@@ -164,14 +173,18 @@ impl Store {
         let (doc, dropped) = kept.manifest.into_manifest()?;
         let mut files = FileMap::default();
         files.set(&path, Some(identity), ContentHash::from_hex(&hash));
+        let generation = shared.mirror.generation(&conn.name).ok()?;
+        // With the image's digests, the head answers a table's context too.
+        let digests = image::kept_digests(shared, conn, generation, &files, outcome);
         let snapshot = Snapshot {
             config: conn.clone(),
             manifest: ManifestRead::Ok { doc, dropped },
             manifest_identity: Some(identity),
             search: shared.index.empty_view(&conn.name),
             files,
-            versions: snapshot::ContentVersions::default(),
-            generation: shared.mirror.generation(&conn.name).ok()?,
+            rows_beyond_map: digests.is_some(),
+            versions: digests.unwrap_or_default(),
+            generation,
             shared: shared.clone(),
         };
         tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "head read back");
@@ -250,7 +263,7 @@ mod tests {
     fn a_call_without_a_head_waits_for_the_start_and_one_after_it_does_not() {
         let starting = Arc::new(Starting::default());
         assert!(
-            starting.head_or_wait("c", true).is_none(),
+            starting.head_or_wait("c", |_| true).is_none(),
             "no start under way"
         );
         starting.begin("c", None);
@@ -263,7 +276,7 @@ mod tests {
                 starting.end("c");
             })
         };
-        assert!(starting.head_or_wait("c", true).is_none());
+        assert!(starting.head_or_wait("c", |_| true).is_none());
         assert!(
             ended.load(std::sync::atomic::Ordering::SeqCst),
             "the call waited for the start's end"

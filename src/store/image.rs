@@ -95,6 +95,17 @@ impl Kept for KeptImage {
     const ENCODING: u32 = 5;
 }
 
+/// An image's content digests, kept beside it for a start's head (see `head`): read back
+/// in a millisecond, where the image takes a few hundred.
+#[derive(Serialize, Deserialize)]
+struct KeptDigests {
+    versions: ContentVersions,
+}
+
+impl Kept for KeptDigests {
+    const ENCODING: u32 = 1;
+}
+
 /// A start's image read back.
 pub(super) struct Image {
     pub(super) files: FileMap,
@@ -107,6 +118,17 @@ pub(super) struct Image {
 fn scope(conn: &ConnectionConfig) -> Key {
     Key::new(
         "start image",
+        [
+            conn.name.as_bytes(),
+            conn.print_root.to_string_lossy().as_bytes(),
+        ],
+    )
+}
+
+/// One value per connection and print root, as `scope`'s.
+fn digests_scope(conn: &ConnectionConfig) -> Key {
+    Key::new(
+        "start image digests",
         [
             conn.name.as_bytes(),
             conn.print_root.to_string_lossy().as_bytes(),
@@ -173,7 +195,14 @@ fn keep(
     versions: impl FnOnce() -> ContentVersions,
 ) {
     let (scope, key) = (scope(conn), of.key());
+    let keep_digests = |versions: &ContentVersions| {
+        let versions = versions.clone();
+        derived.save(&digests_scope(conn), &key, &KeptDigests { versions });
+    };
     if derived.holds_whole::<KeptImage>(&scope, &key) {
+        if !derived.holds(&digests_scope(conn), &key) {
+            keep_digests(&versions());
+        }
         return;
     }
     let versions = &versions();
@@ -185,7 +214,32 @@ fn keep(
     };
     if let Some(kept) = KeptImage::of(made) {
         derived.save(&scope, &key, &kept);
+        keep_digests(versions);
     }
+}
+
+/// The content digests of the image kept for `conn`'s rows at `generation` (`files`: a
+/// head's map, holding the manifest; `walk_outcome`: its walk's), when no connection-level
+/// file moved, diff.yaml among them: what a start's reconcile from that image holds.
+/// `None` otherwise, or when the rows moved meanwhile.
+pub(super) fn kept_digests(
+    shared: &Shared,
+    conn: &ConnectionConfig,
+    generation: u64,
+    files: &FileMap,
+    walk_outcome: [u8; 32],
+) -> Option<ContentVersions> {
+    let of = ImageOf::new(shared, conn, generation, files, Some(walk_outcome))?;
+    let derived = DerivedDir::in_location(&shared.dir);
+    let kept = derived.load::<KeptDigests>(&digests_scope(conn), &of.key())?;
+    let rows = mirror::RowLookup(&shared.mirror);
+    ingest::connection_files_unchanged(conn, &rows)?;
+    let diff = conn.print_root.join(DIFF_FILENAME);
+    if !ingest::unchanged_in(&rows, &diff, ingest::file_identity(&diff)) {
+        return None;
+    }
+    let still = shared.mirror.generation(&conn.name).ok()? == generation;
+    still.then_some(kept.versions)
 }
 
 /// What a reconcile made that an image keeps.

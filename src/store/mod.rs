@@ -579,6 +579,7 @@ impl Store {
             files,
             search,
             generation,
+            rows_beyond_map: false,
             shared: shared.clone(),
         };
         // Verified as of the epoch polled before the scan.
@@ -923,6 +924,7 @@ impl Store {
             files,
             search,
             generation,
+            rows_beyond_map: false,
             shared: shared.clone(),
         };
         Ok(self.publish_record(Published::after(Arc::new(snapshot), earlier.as_deref())))

@@ -12,7 +12,7 @@ use compat::value::Value;
 
 use super::cache::{Cache, Key};
 use super::derived::{DerivedDir, Kept};
-use super::file_map::{ContentHash, FileMap};
+use super::file_map::{ContentHash, FileMap, Tracked};
 use super::files::FreshFile;
 use super::search::{SearchView, SweptPaths};
 use super::Shared;
@@ -35,6 +35,10 @@ pub struct Snapshot {
     /// The mirror's generation of the connection's rows that the maps above are: a
     /// writer whose state is of an older one catches up before it stores anything.
     pub(super) generation: u64,
+    /// A start's head holding its image's digests (see `head`): a file `files` does not
+    /// hold is taken as the mirror's row for it holds it, as the start's reconcile takes
+    /// it, and checked against the disk as it is read.
+    pub(super) rows_beyond_map: bool,
     /// The mirror, the writer and the cache (read through the methods below).
     pub(super) shared: Arc<Shared>,
 }
@@ -54,7 +58,7 @@ impl Snapshot {
     /// since (by another process sharing the index, or a newer snapshot) is
     /// `QueryError::Stale`, never another version's parse.
     pub fn parsed(&self, path: &Path) -> Result<Option<Parsed>, QueryError> {
-        let Some(hash) = self.files.hash(path) else {
+        let Some(hash) = self.hash_of(path) else {
             return Ok(None);
         };
         match self.shared.mirror.parsed_as(path, &hash.hex()) {
@@ -86,7 +90,7 @@ impl Snapshot {
     /// store to read the file again and the call to be asked again; otherwise what is on
     /// disk now is answered. `Ok(None)`: there is no such file.
     pub fn file_bytes(&self, path: &Path, strict: bool) -> Result<Option<Vec<u8>>, QueryError> {
-        let known = self.files.hash(path);
+        let known = self.hash_of(path);
         let mut bytes = Vec::new();
         match super::files::read_whole(path, &mut bytes) {
             Ok(()) if path.is_file() => {}
@@ -240,13 +244,44 @@ impl Snapshot {
     /// Whether this state read `path` (or found it absent where the print declares it),
     /// so a change to it can change an answer.
     pub fn tracks(&self, path: &Path) -> bool {
-        self.files.tracks(path)
+        self.tracked(path).is_some()
+    }
+
+    /// What this state holds of `path` (`None`: untracked): its map's entry, or for a
+    /// head holding its image's digests, the mirror's row.
+    fn tracked(&self, path: &Path) -> Option<Tracked> {
+        if let Some(tracked) = self.files.get(path) {
+            return Some(*tracked);
+        }
+        if !self.rows_beyond_map {
+            return None;
+        }
+        let row = self.shared.mirror.status(path).ok()??;
+        let hash = match row.hash {
+            Some(hex) => Some(ContentHash::from_hex(&hex)?),
+            None => None,
+        };
+        Some(Tracked {
+            identity: row.identity,
+            hash: hash.filter(|_| row.identity.is_some()),
+        })
+    }
+
+    /// The content hash of `path` (`None`: untracked, or absent).
+    pub fn hash_of(&self, path: &Path) -> Option<ContentHash> {
+        self.tracked(path)?.hash
+    }
+
+    /// Whether `path` is present with content: a file this state read.
+    pub fn has_content(&self, path: &Path) -> bool {
+        self.hash_of(path).is_some()
     }
 
     /// Whether `path` is on disk as this state stored it (present with that identity, or
     /// absent).
     pub fn unchanged_on_disk(&self, path: &Path) -> bool {
-        self.on_disk_as(path, self.files.identity(path).as_ref())
+        let recorded = self.tracked(path).and_then(|t| t.identity);
+        self.on_disk_as(path, recorded.as_ref())
     }
 
     /// `path` against the identity this state recorded for it. A file whose stat matches
@@ -257,7 +292,7 @@ impl Snapshot {
             (None, None) => true,
             (Some(now), Some(recorded)) if now == *recorded => true,
             (Some(now), Some(recorded)) if now.same_stat(recorded) => {
-                let known = self.files.hash(path);
+                let known = self.hash_of(path);
                 ingest::hash_file(path).is_some_and(|h| known.is_some_and(|k| *k.hex() == h))
             }
             _ => false,
@@ -267,8 +302,7 @@ impl Snapshot {
     /// The content version of `path` for cursors and resource versions: its blake3,
     /// or `absent`.
     pub fn version_of(&self, path: &Path) -> String {
-        self.files
-            .hash(path)
+        self.hash_of(path)
             .map_or_else(|| "absent".into(), |h| h.to_string())
     }
 }

@@ -51,7 +51,7 @@ pub fn tool() -> Tool {
                 include_relationships: arg_bool(args, "include_relationships", true),
             };
             let table = arg_str(args, "table").unwrap_or_default();
-            let context = store.answer(Connection(arg_str(args, "connection")), Reads::CheckedAsRead, |state, strict| context::answer(state, table, strict))?;
+            let context = store.answer(Connection(arg_str(args, "connection")), Reads::TableArtifacts, |state, strict| context::answer(state, table, strict))?;
             reply::page(&context, format, &options, args, arg_str(args, "cursor"))
         },
     }

@@ -85,7 +85,7 @@ fn read_text(cx: &Ctx, path: &Path) -> R<Option<String>> {
 
 /// Whether a file of the state is present (declared-but-missing reads absent).
 fn exists(state: &Snapshot, path: &Path) -> bool {
-    state.files.has_content(path)
+    state.has_content(path)
 }
 
 /// `_annotation_columns` then `live_annotations`: mapping entries whose column the

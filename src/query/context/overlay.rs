@@ -188,7 +188,7 @@ pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
     if cx.strict && !cx.state.unchanged_on_disk(path) {
         return Err(super::stale(path));
     }
-    let Some(hash) = cx.state.files.hash(path) else {
+    let Some(hash) = cx.state.hash_of(path) else {
         return Ok(Loaded::Absent);
     };
     let key = Key::new(

@@ -581,3 +581,79 @@ fn a_start_under_way_answers_resources_read_from_its_head_with_files_as_they_are
         resource_text(&store, "dbprint://demo/diff").unwrap()
     );
 }
+
+/// `table`'s context as get_table_context asks it (`Reads::TableArtifacts`): its artifacts
+/// as `Debug` spells them, and its pins.
+fn context_of(store: &Store, table: &str) -> Result<(String, Pins), QueryError> {
+    store.answer(Connection(None), Reads::TableArtifacts, |state, strict| {
+        let context = crate::query::context::answer(state, table, strict)?;
+        Ok((format!("{:?}", context.artifacts), context.pins))
+    })
+}
+
+/// `table`'s context asked while `store`'s start is under way, then the start ended:
+/// `None` when the call was still waiting after ten seconds (it waited for the start).
+fn context_during_start(
+    store: &Arc<Store>,
+    table: &'static str,
+) -> Option<Result<(String, Pins), QueryError>> {
+    let (sent, got) = std::sync::mpsc::channel();
+    let asking = {
+        let store = store.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(context_of(&store, table));
+        })
+    };
+    let answered = got.recv_timeout(std::time::Duration::from_secs(10)).ok();
+    store.end_start("demo");
+    asking.join().unwrap();
+    answered
+}
+
+#[test]
+fn a_start_under_way_answers_get_table_context_from_its_head_with_the_images_digests() {
+    let (project, store) = Project::with_head();
+    let before = context_of(&store, "db.s.events").unwrap();
+    assert!(
+        !before.0.contains("customer_id"),
+        "the rejected edge is withheld"
+    );
+    assert!(store.begin_start("demo"), "the reconcile kept no head");
+    let during = context_during_start(&store, "db.s.events")
+        .expect("get_table_context waited for the start's reconcile")
+        .unwrap();
+    assert_eq!(during, before, "as the published snapshot answers");
+
+    // The table's own file edited while the start is under way: the head's answer finds
+    // it moved, reads it again and answers the disk, as a published snapshot does.
+    assert!(store.begin_start("demo"));
+    project.write(
+        "db/s/events/relationships.annotations.yaml",
+        "format_version: 1\nrefers_to: []\n",
+    );
+    let edited = context_during_start(&store, "db.s.events")
+        .expect("get_table_context waited for the start's reconcile")
+        .unwrap();
+    assert!(edited.0.contains("customer_id"), "{}", edited.0);
+    assert_ne!(edited.1, before.1, "pinned to the new content");
+    assert_eq!(edited, context_of(&store, "db.s.events").unwrap());
+}
+
+#[test]
+fn a_head_without_the_images_digests_leaves_get_table_context_waiting_for_the_start() {
+    let (project, store) = Project::with_head();
+    let before = context_of(&store, "db.s.events").unwrap();
+    // A connection-level file moved since the image was kept (in place, so the walk still
+    // holds and the head is had): the start's reconcile will not take the image, so the
+    // head holds no digests to answer a table's context by.
+    project.write("diff.yaml", &DIFF.replace("amount", "price"));
+    assert!(store.begin_start("demo"), "the reconcile kept no head");
+    let waiting = {
+        let store = store.clone();
+        std::thread::spawn(move || context_of(&store, "db.s.events"))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!waiting.is_finished(), "answered before the start ended");
+    store.end_start("demo");
+    assert_eq!(waiting.join().unwrap().unwrap(), before);
+}
