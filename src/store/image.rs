@@ -518,6 +518,25 @@ impl Store {
         self.starting.keeping(keeping);
     }
 
+    /// Keep `published`'s digests as its image's, unless they are kept already: for a
+    /// snapshot made from its image, which is kept.
+    pub(super) fn keep_digests(
+        shared: &Shared,
+        published: &Snapshot,
+        walk_outcome: Option<[u8; 32]>,
+    ) {
+        let (conn, files) = (&published.config, &published.files);
+        let Some(of) = ImageOf::new(shared, conn, published.generation, files, walk_outcome) else {
+            return;
+        };
+        let derived = DerivedDir::in_location(&shared.dir);
+        let (scope, key) = (digests_scope(conn), of.key());
+        if !derived.holds(&scope, &key) {
+            let versions = published.versions.clone();
+            derived.save(&scope, &key, &KeptDigests { versions });
+        }
+    }
+
     /// Keep the image of `conn`'s rows at `generation` (`files` and `tables`, as a rebuild's
     /// ingest left them, without a view) now, its digests made only if it is not kept already.
     pub(super) fn keep_image_now(
