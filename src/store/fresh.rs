@@ -242,17 +242,22 @@ impl Store {
     /// starts from the snapshot it left, which the feed vouches for when it was complete
     /// (the start's catch-up and an early whole-print call no longer both sweep).
     fn every_table(&self, state: Arc<Snapshot>, swept: Swept) -> Result<Arc<Snapshot>, QueryError> {
+        // Once the feed is up, a search's sweep vouches for what it swept, so it takes its
+        // turn with the sweeps of every file too: one under way (the catch-up) is waited
+        // for, not made beside, and one after it skips what the search swept.
+        let feed_up = self.change_feed().is_some_and(ChangeFeed::complete);
         let mut one_at_a_time =
-            (swept == Swept::Tracked).then(|| self.whole_sweeps.lock().recover());
-        // A sweep of every file starts from the snapshot the one before it left, and,
-        // since one made before the feed is up vouches for nothing (the start's catch-up
-        // would sweep again), it waits for the feed.
-        let (state, feed) = match swept {
-            Swept::Tracked => (
-                self.current(&state.config.name).unwrap_or(state),
-                self.change_feed_once_up(),
-            ),
-            Swept::Indexed(_) => (state, self.change_feed()),
+            (swept == Swept::Tracked || feed_up).then(|| self.whole_sweeps.lock().recover());
+        // A sweep in turn starts from the snapshot the one before it left, and a sweep of
+        // every file, since one made before the feed is up vouches for nothing (the
+        // start's catch-up would sweep again), waits for the feed.
+        let state = match one_at_a_time {
+            Some(_) => self.current(&state.config.name).unwrap_or(state),
+            None => state,
+        };
+        let feed = match swept {
+            Swept::Tracked => self.change_feed_once_up(),
+            Swept::Indexed(_) => self.change_feed(),
         };
         let feed = feed.filter(|c| c.complete());
         let epoch = feed.map(ChangeFeed::poll);

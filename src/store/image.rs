@@ -96,14 +96,18 @@ impl Kept for KeptImage {
 }
 
 /// An image's content digests, kept beside it for a start's head (see `head`): read back
-/// in a millisecond, where the image takes a few hundred.
+/// in a millisecond, where the image takes a few hundred. And what the search index held
+/// when a view over the image's tables was last synced: a start from the image that had
+/// to sync its view (the image was kept by a rebuild, without one, or the index was
+/// compacted since) keeps it here, in a small file, for the next start to take.
 #[derive(Serialize, Deserialize)]
 struct KeptDigests {
     versions: ContentVersions,
+    view: Option<[u8; 32]>,
 }
 
 impl Kept for KeptDigests {
-    const ENCODING: u32 = 1;
+    const ENCODING: u32 = 2;
 }
 
 /// A start's image read back.
@@ -197,7 +201,7 @@ fn keep(
     let (scope, key) = (scope(conn), of.key());
     let keep_digests = |versions: &ContentVersions| {
         let versions = versions.clone();
-        derived.save(&digests_scope(conn), &key, &KeptDigests { versions });
+        derived.save(&digests_scope(conn), &key, &KeptDigests { versions, view });
     };
     if derived.holds_whole::<KeptImage>(&scope, &key) {
         if !derived.holds(&digests_scope(conn), &key) {
@@ -240,6 +244,13 @@ pub(super) fn kept_digests(
     }
     let still = shared.mirror.generation(&conn.name).ok()? == generation;
     still.then_some(kept.versions)
+}
+
+/// The view stamp kept with `of`'s digests, when a start from the image synced one since.
+fn kept_view(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> Option<[u8; 32]> {
+    derived
+        .load::<KeptDigests>(&digests_scope(conn), &of.key())?
+        .view
 }
 
 /// What a reconcile made that an image keeps.
@@ -455,6 +466,8 @@ impl Store {
             tables,
             view,
         } = image;
+        // The view last synced over these tables, when a start from the image kept one.
+        let view = kept_view(&derived, conn, &of).or(view);
         shared
             .mirror
             .record_reconcile(&conn.name, files.len(), 0, started.elapsed())?;
@@ -518,8 +531,8 @@ impl Store {
         self.starting.keeping(keeping);
     }
 
-    /// Keep `published`'s digests as its image's, unless they are kept already: for a
-    /// snapshot made from its image, which is kept.
+    /// Keep `published`'s digests and view stamp as its image's, unless they are kept
+    /// already: for a snapshot made from its image, which is kept.
     pub(super) fn keep_digests(
         shared: &Shared,
         published: &Snapshot,
@@ -530,10 +543,14 @@ impl Store {
             return;
         };
         let derived = DerivedDir::in_location(&shared.dir);
-        let (scope, key) = (digests_scope(conn), of.key());
-        if !derived.holds(&scope, &key) {
+        let view = Some(published.search.stamp());
+        if kept_view(&derived, conn, &of) != view {
             let versions = published.versions.clone();
-            derived.save(&scope, &key, &KeptDigests { versions });
+            derived.save(
+                &digests_scope(conn),
+                &of.key(),
+                &KeptDigests { versions, view },
+            );
         }
     }
 

@@ -312,13 +312,16 @@ impl Store {
         let spawned = std::thread::Builder::new()
             .name("printdex-changes".into())
             .spawn(move || {
+                let started = std::time::Instant::now();
                 let mut known = changes::KnownDirs::default();
                 for (name, root) in &connections {
                     if let Some(memo) = shared.mirror.walk_memo(name) {
                         known.add(root, memo);
                     }
                 }
+                let memo = started.elapsed();
                 let _ = changes.set(changes::ChangeFeed::watch(&roots, &shared.dir, known));
+                tracing::debug!(?memo, total = ?started.elapsed(), "change feed set up");
             });
         if let Err(e) = spawned {
             tracing::warn!("cannot start the change feed: {e}");

@@ -166,7 +166,15 @@ fn the_first_start_after_an_index_rebuild_answers_from_its_head() {
     );
     assert!(rebuilt.ok(), "{}", rebuilt.stderr);
     let expected = fresh(project.path());
-    answered(&run(project.path(), index.path()), true, &expected);
+    let first = run(project.path(), index.path());
+    answered(&first, true, &expected);
+    // A rebuild's image holds no view: the first start syncs one and keeps it beside
+    // the image, and the next start takes it without syncing.
+    let kept = |ran: &Session| ran.stderr.lines().any(|l| l.contains("search view kept"));
+    assert!(!kept(&first), "{}", first.stderr);
+    let second = run(project.path(), index.path());
+    answered(&second, true, &expected);
+    assert!(kept(&second), "{}", second.stderr);
 }
 
 #[test]
