@@ -135,9 +135,10 @@ impl Server {
     pub fn next_line(&self) -> String {
         match self.lines.recv_timeout(ANSWER_WITHIN) {
             Ok(line) => line,
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                panic!("no answer within {ANSWER_WITHIN:?}: the server is silent")
-            }
+            Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+                "no answer within {ANSWER_WITHIN:?}: the server is silent; its threads:\n{}",
+                stacks_of(self.process.pid())
+            ),
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 panic!("server closed stdout while a response was pending")
             }
@@ -314,5 +315,26 @@ pub fn all_markdown_pages(server: &mut Server, tool: &str, mut arguments: Value)
             Some(c) => arguments["cursor"] = json!(c),
             None => return pages,
         }
+    }
+}
+
+/// Every thread's stack in process `pid`, as gdb prints them, for the message of a test
+/// that found its server silent (was it stuck, or only slow on a loaded machine?); why
+/// not, where gdb is missing or may not attach.
+fn stacks_of(pid: u32) -> String {
+    let dumped = Command::new("gdb")
+        .args([
+            "-p",
+            &pid.to_string(),
+            "-batch",
+            "-ex",
+            "thread apply all bt 30",
+        ])
+        .stdin(Stdio::null())
+        .output();
+    match dumped {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout).into_owned(),
+        Ok(out) => format!("gdb failed: {}", String::from_utf8_lossy(&out.stderr)),
+        Err(e) => format!("no gdb: {e}"),
     }
 }
