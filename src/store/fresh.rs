@@ -238,9 +238,11 @@ impl Store {
     /// files made while the feed is up vouches for those from then on: a later search
     /// asks the feed what moved since, and the sweep of every file skips them.
     ///
-    /// One sweep of every tracked file at a time: a second waits for the first, then
-    /// starts from the snapshot it left, which the feed vouches for when it was complete
-    /// (the start's catch-up and an early whole-print call no longer both sweep).
+    /// Sweeps take turns: one of every tracked file at a time, and, once the feed is up,
+    /// a search's in the same turn. A second waits for the first, then starts from the
+    /// snapshot it left, which the feed vouches for when it was complete (the start's
+    /// catch-up and an early whole-print call, or a search made during the catch-up, no
+    /// longer both sweep).
     fn every_table(&self, state: Arc<Snapshot>, swept: Swept) -> Result<Arc<Snapshot>, QueryError> {
         // Once the feed is up, a search's sweep vouches for what it swept, so it takes its
         // turn with the sweeps of every file too: one under way (the catch-up) is waited
