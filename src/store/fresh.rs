@@ -238,18 +238,21 @@ impl Store {
     /// files made while the feed is up vouches for those from then on: a later search
     /// asks the feed what moved since, and the sweep of every file skips them.
     ///
-    /// Sweeps take turns: one of every tracked file at a time, and, once the feed is up,
-    /// a search's in the same turn. A second waits for the first, then starts from the
-    /// snapshot it left, which the feed vouches for when it was complete (the start's
-    /// catch-up and an early whole-print call, or a search made during the catch-up, no
-    /// longer both sweep).
+    /// One sweep of every tracked file at a time (and, once the feed is up, a search's
+    /// takes the turn when it is free): a second waits for the first, then starts from
+    /// the snapshot it left, which the feed vouches for when it was complete (the start's
+    /// catch-up and an early whole-print call no longer both sweep).
     fn every_table(&self, state: Arc<Snapshot>, swept: Swept) -> Result<Arc<Snapshot>, QueryError> {
-        // Once the feed is up, a search's sweep vouches for what it swept, so it takes its
-        // turn with the sweeps of every file too: one under way (the catch-up) is waited
-        // for, not made beside, and one after it skips what the search swept.
+        // Once the feed is up, a search's sweep vouches for what it swept, so when no sweep
+        // of every file is under way it takes the turn, and one after it skips what it
+        // swept. One under way (the catch-up) is not waited for: the search sweeps beside
+        // it, as it answers sooner so.
         let feed_up = self.change_feed().is_some_and(ChangeFeed::complete);
-        let mut one_at_a_time =
-            (swept == Swept::Tracked || feed_up).then(|| self.whole_sweeps.lock().recover());
+        let mut one_at_a_time = match swept {
+            Swept::Tracked => Some(self.whole_sweeps.lock().recover()),
+            Swept::Indexed(_) if feed_up => self.whole_sweeps.try_lock().ok(),
+            Swept::Indexed(_) => None,
+        };
         // A sweep in turn starts from the snapshot the one before it left, and a sweep of
         // every file, since one made before the feed is up vouches for nothing (the
         // start's catch-up would sweep again), waits for the feed.
