@@ -592,6 +592,33 @@ pub(super) mod tests {
     }
 
     /// A copy of the library fixture project, and what it serves.
+    /// A store on `index` whose change feed is up (complete).
+    fn watched_store(served: crate::config::Served, index: &Path) -> crate::store::Store {
+        let store = crate::store::Store::open(served, index).unwrap();
+        let waited = std::time::Instant::now();
+        while !store.change_feed().is_some_and(|c| c.complete()) {
+            assert!(
+                waited.elapsed().as_secs() < 30,
+                "the change feed never came up"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        store
+    }
+
+    /// Wait until `store`'s feed names a change after epoch `at`.
+    fn until_named(store: &crate::store::Store, at: u64) {
+        let feed = store.change_feed().unwrap();
+        let named = std::time::Instant::now();
+        while feed.poll() == at || feed.since(at) == crate::store::changes::Since::Nothing {
+            assert!(
+                named.elapsed().as_secs() < 10,
+                "the feed never named the edit"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
     fn library_copy() -> (tempfile::TempDir, crate::config::Served) {
         let project = tempfile::tempdir().unwrap();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
@@ -688,15 +715,7 @@ pub(super) mod tests {
     fn a_catch_up_after_a_call_swept_every_file_reads_only_what_the_feed_names() {
         let (project, served) = library_copy();
         let index = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::open(served, index.path()).unwrap();
-        let waited = std::time::Instant::now();
-        while !store.change_feed().is_some_and(|c| c.complete()) {
-            assert!(
-                waited.elapsed().as_secs() < 30,
-                "the change feed never came up"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let store = watched_store(served, index.path());
         let fresh = || {
             store
                 .fresh(
@@ -716,17 +735,7 @@ pub(super) mod tests {
             .print_root
             .join("stacks/members/patrons/description.md");
         std::fs::write(&edited, "Edited after the sweep.\n").unwrap();
-        let named = std::time::Instant::now();
-        let feed = store.change_feed().unwrap();
-        while feed.poll() == verified
-            || feed.since(verified) == crate::store::changes::Since::Nothing
-        {
-            assert!(
-                named.elapsed().as_secs() < 10,
-                "the feed never named the edit"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        until_named(&store, verified);
         store.catch_up("library").unwrap();
         assert_eq!(store.whole_sweeps_made(), 1, "no second sweep");
         assert_eq!(
@@ -773,15 +782,7 @@ pub(super) mod tests {
     fn a_search_made_once_the_feed_is_up_vouches_for_its_files_until_the_catch_up() {
         let (project, served) = library_copy();
         let index = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::open(served, index.path()).unwrap();
-        let waited = std::time::Instant::now();
-        while !store.change_feed().is_some_and(|c| c.complete()) {
-            assert!(
-                waited.elapsed().as_secs() < 30,
-                "the change feed never came up"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        let store = watched_store(served, index.path());
         let fresh = |reads| store.fresh(crate::store::Connection(None), reads).unwrap();
         let searched = fresh(crate::store::Reads::EveryTableStatistics);
         let record = store.record_of(&searched).unwrap();
@@ -800,15 +801,7 @@ pub(super) mod tests {
         let text = std::fs::read_to_string(&stats).unwrap();
         let edited = format!("{text}\n# edited after the search\n");
         std::fs::write(&stats, &edited).unwrap();
-        let feed = store.change_feed().unwrap();
-        let named = std::time::Instant::now();
-        while feed.poll() == at || feed.since(at) == crate::store::changes::Since::Nothing {
-            assert!(
-                named.elapsed().as_secs() < 10,
-                "the feed never named the edit"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        until_named(&store, at);
         let again = fresh(crate::store::Reads::EveryTableStatistics);
         assert_eq!(again.version_of(&stats), content_version(edited.as_bytes()));
 
