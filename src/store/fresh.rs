@@ -57,8 +57,8 @@ pub enum Reads<'a> {
     /// Files the answer finds as it goes, through the snapshot's map of files and its
     /// content versions (a table's artifacts and the annotation files of the tables around
     /// it): each is checked as it is read, strictly, and one found moved since the
-    /// snapshot is read again and the answer asked again (get_table_context,
-    /// resources/list, and the warm-ups that read ahead of them).
+    /// snapshot is read again and the answer asked again (resources/list, and the
+    /// warm-ups that read ahead of it and of get_table_context).
     CheckedAsRead,
     /// One table's files and those of the tables around it, each checked as it is read,
     /// as `CheckedAsRead` (get_table_context): while a server's start is under way, a
