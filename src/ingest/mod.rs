@@ -554,7 +554,7 @@ pub fn scan_tables(
     } = head;
     let root = &conn.print_root;
     let name = conn.name.as_str();
-    let mut tables = Vec::new();
+    let mut tables = Vec::with_capacity(entries.len());
     let mut artifacts = 0;
     for (key, entry) in entries {
         let fqn = compat::py::str_of(&key);

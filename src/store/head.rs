@@ -65,6 +65,8 @@ fn key(manifest_hash: &str, walk_outcome: &[u8; 32]) -> Key {
 pub(super) struct Head {
     pub(super) snapshot: Arc<Snapshot>,
     pub(super) walk_outcome: [u8; 32],
+    /// The search view's stamp kept with the image's digests, when the head read them.
+    pub(super) kept_view: Option<[u8; 32]>,
 }
 
 /// The connections whose start's reconcile is under way, each with its head when it has
@@ -183,7 +185,10 @@ impl Store {
             search: shared.index.empty_view(&conn.name),
             files,
             rows_beyond_map: digests.is_some(),
-            versions: digests.unwrap_or_default(),
+            versions: digests
+                .as_ref()
+                .map(|d| d.versions.clone())
+                .unwrap_or_default(),
             generation,
             shared: shared.clone(),
         };
@@ -191,6 +196,7 @@ impl Store {
         Some(Head {
             snapshot: Arc::new(snapshot),
             walk_outcome: outcome,
+            kept_view: digests.and_then(|d| d.view),
         })
     }
 

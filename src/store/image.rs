@@ -101,9 +101,9 @@ impl Kept for KeptImage {
 /// to sync its view (the image was kept by a rebuild, without one, or the index was
 /// compacted since) keeps it here, in a small file, for the next start to take.
 #[derive(Serialize, Deserialize)]
-struct KeptDigests {
-    versions: ContentVersions,
-    view: Option<[u8; 32]>,
+pub(super) struct KeptDigests {
+    pub(super) versions: ContentVersions,
+    pub(super) view: Option<[u8; 32]>,
 }
 
 impl Kept for KeptDigests {
@@ -222,17 +222,17 @@ fn keep(
     }
 }
 
-/// The content digests of the image kept for `conn`'s rows at `generation` (`files`: a
-/// head's map, holding the manifest; `walk_outcome`: its walk's), when no connection-level
-/// file moved, diff.yaml among them: what a start's reconcile from that image holds.
-/// `None` otherwise, or when the rows moved meanwhile.
+/// The content digests (and view stamp) of the image kept for `conn`'s rows at
+/// `generation` (`files`: a head's map, holding the manifest; `walk_outcome`: its walk's),
+/// when no connection-level file moved, diff.yaml among them: what a start's reconcile
+/// from that image holds. `None` otherwise, or when the rows moved meanwhile.
 pub(super) fn kept_digests(
     shared: &Shared,
     conn: &ConnectionConfig,
     generation: u64,
     files: &FileMap,
     walk_outcome: [u8; 32],
-) -> Option<ContentVersions> {
+) -> Option<KeptDigests> {
     let of = ImageOf::new(shared, conn, generation, files, Some(walk_outcome))?;
     let derived = DerivedDir::in_location(&shared.dir);
     let kept = derived.load::<KeptDigests>(&digests_scope(conn), &of.key())?;
@@ -243,14 +243,7 @@ pub(super) fn kept_digests(
         return None;
     }
     let still = shared.mirror.generation(&conn.name).ok()? == generation;
-    still.then_some(kept.versions)
-}
-
-/// The view stamp kept with `of`'s digests, when a start from the image synced one since.
-fn kept_view(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> Option<[u8; 32]> {
-    derived
-        .load::<KeptDigests>(&digests_scope(conn), &of.key())?
-        .view
+    still.then_some(kept)
 }
 
 /// What a reconcile made that an image keeps.
@@ -466,8 +459,9 @@ impl Store {
             tables,
             view,
         } = image;
-        // The view last synced over these tables, when a start from the image kept one.
-        let view = kept_view(&derived, conn, &of).or(view);
+        // The view last synced over these tables, when a start from the image kept one
+        // (the head read it with the digests).
+        let view = head.kept_view.or(view);
         shared
             .mirror
             .record_reconcile(&conn.name, files.len(), 0, started.elapsed())?;
@@ -531,12 +525,14 @@ impl Store {
         self.starting.keeping(keeping);
     }
 
-    /// Keep `published`'s digests and view stamp as its image's, unless they are kept
-    /// already: for a snapshot made from its image, which is kept.
+    /// Keep `published`'s digests and view stamp as its image's, for a snapshot made from
+    /// its image (which is kept), unless they are kept already: when the digests are there
+    /// and the view was taken as kept at `taken` (the stamp the start had), not synced.
     pub(super) fn keep_digests(
         shared: &Shared,
         published: &Snapshot,
         walk_outcome: Option<[u8; 32]>,
+        taken: Option<[u8; 32]>,
     ) {
         let (conn, files) = (&published.config, &published.files);
         let Some(of) = ImageOf::new(shared, conn, published.generation, files, walk_outcome) else {
@@ -544,7 +540,7 @@ impl Store {
         };
         let derived = DerivedDir::in_location(&shared.dir);
         let view = Some(published.search.stamp());
-        if kept_view(&derived, conn, &of) != view {
+        if view != taken || !derived.holds(&digests_scope(conn), &of.key()) {
             let versions = published.versions.clone();
             derived.save(
                 &digests_scope(conn),

@@ -562,6 +562,7 @@ impl Store {
         let recorded = started.elapsed();
         // Made from the image the last reconcile kept: there is nothing to keep again.
         let from_image = versions.is_some();
+        let view_taken = view;
         // The content digests need only the hashes: taken beside the search sync.
         let (search, versions) = std::thread::scope(|scope| {
             let versions =
@@ -593,7 +594,7 @@ impl Store {
             false => self.keep_image(shared, &published, walk_outcome),
             // Its digests, for the next start's head, unless kept (an image an earlier
             // version kept has none).
-            true => Self::keep_digests(shared, &published, walk_outcome),
+            true => Self::keep_digests(shared, &published, walk_outcome, view_taken),
         }
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)

@@ -436,28 +436,38 @@ fn events_read_a_window_at_a_time_are_the_lists_in_any_order_of_asking() {
     assert!(events.change(1000).is_err());
 }
 
-/// Every event of the default connection's diff, asked while `store`'s start is under way
-/// as get_diff asks (`Reads::CurrentFiles`), then the start ended: `None` when the call
-/// was still waiting after ten seconds (it waited for the start's reconcile).
-fn asked_during_start(store: &Arc<Store>) -> Option<Result<Parts, QueryError>> {
+/// What `ask` answers from `store` on a thread while its start is under way, then the
+/// start ended: `None` when the call was still waiting after ten seconds (it waited for
+/// the start's reconcile).
+fn during_start<T: Send + 'static>(
+    store: &Arc<Store>,
+    ask: impl FnOnce(&Store) -> T + Send + 'static,
+) -> Option<T> {
     let (sent, got) = std::sync::mpsc::channel();
     let asking = {
         let store = store.clone();
         std::thread::spawn(move || {
-            let asked = store.answer(Connection(None), Reads::CurrentFiles, |state, _| {
-                let request = Request {
-                    table: None,
-                    kind: None,
-                };
-                Ok(parts(&answer(state, &request)?))
-            });
-            let _ = sent.send(asked);
+            let _ = sent.send(ask(&store));
         })
     };
     let answered = got.recv_timeout(std::time::Duration::from_secs(10)).ok();
     store.end_start("demo");
     asking.join().unwrap();
     answered
+}
+
+/// Every event of the default connection's diff, asked while `store`'s start is under way
+/// as get_diff asks (`Reads::CurrentFiles`); see `during_start`.
+fn asked_during_start(store: &Arc<Store>) -> Option<Result<Parts, QueryError>> {
+    during_start(store, |store| {
+        store.answer(Connection(None), Reads::CurrentFiles, |state, _| {
+            let request = Request {
+                table: None,
+                kind: None,
+            };
+            Ok(parts(&answer(state, &request)?))
+        })
+    })
 }
 
 #[test]
@@ -591,23 +601,12 @@ fn context_of(store: &Store, table: &str) -> Result<(String, Pins), QueryError> 
     })
 }
 
-/// `table`'s context asked while `store`'s start is under way, then the start ended:
-/// `None` when the call was still waiting after ten seconds (it waited for the start).
+/// `table`'s context asked while `store`'s start is under way; see `during_start`.
 fn context_during_start(
     store: &Arc<Store>,
     table: &'static str,
 ) -> Option<Result<(String, Pins), QueryError>> {
-    let (sent, got) = std::sync::mpsc::channel();
-    let asking = {
-        let store = store.clone();
-        std::thread::spawn(move || {
-            let _ = sent.send(context_of(&store, table));
-        })
-    };
-    let answered = got.recv_timeout(std::time::Duration::from_secs(10)).ok();
-    store.end_start("demo");
-    asking.join().unwrap();
-    answered
+    during_start(store, move |store| context_of(store, table))
 }
 
 #[test]
