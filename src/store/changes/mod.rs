@@ -359,6 +359,37 @@ mod tests {
         );
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_walk_watched_in_parts_is_watched_whole_and_reads_what_moved_in_any_part() {
+        // More directories than one part takes (4,096), so the watches are added on
+        // several threads where there are cores, and taken back in the walk's order.
+        let dir = tempfile::tempdir().unwrap();
+        let dirs: Vec<PathBuf> = (0..9_000)
+            .map(|i| dir.path().join(format!("d{i:04}")))
+            .collect();
+        dirs.iter().for_each(|d| std::fs::create_dir(d).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        // Made after the walk, in the last part: its parent is read, and it is watched.
+        let late = dirs[8_999].join("late");
+        let feed = feed_knowing(dir.path(), |memo| {
+            assert_eq!(memo.dirs.len(), 9_001);
+            std::fs::create_dir(&late).unwrap();
+        });
+        assert!(feed.complete());
+        let quiet = feed.poll();
+        let written = [
+            dirs[0].join("f.yaml"),
+            dirs[4_500].join("f.yaml"),
+            late.join("g.yaml"),
+        ];
+        written
+            .iter()
+            .for_each(|f| std::fs::write(f, "x: 1\n").unwrap());
+        feed.poll();
+        assert_eq!(feed.since(quiet), Since::Files(written.to_vec()));
+    }
+
     #[test]
     fn a_missing_root_is_not_complete() {
         let dir = tempfile::tempdir().unwrap();
