@@ -26,6 +26,7 @@ use super::file_map::{ContentHash, FileMap};
 use super::{image, Shared, Snapshot, Store};
 use crate::config::ConnectionConfig;
 use crate::error::Recover;
+use crate::ingest::walk::WalkMemo;
 use crate::ingest::{self, KeptManifest, ManifestRead, MANIFEST_FILENAME};
 
 /// The walkable manifest a reconcile kept, with what decided it: the manifest's content
@@ -77,12 +78,26 @@ pub(super) struct Starting {
     pending: Mutex<HashMap<String, Option<Head>>>,
     ended: Condvar,
     keeping: Mutex<Vec<std::thread::JoinHandle<()>>>,
+    /// The walk memos the heads checked, by connection, until the change feed takes them.
+    walks: Mutex<HashMap<String, WalkMemo>>,
 }
 
 impl Starting {
     /// `name`'s start is under way, answering the reads a head answers from `head`.
     pub(super) fn begin(&self, name: &str, head: Option<Head>) {
         self.pending.lock().recover().insert(name.to_string(), head);
+    }
+
+    /// The walk `name`'s head checked, for the change feed to follow.
+    pub(super) fn walked(&self, name: &str, walk: WalkMemo) {
+        self.walks.lock().recover().insert(name.to_string(), walk);
+    }
+
+    /// The walks the heads checked, taken: the change feed's set-up follows them (a
+    /// memo decoded is 60-200 ms at 100,000 tables; any memo the mirror held will do,
+    /// since a directory whose identity moved since its walk is read again).
+    pub(super) fn take_walks(&self) -> HashMap<String, WalkMemo> {
+        std::mem::take(&mut *self.walks.lock().recover())
     }
 
     /// `name`'s start ended (published, or failed: a call then reconciles itself).
@@ -150,21 +165,26 @@ impl Store {
     /// `conn`'s head on `shared`: the walkable manifest the last reconcile kept, when the
     /// manifest and the walk for symlinks are as that reconcile found them; `None`
     /// otherwise (the start reconciles before it serves).
-    pub(super) fn head_of(shared: &Arc<Shared>, conn: &ConnectionConfig) -> Option<Head> {
+    /// `conn`'s head, with the walk's memo it checked (the change feed follows it rather
+    /// than decoding it again: `Starting::walked`).
+    pub(super) fn head_of(
+        shared: &Arc<Shared>,
+        conn: &ConnectionConfig,
+    ) -> Option<(Head, WalkMemo)> {
         let started = std::time::Instant::now();
         let path = conn.print_root.join(MANIFEST_FILENAME);
         let derived = DerivedDir::in_location(&shared.dir);
         // The walk's memo (every directory below the root) is checked beside reading the
         // kept manifest back.
         let (outcome, kept) = std::thread::scope(|scope| {
-            let outcome = scope.spawn(|| {
+            let walk = scope.spawn(|| {
                 let memo = shared.mirror.walk_memo(&conn.name)?;
-                memo.holds().then(|| memo.outcome())
+                memo.holds().then(|| (memo.outcome(), memo))
             });
             let kept = derived.load_in_scope::<KeptHead>(&self::scope(conn));
-            (outcome.join().ok().flatten(), kept)
+            (walk.join().ok().flatten(), kept)
         });
-        let (outcome, kept) = (outcome?, kept?);
+        let ((outcome, walk), kept) = (outcome?, kept?);
         let identity = ingest::identity(&path).filter(|id| id.settled)?;
         let stored = shared.mirror.status(&path).ok()??;
         let hash = stored.hash.filter(|_| stored.identity == Some(identity))?;
@@ -193,11 +213,12 @@ impl Store {
             shared: shared.clone(),
         };
         tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "head read back");
-        Some(Head {
+        let head = Head {
             snapshot: Arc::new(snapshot),
             walk_outcome: outcome,
             kept_view: digests.and_then(|d| d.view),
-        })
+        };
+        Some((head, walk))
     }
 
     /// Keep `conn`'s walkable manifest, as a reconcile on `shared` left it (`files`: what
@@ -249,7 +270,7 @@ impl Store {
         self.starting.wait_all(Duration::from_secs(10));
         let shared = self.shared();
         let conn = self.served.connections.iter().find(|c| c.name == name);
-        let head = conn.and_then(|conn| Store::head_of(&shared, conn));
+        let head = conn.and_then(|conn| Store::head_of(&shared, conn).map(|(head, _)| head));
         let had = head.is_some();
         self.starting.begin(name, head);
         had

@@ -267,8 +267,9 @@ impl Store {
                 continue;
             }
             let shared = store.shared();
-            if let Some(head) = defer.then(|| Self::head_of(&shared, &conn)).flatten() {
+            if let Some((head, walk)) = defer.then(|| Self::head_of(&shared, &conn)).flatten() {
                 store.starting.begin(&conn.name, Some(head));
+                store.starting.walked(&conn.name, walk);
                 deferred.push(conn);
                 continue;
             }
@@ -311,13 +312,15 @@ impl Store {
             .map(|c| (c.name.clone(), c.print_root.clone()))
             .collect();
         let changes = self.changes.clone();
+        let mut walked = self.starting.take_walks();
         let spawned = std::thread::Builder::new()
             .name("printdex-changes".into())
             .spawn(move || {
                 let started = std::time::Instant::now();
                 let mut known = changes::KnownDirs::default();
                 for (name, root) in &connections {
-                    if let Some(memo) = shared.mirror.walk_memo(name) {
+                    let memo = walked.remove(name);
+                    if let Some(memo) = memo.or_else(|| shared.mirror.walk_memo(name)) {
                         known.add(root, memo);
                     }
                 }

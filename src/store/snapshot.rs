@@ -912,6 +912,46 @@ pub(super) mod tests {
         );
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_start_from_its_head_hands_the_walk_it_checked_to_the_change_feed() {
+        let (project, served) = library_copy();
+        let index = project.path().join("index");
+        let first = crate::store::Store::open(served.clone(), &index).unwrap();
+        first.close();
+        drop(first);
+        let store = crate::store::Store::open_serving(served, &index, None).unwrap();
+        let waited = std::time::Instant::now();
+        while !store.change_feed().is_some_and(|c| c.complete()) {
+            assert!(
+                waited.elapsed().as_secs() < 30,
+                "the change feed never came up"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert!(
+            store.starting.take_walks().is_empty(),
+            "the feed took the walk"
+        );
+        // The walk a head hands on is the one it checked: every directory, as it holds.
+        let conn = &store.served.connections[0];
+        let (_, walk) = crate::store::Store::head_of(&store.shared(), conn).expect("a head");
+        assert!(walk.holds());
+        assert!(walk
+            .dirs
+            .iter()
+            .any(|(d, _)| d.ends_with("stacks/catalog/books")));
+        // The feed the walk set up watches the tables' directories.
+        let at = store.change_feed().unwrap().poll();
+        let statistics = project
+            .path()
+            .join("prints/library/stacks/catalog/books/statistics.yaml");
+        let text = std::fs::read_to_string(&statistics).unwrap();
+        std::fs::write(&statistics, format!("{text}\n")).unwrap();
+        until_named(&store, at);
+        store.close();
+    }
+
     #[test]
     fn content_versions_made_in_parts_equal_those_made_in_one_pass() {
         let mut files = FileMap::default();
