@@ -11,7 +11,7 @@ pub const TRIM_AFTER_FILES: usize = 4096;
 
 /// Return the free memory at the top of every arena, and the free pages inside them, to
 /// the system.
-#[allow(unsafe_code)] // the crate's one call into libc
+#[allow(unsafe_code)] // a call into libc
 pub fn release_freed() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointer

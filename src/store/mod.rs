@@ -10,6 +10,7 @@
 //! between processes (`derived`), and pz's docs corpus on disk with its
 //! index (`pz_docs`). Knows nothing of the questions asked.
 
+mod background;
 mod beside;
 pub mod cache;
 pub mod changes;
@@ -316,6 +317,9 @@ impl Store {
         let spawned = std::thread::Builder::new()
             .name("printdex-changes".into())
             .spawn(move || {
+                // No call waits for the set-up: a call before the feed is up sweeps what
+                // it reads, so the set-up takes the cores the calls leave.
+                background::below_calls();
                 let started = std::time::Instant::now();
                 let mut known = changes::KnownDirs::default();
                 for (name, root) in &connections {
