@@ -368,19 +368,25 @@ fn shown(listing: &ConnectionListing) -> Vec<String> {
         .collect()
 }
 
+/// [`shown`] up to the first entry that is not there.
+fn shown_while_whole(listing: &ConnectionListing) -> Vec<String> {
+    (0..listing.len())
+        .map_while(|i| listing.get(i))
+        .map(|listed| match listed {
+            Listed::Connection { connection, kind } => format!("{connection}/{kind}"),
+            Listed::Table { fqn, kind, .. } => format!("{fqn}/{kind}"),
+            Listed::Reference(doc) => format!("reference/{doc}"),
+        })
+        .collect()
+}
+
 #[test]
 fn a_kept_listing_reads_back_entry_by_entry_as_it_was_made() {
-    let listing = ConnectionListing {
-        connection: Arc::from("lib"),
-        notes: true,
-        tables: vec![
-            (Arc::from("s.a"), 0b000011), // ddl, statistics
-            (Arc::from("s.b"), 0),        // nothing listed
-            (Arc::from("s.c"), 0b100100), // relationships, relationships_annotations
-            (Arc::from("s.d"), 0),        // nothing listed, last
-        ],
-        starts: OnceLock::new(),
-    };
+    let mut listing = ConnectionListing::new("lib", true);
+    listing.push("s.a", 0b000011); // ddl, statistics
+    listing.push("s.b", 0); // nothing listed
+    listing.push("s.c", 0b100100); // relationships, relationships_annotations
+    listing.push("s.d", 0); // nothing listed, last
     let made = [
         "lib/manifest",
         "lib/diff",
@@ -397,14 +403,23 @@ fn a_kept_listing_reads_back_entry_by_entry_as_it_was_made() {
     let kept: ConnectionListing =
         postcard::from_bytes(&postcard::to_stdvec(&listing).unwrap()).unwrap();
     assert_eq!(shown(&kept), made);
-    let plain = ConnectionListing {
-        connection: kept.connection.clone(),
-        notes: false,
-        tables: vec![(Arc::from("s.a"), 0b000010)],
-        starts: OnceLock::new(),
-    };
+    let mut plain = ConnectionListing::new("lib", false);
+    plain.push("s.a", 0b000010);
     assert_eq!(
         shown(&plain),
         ["lib/manifest", "lib/diff", "lib/reading", "s.a/statistics"]
     );
+    // Read back damaged (its FQNs cut short, or cut inside a character): the entries past
+    // what holds are not there, and nothing panics.
+    let mut cut: ConnectionListing =
+        postcard::from_bytes(&postcard::to_stdvec(&listing).unwrap()).unwrap();
+    assert!(listing.holds() && kept.holds() && plain.holds());
+    cut.fqns.truncate(4);
+    assert!(!cut.holds(), "made again rather than taken");
+    assert_eq!(shown_while_whole(&cut), made[..6]);
+    let mut accented = ConnectionListing::new("lib", false);
+    accented.push("s.é", 0b000010);
+    accented.fqn_ends[0] = 3;
+    assert!(!accented.holds());
+    assert_eq!(shown_while_whole(&accented), made[..3]);
 }
