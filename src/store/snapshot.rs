@@ -595,6 +595,12 @@ pub(super) mod tests {
     /// A store on `index` whose change feed is up (complete).
     fn watched_store(served: crate::config::Served, index: &Path) -> crate::store::Store {
         let store = crate::store::Store::open(served, index).unwrap();
+        until_feed_up(&store);
+        store
+    }
+
+    /// Wait until `store`'s change feed is up (complete).
+    fn until_feed_up(store: &crate::store::Store) {
         let waited = std::time::Instant::now();
         while !store.change_feed().is_some_and(|c| c.complete()) {
             assert!(
@@ -603,7 +609,6 @@ pub(super) mod tests {
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        store
     }
 
     /// Wait until `store`'s feed names a change after epoch `at`.
@@ -921,14 +926,7 @@ pub(super) mod tests {
         first.close();
         drop(first);
         let store = crate::store::Store::open_serving(served, &index, None).unwrap();
-        let waited = std::time::Instant::now();
-        while !store.change_feed().is_some_and(|c| c.complete()) {
-            assert!(
-                waited.elapsed().as_secs() < 30,
-                "the change feed never came up"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        until_feed_up(&store);
         assert!(
             store.starting.take_walks().is_empty(),
             "the feed took the walk"
