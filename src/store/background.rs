@@ -1,8 +1,9 @@
-//! Work no call waits for, run below the threads that answer calls. On two cores the
-//! change feed's set-up (a watch and a `stat` per directory, about a second at 100,000
-//! tables) took a core from the first searches of a session; below them it fills the time
-//! they leave, and the searches answer sooner. Elsewhere than Linux threads keep their
-//! priority.
+//! Work the calls need not wait for, run below the threads that answer them. On two
+//! cores the change feed's set-up (a watch and a `stat` per directory, about a second at
+//! 100,000 tables) took a core from the first searches of a session, which sweep what
+//! they read rather than wait for it; below them it fills the time they leave, and the
+//! searches answer sooner. A call that does wait for it sleeps meanwhile, leaving it the
+//! cores. Elsewhere than Linux threads keep their priority.
 
 /// The nice value such work runs at: below the calls (0), not starved by them.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

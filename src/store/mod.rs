@@ -317,8 +317,10 @@ impl Store {
         let spawned = std::thread::Builder::new()
             .name("printdex-changes".into())
             .spawn(move || {
-                // No call waits for the set-up: a call before the feed is up sweeps what
-                // it reads, so the set-up takes the cores the calls leave.
+                // Below the calls: a search before the feed is up sweeps what it reads
+                // rather than wait, so the set-up takes the cores the calls leave. A
+                // sweep of every file (validate_sql, the catch-up) waits for it, a
+                // bounded while, and leaves it the cores as it waits.
                 background::below_calls();
                 let started = std::time::Instant::now();
                 let mut known = changes::KnownDirs::default();
