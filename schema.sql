@@ -59,8 +59,9 @@ CREATE TABLE IF NOT EXISTS connections (
     manifest_reason TEXT,
     dropped         TEXT NOT NULL,      -- JSON list of entries no reader can follow
     fingerprint     TEXT NOT NULL,      -- blake3 of the scan's outcome: an unchanged rescan writes nothing
-    walk            TEXT                -- what the last walk for symlinks depended on (JSON, ingest::walk::WalkMemo):
-                                        -- while every directory keeps its identity, a start need not walk again
+    walk            TEXT                -- what the last walk for symlinks depended on (ingest::walk::WalkMemo, as
+                                        -- store/mirror/walk.rs encodes it, a BLOB): while every directory keeps
+                                        -- its identity, a start need not walk again
 );
 
 -- One row per walkable manifest entry (the entry itself is the manifest's, in its row).

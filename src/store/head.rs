@@ -164,9 +164,9 @@ impl Starting {
 impl Store {
     /// `conn`'s head on `shared`: the walkable manifest the last reconcile kept, when the
     /// manifest and the walk for symlinks are as that reconcile found them; `None`
-    /// otherwise (the start reconciles before it serves).
-    /// `conn`'s head, with the walk's memo it checked (the change feed follows it rather
-    /// than decoding it again: `Starting::walked`).
+    /// otherwise (the start reconciles before it serves). With it, the walk's memo it
+    /// checked (the change feed follows it rather than decoding it again:
+    /// `Starting::walked`).
     pub(super) fn head_of(
         shared: &Arc<Shared>,
         conn: &ConnectionConfig,
@@ -179,9 +179,13 @@ impl Store {
         let (outcome, kept) = std::thread::scope(|scope| {
             let walk = scope.spawn(|| {
                 let memo = shared.mirror.walk_memo(&conn.name)?;
-                memo.holds().then(|| (memo.outcome(), memo))
+                let decoded = started.elapsed();
+                let holds = memo.holds();
+                tracing::debug!(?decoded, checked = ?started.elapsed(), "the walk's memo checked");
+                holds.then(|| (memo.outcome(), memo))
             });
             let kept = derived.load_in_scope::<KeptHead>(&self::scope(conn));
+            tracing::debug!(elapsed = ?started.elapsed(), "the kept manifest read back");
             (walk.join().ok().flatten(), kept)
         });
         let ((outcome, walk), kept) = (outcome?, kept?);

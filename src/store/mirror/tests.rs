@@ -388,6 +388,59 @@ fn a_walk_memo_round_trips_with_settled_directory_identities() {
     assert!(mirror.walk_memo("other").is_none());
 }
 
+#[test]
+fn a_walk_memo_an_earlier_version_kept_or_one_damaged_is_walked_again() {
+    let (_dir, mirror) = open();
+    mirror
+        .apply("c", Path::new("/p"), &scan(Vec::new()))
+        .unwrap();
+    let dirs = vec![
+        (PathBuf::from("/p/db"), identity(5, 4096, 9)),
+        (PathBuf::from("/p/db/é"), identity(6, 4096, 10)),
+    ];
+    let memo = WalkMemo {
+        found: Vec::new(),
+        symlinks_seen: 0,
+        dirs: dirs.clone(),
+        links: Vec::new(),
+    };
+    mirror.store_walk("c", &memo).unwrap();
+    assert_eq!(mirror.walk_memo("c").unwrap().dirs, dirs);
+    let kept: Vec<u8> = mirror
+        .db()
+        .query_row("SELECT walk FROM connections WHERE name = 'c'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    let set = |walk: rusqlite::types::Value| {
+        mirror
+            .db()
+            .execute("UPDATE connections SET walk = ?1 WHERE name = 'c'", [walk])
+            .unwrap();
+    };
+    // The JSON text an earlier version kept.
+    set(rusqlite::types::Value::Text(
+        r#"{"found":[],"symlinks_seen":0,"dirs":[["/p/db",5,4096,9]],"links":[]}"#.into(),
+    ));
+    assert!(mirror.walk_memo("c").is_none());
+    // Cut short, and cut inside the path's last character (its end moved back a byte).
+    set(rusqlite::types::Value::Blob(
+        kept[..kept.len() - 3].to_vec(),
+    ));
+    assert!(mirror.walk_memo("c").is_none());
+    let text = "/p/db/p/db/é".as_bytes();
+    let at = kept.windows(text.len()).position(|w| w == text).unwrap();
+    let mut inside = kept.clone();
+    // After the text: how many ends, then each end (a byte each here).
+    let second_end = at + text.len() + 2;
+    assert_eq!(inside[second_end] as usize, text.len());
+    inside[second_end] -= 1;
+    set(rusqlite::types::Value::Blob(inside));
+    assert!(mirror.walk_memo("c").is_none());
+    set(rusqlite::types::Value::Blob(kept));
+    assert_eq!(mirror.walk_memo("c").unwrap().dirs, dirs);
+}
+
 fn pz_file(rel: &str, bytes: &[u8], hash: &str) -> ScannedFile {
     ScannedFile {
         rel: rel.into(),
