@@ -398,6 +398,23 @@ fn a_walk_memo_an_earlier_version_kept_or_one_damaged_is_walked_again() {
         (PathBuf::from("/p/db"), identity(5, 4096, 9)),
         (PathBuf::from("/p/db/é"), identity(6, 4096, 10)),
     ];
+    // Paths sharing part of a character (é and è share their first byte), a shorter path
+    // after a longer one, and one sharing nothing.
+    let mut shapes = dirs.clone();
+    for (i, path) in ["/p/db/è", "/p/d", "/p/d/x/y", "/q", "/p/db/è/é"]
+        .iter()
+        .enumerate()
+    {
+        shapes.push((PathBuf::from(path), identity(7 + i as i64, 4096, 11)));
+    }
+    let memo = WalkMemo {
+        found: Vec::new(),
+        symlinks_seen: 0,
+        dirs: shapes.clone(),
+        links: Vec::new(),
+    };
+    mirror.store_walk("c", &memo).unwrap();
+    assert_eq!(mirror.walk_memo("c").unwrap().dirs, shapes);
     let memo = WalkMemo {
         found: Vec::new(),
         symlinks_seen: 0,
@@ -428,7 +445,8 @@ fn a_walk_memo_an_earlier_version_kept_or_one_damaged_is_walked_again() {
         kept[..kept.len() - 3].to_vec(),
     ));
     assert!(mirror.walk_memo("c").is_none());
-    let text = "/p/db/p/db/é".as_bytes();
+    // The second path is kept as the 5 bytes it shares with the first, and `/é`.
+    let text = "/p/db/é".as_bytes();
     let at = kept.windows(text.len()).position(|w| w == text).unwrap();
     let mut inside = kept.clone();
     // After the text: how many ends, then each end (a byte each here).
