@@ -199,13 +199,9 @@ fn keep(
     versions: impl FnOnce() -> ContentVersions,
 ) {
     let (scope, key) = (scope(conn), of.key());
-    let keep_digests = |versions: &ContentVersions| {
-        let versions = versions.clone();
-        derived.save(&digests_scope(conn), &key, &KeptDigests { versions, view });
-    };
     if derived.holds_whole::<KeptImage>(&scope, &key) {
         if !derived.holds(&digests_scope(conn), &key) {
-            keep_digests(&versions());
+            save_digests(derived, conn, &key, &versions(), view);
         }
         return;
     }
@@ -218,8 +214,20 @@ fn keep(
     };
     if let Some(kept) = KeptImage::of(made) {
         derived.save(&scope, &key, &kept);
-        keep_digests(versions);
+        save_digests(derived, conn, &key, versions, view);
     }
+}
+
+/// Keep `versions` and `view` as the digests of the image `key` names.
+fn save_digests(
+    derived: &DerivedDir,
+    conn: &ConnectionConfig,
+    key: &Key,
+    versions: &ContentVersions,
+    view: Option<[u8; 32]>,
+) {
+    let versions = versions.clone();
+    derived.save(&digests_scope(conn), key, &KeptDigests { versions, view });
 }
 
 /// The content digests (and view stamp) of the image kept for `conn`'s rows at
@@ -539,14 +547,9 @@ impl Store {
             return;
         };
         let derived = DerivedDir::in_location(&shared.dir);
-        let view = Some(published.search.stamp());
-        if view != taken || !derived.holds(&digests_scope(conn), &of.key()) {
-            let versions = published.versions.clone();
-            derived.save(
-                &digests_scope(conn),
-                &of.key(),
-                &KeptDigests { versions, view },
-            );
+        let (key, view) = (of.key(), Some(published.search.stamp()));
+        if view != taken || !derived.holds(&digests_scope(conn), &key) {
+            save_digests(&derived, conn, &key, &published.versions, view);
         }
     }
 

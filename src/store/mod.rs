@@ -601,11 +601,12 @@ impl Store {
         let published = self.publish(snapshot, epoch);
         let kept = (&published.manifest, &published.files);
         self.keep_head(shared, conn, kept, walk_outcome);
-        match from_image {
-            false => self.keep_image(shared, &published, walk_outcome),
+        if from_image {
             // Its digests, for the next start's head, unless kept (an image an earlier
             // version kept has none).
-            true => Self::keep_digests(shared, &published, walk_outcome, view_taken),
+            Self::keep_digests(shared, &published, walk_outcome, view_taken);
+        } else {
+            self.keep_image(shared, &published, walk_outcome);
         }
         tracing::debug!(connection = %conn.name, total = ?started.elapsed(), "published");
         Ok(published)

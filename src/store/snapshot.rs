@@ -591,7 +591,6 @@ pub(super) mod tests {
         }
     }
 
-    /// A copy of the library fixture project, and what it serves.
     /// A store on `index` whose change feed is up (complete).
     fn watched_store(served: crate::config::Served, index: &Path) -> crate::store::Store {
         let store = crate::store::Store::open(served, index).unwrap();
@@ -624,6 +623,7 @@ pub(super) mod tests {
         }
     }
 
+    /// A copy of the library fixture project, and what it serves.
     fn library_copy() -> (tempfile::TempDir, crate::config::Served) {
         let project = tempfile::tempdir().unwrap();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");

@@ -42,6 +42,15 @@ fn open() -> (tempfile::TempDir, Mirror) {
     (dir, mirror)
 }
 
+/// A mirror holding connection `c` (rooted at `/p`, no files), for what is kept beside its row.
+fn open_with_connection_c() -> (tempfile::TempDir, Mirror) {
+    let (dir, mirror) = open();
+    mirror
+        .apply("c", Path::new("/p"), &scan(Vec::new()))
+        .unwrap();
+    (dir, mirror)
+}
+
 fn scan(files: Vec<FileRecord>) -> ConnectionScan {
     ConnectionScan {
         manifest: ManifestRead::Ok {
@@ -368,10 +377,7 @@ fn stored_identities_come_back_by_path_with_absent_files_apart() {
 
 #[test]
 fn a_walk_memo_round_trips_with_settled_directory_identities() {
-    let (_dir, mirror) = open();
-    mirror
-        .apply("c", Path::new("/p"), &scan(Vec::new()))
-        .unwrap();
+    let (_dir, mirror) = open_with_connection_c();
     assert!(mirror.walk_memo("c").is_none(), "nothing kept yet");
     let memo = WalkMemo {
         found: vec!["db/t".into()],
@@ -390,10 +396,7 @@ fn a_walk_memo_round_trips_with_settled_directory_identities() {
 
 #[test]
 fn a_walk_memo_an_earlier_version_kept_or_one_damaged_is_walked_again() {
-    let (_dir, mirror) = open();
-    mirror
-        .apply("c", Path::new("/p"), &scan(Vec::new()))
-        .unwrap();
+    let (_dir, mirror) = open_with_connection_c();
     let dirs = vec![
         (PathBuf::from("/p/db"), identity(5, 4096, 9)),
         (PathBuf::from("/p/db/é"), identity(6, 4096, 10)),
