@@ -32,6 +32,12 @@ CALLS = {
     "search_columns text": {"name": "search_columns", "arguments": {"text": "legacy"}},
     "search_columns looks_like": {"name": "search_columns",
                                   "arguments": {"looks_like": "email"}},
+    # The fixture's notes no longer say `legacy` (it matches nothing here); these match
+    # as broadly as issue 27's held-out print does (a clone holds 3 of each): a needle in
+    # names, notes and value notes, and a name glob.
+    "search_columns text broad": {"name": "search_columns", "arguments": {"text": "status"}},
+    "search_columns pattern broad": {"name": "search_columns",
+                                     "arguments": {"pattern": "*date*"}},
     "resolve_value": {"name": "resolve_value",
                       "arguments": {"table": "stacks.members_c0001.patrons",
                                     "column": "status", "text": "Active"}},

@@ -11,7 +11,7 @@ use super::pins::Pins;
 use super::value::set;
 use crate::error::{internal, QueryError};
 use crate::store::cache::Key;
-use crate::store::search::lookup::{Filters, Hit};
+use crate::store::search::lookup::{Filters, Hit, OrderedHits};
 use crate::store::search::records::{ColumnRecord, TableRecord};
 use crate::store::Snapshot;
 use compat::py::{casefold, split_whitespace, Glob};
@@ -46,17 +46,22 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
             return None;
         }
     }
-    let Some(text) = f.text else {
-        return Some(Vec::new());
-    };
-    let needle = casefold(text);
+    match f.text {
+        None => Some(Vec::new()),
+        Some(text) => text_match(record, &casefold(text)),
+    }
+}
+
+/// Whether `record` holds `needle` (casefolded) where `text` looks, and the value notes
+/// holding it, which a column's match carries.
+fn text_match(record: &ColumnRecord, needle: &str) -> Option<Vec<Value>> {
     if record.part.is_some() {
-        return casefold(&record.label).contains(&needle).then(Vec::new);
+        return casefold(&record.label).contains(needle).then(Vec::new);
     }
     let notes: Vec<Value> = record
         .value_notes
         .iter()
-        .filter(|(_, note)| casefold(note).contains(&needle))
+        .filter(|(_, note)| casefold(note).contains(needle))
         .map(|(value, note)| {
             Value::map(vec![
                 (Value::Str("value".into()), value.clone()),
@@ -67,11 +72,11 @@ pub fn decide(record: &ColumnRecord, f: &Filters) -> Option<Vec<Value>> {
             ])
         })
         .collect();
-    let named = casefold(&record.label).contains(&needle)
+    let named = casefold(&record.label).contains(needle)
         || record
             .note
             .as_deref()
-            .is_some_and(|n| casefold(n).contains(&needle));
+            .is_some_and(|n| casefold(n).contains(needle));
     (!notes.is_empty() || named).then_some(notes)
 }
 
@@ -127,9 +132,10 @@ fn shown_match(
 
 /// The matches before they are read in full: where each stands, and, when the stored
 /// record had to confirm them, what the exact check read. Unchecked matches are the
-/// hits alone, so a broad search holds a small entry per match, not room for a record.
+/// hits alone, put in order as a page reads them, so a broad search holds a small entry
+/// per match, not room for a record, and sorts only what its page shows.
 enum Found {
-    Unchecked(Vec<Hit>),
+    Unchecked(OrderedHits),
     Checked(Vec<(Hit, ColumnRecord, Vec<Value>)>),
 }
 
@@ -148,6 +154,8 @@ pub struct Matches<'a> {
     /// `unreadable_tables` and `switched_off_tables`, when there are any.
     pub head: Vec<(String, Value)>,
     found: Found,
+    /// A `text` needle, casefolded: the value notes a column shows are those holding it.
+    needle: Option<String>,
     /// The table records this reply has shown, so a page's matches of one table take its
     /// record from the cache once.
     tables: HashMap<usize, Arc<TableRecord>>,
@@ -164,15 +172,23 @@ impl Matches<'_> {
     pub fn get(&mut self, i: usize) -> Result<Value, QueryError> {
         let snap = &self.state.search;
         let read;
-        let (rank, record, notes): (usize, &ColumnRecord, &[Value]) = match &self.found {
+        let noted;
+        let (rank, record, notes): (usize, &ColumnRecord, &[Value]) = match &mut self.found {
             Found::Checked(checked) => {
                 let (hit, record, notes) = &checked[i];
                 (hit.table, record, notes)
             }
             Found::Unchecked(hits) => {
-                let hit = &hits[i];
+                let hit = hits
+                    .get(i)
+                    .ok_or_else(|| internal("a match past the last"))?;
                 read = snap.column(hit.address).map_err(internal)?;
-                (hit.table, &read, &[])
+                // The index matched the needle exactly; the record says which notes hold it.
+                noted = match &self.needle {
+                    Some(needle) => text_match(&read, needle).unwrap_or_default(),
+                    None => Vec::new(),
+                };
+                (hit.table, &read, &noted)
             }
         };
         let table = match self.tables.entry(rank) {
@@ -246,7 +262,7 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, Que
     let hits = snap.search(&req.filters).map_err(internal)?;
     let found = if hits.verify {
         let mut kept = Vec::new();
-        for hit in hits.hits {
+        for hit in hits.hits.into_sorted() {
             let record = snap.column(hit.address).map_err(internal)?;
             if let Some(notes) = decide(&record, &req.filters) {
                 kept.push((hit, record, notes));
@@ -296,6 +312,7 @@ pub fn answer<'a>(state: &'a Snapshot, req: &Request) -> Result<Matches<'a>, Que
         state,
         head,
         found,
+        needle: req.filters.text.map(casefold),
         tables: HashMap::new(),
         pins: (*pins).clone(),
     })

@@ -144,7 +144,7 @@ mod writers {
         };
         let view = &state.search;
         let mut out = Vec::new();
-        for hit in view.search(&filters).unwrap().hits {
+        for hit in view.search(&filters).unwrap().hits.into_sorted() {
             let record = view.column(hit.address).unwrap();
             let needle = text.to_lowercase();
             if record

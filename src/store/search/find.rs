@@ -458,7 +458,7 @@ impl SearchView {
     }
 
     /// Whether every document in the index, deleted or not, is this view's connection's.
-    fn only_connection(&self) -> Result<bool, IndexError> {
+    pub(super) fn only_connection(&self) -> Result<bool, IndexError> {
         let mine = self
             .searcher
             .doc_freq(&Term::from_field_text(self.fields.conn, &self.conn))?;

@@ -6,12 +6,12 @@ use std::collections::BTreeSet;
 use tantivy::collector::{Collector, DocSetCollector, SegmentCollector};
 use tantivy::fastfield::Column;
 use tantivy::index::SegmentReader;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
+use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery, TermSetQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, TantivyDocument, Term};
 
 use super::records::{ColumnRecord, TableRecord};
-use super::tokens::trigrams;
+use super::tokens::needle_trigrams;
 use super::{IndexError, SearchView, LONG, RAW};
 use compat::py::{casefold, Glob};
 
@@ -38,12 +38,93 @@ pub struct Hit {
     pub address: DocAddress,
 }
 
-/// Candidates in reply order; `verify` says the stored record must confirm each
-/// (a `text` needle, or a value too long to be a term).
-#[derive(Debug, Default)]
+/// Candidates, taken in reply order; `verify` says the stored record must confirm each
+/// (a needle under three characters, or a value too long to be a term).
+#[derive(Default)]
 pub struct Hits {
-    pub hits: Vec<Hit>,
+    pub hits: OrderedHits,
     pub verify: bool,
+}
+
+/// Hits put in reply order only as far as they are read: a page reads a few dozen of a
+/// broad search's thousands, so the rest are neither sorted nor told apart within their
+/// table (their column and part ranks are read from the index for those placed alone).
+#[derive(Default)]
+pub struct OrderedHits {
+    /// In reply order, the first `placed.len()` hits.
+    placed: Vec<Hit>,
+    /// The others from `from` on, each as its table's position and where it is.
+    unplaced: Vec<(usize, DocAddress)>,
+    from: usize,
+    /// Each segment's column and part ranks, by segment ordinal.
+    ranks: Vec<(Column<u64>, Column<u64>)>,
+}
+
+/// Hits placed at once when a page first reads past those already placed; later runs
+/// double (a page reads on from where the last run stopped).
+const FIRST_PLACED: usize = 64;
+
+impl OrderedHits {
+    pub fn len(&self) -> usize {
+        self.placed.len() + self.unplaced.len() - self.from
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hit `i` in reply order.
+    pub fn get(&mut self, i: usize) -> Option<Hit> {
+        while i >= self.placed.len() && self.from < self.unplaced.len() {
+            self.place(i + 1 - self.placed.len());
+        }
+        self.placed.get(i).copied()
+    }
+
+    /// Every hit, in reply order.
+    pub fn into_sorted(mut self) -> Vec<Hit> {
+        let rest = self.unplaced.len() - self.from;
+        if rest > 0 {
+            self.place(rest);
+        }
+        self.placed
+    }
+
+    /// Place at least `wanted` more hits: the nearest tables' hits, every hit of the last
+    /// of them included (a table's hits go by column and part, read now).
+    fn place(&mut self, wanted: usize) {
+        let rest = &mut self.unplaced[self.from..];
+        let n = wanted
+            .max(self.placed.len())
+            .max(FIRST_PLACED)
+            .min(rest.len());
+        if n < rest.len() {
+            rest.select_nth_unstable_by_key(n - 1, |h| h.0);
+        }
+        let last = rest[n - 1].0;
+        let mut end = n;
+        for j in n..rest.len() {
+            if rest[j].0 == last {
+                rest.swap(end, j);
+                end += 1;
+            }
+        }
+        let mut run: Vec<Hit> = rest[..end]
+            .iter()
+            .map(|&(table, address)| {
+                let (col, part) = &self.ranks[address.segment_ord as usize];
+                Hit {
+                    table,
+                    col_rank: col.first(address.doc_id).unwrap_or(0),
+                    part_rank: part.first(address.doc_id).unwrap_or(0),
+                    address,
+                }
+            })
+            .collect();
+        run.sort_unstable();
+        self.placed.extend(run);
+        self.from += end;
+    }
 }
 
 /// What validate_sql's catalog reads of one walkable table ([`SearchView::catalog_records`]).
@@ -168,6 +249,74 @@ fn term_query(field: Field, text: &str) -> Box<dyn Query> {
     ))
 }
 
+/// The hits of a search as their tables' positions (a document of a table the view does
+/// not hold is not a hit) and addresses.
+struct TableHitCollector {
+    rank: std::sync::Arc<super::entries::ByTableKey<usize>>,
+}
+
+struct TableHitSegment {
+    ord: SegmentOrdinal,
+    key: Column<u64>,
+    rank: std::sync::Arc<super::entries::ByTableKey<usize>>,
+    out: Vec<(usize, DocAddress)>,
+}
+
+impl Collector for TableHitCollector {
+    type Fruit = Vec<(usize, DocAddress)>;
+    type Child = TableHitSegment;
+
+    fn for_segment(
+        &self,
+        ord: SegmentOrdinal,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<TableHitSegment> {
+        Ok(TableHitSegment {
+            ord,
+            key: reader.fast_fields().u64("table_key")?,
+            rank: self.rank.clone(),
+            out: Vec::new(),
+        })
+    }
+
+    fn requires_scoring(&self) -> bool {
+        false
+    }
+
+    fn merge_fruits(&self, fruits: Vec<Self::Fruit>) -> tantivy::Result<Self::Fruit> {
+        Ok(fruits.concat())
+    }
+}
+
+impl SegmentCollector for TableHitSegment {
+    type Fruit = Vec<(usize, DocAddress)>;
+
+    fn collect(&mut self, doc: DocId, _score: Score) {
+        if let Some(&rank) = self.key.first(doc).and_then(|key| self.rank.get(&key)) {
+            self.out.push((rank, DocAddress::new(self.ord, doc)));
+        }
+    }
+
+    fn harvest(self) -> Self::Fruit {
+        self.out
+    }
+}
+
+/// Documents whose `text` holds `needle` (casefolded, three characters or more) exactly:
+/// its trigrams in a row.
+fn needle_query(field: Field, needle: &str) -> Option<Box<dyn Query>> {
+    let trigrams = needle_trigrams(needle)?;
+    let mut terms: Vec<(usize, Term)> = trigrams
+        .into_iter()
+        .map(|(at, t)| (at, Term::from_field_text(field, t)))
+        .collect();
+    if terms.len() == 1 {
+        let (_, term) = terms.remove(0);
+        return Some(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+    }
+    Some(Box::new(PhraseQuery::new_with_offset(terms)))
+}
+
 fn payload(doc: &TantivyDocument, field: Field) -> Option<&[u8]> {
     doc.get_first(field)
         .and_then(|v| tantivy::schema::Value::as_bytes(&v))
@@ -233,8 +382,7 @@ impl SearchView {
     /// table FQN, column name, then the column's parts in file order.
     pub fn search(&self, filters: &Filters) -> Result<Hits, IndexError> {
         let f = &self.fields;
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, term_query(f.conn, &self.conn))];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut verify = false;
         for (field, glob) in [
             (f.name, filters.pattern),
@@ -259,25 +407,24 @@ impl SearchView {
             ));
         }
         if let Some(text) = filters.text {
-            verify = true;
             let needle = casefold(text);
-            if needle.chars().count() >= 3 {
-                for tri in trigrams(&needle) {
-                    clauses.push((Occur::Must, term_query(f.text, tri)));
+            match needle_query(f.text, &needle) {
+                Some(exact) => clauses.push((Occur::Must, exact)),
+                None => {
+                    verify = true;
+                    let terms = self.short_needle_terms(&needle)?;
+                    if terms.is_empty() {
+                        return Ok(Hits::default());
+                    }
+                    clauses.push((Occur::Must, any_term(terms)));
                 }
-            } else {
-                let terms = self.short_needle_terms(&needle)?;
-                if terms.is_empty() {
-                    return Ok(Hits::default());
-                }
-                clauses.push((Occur::Must, any_term(terms)));
             }
         }
-        // The connection's clause, then one per filter. Only column and part documents
-        // hold the fields filtered on above, so a filter already keeps to them; a kind
-        // clause would only add a union of millions of documents to step through.
-        let filtered = clauses.len() > 1;
-        if !filtered {
+        // One clause per filter. Only column and part documents hold the fields filtered
+        // on above, so a filter already keeps to them; a kind clause would only add a
+        // union of millions of documents to step through. The connection's clause only
+        // when another connection has documents here (each match would seek it).
+        if clauses.is_empty() {
             clauses.push((
                 Occur::Must,
                 any_term(vec![
@@ -286,22 +433,33 @@ impl SearchView {
                 ]),
             ));
         }
-        let raw = self
-            .searcher
-            .search(&BooleanQuery::new(clauses), &HitCollector)?;
-        let mut hits: Vec<Hit> = raw
-            .into_iter()
-            .filter_map(|(seg, doc, key, col, part)| {
-                Some(Hit {
-                    table: *self.rank.get(&key)?,
-                    col_rank: col,
-                    part_rank: part,
-                    address: DocAddress::new(seg, doc),
-                })
-            })
-            .collect();
-        hits.sort_unstable();
-        Ok(Hits { hits, verify })
+        if !self.only_connection()? {
+            clauses.push((Occur::Must, term_query(f.conn, &self.conn)));
+        }
+        let query: Box<dyn Query> = match clauses.len() {
+            1 => clauses.remove(0).1,
+            _ => Box::new(BooleanQuery::new(clauses)),
+        };
+        let unplaced = self.searcher.search(
+            query.as_ref(),
+            &TableHitCollector {
+                rank: self.rank.clone(),
+            },
+        )?;
+        let mut ranks = Vec::new();
+        for segment in self.searcher.segment_readers() {
+            let ff = segment.fast_fields();
+            ranks.push((ff.u64("col_rank")?, ff.u64("part_rank")?));
+        }
+        Ok(Hits {
+            hits: OrderedHits {
+                placed: Vec::new(),
+                unplaced,
+                from: 0,
+                ranks,
+            },
+            verify,
+        })
     }
 
     /// A column or part record.

@@ -41,7 +41,7 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "9";
+pub const INDEX_VERSION: &str = "10";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -157,10 +157,13 @@ pub(crate) struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
+    // Positions: a needle is its trigrams in a row (`tokens::needle_trigrams`), so the
+    // index alone decides a `text` match and counts a broad one without reading records.
     let trigrams = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(tokens::TRIGRAMS_TOKENIZER)
-            .set_index_option(IndexRecordOption::Basic),
+            .set_fieldnorms(false)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
     );
     // BM25 reads term frequencies and field lengths.
     let scored = TextOptions::default().set_indexing_options(

@@ -61,6 +61,7 @@ fn search(snap: &SearchView, filters: Filters) -> Vec<String> {
     snap.search(&filters)
         .unwrap()
         .hits
+        .into_sorted()
         .iter()
         .map(|h| {
             let r = snap.column(h.address).unwrap();
@@ -268,4 +269,101 @@ fn a_kept_view_is_taken_while_the_index_holds_what_it_held_and_refused_after_a_c
         .unwrap();
     let refused = other.kept_view("c", tables(), &stamp).unwrap();
     assert_eq!(refused.err().map(|t| t.len()), Some(2));
+}
+
+/// The index decides a `text` needle on its own: the needle's trigrams in a row, inside
+/// one of a column's strings (its name, its note, one of its value notes), casefolded.
+#[test]
+fn a_text_needle_is_matched_exactly_inside_one_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
+    let stats = PathBuf::from("/p/s.t/v1/statistics.yaml");
+    let notes = PathBuf::from("/p/s.t/v1/statistics.annotations.yaml");
+    let key = table_key(
+        "c",
+        "s.t",
+        [Some((&stats, "1")), Some((&notes, "1")), None, None],
+    );
+    let table = TableEntry {
+        fqn: "s.t".into(),
+        key,
+        stats: Some(stats.into()),
+        annotations: Some(notes.into()),
+        description: None,
+        relationship_notes: None,
+        identities: [None; 4],
+        row_count: None,
+    };
+    let load = |path: &Path| -> Loaded<'static> {
+        let text = if path.ends_with("statistics.yaml") {
+            "columns:\n  stat_atus: {sql_type: INT}\n  status_code: {sql_type: INT}\n  xsta: {sql_type: INT}\n  code: {sql_type: INT}\n  baaab: {sql_type: INT}\n  xaaaay: {sql_type: INT}\n  Straße: {sql_type: INT}\n"
+        } else {
+            "format_version: 1\ncolumns:\n  xsta: {note: ztus here}\n  code: {values: [{value: A, note: Old STATUS code}, {value: B, note: new}]}\n"
+        };
+        Loaded {
+            parsed: Cow::Owned(Parsed::Yaml(yaml::load(text).unwrap())),
+            version: "1".into(),
+        }
+    };
+    let snap = index.sync("c", vec![table], &load).unwrap();
+    let text = |needle| {
+        search(
+            &snap,
+            Filters {
+                text: Some(needle),
+                ..Default::default()
+            },
+        )
+    };
+    // `stat_atus` holds every trigram of `status`, not in a row; `xsta` and its note
+    // `ztus here` would spell it only across the two strings.
+    assert_eq!(text("status"), ["s.t.code", "s.t.status_code"]);
+    // A trigram twice in a row: `baaab` holds `aaa` once.
+    assert_eq!(text("AAAA"), ["s.t.xaaaay"]);
+    assert_eq!(text("strasse"), ["s.t.Straße"]);
+    assert_eq!(
+        text("sta"),
+        ["s.t.code", "s.t.stat_atus", "s.t.status_code", "s.t.xsta"]
+    );
+    assert_eq!(text("here"), ["s.t.xsta"]);
+    assert_eq!(text("status code"), ["s.t.code"]);
+    assert!(text("code status").is_empty());
+    // Under three characters, candidates the records confirm.
+    let short = snap
+        .search(&Filters {
+            text: Some("ta"),
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(short.verify);
+    assert!(
+        !snap
+            .search(&Filters {
+                text: Some("tat"),
+                ..Default::default()
+            })
+            .unwrap()
+            .verify
+    );
+}
+
+/// Hits are placed in reply order as far as they are read, and every read order gives
+/// the order sorting them all gives.
+#[test]
+fn hits_placed_as_they_are_read_are_in_reply_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
+    let tables: Vec<TableEntry> = (0..150).map(|i| entry(&format!("s.t{i:03}"), 1)).collect();
+    let snap = index.sync("c", tables, &load).unwrap();
+    let all = snap.search(&Filters::default()).unwrap().hits.into_sorted();
+    assert_eq!(all.len(), 300);
+    assert!(all.windows(2).all(|w| w[0] < w[1]));
+    for start in [0, 1, 63, 64, 65, 130, 299] {
+        let mut hits = snap.search(&Filters::default()).unwrap().hits;
+        assert_eq!(hits.len(), 300);
+        let read: Vec<_> = (start..300).map(|i| hits.get(i).unwrap()).collect();
+        assert_eq!(read, all[start..]);
+        assert_eq!(hits.get(300), None);
+        assert_eq!(hits.get(0), Some(all[0]));
+    }
 }

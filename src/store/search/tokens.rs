@@ -1,8 +1,8 @@
-//! Tokens for `text`: character trigrams of the casefolded string, so every substring of
-//! three or more characters (an identifier such as `customer_id`, a part of one such as
-//! `omer`, a code such as `PZ0214`) is found by the trigrams it contains. A string shorter
-//! than three characters is its own token, so a one- or two-character needle is found by
-//! the tokens containing it.
+//! Tokens for `text`: character trigrams of the casefolded string, each at the position it
+//! starts at, so every substring of three or more characters (an identifier such as
+//! `customer_id`, a part of one such as `omer`, a code such as `PZ0214`) is found exactly by
+//! its trigrams in a row ([`needle_trigrams`]). A string shorter than three characters is
+//! its own token, so a one- or two-character needle is found by the tokens containing it.
 
 use tantivy::tokenizer::Token;
 
@@ -22,9 +22,10 @@ impl tantivy::tokenizer::Tokenizer for Trigrams {
     }
 }
 
-/// The trigram windows of `text` (already casefolded), as index tokens.
+/// Every trigram window of `text` (already casefolded) at the character it starts at, or
+/// `text` itself at 0 when shorter than three characters.
 pub fn trigram_tokens(text: &str) -> Vec<Token> {
-    trigrams(text)
+    windows(text)
         .into_iter()
         .enumerate()
         .map(|(position, t)| Token {
@@ -37,9 +38,9 @@ pub fn trigram_tokens(text: &str) -> Vec<Token> {
         .collect()
 }
 
-/// The distinct trigram windows of `text`, or `text` itself when shorter than three
-/// characters (nothing for an empty string).
-pub fn trigrams(text: &str) -> Vec<&str> {
+/// The trigram windows of `text` in order, repeats kept, or `text` itself when shorter
+/// than three characters (nothing for an empty string).
+fn windows(text: &str) -> Vec<&str> {
     let bounds: Vec<usize> = text
         .char_indices()
         .map(|(i, _)| i)
@@ -52,12 +53,22 @@ pub fn trigrams(text: &str) -> Vec<&str> {
     if chars < 3 {
         return vec![text];
     }
-    let mut out: Vec<&str> = (0..=chars - 3)
+    (0..=chars - 3)
         .map(|i| &text[bounds[i]..bounds[i + 3]])
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+        .collect()
+}
+
+/// The trigrams that find `needle` (casefolded, at least three characters) exactly, each
+/// with its offset from the needle's start: every window, so a text holds `needle` when it
+/// holds these at these offsets from one position. Every offset is asked for because the
+/// index leaves one empty position between two strings of a document: a needle running
+/// from one into the next would need a window at that position, where there is none.
+/// `None` for a needle under three characters.
+pub fn needle_trigrams(needle: &str) -> Option<Vec<(usize, &str)>> {
+    if needle.chars().count() < 3 {
+        return None;
+    }
+    Some(windows(needle).into_iter().enumerate().collect())
 }
 
 #[cfg(test)]
@@ -66,10 +77,32 @@ mod tests {
 
     #[test]
     fn windows_of_three_characters() {
-        assert_eq!(trigrams("abcd"), vec!["abc", "bcd"]);
-        assert_eq!(trigrams("ab"), vec!["ab"]);
-        assert_eq!(trigrams(""), Vec::<&str>::new());
-        assert_eq!(trigrams("ßüé"), vec!["ßüé"]);
-        assert_eq!(trigrams("aaaa"), vec!["aaa"]);
+        assert_eq!(windows("abcd"), vec!["abc", "bcd"]);
+        assert_eq!(windows("ab"), vec!["ab"]);
+        assert_eq!(windows(""), Vec::<&str>::new());
+        assert_eq!(windows("ßüé"), vec!["ßüé"]);
+        assert_eq!(windows("aaaa"), vec!["aaa", "aaa"]);
+    }
+
+    #[test]
+    fn tokens_keep_repeats_at_their_positions() {
+        let tokens: Vec<(usize, String)> = trigram_tokens("abab")
+            .into_iter()
+            .map(|t| (t.position, t.text))
+            .collect();
+        assert_eq!(tokens, [(0, "aba".to_string()), (1, "bab".to_string())]);
+        assert_eq!(trigram_tokens("ab").len(), 1);
+    }
+
+    #[test]
+    fn a_needle_is_every_window_at_its_offset() {
+        assert_eq!(needle_trigrams("abc"), Some(vec![(0, "abc")]));
+        assert_eq!(
+            needle_trigrams("status"),
+            Some(vec![(0, "sta"), (1, "tat"), (2, "atu"), (3, "tus")])
+        );
+        assert_eq!(needle_trigrams("aaaa"), Some(vec![(0, "aaa"), (1, "aaa")]));
+        assert_eq!(needle_trigrams("ßü"), None);
+        assert_eq!(needle_trigrams(""), None);
     }
 }
