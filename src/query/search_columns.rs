@@ -1,6 +1,6 @@
 //! search_columns: columns (and parts) across the print matching a name glob, a text
-//! needle and field globs, ANDed (spec §4.3). The index finds candidates in reply order;
-//! a `text` needle is then checked exactly (casefold substring) on each stored record.
+//! needle and field globs, ANDed (spec §4.3). The index decides them, a needle under three
+//! characters and a value too long to be a term aside (the stored record confirms those).
 //! A match is read in full only when a page asks for it: `total` needs the count alone.
 
 use std::collections::hash_map::Entry;

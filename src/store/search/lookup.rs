@@ -302,8 +302,8 @@ impl SegmentCollector for TableHitSegment {
     }
 }
 
-/// Documents whose `text` holds `needle` (casefolded, three characters or more) exactly:
-/// its trigrams in a row.
+/// Documents whose `text` holds `needle` (casefolded, three characters or more) exactly in
+/// one of their strings: its trigrams at their offsets from one position.
 fn needle_query(field: Field, needle: &str) -> Option<Box<dyn Query>> {
     let trigrams = needle_trigrams(needle)?;
     let mut terms: Vec<(usize, Term)> = trigrams

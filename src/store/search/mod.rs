@@ -4,10 +4,12 @@
 //! request reads the [`SearchView`] taken when its connection state was built, so the
 //! index and the mirror it was built from never disagree within one call.
 //!
-//! The index only finds candidates. Globs are decided in Rust with `fnmatchcase` over the
-//! field's own term dictionary (exact values, stored raw), `text` by trigrams of the
-//! casefolded strings and then an exact casefold-substring check on the stored record; so
-//! an answer is the reference's, never an approximation.
+//! Globs are decided in Rust with `fnmatchcase` over the field's own term dictionary (exact
+//! values, stored raw), and a `text` needle by the index itself: the trigrams of the
+//! casefolded strings at their positions, which hold the needle exactly where they hold its
+//! trigrams at the needle's offsets. A needle under three characters, or a glob where a value
+//! was too long to be a term, finds candidates that the stored record confirms. So an answer
+//! is the reference's, never an approximation.
 
 pub mod abbreviations;
 mod entries;
@@ -41,7 +43,7 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "10";
+pub const INDEX_VERSION: &str = "11";
 const VERSION_FILE: &str = "printdex-index-version";
 /// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
 /// follows each commit.
@@ -157,8 +159,8 @@ pub(crate) struct Fields {
 
 fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    // Positions: a needle is its trigrams in a row (`tokens::needle_trigrams`), so the
-    // index alone decides a `text` match and counts a broad one without reading records.
+    // Positions: a needle is its trigrams at their offsets (`tokens::needle_trigrams`), so
+    // the index alone decides a `text` match and counts a broad one without reading records.
     let trigrams = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(tokens::TRIGRAMS_TOKENIZER)

@@ -271,8 +271,9 @@ fn a_kept_view_is_taken_while_the_index_holds_what_it_held_and_refused_after_a_c
     assert_eq!(refused.err().map(|t| t.len()), Some(2));
 }
 
-/// The index decides a `text` needle on its own: the needle's trigrams in a row, inside
-/// one of a column's strings (its name, its note, one of its value notes), casefolded.
+/// The index decides a `text` needle on its own: the needle's trigrams at their offsets,
+/// inside one of a column's strings (its name, its note, one of its value notes),
+/// casefolded.
 #[test]
 fn a_text_needle_is_matched_exactly_inside_one_string() {
     let dir = tempfile::tempdir().unwrap();
@@ -296,9 +297,9 @@ fn a_text_needle_is_matched_exactly_inside_one_string() {
     };
     let load = |path: &Path| -> Loaded<'static> {
         let text = if path.ends_with("statistics.yaml") {
-            "columns:\n  stat_atus: {sql_type: INT}\n  status_code: {sql_type: INT}\n  xsta: {sql_type: INT}\n  code: {sql_type: INT}\n  baaab: {sql_type: INT}\n  xaaaay: {sql_type: INT}\n  Straße: {sql_type: INT}\n"
+            "columns:\n  stat_atus: {sql_type: INT}\n  status_code: {sql_type: INT}\n  xsta: {sql_type: INT}\n  code: {sql_type: INT}\n  baaab: {sql_type: INT}\n  xaaaay: {sql_type: INT}\n  Straße: {sql_type: INT}\n  pair: {sql_type: INT}\n"
         } else {
-            "format_version: 1\ncolumns:\n  xsta: {note: ztus here}\n  code: {values: [{value: A, note: Old STATUS code}, {value: B, note: new}]}\n"
+            "format_version: 1\ncolumns:\n  xsta: {note: ztus here}\n  code: {values: [{value: A, note: Old STATUS code}, {value: B, note: new}]}\n  pair: {note: xxabc, values: [{value: 1, note: zdef}]}\n"
         };
         Loaded {
             parsed: Cow::Owned(Parsed::Yaml(yaml::load(text).unwrap())),
@@ -316,7 +317,8 @@ fn a_text_needle_is_matched_exactly_inside_one_string() {
         )
     };
     // `stat_atus` holds every trigram of `status`, not in a row; `xsta` and its note
-    // `ztus here` would spell it only across the two strings.
+    // `ztus here` would spell it only across the two strings (`sta` and `tus`, the two
+    // trigrams asked for, stand three apart there but for the gap between strings).
     assert_eq!(text("status"), ["s.t.code", "s.t.status_code"]);
     // A trigram twice in a row: `baaab` holds `aaa` once.
     assert_eq!(text("AAAA"), ["s.t.xaaaay"]);
@@ -328,6 +330,11 @@ fn a_text_needle_is_matched_exactly_inside_one_string() {
     assert_eq!(text("here"), ["s.t.xsta"]);
     assert_eq!(text("status code"), ["s.t.code"]);
     assert!(text("code status").is_empty());
+    // `abc` ends one string and `def` stands second in the next: one empty position
+    // between them would put the two trigrams three apart.
+    assert_eq!(text("abc"), ["s.t.pair"]);
+    assert_eq!(text("zdef"), ["s.t.pair"]);
+    assert!(text("abcdef").is_empty());
     // Under three characters, candidates the records confirm.
     let short = snap
         .search(&Filters {

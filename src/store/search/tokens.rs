@@ -1,7 +1,7 @@
 //! Tokens for `text`: character trigrams of the casefolded string, each at the position it
 //! starts at, so every substring of three or more characters (an identifier such as
 //! `customer_id`, a part of one such as `omer`, a code such as `PZ0214`) is found exactly by
-//! its trigrams in a row ([`needle_trigrams`]). A string shorter than three characters is
+//! its trigrams at their offsets ([`needle_trigrams`]). A string shorter than three characters is
 //! its own token, so a one- or two-character needle is found by the tokens containing it.
 
 use tantivy::tokenizer::Token;
@@ -22,16 +22,22 @@ impl tantivy::tokenizer::Tokenizer for Trigrams {
     }
 }
 
-/// Every trigram window of `text` (already casefolded) at the character it starts at, or
-/// `text` itself at 0 when shorter than three characters.
+/// Empty positions before each string's first window. The index puts a document's strings
+/// one after another with one empty position between them; with these, three empty
+/// positions part two strings, so no two of a needle's trigrams [`needle_trigrams`] asks
+/// for, at most three apart, can stand one on each side.
+pub const STRING_GAP: usize = 2;
+
+/// Every trigram window of `text` (already casefolded) at the character it starts at, after
+/// [`STRING_GAP`], or `text` itself there when shorter than three characters.
 pub fn trigram_tokens(text: &str) -> Vec<Token> {
     windows(text)
         .into_iter()
         .enumerate()
-        .map(|(position, t)| Token {
+        .map(|(at, t)| Token {
             offset_from: 0,
             offset_to: 0,
-            position,
+            position: STRING_GAP + at,
             text: t.to_string(),
             position_length: 1,
         })
@@ -59,16 +65,21 @@ fn windows(text: &str) -> Vec<&str> {
 }
 
 /// The trigrams that find `needle` (casefolded, at least three characters) exactly, each
-/// with its offset from the needle's start: every window, so a text holds `needle` when it
-/// holds these at these offsets from one position. Every offset is asked for because the
-/// index leaves one empty position between two strings of a document: a needle running
-/// from one into the next would need a window at that position, where there is none.
-/// `None` for a needle under three characters.
+/// with its offset from the needle's start: windows three apart and the last, which
+/// together cover every character. A string holds `needle` when it holds these at these
+/// offsets from one position; the empty positions between strings ([`STRING_GAP`]) keep
+/// them from being read across two. `None` for a needle under three characters.
 pub fn needle_trigrams(needle: &str) -> Option<Vec<(usize, &str)>> {
     if needle.chars().count() < 3 {
         return None;
     }
-    Some(windows(needle).into_iter().enumerate().collect())
+    let all = windows(needle);
+    let last = all.len() - 1;
+    let mut out: Vec<(usize, &str)> = (0..=last).step_by(3).map(|at| (at, all[at])).collect();
+    if out.last().map(|(at, _)| *at) != Some(last) {
+        out.push((last, all[last]));
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -85,23 +96,41 @@ mod tests {
     }
 
     #[test]
-    fn tokens_keep_repeats_at_their_positions() {
+    fn tokens_keep_repeats_at_their_positions_after_the_gap() {
         let tokens: Vec<(usize, String)> = trigram_tokens("abab")
             .into_iter()
             .map(|t| (t.position, t.text))
             .collect();
-        assert_eq!(tokens, [(0, "aba".to_string()), (1, "bab".to_string())]);
+        assert_eq!(
+            tokens,
+            [
+                (STRING_GAP, "aba".to_string()),
+                (STRING_GAP + 1, "bab".to_string())
+            ]
+        );
         assert_eq!(trigram_tokens("ab").len(), 1);
     }
 
     #[test]
-    fn a_needle_is_every_window_at_its_offset() {
+    fn a_needle_is_windows_three_apart_and_the_last() {
         assert_eq!(needle_trigrams("abc"), Some(vec![(0, "abc")]));
+        assert_eq!(needle_trigrams("abcd"), Some(vec![(0, "abc"), (1, "bcd")]));
         assert_eq!(
             needle_trigrams("status"),
-            Some(vec![(0, "sta"), (1, "tat"), (2, "atu"), (3, "tus")])
+            Some(vec![(0, "sta"), (3, "tus")])
         );
-        assert_eq!(needle_trigrams("aaaa"), Some(vec![(0, "aaa"), (1, "aaa")]));
+        assert_eq!(
+            needle_trigrams("abcdefg"),
+            Some(vec![(0, "abc"), (3, "def"), (4, "efg")])
+        );
+        assert_eq!(
+            needle_trigrams("aaaaaa"),
+            Some(vec![(0, "aaa"), (3, "aaa")])
+        );
+        assert_eq!(
+            needle_trigrams(&"x".repeat(3000)).map(|t| t.len()),
+            Some(1000)
+        );
         assert_eq!(needle_trigrams("ßü"), None);
         assert_eq!(needle_trigrams(""), None);
     }
