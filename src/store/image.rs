@@ -168,10 +168,14 @@ impl ImageOf {
         })
     }
 
+    /// The index's version is part of it: an image's tables carry keys derived under one
+    /// (`search::table_key`), which an index of another version never holds, so a start
+    /// after an upgrade reconciles once and keeps a new image.
     fn key(&self) -> Key {
         Key::new(
             "start image",
             [
+                crate::store::search::INDEX_VERSION.as_bytes(),
                 self.instance.as_bytes(),
                 &self.generation.to_le_bytes(),
                 self.manifest_hash.hex().as_bytes(),
