@@ -932,6 +932,8 @@ pub(super) mod tests {
             "the feed took the walk"
         );
         // The walk a head hands on is the one it checked: every directory, as it holds.
+        // Read once this start has written its own head: one read mid-write is none.
+        store.starting.wait_all(std::time::Duration::from_secs(30));
         let conn = &store.served.connections[0];
         let (_, walk) = crate::store::Store::head_of(&store.shared(), conn).expect("a head");
         assert!(walk.holds());
