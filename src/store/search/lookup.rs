@@ -1,4 +1,4 @@
-//! Reading a [`SearchView`]: candidate columns and parts for search_columns' filters, table
+//! Reading a [`SearchView`]: the columns and parts search_columns' filters match, table
 //! records, and one column by name for resolve_value.
 
 use std::collections::BTreeSet;
@@ -378,8 +378,9 @@ impl SearchView {
             .collect())
     }
 
-    /// Candidate columns and parts of the walkable tables for `filters`, in reply order:
-    /// table FQN, column name, then the column's parts in file order.
+    /// The columns and parts of the walkable tables that `filters` match (candidates to
+    /// confirm when `verify`), taken in reply order: table FQN, column name, then the
+    /// column's parts in file order.
     pub fn search(&self, filters: &Filters) -> Result<Hits, IndexError> {
         let f = &self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
