@@ -153,64 +153,6 @@ pub struct CatalogColumn {
     pub complete_values: bool,
 }
 
-type Raw = (SegmentOrdinal, DocId, u64, u64, u64);
-
-struct HitCollector;
-
-struct HitSegment {
-    ord: SegmentOrdinal,
-    key: Column<u64>,
-    col: Column<u64>,
-    part: Column<u64>,
-    out: Vec<Raw>,
-}
-
-impl Collector for HitCollector {
-    type Fruit = Vec<Raw>;
-    type Child = HitSegment;
-
-    fn for_segment(
-        &self,
-        ord: SegmentOrdinal,
-        reader: &SegmentReader,
-    ) -> tantivy::Result<HitSegment> {
-        let ff = reader.fast_fields();
-        Ok(HitSegment {
-            ord,
-            key: ff.u64("table_key")?,
-            col: ff.u64("col_rank")?,
-            part: ff.u64("part_rank")?,
-            out: Vec::new(),
-        })
-    }
-
-    fn requires_scoring(&self) -> bool {
-        false
-    }
-
-    fn merge_fruits(&self, fruits: Vec<Vec<Raw>>) -> tantivy::Result<Vec<Raw>> {
-        Ok(fruits.concat())
-    }
-}
-
-impl SegmentCollector for HitSegment {
-    type Fruit = Vec<Raw>;
-
-    fn collect(&mut self, doc: DocId, _score: Score) {
-        self.out.push((
-            self.ord,
-            doc,
-            self.key.first(doc).unwrap_or(0),
-            self.col.first(doc).unwrap_or(0),
-            self.part.first(doc).unwrap_or(0),
-        ));
-    }
-
-    fn harvest(self) -> Vec<Raw> {
-        self.out
-    }
-}
-
 /// The characters of `pattern` before its first glob metacharacter: every match starts
 /// with them.
 fn literal_prefix(pattern: &str) -> &str {
@@ -249,8 +191,8 @@ fn term_query(field: Field, text: &str) -> Box<dyn Query> {
     ))
 }
 
-/// The hits of a search as their tables' positions (a document of a table the view does
-/// not hold is not a hit) and addresses.
+/// A query's documents as their tables' positions and addresses, in the order the index
+/// gives them (a document of a table the view does not hold is left out).
 struct TableHitCollector {
     rank: std::sync::Arc<super::entries::ByTableKey<usize>>,
 }
@@ -441,12 +383,7 @@ impl SearchView {
             1 => clauses.remove(0).1,
             _ => Box::new(BooleanQuery::new(clauses)),
         };
-        let unplaced = self.searcher.search(
-            query.as_ref(),
-            &TableHitCollector {
-                rank: self.rank.clone(),
-            },
-        )?;
+        let unplaced = self.searcher.search(query.as_ref(), &self.table_hits())?;
         let mut ranks = Vec::new();
         for segment in self.searcher.segment_readers() {
             let ff = segment.fast_fields();
@@ -461,6 +398,13 @@ impl SearchView {
             },
             verify,
         })
+    }
+
+    /// What collects a query's documents of this view's tables.
+    fn table_hits(&self) -> TableHitCollector {
+        TableHitCollector {
+            rank: self.rank.clone(),
+        }
     }
 
     /// A column or part record.
@@ -669,10 +613,9 @@ impl SearchView {
             (Occur::Must, term_query(self.fields.conn, &self.conn)),
             (Occur::Must, term_query(self.fields.kind, kind)),
         ]);
-        let raw = self.searcher.search(&query, &HitCollector)?;
-        for (seg, doc, key, _, _) in raw {
-            if let Some(&rank) = self.rank.get(&key).filter(|&&rank| wanted(rank)) {
-                let doc: TantivyDocument = self.searcher.doc(DocAddress::new(seg, doc))?;
+        for (rank, address) in self.searcher.search(&query, &self.table_hits())? {
+            if wanted(rank) {
+                let doc: TantivyDocument = self.searcher.doc(address)?;
                 each(rank, &doc)?;
             }
         }
@@ -687,10 +630,11 @@ impl SearchView {
             (Occur::Must, term_query(self.fields.kind, "table")),
             (Occur::Must, term_query(self.fields.flags, flag)),
         ]);
-        let raw = self.searcher.search(&query, &HitCollector)?;
-        let mut ranks: Vec<usize> = raw
+        let mut ranks: Vec<usize> = self
+            .searcher
+            .search(&query, &self.table_hits())?
             .into_iter()
-            .filter_map(|(_, _, key, _, _)| self.rank.get(&key).copied())
+            .map(|(rank, _)| rank)
             .collect();
         ranks.sort_unstable();
         ranks.dedup();
