@@ -668,12 +668,18 @@ impl Mirror {
     /// Store the records a scan just read (its spill): every record that is not an identity
     /// note, in one transaction.
     pub fn store_read(&self, records: &[FileRecord]) -> Result<(), MirrorError> {
+        // Packed before the lock: a scan's workers store their batches in turn, and
+        // packing is most of a batch's store.
+        let rows: Vec<Option<StoredParse>> = records
+            .iter()
+            .map(|f| f.scanned.read().map(StoredParse::of))
+            .collect();
         let mut db = self.db();
         let tx = db.transaction()?;
         let mut stamps = Stamps::new(&tx);
-        for f in records {
-            if f.scanned.read().is_some() {
-                Self::upsert_on(&tx, f, stamps.of(&f.connection)?)?;
+        for (f, row) in records.iter().zip(rows) {
+            if let Some(row) = row {
+                Self::insert_on(&tx, f, row, stamps.of(&f.connection)?)?;
             }
         }
         drop(stamps);
@@ -758,17 +764,22 @@ impl Mirror {
                 return Ok(changed > 0);
             }
         };
-        let (status, error, parsed) = match parsed {
-            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(packed::to_bytes(v))),
-            // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => (ParseStatus::Split, None, Some(packed::to_bytes(header))),
-            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
-            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
-            Parsed::Text => (ParseStatus::Text, None, None),
-            // Kept as written, not packed: it is text, and only find reads it.
-            Parsed::Prose(text) => (ParseStatus::Prose, None, Some(text.as_bytes().to_vec())),
-            Parsed::Absent => (ParseStatus::Absent, None, None),
-        };
+        Self::insert_on(db, f, StoredParse::of(parsed), generation)?;
+        Ok(true)
+    }
+
+    /// Write `f`'s row with its parse as `row` holds it, stamped with `generation`.
+    fn insert_on(
+        db: &Connection,
+        f: &FileRecord,
+        row: StoredParse,
+        generation: u64,
+    ) -> Result<(), MirrorError> {
+        let StoredParse {
+            status,
+            error,
+            parsed,
+        } = row;
         let id = f.identity;
         db.prepare_cached(
             "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled, generation)
@@ -793,7 +804,7 @@ impl Mirror {
             // Rare (a diff's write), and the items may run to hundreds of thousands.
             Self::sweep_items_on(db)?;
         }
-        Ok(true)
+        Ok(())
     }
 
     /// Whether storing `scan` would change nothing but identities: every file's bytes as
@@ -959,6 +970,34 @@ fn version_matches(db: &Connection) -> bool {
     )
     .map(|v| v == SCHEMA_VERSION)
     .unwrap_or(false)
+}
+
+/// A parse as a `files` row holds it: its outcome, its error, and its bytes.
+struct StoredParse {
+    status: ParseStatus,
+    error: Option<String>,
+    parsed: Option<Vec<u8>>,
+}
+
+impl StoredParse {
+    fn of(parsed: &Parsed) -> StoredParse {
+        let (status, error, parsed) = match parsed {
+            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(packed::to_bytes(v))),
+            // The items are stored already, under the hash (`Mirror::store_items`).
+            Parsed::Split(header) => (ParseStatus::Split, None, Some(packed::to_bytes(header))),
+            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
+            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
+            Parsed::Text => (ParseStatus::Text, None, None),
+            // Kept as written, not packed: it is text, and only find reads it.
+            Parsed::Prose(text) => (ParseStatus::Prose, None, Some(text.as_bytes().to_vec())),
+            Parsed::Absent => (ParseStatus::Absent, None, None),
+        };
+        StoredParse {
+            status,
+            error,
+            parsed,
+        }
+    }
 }
 
 /// A scan's spill goes straight into the mirror.

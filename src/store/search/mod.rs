@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use tantivy::indexer::UserOperation;
 use tantivy::query::TermQuery;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
@@ -45,9 +46,14 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 /// version is discarded and rebuilt (it is a cache).
 pub const INDEX_VERSION: &str = "11";
 const VERSION_FILE: &str = "printdex-index-version";
-/// Tables per commit while (re)indexing: bounds the writer's memory, and a reader reload
-/// follows each commit.
-const TABLES_PER_COMMIT: usize = 500;
+/// Tables whose documents are built at once while (re)indexing: bounds the documents
+/// held before the writer takes them.
+const TABLES_PER_BATCH: usize = 500;
+/// Tables per commit while (re)indexing, at least: each commit writes a segment (and
+/// syncs it) that merges then read again, and a reader reload follows it.
+const TABLES_PER_COMMIT: usize = 2000;
+/// Documents handed to the index writer at once while (re)indexing.
+const DOCS_PER_RUN: usize = 64;
 const WRITER_HEAP: usize = 50_000_000;
 /// A sync of at most this many tables commits without merging.
 const SMALL_SYNC: usize = 16;
@@ -646,26 +652,45 @@ impl SearchIndex {
         std::thread::scope(|scope| {
             let feeder = scope.spawn(move || {
                 let mut committed = Vec::new();
-                for (batch, docs) in built {
+                let mut added: Vec<(String, u64)> = Vec::new();
+                let mut built = built.into_iter().peekable();
+                while let Some((batch, docs)) = built.next() {
                     // search_columns' documents first, find's after them: a search_columns
                     // page then reads its documents from fewer doc-store blocks.
-                    let written = docs
-                        .search
-                        .into_iter()
-                        .chain(docs.find)
-                        .try_for_each(|doc| writer.add_document(doc).map(|_| ()))
-                        .and_then(|()| writer.commit().map(|_| ()))
+                    // Handed over in runs: one message each through the writer's channel,
+                    // whose sender spins while the indexing thread is behind.
+                    let mut docs = docs.search.into_iter().chain(docs.find).peekable();
+                    let mut written = Ok(());
+                    while written.is_ok() && docs.peek().is_some() {
+                        let run: Vec<UserOperation<TantivyDocument>> = docs
+                            .by_ref()
+                            .take(DOCS_PER_RUN)
+                            .map(UserOperation::Add)
+                            .collect();
+                        written = writer.run(run).map(|_| ());
+                    }
+                    if let Err(e) = written {
+                        return (committed, Err(IndexError::from(e)));
+                    }
+                    added.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));
+                    // The last batch is known once the builders hang up.
+                    if added.len() < TABLES_PER_COMMIT && built.peek().is_some() {
+                        continue;
+                    }
+                    let written = writer
+                        .commit()
+                        .map(|_| ())
                         .and_then(|()| self.reader.reload());
                     if let Err(e) = written {
                         return (committed, Err(IndexError::from(e)));
                     }
-                    committed.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));
+                    committed.append(&mut added);
                 }
                 (committed, Ok(()))
             });
             let mut building = std::time::Duration::ZERO;
             let mut failed = None;
-            for batch in fresh.chunks(TABLES_PER_COMMIT) {
+            for batch in fresh.chunks(TABLES_PER_BATCH) {
                 let started = std::time::Instant::now();
                 let docs = self.batch_docs(conn, batch, load, workers);
                 building += started.elapsed();
