@@ -143,8 +143,8 @@ fn rank(candidates: Vec<FindCandidate>, query_words: &[QueryWord]) -> Vec<(Match
 }
 
 /// `score` rounded to [`SIGNIFICANT_DIGITS`]: the index adds a document's term scores in
-/// no fixed order when it prunes, so two things that score the same may differ in the last
-/// bits, and they must still go by FQN.
+/// no fixed order, so two things that score the same may differ in the last bits, and they
+/// must still go by FQN.
 fn to_significant_digits(score: f32) -> f32 {
     if !(score.is_finite() && score > 0.0) {
         return score;

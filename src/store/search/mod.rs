@@ -179,9 +179,8 @@ fn schema() -> (Schema, Fields) {
             .set_tokenizer(words::TERMS_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
-    // Frequencies on every field find scores, so its union of term queries is one tantivy
-    // can prune (block-max WAND); a misspelled word's weight is scaled from the term's score
-    // (`find::near_words`), so lengths are not needed for it.
+    // Frequencies on every field find scores; a misspelled word's weight is scaled from
+    // the term's score (`find::near_words`), so lengths are not needed for it.
     let listed = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(words::PLAIN_TOKENIZER)
