@@ -15,6 +15,7 @@ use compat::value::{packed, Value};
 
 mod generation;
 mod inspect;
+mod parse_row;
 mod pz;
 mod rows;
 mod status;
@@ -23,6 +24,7 @@ mod walk;
 use generation::Stamps;
 pub use generation::{Written, WrittenRow};
 pub use inspect::{ConnectionInspection, Inspection};
+use parse_row::StoredParse;
 pub use rows::{RowLookup, StoredFiles};
 pub use status::ParseStatus;
 #[cfg(test)]
@@ -768,45 +770,6 @@ impl Mirror {
         Ok(true)
     }
 
-    /// Write `f`'s row with its parse as `row` holds it, stamped with `generation`.
-    fn insert_on(
-        db: &Connection,
-        f: &FileRecord,
-        row: StoredParse,
-        generation: u64,
-    ) -> Result<(), MirrorError> {
-        let StoredParse {
-            status,
-            error,
-            parsed,
-        } = row;
-        let id = f.identity;
-        db.prepare_cached(
-            "INSERT OR REPLACE INTO files (path, connection, fqn, kind, mtime_ns, size, inode, hash, parse_status, parse_error, parsed, settled, generation)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?
-        .execute(params![
-                f.path.to_string_lossy(),
-                f.connection,
-                f.fqn,
-                f.kind,
-                id.map(|i| i.mtime_ns),
-                id.map(|i| i.size as i64),
-                id.map(|i| i.inode as i64),
-                f.hash,
-                status,
-                error,
-                parsed,
-                id.map(|i| i.settled),
-                generation as i64
-            ])?;
-        if ingest::is_split_kind(&f.kind) {
-            // Rare (a diff's write), and the items may run to hundreds of thousands.
-            Self::sweep_items_on(db)?;
-        }
-        Ok(())
-    }
-
     /// Whether storing `scan` would change nothing but identities: every file's bytes as
     /// stored (unchanged, or touched) and the same outcome.
     pub fn unchanged(&self, connection: &str, scan: &ConnectionScan) -> Result<bool, MirrorError> {
@@ -970,34 +933,6 @@ fn version_matches(db: &Connection) -> bool {
     )
     .map(|v| v == SCHEMA_VERSION)
     .unwrap_or(false)
-}
-
-/// A parse as a `files` row holds it: its outcome, its error, and its bytes.
-struct StoredParse {
-    status: ParseStatus,
-    error: Option<String>,
-    parsed: Option<Vec<u8>>,
-}
-
-impl StoredParse {
-    fn of(parsed: &Parsed) -> StoredParse {
-        let (status, error, parsed) = match parsed {
-            Parsed::Yaml(v) => (ParseStatus::Ok, None, Some(packed::to_bytes(v))),
-            // The items are stored already, under the hash (`Mirror::store_items`).
-            Parsed::Split(header) => (ParseStatus::Split, None, Some(packed::to_bytes(header))),
-            Parsed::YamlError(m) => (ParseStatus::YamlError, Some(m.clone()), None),
-            Parsed::OtherError(m) => (ParseStatus::OtherError, Some(m.clone()), None),
-            Parsed::Text => (ParseStatus::Text, None, None),
-            // Kept as written, not packed: it is text, and only find reads it.
-            Parsed::Prose(text) => (ParseStatus::Prose, None, Some(text.as_bytes().to_vec())),
-            Parsed::Absent => (ParseStatus::Absent, None, None),
-        };
-        StoredParse {
-            status,
-            error,
-            parsed,
-        }
-    }
 }
 
 /// A scan's spill goes straight into the mirror.

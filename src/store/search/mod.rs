@@ -12,6 +12,7 @@
 //! is the reference's, never an approximation.
 
 pub mod abbreviations;
+mod batches;
 mod entries;
 pub mod find;
 mod kept;
@@ -25,7 +26,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use tantivy::indexer::UserOperation;
 use tantivy::query::TermQuery;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
@@ -46,14 +46,6 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 /// version is discarded and rebuilt (it is a cache).
 pub const INDEX_VERSION: &str = "11";
 const VERSION_FILE: &str = "printdex-index-version";
-/// Tables whose documents are built at once while (re)indexing: bounds the documents
-/// held before the writer takes them.
-const TABLES_PER_BATCH: usize = 500;
-/// Tables per commit while (re)indexing, at least: each commit writes a segment (and
-/// syncs it) that merges then read again, and a reader reload follows it.
-const TABLES_PER_COMMIT: usize = 2000;
-/// Documents handed to the index writer at once while (re)indexing.
-const DOCS_PER_RUN: usize = 64;
 const WRITER_HEAP: usize = 50_000_000;
 /// A sync of at most this many tables commits without merging.
 const SMALL_SYNC: usize = 16;
@@ -629,128 +621,6 @@ impl SearchIndex {
             known_all.opstamp = self.index.load_metas()?.opstamp;
         }
         Ok(self.view_over(self.reader.searcher(), conn, tables))
-    }
-
-    /// Add `fresh`'s documents to `writer`, committing every [`TABLES_PER_COMMIT`] tables:
-    /// the tables committed (with their keys), the time spent building documents, and the
-    /// first error. Building a batch's documents (spread over the cores) goes on while the
-    /// writer indexes and commits the batch before it: neither waits for the other.
-    fn index_batches(
-        &self,
-        conn: &str,
-        fresh: &[&TableEntry],
-        load: &Load<'_>,
-        writer: &mut IndexWriter<TantivyDocument>,
-    ) -> (
-        Vec<(String, u64)>,
-        std::time::Duration,
-        Result<(), IndexError>,
-    ) {
-        let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let (to_writer, built) = std::sync::mpsc::sync_channel::<(&[&TableEntry], TableDocs)>(0);
-        std::thread::scope(|scope| {
-            let feeder = scope.spawn(move || {
-                let mut committed = Vec::new();
-                let mut added: Vec<(String, u64)> = Vec::new();
-                let mut built = built.into_iter().peekable();
-                while let Some((batch, docs)) = built.next() {
-                    // search_columns' documents first, find's after them: a search_columns
-                    // page then reads its documents from fewer doc-store blocks.
-                    // Handed over in runs: one message each through the writer's channel,
-                    // whose sender spins while the indexing thread is behind.
-                    let mut docs = docs.search.into_iter().chain(docs.find).peekable();
-                    let mut written = Ok(());
-                    while written.is_ok() && docs.peek().is_some() {
-                        let run: Vec<UserOperation<TantivyDocument>> = docs
-                            .by_ref()
-                            .take(DOCS_PER_RUN)
-                            .map(UserOperation::Add)
-                            .collect();
-                        written = writer.run(run).map(|_| ());
-                    }
-                    if let Err(e) = written {
-                        return (committed, Err(IndexError::from(e)));
-                    }
-                    added.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));
-                    // The last batch is known once the builders hang up.
-                    if added.len() < TABLES_PER_COMMIT && built.peek().is_some() {
-                        continue;
-                    }
-                    let written = writer
-                        .commit()
-                        .map(|_| ())
-                        .and_then(|()| self.reader.reload());
-                    if let Err(e) = written {
-                        return (committed, Err(IndexError::from(e)));
-                    }
-                    committed.append(&mut added);
-                }
-                (committed, Ok(()))
-            });
-            let mut building = std::time::Duration::ZERO;
-            let mut failed = None;
-            for batch in fresh.chunks(TABLES_PER_BATCH) {
-                let started = std::time::Instant::now();
-                let docs = self.batch_docs(conn, batch, load, workers);
-                building += started.elapsed();
-                match docs {
-                    // A send fails only when the writer stopped on an error it returns.
-                    Ok(docs) => {
-                        if to_writer.send((batch, docs)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        break;
-                    }
-                }
-            }
-            drop(to_writer);
-            let (committed, written) = feeder
-                .join()
-                .unwrap_or_else(|_| (Vec::new(), Err(worker_panicked())));
-            let result = written.and_then(|()| failed.map_or(Ok(()), Err));
-            (committed, building, result)
-        })
-    }
-
-    /// The documents of `batch`'s tables, in order, built by up to `workers` threads.
-    fn batch_docs(
-        &self,
-        conn: &str,
-        batch: &[&TableEntry],
-        load: &Load<'_>,
-        workers: usize,
-    ) -> Result<TableDocs, IndexError> {
-        let per = batch.len().div_ceil(workers).max(1);
-        let parts: Vec<Result<TableDocs, IndexError>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = batch
-                .chunks(per)
-                .map(|tables| {
-                    scope.spawn(move || -> Result<TableDocs, IndexError> {
-                        let mut out = TableDocs::default();
-                        for table in tables {
-                            let docs = self.table_docs(conn, table, load)?;
-                            out.search.extend(docs.search);
-                            out.find.extend(docs.find);
-                        }
-                        Ok(out)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(worker_panicked())))
-                .collect()
-        });
-        let mut out = TableDocs::default();
-        for part in parts {
-            let part = part?;
-            out.search.extend(part.search);
-            out.find.extend(part.find);
-        }
-        Ok(out)
     }
 
     /// A table's documents: its own, then one per column and part; and find's.
