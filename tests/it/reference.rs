@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::util::{bin, fixtures, Server};
+use crate::util::{bin, fixtures, without_age_days, Server};
 
 /// A recorded answer of the reference.
 struct Record {
@@ -65,24 +65,7 @@ fn mask(text: &str, project: &Path) -> String {
             out.replace_range(start..end, "<CURSOR>");
         }
     }
-    let mut masked = String::new();
-    let mut rest = out.as_str();
-    while let Some(at) = rest.find("\"age_days\": ") {
-        let start = at + "\"age_days\": ".len();
-        masked.push_str(&rest[..start]);
-        let end = rest[start..]
-            .find([',', '\n', '}'])
-            .map(|e| start + e)
-            .unwrap_or(rest.len());
-        masked.push_str(if &rest[start..end] == "null" {
-            "null"
-        } else {
-            "<AGE>"
-        });
-        rest = &rest[end..];
-    }
-    masked.push_str(rest);
-    masked
+    without_age_days(&out)
 }
 
 /// The definitions of a get_table_context `## Terms` legend are our own words: each

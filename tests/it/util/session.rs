@@ -70,3 +70,44 @@ pub fn session(mut command: Command, requests: &[(&str, Value)]) -> Session {
 pub fn tool_call(name: &str, arguments: Value) -> (&'static str, Value) {
     ("tools/call", json!({"name": name, "arguments": arguments}))
 }
+
+/// `text` with every `age_days` number replaced by `<AGE>` (`null` kept), whether it
+/// stands in a tool's text as written or inside a JSON string (quotes escaped): two
+/// servers a moment apart may round it either side of a hundredth of a day.
+pub fn without_age_days(text: &str) -> String {
+    let mut out = text.to_string();
+    for needle in ["\"age_days\": ", "\\\"age_days\\\": "] {
+        let mut masked = String::with_capacity(out.len());
+        let mut rest = out.as_str();
+        while let Some(at) = rest.find(needle) {
+            let start = at + needle.len();
+            masked.push_str(&rest[..start]);
+            let end = rest[start..]
+                .find([',', '\n', '}', '\\'])
+                .map_or(rest.len(), |e| start + e);
+            masked.push_str(if &rest[start..end] == "null" {
+                "null"
+            } else {
+                "<AGE>"
+            });
+            rest = &rest[end..];
+        }
+        masked.push_str(rest);
+        out = masked;
+    }
+    out
+}
+
+#[test]
+fn age_days_is_masked_as_written_and_inside_a_json_string() {
+    let plain = "{\n  \"age_days\": 7.19,\n  \"x\": {\"age_days\": null}\n}";
+    assert_eq!(
+        without_age_days(plain),
+        "{\n  \"age_days\": <AGE>,\n  \"x\": {\"age_days\": null}\n}"
+    );
+    let inside = serde_json::json!({"text": "{\n \"age_days\": 7.2\n}"}).to_string();
+    assert_eq!(
+        without_age_days(&inside),
+        "{\"text\":\"{\\n \\\"age_days\\\": <AGE>\\n}\"}"
+    );
+}
