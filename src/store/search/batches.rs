@@ -15,6 +15,25 @@ const TABLES_PER_COMMIT: usize = 2000;
 /// Documents handed to the index writer at once while (re)indexing.
 const DOCS_PER_RUN: usize = 64;
 
+/// Give `docs` to `writer` in runs of [`DOCS_PER_RUN`], one message through its channel
+/// each: the channel's sender spins while the indexing thread is behind, so one message
+/// per document spent CPU a rebuild needs.
+fn hand_over(
+    writer: &IndexWriter<TantivyDocument>,
+    docs: impl Iterator<Item = TantivyDocument>,
+) -> tantivy::Result<()> {
+    let mut docs = docs.peekable();
+    while docs.peek().is_some() {
+        let run: Vec<UserOperation<TantivyDocument>> = docs
+            .by_ref()
+            .take(DOCS_PER_RUN)
+            .map(UserOperation::Add)
+            .collect();
+        writer.run(run)?;
+    }
+    Ok(())
+}
+
 impl SearchIndex {
     /// Add `fresh`'s documents to `writer`, committing every [`TABLES_PER_COMMIT`] tables:
     /// the tables committed (with their keys), the time spent building documents, and the
@@ -41,19 +60,8 @@ impl SearchIndex {
                 while let Some((batch, docs)) = built.next() {
                     // search_columns' documents first, find's after them: a search_columns
                     // page then reads its documents from fewer doc-store blocks.
-                    // Handed over in runs: one message each through the writer's channel,
-                    // whose sender spins while the indexing thread is behind.
-                    let mut docs = docs.search.into_iter().chain(docs.find).peekable();
-                    let mut written = Ok(());
-                    while written.is_ok() && docs.peek().is_some() {
-                        let run: Vec<UserOperation<TantivyDocument>> = docs
-                            .by_ref()
-                            .take(DOCS_PER_RUN)
-                            .map(UserOperation::Add)
-                            .collect();
-                        written = writer.run(run).map(|_| ());
-                    }
-                    if let Err(e) = written {
+                    let docs = docs.search.into_iter().chain(docs.find);
+                    if let Err(e) = hand_over(writer, docs) {
                         return (committed, Err(IndexError::from(e)));
                     }
                     added.extend(batch.iter().map(|t| (t.fqn.clone(), t.key)));

@@ -327,10 +327,10 @@ impl SearchView {
                 .collect();
             filter.push((Occur::Must, Box::new(BooleanQuery::new(any))));
         }
-        let (top, total) = if filter.is_empty() {
-            self.scored(&words, wanted)?
+        let query = if filter.is_empty() {
+            words
         } else {
-            let query = BooleanQuery::new(vec![
+            BooleanQuery::new(vec![
                 (Occur::Must, Box::new(words) as Box<dyn Query>),
                 (
                     Occur::Must,
@@ -339,9 +339,9 @@ impl SearchView {
                         0.0,
                     )),
                 ),
-            ]);
-            self.scored(&query, wanted)?
+            ])
         };
+        let (top, total) = self.scored(&query, wanted)?;
         let mut candidates = Vec::with_capacity(top.len());
         for (score, address) in top {
             if let Some(record) = self.find_record(address)? {
