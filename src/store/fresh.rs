@@ -13,7 +13,7 @@
 //! | [`Reads::EveryTableFile`] | the same, over a table's description and relationship notes too |
 //! | [`Reads::EveryFile`] | the same, over every file the connection tracks |
 //! | [`Reads::CurrentFiles`] | the manifest, then each file as the answer reads it, through the mirror |
-//! | [`Reads::CheckedAsRead`], [`Reads::TableArtifacts`] | the manifest, then each file as the answer reads it (`strict`) |
+//! | [`Reads::CheckedAsRead`], [`Reads::TableArtifacts`], [`Reads::NamedTables`] | the manifest, then each file as the answer reads it (`strict`) |
 //! | [`ProjectReads::EveryFile`] | one read of the change feed (a scan of the project only when a file pz reads moved) |
 
 use std::path::PathBuf;
@@ -65,6 +65,11 @@ pub enum Reads<'a> {
     /// head holding its image's digests answers these too, its files taken as the
     /// mirror's rows hold them, as the start's reconcile takes them.
     TableArtifacts,
+    /// The files of the tables the answer names, checked once it is made, over what the
+    /// snapshot derived from every table (validate_sql: the tables its SQL reads, against
+    /// the catalog). An answer that reads beyond them (a join path planned over the whole
+    /// print) is asked again with `EveryFile`.
+    NamedTables,
 }
 
 impl Reads<'_> {
@@ -385,7 +390,8 @@ impl<'a> sealed::Sealed for Connection<'a> {
             Reads::Manifest
             | Reads::CurrentFiles
             | Reads::CheckedAsRead
-            | Reads::TableArtifacts => Ok(state),
+            | Reads::TableArtifacts
+            | Reads::NamedTables => Ok(state),
             Reads::TableStatistics(fqn) => {
                 let moved = state
                     .search

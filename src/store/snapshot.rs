@@ -486,7 +486,7 @@ impl SplitItems {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     /// The content version of these bytes (their blake3, in hex).
     fn content_version(bytes: &[u8]) -> String {
         blake3::hash(bytes).to_hex().to_string()

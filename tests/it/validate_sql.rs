@@ -323,3 +323,53 @@ fn a_join_added_to_one_tables_relationships_is_seen_after_other_edits() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// `stats` with its first column (`from`) renamed `to`, in place: a rename would move the
+/// directory, which a start from its head also notices.
+fn rename_first_column(stats: &std::path::Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(stats).unwrap();
+    let (was, now) = (
+        format!("\ncolumns:\n  {from}:\n"),
+        format!("\ncolumns:\n  {to}:\n"),
+    );
+    assert!(text.contains(&was), "{from}");
+    std::fs::write(stats, text.replace(&was, &now)).unwrap();
+}
+
+#[test]
+fn an_edit_to_a_named_table_is_seen_by_the_next_check_made_while_serving_or_after_a_restart() {
+    let project = crate::util::library();
+    let index = tempfile::tempdir().unwrap();
+    let stats = project
+        .path()
+        .join("prints/library/stacks/catalog/authors/statistics.yaml");
+    let select = |column: &str| format!("SELECT {column} FROM stacks.catalog.authors");
+    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+    assert_eq!(
+        finding_kinds(&mut server, &select("author_id")),
+        Vec::<String>::new()
+    );
+    // While serving: the very next check, however soon, reads the table as it is now.
+    rename_first_column(&stats, "author_id", "author_key");
+    assert_eq!(
+        finding_kinds(&mut server, &select("author_key")),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        finding_kinds(&mut server, &select("author_id")),
+        ["unknown_column"]
+    );
+    assert!(server.close().success());
+    // While no server ran: the first check of the next start on the same index sees it.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    rename_first_column(&stats, "author_key", "author_ref");
+    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+    assert_eq!(
+        finding_kinds(&mut server, &select("author_ref")),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        finding_kinds(&mut server, &select("author_key")),
+        ["unknown_column"]
+    );
+}

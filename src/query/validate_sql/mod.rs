@@ -24,6 +24,8 @@ mod tests;
 pub mod types;
 mod walk;
 
+use std::sync::Arc;
+
 use sqlparser::ast::Statement;
 use sqlparser::dialect::Dialect;
 use sqlparser::parser::{Parser, ParserError};
@@ -134,8 +136,44 @@ pub fn warm(state: &Snapshot, warm: crate::query::Warm) {
     }
 }
 
-/// Check `sql` against the print `state` holds.
+/// Check `sql` against the print `state` holds, a snapshot verified for every file
+/// (`Reads::EveryFile`).
 pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
+    Ok(checked(state, sql)?.0)
+}
+
+/// Check `sql` against the print `state` holds, a snapshot verified for its manifest alone
+/// (`Reads::NamedTables`): what the check read of the tables its SQL names is then
+/// checked against the disk (`strict`: a file found moved fails with `QueryError::Stale`,
+/// for the store to read it again and ask again). `None`: the check planned a join path
+/// over the print's join graph, which every table's relationships decide, so only a
+/// snapshot verified for every file may answer it.
+pub fn answer_named(
+    state: &Snapshot,
+    sql: &str,
+    strict: bool,
+) -> Result<Option<Report>, QueryError> {
+    let (report, met, cat) = checked(state, sql)?;
+    if met.graph {
+        return Ok(None);
+    }
+    if strict {
+        // A join's edges come from the files of the two tables it joins, so these are
+        // every file the answer read beyond the manifest.
+        let mut tables = met.tables;
+        tables.sort_unstable();
+        tables.dedup();
+        for fqn in tables.iter().map(|&t| &cat.tables[t].fqn) {
+            if let Some(moved) = table_files(state, fqn).find(|p| !state.unchanged_on_disk(p)) {
+                return Err(QueryError::Stale(moved));
+            }
+        }
+    }
+    Ok(Some(report))
+}
+
+/// The check, with the catalog it read and what it met there.
+fn checked(state: &Snapshot, sql: &str) -> Result<(Report, Met, Arc<Catalog>), QueryError> {
     // A manifest that cannot be read fails the call as it fails every other tool.
     state.manifest_or_error()?;
     let cat = catalog::catalog(state)?;
@@ -143,7 +181,32 @@ pub fn answer(state: &Snapshot, sql: &str) -> Result<Report, QueryError> {
     // The join graph is read only when a join the print knows no edge for needs a path:
     // most checks never need it, and on a large print it is tens of megabytes.
     let graph = || crate::query::plan_joins::graph::graph(state).ok();
-    Ok(check_over(&cat, &domains, &graph, &state.config.name, sql))
+    let (report, met) = check_over(&cat, &domains, &graph, &state.config.name, sql);
+    Ok((report, met, cat))
+}
+
+/// The files the print declares for table `fqn` that `state` tracks (a table reached
+/// through a link out of the print tracks none).
+fn table_files<'s>(
+    state: &'s Snapshot,
+    fqn: &str,
+) -> impl Iterator<Item = std::path::PathBuf> + 's {
+    let entry = (state.manifest_or_error().ok().flatten())
+        .and_then(|m| m.tables().get(fqn))
+        .filter(|e| *e != compat::value::Value::Null);
+    let files: Vec<std::path::PathBuf> = entry
+        .map(|entry| {
+            let dir = state
+                .config
+                .print_root
+                .join(crate::ingest::walk::table_path(fqn, &entry));
+            crate::ingest::walk::declared_artifacts(&entry)
+                .into_iter()
+                .map(|(_, name)| dir.join(name))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.into_iter().filter(|p| state.tracks(p))
 }
 
 /// Check `sql` against a catalog whose columns carry no value lists.
@@ -158,7 +221,17 @@ pub fn check_with(
     connection: &str,
     sql: &str,
 ) -> Report {
-    check_over(cat, domains, &|| None, connection, sql)
+    check_over(cat, domains, &|| None, connection, sql).0
+}
+
+/// What a check met beyond the catalog's names: with the manifest, everything its answer
+/// read of the print.
+struct Met {
+    /// The catalog tables the SQL named (their columns, value lists and joins were read),
+    /// as met.
+    tables: Vec<usize>,
+    /// The join graph was read: a path was planned over every table's edges.
+    graph: bool,
 }
 
 /// [`check_with`], with where the print's join graph comes from when a join needs a
@@ -169,7 +242,7 @@ fn check_over(
     graph: &walk::GraphSource,
     connection: &str,
     sql: &str,
-) -> Report {
+) -> (Report, Met) {
     let src = Source::new(sql);
     let dialect = cat.adapter.parser_dialect();
     let mut report = Report {
@@ -182,7 +255,13 @@ fn check_over(
         Ok(statements) => statements,
         Err(e) => {
             report.findings.push(parse_error(&src, &e));
-            return report;
+            return (
+                report,
+                Met {
+                    tables: Vec::new(),
+                    graph: false,
+                },
+            );
         }
     };
     report.statements = statements.len();
@@ -194,12 +273,22 @@ fn check_over(
             message: "the text holds no SQL statement".to_string(),
             suggestions: Vec::new(),
         });
-        return report;
+        return (
+            report,
+            Met {
+                tables: Vec::new(),
+                graph: false,
+            },
+        );
     }
     let mut walk = walk::Walk::new(cat, domains, &src, graph);
     for statement in &statements {
         walk.statement(statement);
     }
+    let met = Met {
+        graph: walk.read_graph(),
+        tables: std::mem::take(&mut walk.met),
+    };
     let mut findings = walk.findings;
     findings.sort_by_key(|f| (f.at, f.kind));
     findings.dedup_by(|b, a| a.kind == b.kind && a.at == b.at && a.text == b.text);
@@ -213,7 +302,7 @@ fn check_over(
         }
     }
     report.findings = findings;
-    report
+    (report, met)
 }
 
 /// `Parser::parse_sql`, with the token buffer sized once from the text: grown by doubling

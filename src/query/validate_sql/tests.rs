@@ -233,11 +233,14 @@ fn the_join_graph_is_read_only_when_a_join_needs_a_planned_path() {
         None
     };
     let known = "SELECT 1 FROM a JOIN b ON b.id = a.b_id";
-    let report = super::check_over(&cat, &super::catalog::NoDomains, &source, "app", known);
+    let (report, met) = super::check_over(&cat, &super::catalog::NoDomains, &source, "app", known);
     assert!(report.ok(), "{:?}", report.findings);
     assert_eq!(reads.get(), 0, "a join the print lists needs no graph");
+    assert_eq!((met.tables, met.graph), (vec![0, 1], false));
     let unplanned = "SELECT 1 FROM a JOIN c ON c.id = a.id";
-    let report = super::check_over(&cat, &super::catalog::NoDomains, &source, "app", unplanned);
+    let (report, met) =
+        super::check_over(&cat, &super::catalog::NoDomains, &source, "app", unplanned);
+    assert_eq!((met.tables, met.graph), (vec![0, 2], true));
     assert_eq!(
         reads.get(),
         1,

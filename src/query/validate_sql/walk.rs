@@ -54,6 +54,9 @@ pub struct Walk<'a> {
     pub domains: &'a dyn Domains,
     pub src: &'a Source<'a>,
     pub findings: Vec<Finding>,
+    /// The catalog tables the SQL named, as met: with the join graph, if read, all the
+    /// check read of the print beyond its manifest.
+    pub met: Vec<usize>,
 }
 
 impl<'a> Walk<'a> {
@@ -70,7 +73,13 @@ impl<'a> Walk<'a> {
             domains,
             src,
             findings: Vec::new(),
+            met: Vec::new(),
         }
+    }
+
+    /// Whether the check read the print's join graph (a path planned over every table).
+    pub fn read_graph(&self) -> bool {
+        self.graph.get().is_some()
     }
 
     /// The print's join graph, read or built on first use.
@@ -697,6 +706,7 @@ impl<'a> Walk<'a> {
         }
         match tables::resolve(self.cat, &parts) {
             TableMatch::Found(t) => {
+                self.met.push(t);
                 let columns = self.columns_of(t);
                 let columns = match alias {
                     Some(a) => renamed(self, columns, a),
