@@ -198,30 +198,54 @@ fn in_process(
 
 /// Large diffs, get_table_context's overlay indexes and validate_sql's catalog are built
 /// (or, with `Warm::Everything`, read back too, and the resource listing made) off the
-/// request path before their first call.
+/// request path before their first call. A session's own server (`Warm::Unkept`) then
+/// reads back, below the calls, the kept values a first call would otherwise wait for
+/// whole: validate_sql's catalog and get_diff's prepared diff (a tenth of a second and
+/// more each at 100,000 tables), which the first searches need not share the cores with.
 fn warm_in_background(store: Arc<Store>, warm: Warm) {
     std::thread::spawn(move || {
         // After the client's first requests (handshake, a first listing), which would
         // otherwise share the cores with this.
         std::thread::sleep(std::time::Duration::from_millis(300));
-        for name in store.served.served_names_sorted() {
-            // The diff reads the files it reads as they are now: a start's head, while the
-            // start's reconcile is under way, serves it as well as the reconcile would.
-            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
-                crate::query::diff::warm(&state, warm);
-            }
-            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
-                crate::query::context::warm(&state);
-                crate::query::validate_sql::warm(&state, warm);
-                if warm == Warm::Everything {
-                    // The resource listing, which clients ask for at a session's start.
-                    let _ = crate::query::resources::list(std::slice::from_ref(&state));
-                }
-            }
-        }
+        make_unkept(&store, warm);
         // They read the whole print: what they freed goes back to the system.
         crate::store::memory::release_freed();
+        if warm == Warm::Unkept {
+            crate::store::background::below_calls();
+            read_back(&store);
+        }
     });
+}
+
+/// What no earlier process kept, made (everything, with `Warm::Everything`).
+fn make_unkept(store: &Store, warm: Warm) {
+    for name in store.served.served_names_sorted() {
+        // The diff reads the files it reads as they are now: a start's head, while the
+        // start's reconcile is under way, serves it as well as the reconcile would.
+        if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
+            crate::query::diff::warm(&state, warm);
+        }
+        if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
+            crate::query::context::warm(&state);
+            crate::query::validate_sql::warm(&state, warm);
+            if warm == Warm::Everything {
+                // The resource listing, which clients ask for at a session's start.
+                let _ = crate::query::resources::list(std::slice::from_ref(&state));
+            }
+        }
+    }
+}
+
+/// The kept values a session's first calls read back whole, read back ahead of them.
+fn read_back(store: &Store) {
+    for name in store.served.served_names_sorted() {
+        if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
+            crate::query::diff::warm(&state, Warm::Everything);
+        }
+        if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
+            crate::query::validate_sql::read_back(&state);
+        }
+    }
 }
 
 /// What the startup line says, gathered before serving.

@@ -12,7 +12,7 @@ const NICE: libc::c_int = 10;
 /// Lower the calling thread, and the threads it spawns from now on, below the calls.
 /// Only for a thread that does such work alone and then ends.
 #[allow(unsafe_code)] // setpriority on this thread's own id
-pub(super) fn below_calls() {
+pub fn below_calls() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: gettid and setpriority take no pointers; on Linux a nice value is a
     // thread's own, so this leaves the process's other threads as they are.

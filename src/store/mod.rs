@@ -10,7 +10,7 @@
 //! between processes (`derived`), and pz's docs corpus on disk with its
 //! index (`pz_docs`). Knows nothing of the questions asked.
 
-mod background;
+pub mod background;
 mod beside;
 pub mod cache;
 pub mod changes;

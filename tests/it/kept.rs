@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::util::{copy_dir, fixtures, Server};
+use crate::util::{bin, copy_dir, fixtures, Server, PROTOCOL_VERSION};
 
 /// A print whose diff withholds events about an edge a person rejected.
 fn project() -> tempfile::TempDir {
@@ -110,6 +110,43 @@ fn a_second_session_reads_back_what_the_first_built_and_answers_the_same() {
         "the third session read the kept values back instead of building them again"
     );
     assert_eq!(first, fresh_answers(project.path()));
+}
+
+#[test]
+fn a_session_reads_back_the_kept_catalog_and_diff_before_a_call_asks_for_them() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let first = session(project.path(), index.path());
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("serve.log");
+    let mut command = std::process::Command::new(bin());
+    command
+        .args(["serve", "--project"])
+        .arg(project.path())
+        .arg("--index-dir")
+        .arg(index.path())
+        .env("PRINTDEX_LOG", "printdex=debug");
+    let stderr = std::fs::File::create(&log).unwrap();
+    let mut server = Server::spawn_to(command, stderr.into());
+    server.initialize(PROTOCOL_VERSION);
+    let (_, is_error) = server.call("list_tables", json!({"connection": "library"}));
+    assert!(!is_error);
+    // No call asked for them: the server reads them back by itself, below the calls.
+    let read_back = |kind: &str| {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines()
+            .any(|l| l.contains("a kept value read back") && l.contains(kind))
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !(read_back("validate_sql catalog") && read_back("prepared diff")) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never read back: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(answers(&mut server), first);
 }
 
 #[test]

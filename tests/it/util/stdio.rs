@@ -75,11 +75,16 @@ impl Server {
 
     /// Start `command` (any server on stdio) with its stdin and stdout piped and its
     /// stderr discarded; nothing is sent yet.
-    pub fn spawn(mut command: Command) -> Server {
+    pub fn spawn(command: Command) -> Server {
+        Self::spawn_to(command, Stdio::null())
+    }
+
+    /// [`Server::spawn`], its stderr sent to `stderr` (a log file).
+    pub fn spawn_to(mut command: Command, stderr: Stdio) -> Server {
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+            .stderr(stderr);
         let mut process = Process::spawn(&mut command);
         let child = process.child_mut();
         let stdin = child.stdin.take();
