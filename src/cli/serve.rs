@@ -203,9 +203,10 @@ fn in_process(
 /// whole: validate_sql's catalog and get_diff's prepared diff (a tenth of a second and
 /// more each at 100,000 tables), which the first searches need not share the cores with.
 fn warm_in_background(store: Arc<Store>, warm: Warm) {
-    // At once: a start's head answers the first requests (handshake, a first listing) in
-    // milliseconds, and a first get_table_context would otherwise wait for the overlay.
     std::thread::spawn(move || {
+        // After the client's first requests (handshake, a first listing), which would
+        // otherwise share the cores with this.
+        std::thread::sleep(std::time::Duration::from_millis(300));
         make_unkept(&store, warm);
         // They read the whole print: what they freed goes back to the system.
         crate::store::memory::release_freed();
@@ -224,12 +225,8 @@ fn make_unkept(store: &Store, warm: Warm) {
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
             crate::query::diff::warm(&state, warm);
         }
-        // get_table_context's overlay, as the calls it serves read it: from a start's head
-        // while the start's reconcile is under way.
-        if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::TableArtifacts) {
-            crate::query::context::warm(&state);
-        }
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
+            crate::query::context::warm(&state);
             crate::query::validate_sql::warm(&state, warm);
             if warm == Warm::Everything {
                 // The resource listing, which clients ask for at a session's start.
