@@ -82,6 +82,16 @@ pub fn declared_artifacts(entry: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The path of every artifact table `fqn`'s entry declares, under the connection's `root`,
+/// in the entry's order.
+pub fn declared_paths(root: &Path, fqn: &str, entry: &Value) -> Vec<PathBuf> {
+    let dir = root.join(table_path(fqn, entry));
+    declared_artifacts(entry)
+        .into_iter()
+        .map(|(_, name)| dir.join(name))
+        .collect()
+}
+
 /// A table's directory relative to the connection root: its `path`, or the FQN's slash form.
 pub fn table_path(fqn: &str, entry: &Value) -> String {
     match entry.get("path").and_then(Value::as_str) {
@@ -460,6 +470,10 @@ mod tests {
             vec![("ddl".to_string(), "ddl.sql".to_string())]
         );
         assert_eq!(table_path("a.b.c", &entry), "a/b/c");
+        assert_eq!(
+            declared_paths(Path::new("/print"), "a.b.c", &entry),
+            vec![PathBuf::from("/print/a/b/c/ddl.sql")]
+        );
     }
 
     /// Set a path's mtime a minute back, so its identity settles at once.

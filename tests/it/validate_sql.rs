@@ -255,13 +255,7 @@ fn a_column_renamed_in_one_tables_statistics_is_seen_and_the_other_tables_stay_k
     assert_eq!(finding_kinds(&mut server, new), ["unknown_column"]);
     assert_eq!(finding_kinds(&mut server, other), Vec::<String>::new());
 
-    let text = std::fs::read_to_string(&stats).unwrap();
-    assert!(text.contains("\ncolumns:\n  author_id:\n"));
-    std::fs::write(
-        &stats,
-        text.replace("\ncolumns:\n  author_id:\n", "\ncolumns:\n  author_key:\n"),
-    )
-    .unwrap();
+    rename_first_column(&stats, "author_id", "author_key");
     // The watcher hears of the edit within moments; the catalog is built again from it.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while finding_kinds(&mut server, new) != Vec::<String>::new() {
@@ -296,13 +290,11 @@ fn a_join_added_to_one_tables_relationships_is_seen_after_other_edits() {
         }
     };
     // An edit elsewhere: the catalog is built again, every table's joins taken as held.
-    let stats = table("catalog/authors/statistics.yaml");
-    let text = std::fs::read_to_string(&stats).unwrap();
-    std::fs::write(
-        &stats,
-        text.replace("\ncolumns:\n  author_id:\n", "\ncolumns:\n  author_key:\n"),
-    )
-    .unwrap();
+    rename_first_column(
+        &table("catalog/authors/statistics.yaml"),
+        "author_id",
+        "author_key",
+    );
     wait_for(
         &mut server,
         "SELECT author_id FROM stacks.catalog.authors",
@@ -343,33 +335,22 @@ fn an_edit_to_a_named_table_is_seen_by_the_next_check_made_while_serving_or_afte
     let stats = project
         .path()
         .join("prints/library/stacks/catalog/authors/statistics.yaml");
-    let select = |column: &str| format!("SELECT {column} FROM stacks.catalog.authors");
-    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
-    assert_eq!(
-        finding_kinds(&mut server, &select("author_id")),
-        Vec::<String>::new()
-    );
+    let start = || Server::start_in(project.path(), &[], Some(index.path()));
+    // The authors' first column is `now`, no longer `was`.
+    let named = |server: &mut Server, now: &str, was: &str| {
+        let select = |column: &str| format!("SELECT {column} FROM stacks.catalog.authors");
+        assert_eq!(finding_kinds(server, &select(now)), Vec::<String>::new());
+        assert_eq!(finding_kinds(server, &select(was)), ["unknown_column"]);
+    };
+    let mut server = start();
+    let first = finding_kinds(&mut server, "SELECT author_id FROM stacks.catalog.authors");
+    assert_eq!(first, Vec::<String>::new());
     // While serving: the very next check, however soon, reads the table as it is now.
     rename_first_column(&stats, "author_id", "author_key");
-    assert_eq!(
-        finding_kinds(&mut server, &select("author_key")),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        finding_kinds(&mut server, &select("author_id")),
-        ["unknown_column"]
-    );
+    named(&mut server, "author_key", "author_id");
     assert!(server.close().success());
     // While no server ran: the first check of the next start on the same index sees it.
     std::thread::sleep(std::time::Duration::from_millis(200));
     rename_first_column(&stats, "author_key", "author_ref");
-    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
-    assert_eq!(
-        finding_kinds(&mut server, &select("author_ref")),
-        Vec::<String>::new()
-    );
-    assert_eq!(
-        finding_kinds(&mut server, &select("author_key")),
-        ["unknown_column"]
-    );
+    named(&mut start(), "author_ref", "author_key");
 }

@@ -170,7 +170,10 @@ pub fn answer_named(
         tables.sort_unstable();
         tables.dedup();
         for fqn in tables.iter().map(|&t| &cat.tables[t].fqn) {
-            if let Some(moved) = table_files(state, fqn).find(|p| !state.unchanged_on_disk(p)) {
+            if let Some(moved) = table_files(state, fqn)
+                .into_iter()
+                .find(|p| !state.unchanged_on_disk(p))
+            {
                 return Err(QueryError::Stale(moved));
             }
         }
@@ -193,26 +196,15 @@ fn checked(state: &Snapshot, sql: &str) -> Result<(Report, Met, Arc<Catalog>), Q
 
 /// The files the print declares for table `fqn` that `state` tracks (a table reached
 /// through a link out of the print tracks none).
-fn table_files<'s>(
-    state: &'s Snapshot,
-    fqn: &str,
-) -> impl Iterator<Item = std::path::PathBuf> + 's {
+fn table_files(state: &Snapshot, fqn: &str) -> Vec<std::path::PathBuf> {
     let entry = (state.manifest_or_error().ok().flatten())
         .and_then(|m| m.tables().get(fqn))
         .filter(|e| *e != compat::value::Value::Null);
-    let files: Vec<std::path::PathBuf> = entry
-        .map(|entry| {
-            let dir = state
-                .config
-                .print_root
-                .join(crate::ingest::walk::table_path(fqn, &entry));
-            crate::ingest::walk::declared_artifacts(&entry)
-                .into_iter()
-                .map(|(_, name)| dir.join(name))
-                .collect()
-        })
+    let mut files = entry
+        .map(|e| crate::ingest::walk::declared_paths(&state.config.print_root, fqn, &e))
         .unwrap_or_default();
-    files.into_iter().filter(|p| state.tracks(p))
+    files.retain(|p| state.tracks(p));
+    files
 }
 
 /// Check `sql` against a catalog whose columns carry no value lists.
