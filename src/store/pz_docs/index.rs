@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use tantivy::directory::MmapDirectory;
 use tantivy::postings::SegmentPostings;
 use tantivy::schema::{
     Field, IndexRecordOption, NumericOptions, Schema, TextFieldIndexing, TextOptions,
@@ -15,6 +14,7 @@ use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 use tantivy::{DocId, Index, IndexSettings, InvertedIndexReader, TantivyDocument, Term};
 
 use crate::ingest::pz_docs::lines::LineTable;
+use crate::store::search::directory::BoundedLocks;
 
 const GRAMS: &str = "grams";
 const LINE: &str = "line";
@@ -144,7 +144,7 @@ impl GramIndex {
     pub fn build(table: &LineTable, dir: Option<&Path>) -> tantivy::Result<GramIndex> {
         let (schema, grams, line) = schema();
         let index = match dir {
-            Some(d) => Index::create(MmapDirectory::open(d)?, schema, IndexSettings::default())?,
+            Some(d) => Index::create(BoundedLocks::open(d)?, schema, IndexSettings::default())?,
             None => Index::create_in_ram(schema),
         };
         index
@@ -163,7 +163,7 @@ impl GramIndex {
     }
 
     pub fn open(dir: &Path) -> tantivy::Result<GramIndex> {
-        let index = Index::open_in_dir(dir)?;
+        let index = Index::open(BoundedLocks::open(dir)?)?;
         index
             .tokenizers()
             .register(TOKENIZER, GramTokenizer::default());

@@ -4,7 +4,7 @@
 use tantivy::indexer::UserOperation;
 use tantivy::{IndexWriter, TantivyDocument};
 
-use super::{worker_panicked, IndexError, Load, SearchIndex, TableDocs, TableEntry};
+use super::{directory, worker_panicked, IndexError, Load, SearchIndex, TableDocs, TableEntry};
 
 /// Tables whose documents are built at once while (re)indexing: bounds the documents
 /// held before the writer takes them.
@@ -72,7 +72,7 @@ impl SearchIndex {
                     let written = writer
                         .commit()
                         .map(|_| ())
-                        .and_then(|()| self.reader.reload());
+                        .and_then(|()| directory::reload(&self.reader));
                     if let Err(e) = written {
                         return (committed, Err(IndexError::from(e)));
                     }

@@ -7,7 +7,7 @@
 
 use tantivy::Searcher;
 
-use super::{IndexError, SearchIndex, SearchView, TableEntry};
+use super::{directory, IndexError, SearchIndex, SearchView, TableEntry};
 
 /// What a searcher reads: its segments, each with its documents and deletions.
 pub fn stamp_of(searcher: &Searcher) -> [u8; 32] {
@@ -47,7 +47,7 @@ impl SearchIndex {
         stamp: &[u8; 32],
     ) -> Result<Result<SearchView, Vec<TableEntry>>, IndexError> {
         // Read from the index as it is now, not as this process last saw it.
-        self.reader.reload()?;
+        directory::reload(&self.reader)?;
         let searcher = self.reader.searcher();
         if stamp_of(&searcher) != *stamp {
             return Ok(Err(tables));

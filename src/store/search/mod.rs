@@ -13,6 +13,7 @@
 
 pub mod abbreviations;
 mod batches;
+pub mod directory;
 mod entries;
 pub mod find;
 mod kept;
@@ -30,9 +31,7 @@ use tantivy::query::TermQuery;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::{
-    Executor, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
-};
+use tantivy::{Executor, Index, IndexReader, IndexWriter, Searcher, TantivyDocument, Term};
 
 use crate::error::Recover;
 use crate::ingest::{FileIdentity, Parsed};
@@ -303,6 +302,11 @@ struct Known {
     tables: HashMap<String, HashMap<String, u64>>,
 }
 
+/// `dir` as the index's directory (see `directory`).
+fn open_directory(dir: &Path) -> Result<directory::BoundedLocks, IndexError> {
+    directory::BoundedLocks::open(dir).map_err(|e| IndexError::from(tantivy::TantivyError::from(e)))
+}
+
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
     move |source| IndexError::Io {
         path: path.to_path_buf(),
@@ -331,7 +335,11 @@ impl SearchIndex {
             std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
         }
         std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-        let index = Index::create_in_dir(dir, schema)?;
+        let index = Index::create(
+            open_directory(dir)?,
+            schema,
+            tantivy::IndexSettings::default(),
+        )?;
         std::fs::write(dir.join(VERSION_FILE), INDEX_VERSION).map_err(io_err(dir))?;
         SearchIndex::with_reader(index, fields, found)
     }
@@ -356,7 +364,7 @@ impl SearchIndex {
         fields: Fields,
         verify: bool,
     ) -> Result<Option<SearchIndex>, IndexError> {
-        let index = Index::open_in_dir(dir)?;
+        let index = Index::open(open_directory(dir)?)?;
         if index.schema() != *schema {
             return Ok(None);
         }
@@ -389,10 +397,7 @@ impl SearchIndex {
         index
             .tokenizers()
             .register(tokens::TRIGRAMS_TOKENIZER, tokens::Trigrams);
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()?;
+        let reader = directory::reader(&index)?;
         let read = started.elapsed();
         let this = SearchIndex {
             index,
@@ -435,13 +440,13 @@ impl SearchIndex {
             self.index.writer_with_num_threads(1, WRITER_HEAP)?;
         writer.merge(&segments).wait()?;
         writer.wait_merging_threads()?;
-        self.reader.reload()?;
+        directory::reload(&self.reader)?;
         Ok(true)
     }
 
     /// How many documents of `kind` (`table`, `column`, `part`) the index holds now.
     pub fn count(&self, kind: &str) -> Result<usize, IndexError> {
-        self.reader.reload()?;
+        directory::reload(&self.reader)?;
         let query = TermQuery::new(
             Term::from_field_text(self.fields.kind, kind),
             IndexRecordOption::Basic,
@@ -456,7 +461,7 @@ impl SearchIndex {
     fn load_known(&self) -> Result<Known, IndexError> {
         let started = std::time::Instant::now();
         let opstamp = self.index.load_metas()?.opstamp;
-        self.reader.reload()?;
+        directory::reload(&self.reader)?;
         let mut known = self.known_in(&self.reader.searcher())?;
         known.opstamp = opstamp;
         tracing::debug!(elapsed = ?started.elapsed(), "the index's table keys read");
@@ -525,7 +530,7 @@ impl SearchIndex {
         conn: &str,
         mut tables: Vec<TableEntry>,
     ) -> Result<Option<SearchView>, IndexError> {
-        self.reader.reload()?;
+        directory::reload(&self.reader)?;
         let searcher = self.reader.searcher();
         let held = self
             .known_in(&searcher)?
@@ -617,7 +622,7 @@ impl SearchIndex {
             written?;
             tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;
-            self.reader.reload()?;
+            directory::reload(&self.reader)?;
             known_all.opstamp = self.index.load_metas()?.opstamp;
         }
         Ok(self.view_over(self.reader.searcher(), conn, tables))

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::writer::{private_indexes, start_server};
 use crate::util::{bin, library, run, write_atomically, Server, NO_HANDSHAKE, PROTOCOL_VERSION};
 
 const TABLE: &str = "stacks.catalog.series";
@@ -249,6 +250,43 @@ fn a_held_writer_lock_does_not_hang_a_running_server() {
     let answered = server.within(WITHIN, answers);
     assert_eq!(answered, expected);
     shows_the_edit(&answered);
+}
+
+/// The search index's meta lock held by a process that does not let go (one stopped
+/// while it opened a searcher, which every read and every start does): this test
+/// process holds it.
+fn hold_search_meta_lock(index: &Path) -> std::fs::File {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(index.join("search").join(".tantivy-meta.lock"))
+        .unwrap();
+    file.lock().unwrap();
+    file
+}
+
+#[test]
+fn a_held_search_meta_lock_neither_stops_a_new_server_nor_hangs_it_and_costs_no_private_index() {
+    let project = library();
+    let index = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    warm(project.path(), index.path());
+    let expected = fresh(project.path());
+    let _held = hold_search_meta_lock(index.path());
+    let mut server = start_server(project.path(), index.path(), tmp.path());
+    let answered = server.within(WITHIN, |s| {
+        s.initialize(PROTOCOL_VERSION);
+        answers(s)
+    });
+    assert_eq!(answered, expected);
+    // An edit is written to the index and read back while the lock stays held.
+    edit_print(project.path());
+    let expected = fresh(project.path());
+    let answered = server.within(WITHIN, answers);
+    assert_eq!(answered, expected);
+    shows_the_edit(&answered);
+    assert_eq!(private_indexes(tmp.path()), Vec::<String>::new());
 }
 
 #[test]

@@ -131,14 +131,14 @@ impl Writer {
 
 /// A server on `index` with its temporary directory in `tmp` (where a private index
 /// would go), started at once: initialize is sent later.
-fn start_server(project: &Path, index: &Path, tmp: &Path) -> Server {
+pub(super) fn start_server(project: &Path, index: &Path, tmp: &Path) -> Server {
     Server::start_with(project.as_os_str(), &[NO_HANDSHAKE], Some(index), |c| {
         c.env("TMPDIR", tmp);
     })
 }
 
 /// The private indexes servers made in `tmp`.
-fn private_indexes(tmp: &Path) -> Vec<String> {
+pub(super) fn private_indexes(tmp: &Path) -> Vec<String> {
     std::fs::read_dir(tmp)
         .unwrap()
         .flatten()
