@@ -126,6 +126,7 @@ impl DerivedDir {
             tracing::debug!(path = %path.display(), "a derived value was not kept: {e}");
             return;
         }
+        tracing::debug!(kind = key.kind(), path = %path.display(), "a derived value kept");
         self.remove_older(scope, &path);
     }
 
