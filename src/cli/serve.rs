@@ -205,17 +205,9 @@ fn in_process(
 fn warm_in_background(store: Arc<Store>, warm: Warm) {
     std::thread::spawn(move || {
         let started = std::time::Instant::now();
-        // At once, from a start's head: a session's first get_table_context comes before
-        // the start's reconcile ends, and would otherwise make the overlay itself.
-        for name in store.served.served_names_sorted() {
-            if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::TableArtifacts) {
-                crate::query::context::warm(&state);
-            }
-        }
-        // The rest after the client's first requests (handshake, a first listing), which
-        // would otherwise share the cores with it, and over what the starts publish.
-        std::thread::sleep(FIRST_REQUESTS.saturating_sub(started.elapsed()));
-        store.wait_for_starts(STARTS_AT_MOST);
+        // After the client's first requests (handshake, a first listing), which would
+        // otherwise share the cores with this.
+        std::thread::sleep(std::time::Duration::from_millis(300));
         make_unkept(&store, warm);
         // They read the whole print: what they freed goes back to the system.
         crate::store::memory::release_freed();
@@ -226,12 +218,6 @@ fn warm_in_background(store: Arc<Store>, warm: Warm) {
         tracing::debug!(elapsed = ?started.elapsed(), "the warm-up is done");
     });
 }
-
-/// How long the warm-up leaves the cores to a session's first requests.
-const FIRST_REQUESTS: std::time::Duration = std::time::Duration::from_millis(300);
-/// The longest the warm-up waits for the starts' reconciles (a call that needs what it
-/// makes builds it meanwhile).
-const STARTS_AT_MOST: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// What no earlier process kept, made (everything, with `Warm::Everything`).
 fn make_unkept(store: &Store, warm: Warm) {

@@ -149,18 +149,13 @@ impl Starting {
         threads.push(thread);
     }
 
-    /// Wait, at most `bound`, for every start under way to end.
-    pub(super) fn wait_ended(&self, bound: Duration) {
+    /// Wait, at most `bound`, for every start under way to end, then for the heads being
+    /// written (a process that ends mid-write leaves no head, only a slower next start).
+    pub(super) fn wait_all(&self, bound: Duration) {
         let pending = self.pending.lock().recover();
         let _ = self
             .ended
             .wait_timeout_while(pending, bound, |p| !p.is_empty());
-    }
-
-    /// Wait, at most `bound`, for every start under way to end, then for the heads being
-    /// written (a process that ends mid-write leaves no head, only a slower next start).
-    pub(super) fn wait_all(&self, bound: Duration) {
-        self.wait_ended(bound);
         let keeping = std::mem::take(&mut *self.keeping.lock().recover());
         keeping.into_iter().for_each(|k| drop(k.join()));
     }

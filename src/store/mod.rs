@@ -469,11 +469,6 @@ impl Store {
         }
     }
 
-    /// Wait, at most `bound`, for every connection's start to end (published, or failed).
-    pub fn wait_for_starts(&self, bound: std::time::Duration) {
-        self.starting.wait_ended(bound);
-    }
-
     /// A call failed inside the store (`QueryError::Internal`): check the location it
     /// read, repairing or replacing it when it is damaged or gone. `true` when something
     /// changed, so the call is worth asking again.
