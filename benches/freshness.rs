@@ -7,8 +7,7 @@
 //! - `stat table`: the identity check of one table's statistics files (what
 //!   resolve_value and get_table_context pay per file they read);
 //! - `stat sweep`: every searched file of every table (what a whole-print call would pay
-//!   without the queue), each stat resolved from the print root as serve resolves it;
-//!   `stat sweep from /`: the same resolved from `/`, as a plain stat of the whole path;
+//!   without the queue);
 //! - `refresh one file`: a statistics.yaml rewritten, then re-read, stored and re-indexed
 //!   alone (what the watcher or the next call does after a single-table change).
 //!
@@ -22,7 +21,6 @@ mod common;
 use common::project;
 use criterion::{criterion_group, criterion_main, Criterion};
 use printdex::config::{self, Served};
-use printdex::ingest::StatsBelow;
 use printdex::store::changes::ChangeFeed;
 use printdex::store::search::Indexed;
 use printdex::store::{Connection, Reads, Store};
@@ -69,17 +67,9 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("stat table", |b| b.iter(|| table.moved()));
-    // Each stat resolved from the print root, as serve sweeps; and from `/`, as a plain
-    // stat of the whole path resolves.
-    for (name, from) in [
-        ("stat sweep", state.config.print_root.clone()),
-        ("stat sweep from /", PathBuf::from("/")),
-    ] {
-        let below = StatsBelow::open(&from);
-        group.bench_function(name, |b| {
-            b.iter(|| state.search.moved_paths(Indexed::Statistics, &below))
-        });
-    }
+    group.bench_function("stat sweep", |b| {
+        b.iter(|| state.search.moved_paths(Indexed::Statistics))
+    });
 
     // One table's statistics, rewritten in turn with two contents.
     let stats = table

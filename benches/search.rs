@@ -14,7 +14,6 @@ use compat::value::Value;
 mod common;
 use common::{index_dir, served};
 use criterion::{criterion_group, criterion_main, Criterion};
-use printdex::ingest::StatsBelow;
 use printdex::query::{resolve_value, search_columns};
 use printdex::render;
 use printdex::store::search::lookup::Filters;
@@ -79,8 +78,7 @@ fn bench(c: &mut Criterion) {
     // The parts of one call: the stat sweep of the searched files, and the answer alone.
     group.bench_function("freshness_sweep", |b| {
         let state = store.fresh(Connection(None), Reads::Manifest).unwrap();
-        let below = StatsBelow::open(&state.config.print_root);
-        b.iter(|| state.search.moved_paths(Indexed::Statistics, &below))
+        b.iter(|| state.search.moved_paths(Indexed::Statistics))
     });
     let arguments = args(&[("pattern", "*email*")]);
     group.bench_function("search_columns_pattern_answer_only", |b| {

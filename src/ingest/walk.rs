@@ -189,27 +189,19 @@ impl WalkMemo {
     /// Whether a walk now would find what this one found: every directory has its
     /// (settled) identity still, and every link resolves where it did.
     pub fn holds(&self) -> bool {
-        // A `stat` per directory, over 100,000 on a large print: split over the cores,
-        // each resolved from the root the walk began at (its first directory).
-        let Some((root, _)) = self.dirs.first() else {
-            return self.links_hold();
-        };
-        let below = crate::ingest::StatsBelow::open(root);
+        // A `stat` per directory, over 100,000 on a large print: split over the cores.
         let same = |dirs: &[(PathBuf, FileIdentity)]| {
             dirs.iter()
-                .all(|(dir, id)| below.identity(dir) == Some(*id))
+                .all(|(dir, id)| crate::ingest::identity(dir) == Some(*id))
         };
         let dirs_hold = super::parts::in_parts(&self.dirs, 4096, 4, same)
             .into_iter()
             .all(|held| held);
-        dirs_hold && self.links_hold()
-    }
-
-    /// Whether every link resolves where it did.
-    fn links_hold(&self) -> bool {
-        self.links
-            .iter()
-            .all(|(link, target)| crate::config::absolute_resolved(link) == *target)
+        dirs_hold
+            && self
+                .links
+                .iter()
+                .all(|(link, target)| crate::config::absolute_resolved(link) == *target)
     }
 
     /// A digest of what the walk found (the links resolving outside, how many links it

@@ -313,10 +313,7 @@ impl Store {
             }
             (Some(moved), _, _) => Some(moved),
             // One sweep finds what moved; a sweep that could not finish reconciles.
-            (None, Swept::Indexed(which), _) => state.search.moved_paths(
-                which,
-                &crate::ingest::StatsBelow::open(&state.config.print_root),
-            ),
+            (None, Swept::Indexed(which), _) => state.search.moved_paths(which),
             (None, Swept::Tracked, _) => Some(sweep_every_file(None)),
         };
         // What the disk is known to match `fresh` in as of `epoch`: every file, after a

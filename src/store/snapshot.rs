@@ -214,12 +214,7 @@ impl Snapshot {
 
     /// Whether the manifest is on disk as this state read it.
     pub fn manifest_unchanged(&self) -> bool {
-        let path = self.manifest_path();
-        self.on_disk_as(
-            &path,
-            ingest::file_identity(&path),
-            self.manifest_identity.as_ref(),
-        )
+        self.on_disk_as(&self.manifest_path(), self.manifest_identity.as_ref())
     }
 
     /// Every file this state read (the manifest among them) or found absent where the
@@ -237,11 +232,9 @@ impl Snapshot {
             .filter(|(p, _)| !swept(p))
             .map(|(p, _)| &**p)
             .collect();
-        // Every stat resolved from the print root: most files lie below it.
-        let below = ingest::StatsBelow::open(&self.config.print_root);
         ingest::parts::in_parts(&paths, 4096, 4, |part| {
             part.iter()
-                .filter(|p| also(p) || !self.unchanged_below(&below, p))
+                .filter(|p| also(p) || !self.unchanged_on_disk(p))
                 .map(|p| p.to_path_buf())
                 .collect::<Vec<_>>()
         })
@@ -288,25 +281,14 @@ impl Snapshot {
     /// absent).
     pub fn unchanged_on_disk(&self, path: &Path) -> bool {
         let recorded = self.tracked(path).and_then(|t| t.identity);
-        self.on_disk_as(path, ingest::file_identity(path), recorded.as_ref())
-    }
-
-    /// [`Snapshot::unchanged_on_disk`], stat'ed through `below`.
-    fn unchanged_below(&self, below: &ingest::StatsBelow, path: &Path) -> bool {
-        let recorded = self.tracked(path).and_then(|t| t.identity);
-        self.on_disk_as(path, below.file_identity(path), recorded.as_ref())
+        self.on_disk_as(path, recorded.as_ref())
     }
 
     /// `path` against the identity this state recorded for it. A file whose stat matches
     /// but was recorded unsettled (a rewrite within a timestamp tick looks the same) is
     /// compared by content hash instead.
-    fn on_disk_as(
-        &self,
-        path: &Path,
-        now: Option<FileIdentity>,
-        recorded: Option<&FileIdentity>,
-    ) -> bool {
-        match (now, recorded) {
+    fn on_disk_as(&self, path: &Path, recorded: Option<&FileIdentity>) -> bool {
+        match (ingest::file_identity(path), recorded) {
             (None, None) => true,
             (Some(now), Some(recorded)) if now == *recorded => true,
             (Some(now), Some(recorded)) if now.same_stat(recorded) => {

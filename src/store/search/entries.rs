@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::{file_identity, INDEX_VERSION};
 use crate::ingest::walk::Artifact;
-use crate::ingest::{FileIdentity, StatsBelow};
+use crate::ingest::FileIdentity;
 use crate::store::file_map::FileMap;
 
 /// A table's identity for the index: which files it was derived from, by content (its
@@ -176,17 +176,6 @@ impl TableEntry {
     /// The files of `which` that moved, owned.
     pub fn moved_of(&self, which: Indexed) -> Vec<PathBuf> {
         self.moved_files(which).map(Path::to_path_buf).collect()
-    }
-
-    /// [`TableEntry::moved_of`], stat'ed through `below`.
-    pub fn moved_below(&self, which: Indexed, below: &StatsBelow) -> Vec<PathBuf> {
-        self.indexed()
-            .into_iter()
-            .zip(self.identities)
-            .take(which.count())
-            .filter_map(|(path, stored)| path.filter(|p| below.file_identity(p) != stored))
-            .map(Path::to_path_buf)
-            .collect()
     }
 
     /// Whether either statistics file moved on disk since ingest read it: the state

@@ -34,7 +34,7 @@ use tantivy::schema::{
 use tantivy::{Executor, Index, IndexReader, IndexWriter, Searcher, TantivyDocument, Term};
 
 use crate::error::Recover;
-use crate::ingest::{FileIdentity, Parsed, StatsBelow};
+use crate::ingest::{FileIdentity, Parsed};
 use records::{ColumnRecord, Input, TableRecord};
 
 use entries::ByTableKey;
@@ -249,20 +249,16 @@ impl std::fmt::Debug for SearchView {
 
 impl SearchView {
     /// Every walkable table's files of `which` that moved on disk since ingest read them:
-    /// one `stat` per declared file (through `below`), spread over the cores for a large
-    /// print. `None`
+    /// one `stat` per declared file, spread over the cores for a large print. `None`
     /// when a worker failed and could not vouch for its tables.
-    pub fn moved_paths(&self, which: Indexed, below: &StatsBelow) -> Option<Vec<PathBuf>> {
+    pub fn moved_paths(&self, which: Indexed) -> Option<Vec<PathBuf>> {
         const PER_THREAD: usize = 1024;
         let tables = self.tables.as_slice();
         let workers = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(tables.len().div_ceil(PER_THREAD));
         let sweep = |chunk: &[TableEntry]| -> Vec<PathBuf> {
-            chunk
-                .iter()
-                .flat_map(|t| t.moved_below(which, below))
-                .collect()
+            chunk.iter().flat_map(|t| t.moved_of(which)).collect()
         };
         if workers <= 1 {
             return Some(sweep(tables));
