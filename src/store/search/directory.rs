@@ -120,11 +120,16 @@ impl Directory for BoundedLocks {
                 }
                 Err(LockError::LockBusy) => {
                     *self.passed.lock().recover() = Some(Instant::now());
-                    tracing::warn!(
-                        "{} has been held for {:?} (a stopped process?): going on without it",
-                        lock.filepath.display(),
-                        started.elapsed()
-                    );
+                    // Said once per holder that stays: the passes after it are quick.
+                    if wait > Duration::ZERO {
+                        tracing::warn!(
+                            "{} has been held for {:?} (a stopped process?): going on without it",
+                            lock.filepath.display(),
+                            started.elapsed()
+                        );
+                    } else {
+                        tracing::debug!("{} still held: passed by", lock.filepath.display());
+                    }
                     return Ok(DirectoryLock::from(Box::new(Unheld)));
                 }
                 taken => return taken,
