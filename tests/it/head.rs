@@ -13,8 +13,8 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::util::{
-    bin, library, run as run_command, session, tool_call, without_age_days, write_atomically,
-    Session,
+    bin, library, run as run_command, serve_debug_logged, session, tool_call, without_age_days,
+    write_atomically, Session,
 };
 
 /// The calls of one session: the manifest alone first (list_tables, get_manifest), then
@@ -42,14 +42,7 @@ fn requests() -> Vec<(&'static str, Value)> {
 
 /// One session on `index` (a fresh one without), its debug log kept.
 fn run(project: &Path, index: &Path) -> Session {
-    let mut command = Command::new(bin());
-    command
-        .args(["serve", "--project"])
-        .arg(project)
-        .arg("--index-dir")
-        .arg(index)
-        .env("PRINTDEX_LOG", "printdex=debug");
-    let ran = session(command, &requests());
+    let ran = session(serve_debug_logged(project, index), &requests());
     assert!(ran.status.success(), "{}", ran.stderr);
     ran
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::util::{bin, copy_dir, fixtures, Server, PROTOCOL_VERSION};
+use crate::util::{copy_dir, fixtures, serve_debug_logged, Server, PROTOCOL_VERSION};
 
 /// A print whose diff withholds events about an edge a person rejected.
 fn project() -> tempfile::TempDir {
@@ -82,15 +82,8 @@ impl Logged {
     fn start(project: &Path, index: &Path) -> Logged {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("serve.log");
-        let mut command = std::process::Command::new(bin());
-        command
-            .args(["serve", "--project"])
-            .arg(project)
-            .arg("--index-dir")
-            .arg(index)
-            .env("PRINTDEX_LOG", "printdex=debug");
         let stderr = std::fs::File::create(&log).unwrap();
-        let mut server = Server::spawn_to(command, stderr.into());
+        let mut server = Server::spawn_to(serve_debug_logged(project, index), stderr.into());
         server.initialize(PROTOCOL_VERSION);
         Logged {
             server,

@@ -18,7 +18,9 @@ pub use files::{
 pub use http::{
     initialize, initialized, legacy_session, tools_list, HttpServer, Reply as HttpReply, Sse,
 };
-pub use process::{bin, in_own_mount_namespace, run, send_signal, Process, Ran, EXIT_WITHIN};
+pub use process::{
+    bin, in_own_mount_namespace, run, send_signal, serve_debug_logged, Process, Ran, EXIT_WITHIN,
+};
 pub use pz::{pz_command, PzClient, PZ_PROTOCOL_VERSION};
 pub use session::{session, tool_call, without_age_days, Session};
 pub use stdio::{

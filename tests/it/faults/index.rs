@@ -207,17 +207,23 @@ pub(super) fn shows_the_edit(answers: &[String]) {
     assert!(answers[3].contains("1040"), "{}", answers[3]);
 }
 
-/// `writer.lock` held by another process that does not let go (a stopped `index
-/// rebuild`): this test process holds it.
-fn hold_writer_lock(index: &Path) -> std::fs::File {
+/// The lock file at `path` held by another process that does not let go: this test
+/// process holds it (a lock belongs to the open file, so the servers it starts see it
+/// held).
+fn hold_lock_file(path: &Path) -> std::fs::File {
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
-        .open(index.join("writer.lock"))
+        .open(path)
         .unwrap();
     file.lock().unwrap();
     file
+}
+
+/// `writer.lock` held by a stopped `index rebuild`.
+fn hold_writer_lock(index: &Path) -> std::fs::File {
+    hold_lock_file(&index.join("writer.lock"))
 }
 
 #[test]
@@ -252,18 +258,10 @@ fn a_held_writer_lock_does_not_hang_a_running_server() {
     shows_the_edit(&answered);
 }
 
-/// The search index's meta lock held by a process that does not let go (one stopped
-/// while it opened a searcher, which every read and every start does): this test
-/// process holds it.
+/// The search index's meta lock held by a process stopped while it opened a searcher
+/// (which every read and every start does).
 fn hold_search_meta_lock(index: &Path) -> std::fs::File {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(index.join("search").join(".tantivy-meta.lock"))
-        .unwrap();
-    file.lock().unwrap();
-    file
+    hold_lock_file(&index.join("search").join(".tantivy-meta.lock"))
 }
 
 #[test]

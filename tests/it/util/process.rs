@@ -27,6 +27,19 @@ pub fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_printdex")))
 }
 
+/// `printdex serve` of `project` on `index`, with its debug log on (to its stderr), for a
+/// test that reads what the server did.
+pub fn serve_debug_logged(project: &Path, index: &Path) -> Command {
+    let mut command = Command::new(bin());
+    command
+        .args(["serve", "--project"])
+        .arg(project)
+        .arg("--index-dir")
+        .arg(index)
+        .env("PRINTDEX_LOG", "printdex=debug");
+    command
+}
+
 /// This binary run inside a user and mount namespace of its own, after `setup` (a shell
 /// line; `$D` is `dir`): the command a test stages a mount fault with (a read-only or full
 /// index directory). The arguments a `Server` adds go after it, to the binary. Fails where
