@@ -501,7 +501,7 @@ fn build(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
 fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     let tracked = TrackedFiles {
         state,
-        seen: RefCell::new(Vec::new()),
+        seen: RefCell::new(HashMap::new()),
     };
     let before = file_identity(path);
     let fresh = state.current_file(path, None, "diff", false)?;
@@ -533,6 +533,14 @@ fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     let print = edges::verdict_print(state, &tracked)?;
     let mut filter = EventFilter::new(print.as_ref());
     let mut changes = KeptChanges::default();
+    // Set before the events are read: events read from the mirror are read again there
+    // by a page, never held (a large print's diff holds hundreds of thousands).
+    if let Some(hash) = &split {
+        changes.source = Source::Mirror {
+            path: path.to_path_buf(),
+            hash: hash.clone(),
+        };
+    }
     let mut dropped = 0;
     let mut decide = |ord: u32, change: &Value| -> Result<(), QueryError> {
         if !matches!(change, Value::Map(_)) {
@@ -568,12 +576,6 @@ fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     }
     let consulted = std::mem::take(&mut filter.consulted);
     drop(filter);
-    if let Some(hash) = split {
-        changes.source = Source::Mirror {
-            path: path.to_path_buf(),
-            hash,
-        };
-    }
     let mut files = vec![(
         path.display().to_string(),
         fresh.hash.clone().unwrap_or_else(|| "absent".into()),
@@ -596,26 +598,24 @@ fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     })
 }
 
-/// What one read of a deciding file saw.
+/// What the first read of a deciding file saw: its identity before the read and its
+/// content version. Not its content: a verdict reads each file once, and a diff of a
+/// large print consults tens of thousands of them, which held parsed would be gigabytes.
 struct Seen {
-    path: PathBuf,
     identity: Option<FileIdentity>,
     hash: Option<String>,
-    content: Content,
 }
 
-/// The files a verdict reads, each once, through the mirror; each remembers the
-/// identity it had before the read, so a kept diff can tell when it went stale.
+/// The files a verdict reads, through the mirror; each remembers the identity it had
+/// before its first read, so a kept diff can tell when it went stale.
 struct TrackedFiles<'a> {
     state: &'a Snapshot,
-    seen: RefCell<Vec<Seen>>,
+    seen: RefCell<HashMap<PathBuf, Seen>>,
 }
 
 impl TrackedFiles<'_> {
-    fn record(&self, path: &Path) -> Result<usize, QueryError> {
-        if let Some(i) = self.seen.borrow().iter().position(|s| s.path == path) {
-            return Ok(i);
-        }
+    /// `path` read now, its first read's identity and version noted.
+    fn read_noting(&self, path: &Path) -> Result<Content, QueryError> {
         let identity = file_identity(path);
         let kind = path
             .file_name()
@@ -625,21 +625,23 @@ impl TrackedFiles<'_> {
             .name();
         let fresh = self.state.current_file(path, None, kind, false)?;
         let content = Content::of(self.state, &fresh)?;
-        let mut seen = self.seen.borrow_mut();
-        seen.push(Seen {
-            path: path.to_path_buf(),
-            identity,
-            hash: fresh.hash,
-            content,
-        });
-        Ok(seen.len() - 1)
+        self.seen
+            .borrow_mut()
+            .entry(path.to_path_buf())
+            .or_insert(Seen {
+                identity,
+                hash: fresh.hash,
+            });
+        Ok(content)
     }
 
-    /// A deciding file's identity before it was read and its content version.
+    /// A deciding file's identity before it was first read and its content version.
     fn version(&self, path: &Path) -> Result<(Option<FileIdentity>, String), QueryError> {
-        let i = self.record(path)?;
+        if !self.seen.borrow().contains_key(path) {
+            self.read_noting(path)?;
+        }
         let seen = self.seen.borrow();
-        let s = &seen[i];
+        let s = &seen[path];
         Ok((
             s.identity,
             s.hash.clone().unwrap_or_else(|| "absent".into()),
@@ -649,8 +651,7 @@ impl TrackedFiles<'_> {
 
 impl Files for TrackedFiles<'_> {
     fn read(&self, path: &Path) -> Result<Content, QueryError> {
-        let i = self.record(path)?;
-        Ok(self.seen.borrow()[i].content.clone())
+        self.read_noting(path)
     }
 }
 
