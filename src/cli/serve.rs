@@ -242,7 +242,7 @@ fn make_unkept(store: &Store, warm: Warm) {
 fn read_back(store: &Store) {
     for name in store.served.served_names_sorted() {
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
-            crate::query::diff::warm(&state, Warm::Everything);
+            crate::query::diff::read_back(&state);
         }
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
             crate::query::validate_sql::read_back(&state);

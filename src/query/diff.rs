@@ -413,6 +413,12 @@ pub fn warm(state: &Snapshot, warm: crate::query::Warm) {
     }
 }
 
+/// Read back the prepared diff an earlier process kept (or build it), ahead of the first
+/// call.
+pub fn read_back(state: &Snapshot) {
+    warm(state, crate::query::Warm::Everything);
+}
+
 /// A path as Python's `str(Path)` spells it: repeated separators and `.` folded.
 fn shown(path: &Path) -> String {
     path.components().collect::<PathBuf>().display().to_string()
