@@ -10,7 +10,7 @@ use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery, TermSet
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DocAddress, DocId, Score, SegmentOrdinal, TantivyDocument, Term};
 
-use super::records::{ColumnRecord, TableRecord};
+use super::records::{CatalogTable, ColumnRecord, TableRecord};
 use super::tokens::needle_trigrams;
 use super::{IndexError, SearchView, LONG, RAW};
 use compat::py::{casefold, Glob};
@@ -125,32 +125,6 @@ impl OrderedHits {
         self.placed.extend(run);
         self.from += end;
     }
-}
-
-/// What validate_sql's catalog reads of one walkable table ([`SearchView::catalog_records`]).
-#[derive(Debug, Clone, Default)]
-pub struct CatalogTable {
-    /// How its statistics read (`None`: the index holds no record for it).
-    pub stats: Option<super::records::FileState>,
-    /// Its statistics describe the whole table (no scan scope).
-    pub whole_table: bool,
-    /// `sorted(statistics.columns)`.
-    pub stats_columns: Vec<String>,
-    /// Its columns (no parts) in column order.
-    pub columns: Vec<CatalogColumn>,
-}
-
-/// What validate_sql's catalog reads of one column record (the rest of it is skipped).
-#[derive(Debug, Clone, Default, serde::Deserialize)]
-pub struct CatalogColumn {
-    pub column: String,
-    pub sql_type: Option<String>,
-    #[serde(default)]
-    pub physical_name: Option<String>,
-    pub col_rank: u64,
-    /// Its value list is every value it holds (complete, not redacted, present).
-    #[serde(skip)]
-    pub complete_values: bool,
 }
 
 /// The characters of `pattern` before its first glob metacharacter: every match starts
@@ -457,11 +431,12 @@ impl SearchView {
         let mut record: TableRecord = serde_json::from_slice(bytes)?;
         if with_columns {
             let listed = self.first_doc(entry.key, &[(self.fields.kind, "table_columns")])?;
-            if let Some(columns) = listed
+            if let Some(bytes) = listed
                 .as_ref()
                 .and_then(|d| payload(d, self.fields.resolve))
             {
-                record.stats_columns = serde_json::from_slice(columns)?;
+                let catalog: CatalogTable = serde_json::from_slice(bytes)?;
+                record.stats_columns = catalog.stats_columns;
             }
         }
         Ok(Some(record))
@@ -540,11 +515,9 @@ impl SearchView {
         Ok(None)
     }
 
-    /// What validate_sql's catalog reads of every walkable table, by table position: the
-    /// table record's verdicts, its statistics' column names, and each column (not parts)
-    /// with its storage type and whether its value list is every value it holds. One query
-    /// per document kind, each document read, reduced and let go in turn: a large print's
-    /// records are never held whole.
+    /// What validate_sql's catalog reads of every walkable table, by table position: one
+    /// stored record per table, each read, decoded and let go in turn (a large print's
+    /// documents are never held whole).
     pub fn catalog_records(&self) -> Result<Vec<CatalogTable>, IndexError> {
         self.catalog_records_where(&|_| true)
     }
@@ -557,43 +530,9 @@ impl SearchView {
         wanted: &dyn Fn(usize) -> bool,
     ) -> Result<Vec<CatalogTable>, IndexError> {
         let mut out: Vec<CatalogTable> = vec![CatalogTable::default(); self.tables.len()];
-        self.each_doc_of_kind("table", wanted, &mut |rank, doc| {
-            if let Some(bytes) = payload(doc, self.fields.payload) {
-                let table: TableRecord = serde_json::from_slice(bytes)?;
-                out[rank].stats = Some(table.stats);
-                out[rank].whole_table = table.scope.is_none();
-            }
-            Ok(())
-        })?;
         self.each_doc_of_kind("table_columns", wanted, &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
-                out[rank].stats_columns = serde_json::from_slice(bytes)?;
-            }
-            Ok(())
-        })?;
-        self.each_doc_of_kind("column", wanted, &mut |rank, doc| {
-            if let Some(bytes) = payload(doc, self.fields.payload) {
-                out[rank].columns.push(serde_json::from_slice(bytes)?);
-            }
-            Ok(())
-        })?;
-        for slot in &mut out {
-            slot.columns.sort_by_key(|c| c.col_rank);
-        }
-        self.each_doc_of_kind("values", wanted, &mut |rank, doc| {
-            if let Some(bytes) = payload(doc, self.fields.resolve) {
-                let resolve: super::records::ColumnResolve = serde_json::from_slice(bytes)?;
-                let complete = resolve.own.as_ref().is_some_and(|r| {
-                    r.complete
-                        && r.redaction.is_none()
-                        && r.values == super::records::ValuesState::Present
-                });
-                let columns = &mut out[rank].columns;
-                // Columns are in name order (`col_rank` ranks the sorted names).
-                if let Ok(at) = columns.binary_search_by(|c| c.column.as_str().cmp(&resolve.column))
-                {
-                    columns[at].complete_values = complete;
-                }
+                out[rank] = serde_json::from_slice(bytes)?;
             }
             Ok(())
         })?;

@@ -43,7 +43,7 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "11";
+pub const INDEX_VERSION: &str = "12";
 const VERSION_FILE: &str = "printdex-index-version";
 const WRITER_HEAP: usize = 50_000_000;
 /// A sync of at most this many tables commits without merging.
@@ -678,10 +678,11 @@ impl SearchIndex {
             }
         }
         doc.add_bytes(f.payload, &serde_json::to_vec(t)?);
-        // What only resolve_value reads lives in documents of its own, so fetching a
-        // search match never reads (or decompresses) a value list.
+        // What only resolve_value and validate_sql's catalog read lives in documents of its
+        // own, so fetching a search match never reads (or decompresses) a value list.
         let mut columns = base("table_columns");
-        columns.add_bytes(f.resolve, &serde_json::to_vec(&t.stats_columns)?);
+        let catalog = records::CatalogTable::of(&derived);
+        columns.add_bytes(f.resolve, &serde_json::to_vec(&catalog)?);
         let mut docs = vec![doc, columns];
         let description = match loaded[2].as_ref().map(|l| l.parsed.as_ref()) {
             Some(Parsed::Prose(text)) => Some(text.as_str()),

@@ -37,6 +37,68 @@ pub enum Input<'a> {
     OtherError(&'a str),
 }
 
+/// What validate_sql's catalog reads of one walkable table. Ingest derives it with the
+/// table's other documents and keeps it as one stored record (the table's `table_columns`
+/// document), so a whole print's catalog reads one document per table, not one per column
+/// and value list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CatalogTable {
+    /// How its statistics read (`None`: the index holds no record for it).
+    pub stats: Option<FileState>,
+    /// Its statistics describe the whole table (no scan scope).
+    pub whole_table: bool,
+    /// `sorted(statistics.columns)`, which resolve_value's unknown-column error lists too.
+    pub stats_columns: Vec<String>,
+    /// Its columns (no parts) in column order.
+    pub columns: Vec<CatalogColumn>,
+}
+
+/// What validate_sql's catalog reads of one column.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CatalogColumn {
+    pub column: String,
+    pub sql_type: Option<String>,
+    pub physical_name: Option<String>,
+    pub col_rank: u64,
+    /// Its value list is every value it holds (complete, not redacted, present).
+    pub complete_values: bool,
+}
+
+impl CatalogTable {
+    /// The catalog's record of a table from what ingest derived of it.
+    pub fn of(derived: &Derived) -> CatalogTable {
+        let mut columns: Vec<CatalogColumn> = derived
+            .columns
+            .iter()
+            .filter(|c| c.part.is_none())
+            .map(|c| CatalogColumn {
+                column: c.column.clone(),
+                sql_type: c.sql_type.clone(),
+                physical_name: c.physical_name.clone(),
+                col_rank: c.col_rank,
+                complete_values: false,
+            })
+            .collect();
+        columns.sort_by_key(|c| c.col_rank);
+        // Every value list, in the order the table's documents hold them; matched by name
+        // (columns are in name order: `col_rank` ranks the sorted names).
+        for resolve in derived.columns.iter().filter_map(|c| c.resolve.as_ref()) {
+            let complete = resolve.own.as_ref().is_some_and(|r| {
+                r.complete && r.redaction.is_none() && r.values == ValuesState::Present
+            });
+            if let Ok(at) = columns.binary_search_by(|c| c.column.as_str().cmp(&resolve.column)) {
+                columns[at].complete_values = complete;
+            }
+        }
+        CatalogTable {
+            stats: Some(derived.table.stats.clone()),
+            whole_table: derived.table.scope.is_none(),
+            stats_columns: derived.table.stats_columns.clone(),
+            columns,
+        }
+    }
+}
+
 /// Per-table facts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TableRecord {
@@ -592,5 +654,46 @@ columns:
         let d = derive("s.t", Input::YamlError("boom"), Input::Undeclared);
         assert!(d.table.unreadable);
         assert!(d.columns.is_empty());
+    }
+
+    #[test]
+    fn the_catalog_record_holds_columns_in_order_and_which_value_lists_are_whole() {
+        let stats = load(&format!(
+            "{STATS}  c_status:\n    sql_type: VARCHAR\n    values: [{{value: a, count: 5}}]\n    values_coverage: 1.0\n"
+        ));
+        let d = derive("s.t", Input::Yaml(&stats), Input::Undeclared);
+        let record = CatalogTable::of(&d);
+        assert_eq!(record.stats, Some(FileState::Ok));
+        assert!(record.whole_table);
+        assert_eq!(record.stats_columns, ["a_id", "b_email", "c_status", "doc"]);
+        let shown: Vec<(&str, Option<&str>, Option<&str>, bool)> = record
+            .columns
+            .iter()
+            .map(|c| {
+                let (name, physical) = (c.column.as_str(), c.physical_name.as_deref());
+                (name, c.sql_type.as_deref(), physical, c.complete_values)
+            })
+            .collect();
+        // No parts; a part's whole value list (`doc.status`) does not make its column's.
+        assert_eq!(
+            shown,
+            [
+                ("a_id", Some("INTEGER"), Some("A_Id"), false),
+                ("b_email", Some("VARCHAR"), None, false),
+                ("c_status", Some("VARCHAR"), None, true),
+                ("doc", Some("JSON"), None, false),
+            ]
+        );
+        let ranks: Vec<u64> = record.columns.iter().map(|c| c.col_rank).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]));
+        // A scoped table's statistics do not describe the whole table.
+        let scoped = load("scope: {kind: sample, rows: 5}\ncolumns: {a: {sql_type: INTEGER}}\n");
+        let d = derive("s.t", Input::Yaml(&scoped), Input::Undeclared);
+        assert!(!CatalogTable::of(&d).whole_table);
+        // Statistics that do not parse: no columns, and a state that says so.
+        let d = derive("s.t", Input::YamlError("boom"), Input::Undeclared);
+        let record = CatalogTable::of(&d);
+        assert!(matches!(record.stats, Some(FileState::ParseError(_))));
+        assert!(record.columns.is_empty());
     }
 }

@@ -24,7 +24,7 @@ use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
 use crate::store::cache::Key;
-use crate::store::search::lookup::CatalogTable;
+use crate::store::search::records::CatalogTable;
 use crate::store::search::records::FileState;
 use crate::store::Snapshot;
 use compat::value::Value;
