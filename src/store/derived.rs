@@ -116,18 +116,20 @@ impl DerivedDir {
         value
     }
 
-    /// Keep `value` for `key` as `scope`'s current value (its older ones go).
-    pub fn save<T: Kept>(&self, scope: &Key, key: &Key, value: &T) {
+    /// Keep `value` for `key` as `scope`'s current value (its older ones go); whether it
+    /// was written.
+    pub fn save<T: Kept>(&self, scope: &Key, key: &Key, value: &T) -> bool {
         if !value.worth_keeping() {
-            return;
+            return false;
         }
         let path = self.file(scope, key);
         if let Err(e) = self.write(&path, value) {
             tracing::debug!(path = %path.display(), "a derived value was not kept: {e}");
-            return;
+            return false;
         }
         tracing::debug!(kind = key.kind(), path = %path.display(), "a derived value kept");
         self.remove_older(scope, &path);
+        true
     }
 
     fn write<T: Kept>(&self, path: &Path, value: &T) -> std::io::Result<()> {

@@ -162,8 +162,10 @@ impl Snapshot {
                     None => tracing::debug!(kind = key.kind(), "no kept value"),
                 }
                 let built = build()?;
-                derived.save(&scope, &key, &built);
-                Ok(built)
+                // Held as every later process reads it: a build's own form can be much
+                // larger (validate_sql's catalog holds its joins memo and unpacked edges).
+                let read = derived.save(&scope, &key, &built).then(|| derived.load::<T>(&scope, &key));
+                Ok(read.flatten().filter(|read| valid(read)).unwrap_or(built))
             },
         )
     }
@@ -185,7 +187,8 @@ impl Snapshot {
         self.cache().peek_any(key) || self.derived().holds(scope, key)
     }
 
-    fn derived(&self) -> DerivedDir {
+    /// The kept values' directory, for a value kept beside another (read by its builds).
+    pub fn derived(&self) -> DerivedDir {
         DerivedDir::in_location(&self.shared.dir)
     }
 

@@ -152,11 +152,11 @@ fn a_second_session_reads_back_what_the_first_built_and_answers_the_same() {
     let first = session(project.path(), index.path());
     let kept = kept_files(index.path());
     // For each of the three connections, what its warm-up and the calls made: the
-    // annotation files' reads, the catalog, the graph, the prepared diff (one of the
-    // three diffs is not worth keeping), and its head (its walkable manifest), image
-    // (what its start made of the mirror) and the image's digests (which let the next
-    // start's head answer a table's context).
-    assert_eq!(kept.len(), 20, "{kept:?}");
+    // annotation files' reads, the catalog and the joins its build read, the graph, the
+    // prepared diff (one of the three diffs is not worth keeping), and its head (its
+    // walkable manifest), image (what its start made of the mirror) and the image's
+    // digests (which let the next start's head answer a table's context).
+    assert_eq!(kept.len(), 23, "{kept:?}");
 
     let second = session(project.path(), index.path());
     assert_eq!(second, first);
@@ -253,9 +253,10 @@ fn a_damaged_kept_file_is_built_again_and_never_answered() {
         rebuilt.keys().collect::<Vec<_>>(),
         kept.keys().collect::<Vec<_>>()
     );
-    // Every value the session read was found damaged and built again. What it never read
-    // stays as it was until a call reads it: the join graphs of the two connections the
-    // calls leave alone, which no warm-up reads back.
+    // Every value the session read was found damaged and built again (each catalog's
+    // build read its damaged joins and read every table's joins instead). What it never
+    // read stays as it was until a call reads it: the join graphs of the two connections
+    // the calls leave alone, which no warm-up reads back.
     let mut left: Vec<&str> = Vec::new();
     for (name, bytes) in &damaged {
         let now = std::fs::read(index.path().join("derived").join(name)).unwrap();
@@ -272,4 +273,46 @@ fn a_damaged_kept_file_is_built_again_and_never_answered() {
     let other = tempfile::tempdir().unwrap();
     std::fs::write(other.path().join("derived"), b"not a directory").unwrap();
     assert_eq!(session(project.path(), other.path()), first);
+}
+
+#[test]
+fn a_catalog_read_back_is_built_again_after_an_edit_from_the_joins_its_build_kept() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    session(project.path(), index.path());
+    let root: PathBuf = project.path().join("prints/library/stacks/lending");
+
+    // A session that read its catalog back: an edit to one table's statistics costs a
+    // build that reads no table's joins again.
+    let mut logged = Logged::start(project.path(), index.path());
+    logged.wait_for_line(&["the warm-up is done"]);
+    let stats = root.join("loans/statistics.yaml");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    std::fs::write(&stats, text.replace("\n  status:\n", "\n  state:\n")).unwrap();
+    let sql = json!({"connection": "library", "sql": SQL, "format": "json"});
+    let (renamed, _) = logged.server.call("validate_sql", sql.clone());
+    logged.wait_for_line(&["validate_sql catalog built", "joins_reread=0"]);
+
+    // One table's relationships file edited: only its joins are read again.
+    let joins = root.join("fines/relationships.yaml");
+    let text = std::fs::read_to_string(&joins).unwrap();
+    std::fs::write(&joins, format!("{text}# read again\n")).unwrap();
+    let (edited, _) = logged.server.call("validate_sql", sql);
+    logged.wait_for_line(&["validate_sql catalog built", "joins_reread=1"]);
+    drop(logged.server);
+    let log = std::fs::read_to_string(&logged.log).unwrap();
+    let built: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("validate_sql catalog built"))
+        .collect();
+    assert!(
+        built
+            .iter()
+            .all(|l| l.contains("joins_reread=0") || l.contains("joins_reread=1")),
+        "{built:?}"
+    );
+    let fresh = fresh_answers(project.path());
+    assert_eq!(edited, fresh[2]);
+    assert_eq!(renamed, edited, "the comment changes no join");
+    assert!(renamed.contains("state"), "{renamed}");
 }

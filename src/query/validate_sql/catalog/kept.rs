@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Catalog, Edge, Table, TableColumns};
+use super::{Catalog, Edge, JoinsRead, Table, TableColumns};
 use crate::query::validate_sql::dialect::Adapter;
 use crate::store::derived::Kept;
 
@@ -130,9 +130,8 @@ fn positions_by<K: Ord>(len: usize, key: impl Fn(usize) -> K) -> Box<[u32]> {
 
 /// The catalog as kept on disk: what `Catalog::new` indexes, and the record keys a
 /// catalog built after a change lends columns by (in this process or the next). The
-/// joins read table by table are not kept (they would double the file): a catalog read
-/// back lends its columns but no joins, so the first one built from it after a change
-/// reads every table's joins again.
+/// joins read table by table are kept in a file of their own (`JoinsRead`), which only a
+/// build after a change reads: here they would double what every start reads back.
 #[derive(Serialize, Deserialize)]
 struct Stored<T, P, E, R, O> {
     adapter: Adapter,
@@ -215,6 +214,14 @@ impl<'de> Deserialize<'de> for Catalog {
         );
         catalog.read_from = stored.read_from;
         Ok(catalog)
+    }
+}
+
+impl Kept for JoinsRead {
+    const ENCODING: u32 = 1;
+
+    fn worth_keeping(&self) -> bool {
+        !self.tables.is_empty()
     }
 }
 

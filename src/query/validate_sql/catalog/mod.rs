@@ -341,7 +341,9 @@ pub struct Catalog {
 }
 
 /// The joins a catalog read, table by table, and the overlay content they were read over.
-#[derive(Debug, Default)]
+/// Kept on disk apart from the catalog (`joins_keys`): only a build after a change reads
+/// it back.
+#[derive(Debug, Default, Serialize, Deserialize)]
 struct JoinsRead {
     scope: [u8; 32],
     /// Shared with the catalogs built after it while the table's files hold.
@@ -349,7 +351,7 @@ struct JoinsRead {
 }
 
 /// One table's joins as the catalog reads them.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 struct TableJoins {
     /// Its relationships file's content version.
     version: String,
@@ -662,6 +664,19 @@ fn catalog_keys(state: &Snapshot) -> (Key, Key) {
     (scope, key)
 }
 
+/// The kept joins memo's scope (the connection's print) and key (the overlay content the
+/// joins were read over; each table's own file is checked by its version).
+fn joins_keys(state: &Snapshot, joins_scope: &[u8; 32]) -> (Key, Key) {
+    let scope = Key::new(
+        "validate_sql joins read of",
+        [state.config.print_root.as_os_str().as_encoded_bytes()],
+    );
+    (
+        scope,
+        Key::new("validate_sql joins read", [joins_scope.as_slice()]),
+    )
+}
+
 /// The columns a table's records list: those its statistics name, for a table whose
 /// statistics read; `None` otherwise.
 fn columns_of(adapter: Adapter, records: CatalogTable) -> Option<Vec<Column>> {
@@ -743,9 +758,19 @@ fn build(
     // A table's joins hold while the overlay's content (the manifest, every relationships
     // annotation file) and its own relationships file do: those are taken from before.
     let joins_scope = context::joins_scope(state);
-    let held_joins = before
+    let in_memory = before
         .map(|b| &b.joins_read)
         .filter(|j| j.scope == joins_scope);
+    // A catalog read back holds no joins: the ones its build read are kept apart.
+    let (memo_scope, memo_key) = joins_keys(state, &joins_scope);
+    let kept_memo = match in_memory {
+        Some(_) => None,
+        None => state
+            .derived()
+            .load::<JoinsRead>(&memo_scope, &memo_key)
+            .filter(|j| j.scope == joins_scope),
+    };
+    let held_joins = in_memory.or(kept_memo.as_ref());
     let keep = |fqn: &str, version: &str| {
         held_joins
             .and_then(|j| j.tables.get(fqn))
@@ -756,12 +781,16 @@ fn build(
         scope: joins_scope,
         tables: HashMap::new(),
     };
+    let mut joins_reread = 0usize;
     for (fqn, version, joins) in context::joins_by_table(state, &keep)? {
         let Some(&at) = position.get(&fqn) else {
             continue;
         };
         let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(&fqn))) {
-            (Some(joins), _) => Arc::new(TableJoins::read(at, &joins, version, &position)),
+            (Some(joins), _) => {
+                joins_reread += 1;
+                Arc::new(TableJoins::read(at, &joins, version, &position))
+            }
             (None, Some(held)) => Arc::clone(held),
             (None, None) => Arc::new(TableJoins::read(
                 at,
@@ -777,10 +806,11 @@ fn build(
         joins_read.tables.insert(fqn, table_joins);
     }
     let joined = started.elapsed();
+    state.derived().save(&memo_scope, &memo_key, &joins_read);
     let mut catalog = Catalog::new(adapter, tables, edges.list);
     catalog.read_from = read_from;
     catalog.joins_read = joins_read;
-    tracing::debug!(?read, reused, ?joined, total = ?started.elapsed(), "validate_sql catalog built");
+    tracing::debug!(?read, reused, ?joined, joins_reread, total = ?started.elapsed(), "validate_sql catalog built");
     Ok(catalog)
 }
 
