@@ -72,34 +72,33 @@ pub fn warm(state: &Snapshot) {
 }
 
 /// Every table's joins as get_table_context's Joins list reads them (people's rejections
-/// withheld, their added edges included) and the edges its own annotation file rejects, in
-/// FQN order, with the content version of its relationships file. A table `keep` accepts
+/// withheld, their added edges included) and the edges its own annotation file rejects,
+/// handed to `each` in FQN order with the content version of its relationships file, one
+/// table at a time (a whole print's joins are never held at once). A table `keep` accepts
 /// (given its FQN and that version) is not read: its joins are `None`, for a caller that
 /// still holds them from the same overlay. Read from the mirror through the cache; a table
 /// whose files cannot be read has no joins.
-pub fn joins_by_table(
+pub fn each_tables_joins(
     state: &Snapshot,
     keep: &dyn Fn(&str, &str) -> bool,
-) -> Result<Vec<(String, String, Option<Joins>)>, QueryError> {
+    each: &mut dyn FnMut(&str, String, Option<Joins>),
+) -> Result<(), QueryError> {
     let cx = Ctx {
         state,
         strict: false,
         bulk: true,
     };
     let ix = overlay::overlay(&cx)?;
-    Ok(ix
-        .fqns()
-        .into_iter()
-        .map(|fqn| {
-            let version = ix
-                .table(fqn)
-                .and_then(|t| t.artifact(Artifact::Relationships))
-                .map_or_else(|| "none".to_string(), |p| state.version_of(&p));
-            let joins =
-                (!keep(fqn, &version)).then(|| load::joins_of(&cx, &ix, fqn).unwrap_or_default());
-            (fqn.clone(), version, joins)
-        })
-        .collect())
+    for fqn in ix.fqns() {
+        let version = ix
+            .table(fqn)
+            .and_then(|t| t.artifact(Artifact::Relationships))
+            .map_or_else(|| "none".to_string(), |p| state.version_of(&p));
+        let joins =
+            (!keep(fqn, &version)).then(|| load::joins_of(&cx, &ix, fqn).unwrap_or_default());
+        each(fqn, version, joins);
+    }
+    Ok(())
 }
 
 /// What a table's joins depend on beyond its own relationships file: the manifest and

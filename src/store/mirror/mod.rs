@@ -345,12 +345,15 @@ impl Mirror {
         /// The row, and a split file's items, read in the same read as its row.
         type Read = Option<(Row, Option<Vec<Value>>)>;
         let read = self.reading(|db| -> Result<Read, MirrorError> {
+            // Cached on the pooled connection: a whole print's reads (validate_sql's joins)
+            // would otherwise parse the statement once per file.
             let row: Option<Row> = db
-                .query_row(
+                .prepare_cached(
                     "SELECT parse_status, parse_error, parsed, hash FROM files WHERE path = ?1 AND (?2 IS NULL OR hash = ?2)",
-                    params![path.to_string_lossy(), hash],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                )
+                )?
+                .query_row(params![path.to_string_lossy(), hash], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })
                 .optional()?;
             let Some(row) = row else {
                 return Ok(None);

@@ -515,28 +515,22 @@ impl SearchView {
         Ok(None)
     }
 
-    /// What validate_sql's catalog reads of every walkable table, by table position: one
-    /// stored record per table, each read, decoded and let go in turn (a large print's
-    /// documents are never held whole).
-    pub fn catalog_records(&self) -> Result<Vec<CatalogTable>, IndexError> {
-        self.catalog_records_where(&|_| true)
-    }
-
-    /// [`SearchView::catalog_records`] of the tables at the positions `wanted` accepts; the
-    /// others' are left empty, their documents unread (a catalog built again after a change
-    /// reads only the tables it touched).
-    pub fn catalog_records_where(
+    /// What validate_sql's catalog reads of each walkable table whose position `wanted`
+    /// accepts, handed to `each` with that position: one stored record per table, read,
+    /// decoded and let go in turn (a large print's records are never held whole; an
+    /// unwanted one is never read, so a catalog built again after a change reads only the
+    /// tables it touched). A table the index holds no record for is not handed over.
+    pub fn each_catalog_record(
         &self,
         wanted: &dyn Fn(usize) -> bool,
-    ) -> Result<Vec<CatalogTable>, IndexError> {
-        let mut out: Vec<CatalogTable> = vec![CatalogTable::default(); self.tables.len()];
+        each: &mut dyn FnMut(usize, CatalogTable),
+    ) -> Result<(), IndexError> {
         self.each_doc_of_kind("table_columns", wanted, &mut |rank, doc| {
             if let Some(bytes) = payload(doc, self.fields.resolve) {
-                out[rank] = serde_json::from_slice(bytes)?;
+                each(rank, serde_json::from_slice(bytes)?);
             }
             Ok(())
-        })?;
-        Ok(out)
+        })
     }
 
     /// Each of this connection's documents of `kind` for the view's tables whose position

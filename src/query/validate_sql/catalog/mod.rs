@@ -733,24 +733,25 @@ fn build(
         let key = (*before.read_from.get(at)?)?;
         (key == entry.key).then(|| &before.tables[at])
     };
-    let records = state
-        .search
-        .catalog_records_where(&|rank| lent(rank).is_none())
+    let search = &state.search;
+    search
+        .each_catalog_record(&|rank| lent(rank).is_none(), &mut |rank, record| {
+            if let Some(&at) = position.get(&search.tables[rank].fqn) {
+                tables[at].columns = TableColumns::new(columns_of(adapter, record));
+            }
+        })
         .map_err(internal)?;
     let read = started.elapsed();
     let mut read_from = vec![None; tables.len()];
     let mut reused = 0usize;
-    for (rank, (entry, records)) in state.search.tables.iter().zip(records).enumerate() {
+    for (rank, entry) in search.tables.iter().enumerate() {
         let Some(&at) = position.get(&entry.fqn) else {
             continue;
         };
-        tables[at].columns = match lent(rank) {
-            Some(table) => {
-                reused += 1;
-                table.columns.clone()
-            }
-            None => TableColumns::new(columns_of(adapter, records)),
-        };
+        if let Some(table) = lent(rank) {
+            reused += 1;
+            tables[at].columns = table.columns.clone();
+        }
         // Kept packed, as a catalog read back holds it.
         tables[at].columns.release();
         read_from[at] = Some(entry.key);
@@ -782,11 +783,11 @@ fn build(
         tables: HashMap::new(),
     };
     let mut joins_reread = 0usize;
-    for (fqn, version, joins) in context::joins_by_table(state, &keep)? {
-        let Some(&at) = position.get(&fqn) else {
-            continue;
+    context::each_tables_joins(state, &keep, &mut |fqn, version, joins| {
+        let Some(&at) = position.get(fqn) else {
+            return;
         };
-        let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(&fqn))) {
+        let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(fqn))) {
             (Some(joins), _) => {
                 joins_reread += 1;
                 Arc::new(TableJoins::read(at, &joins, version, &position))
@@ -803,8 +804,8 @@ fn build(
         for e in &table_joins.candidates {
             edges.add(e);
         }
-        joins_read.tables.insert(fqn, table_joins);
-    }
+        joins_read.tables.insert(fqn.to_string(), table_joins);
+    })?;
     let joined = started.elapsed();
     state.derived().save(&memo_scope, &memo_key, &joins_read);
     let mut catalog = Catalog::new(adapter, tables, edges.list);
