@@ -297,22 +297,63 @@ fn a_catalog_read_back_is_built_again_after_an_edit_from_the_joins_its_build_kep
     let joins = root.join("fines/relationships.yaml");
     let text = std::fs::read_to_string(&joins).unwrap();
     std::fs::write(&joins, format!("{text}# read again\n")).unwrap();
-    let (edited, _) = logged.server.call("validate_sql", sql);
+    let (edited, _) = logged.server.call("validate_sql", sql.clone());
     logged.wait_for_line(&["validate_sql catalog built", "joins_reread=1"]);
+
+    // A person's annotation file edited: its table's joins are read again, and those of
+    // the tables it decides (it refers to them, so it may reject or add an edge into
+    // them), not every table's.
+    let verdicts = root.join("loans/relationships.annotations.yaml");
+    let text = std::fs::read_to_string(&verdicts).unwrap();
+    std::fs::write(&verdicts, format!("{text}# read again\n")).unwrap();
+    let (annotated, _) = logged.server.call("validate_sql", sql);
+    logged.wait_for_line(&["validate_sql catalog built", "joins_reread=1"]);
+
+    // A person adds an edge from activity_log into fines: both tables' joins are read
+    // again, and the join is known as a fresh index knows it.
+    let added = root.join("activity_log/relationships.annotations.yaml");
+    let text = std::fs::read_to_string(&added).unwrap();
+    std::fs::write(
+        &added,
+        format!("{text}- column: [event_id]\n  target_table: stacks.lending.fines\n  target_column: [fine_id]\n"),
+    )
+    .unwrap();
+    let across = json!({
+        "connection": "library",
+        "sql": "SELECT f.amount FROM lending.activity_log a JOIN lending.fines f ON f.fine_id = a.event_id",
+        "format": "json",
+    });
+    let (joined, _) = logged.server.call("validate_sql", across.clone());
+    logged.wait_for_line(&["validate_sql catalog built", "joins_reread=2"]);
     drop(logged.server);
     let log = std::fs::read_to_string(&logged.log).unwrap();
     let built: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("validate_sql catalog built"))
         .collect();
+    // No build read every table's joins (the print has three tables).
     assert!(
-        built
-            .iter()
-            .all(|l| l.contains("joins_reread=0") || l.contains("joins_reread=1")),
+        built.iter().all(|l| !l.contains("joins_reread=3")),
         "{built:?}"
     );
+    let mut fresh_server = Server::start(project.path(), &[]);
+    assert_eq!(joined, fresh_server.call("validate_sql", across).0);
+    let before_the_edge = {
+        std::fs::write(&added, &text).unwrap();
+        let (text, _) = Server::start(project.path(), &[]).call(
+            "validate_sql",
+            json!({
+                "connection": "library",
+                "sql": "SELECT f.amount FROM lending.activity_log a JOIN lending.fines f ON f.fine_id = a.event_id",
+                "format": "json",
+            }),
+        );
+        text
+    };
+    assert_ne!(joined, before_the_edge, "the added edge is a known join");
     let fresh = fresh_answers(project.path());
     assert_eq!(edited, fresh[2]);
     assert_eq!(renamed, edited, "the comment changes no join");
+    assert_eq!(annotated, edited, "nor does this one");
     assert!(renamed.contains("state"), "{renamed}");
 }

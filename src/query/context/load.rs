@@ -533,24 +533,32 @@ pub fn own_files(state: &Snapshot, ix: &Overlay, fqn: &str) -> Vec<PathBuf> {
     files
 }
 
-/// The annotation files of other tables that decide this table's overlay: the referencers
-/// that may reject an edge into it and every table that added an edge into it.
-fn deciding_files(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<Vec<PathBuf>> {
+/// The other tables whose annotation files decide this table's overlay, sorted: the
+/// referencers that may reject an edge into it and every table that added an edge into it.
+fn deciding_tables(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<Vec<String>> {
     let mut tables: Vec<String> = edge_rows(relationships, "referenced_by")?
         .iter()
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
         .map(str::to_string)
         .collect();
-    tables.extend(
-        ix.human_into
-            .get(fqn)
-            .into_iter()
-            .flatten()
-            .map(|(r, _)| r.clone()),
-    );
+    tables.extend(adding_tables(ix, fqn).map(str::to_string));
     tables.sort();
     tables.dedup();
-    Ok(tables
+    Ok(tables)
+}
+
+/// The tables whose annotation files added an edge into `fqn`.
+pub fn adding_tables<'a>(ix: &'a Overlay, fqn: &str) -> impl Iterator<Item = &'a str> {
+    ix.human_into
+        .get(fqn)
+        .into_iter()
+        .flatten()
+        .map(|(r, _)| r.as_str())
+}
+
+/// The annotation files of the tables [`deciding_tables`] names.
+fn deciding_files(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<Vec<PathBuf>> {
+    Ok(deciding_tables(ix, fqn, relationships)?
         .iter()
         .filter_map(|t| ix.table(t)?.artifact(Artifact::RelationshipsAnnotations))
         .collect())
@@ -593,9 +601,23 @@ pub struct Joins {
     pub confirmed: Vec<Value>,
 }
 
-pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
+/// A table's joins (`Joins::default()` when its files cannot be read), with the other
+/// tables whose annotation files decide them.
+pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> (Joins, Vec<String>) {
+    match read_joins(cx, ix, fqn) {
+        Ok(read) => read,
+        // Its own files and the tables adding edges into it still decide it: an edit to
+        // any of them reads it again.
+        Err(_) => (
+            Joins::default(),
+            deciding_tables(ix, fqn, None).unwrap_or_default(),
+        ),
+    }
+}
+
+fn read_joins(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<(Joins, Vec<String>)> {
     let Some(table) = ix.table(fqn) else {
-        return Ok(Joins::default());
+        return Ok((Joins::default(), Vec::new()));
     };
     let raw = match table.artifact(Artifact::Relationships) {
         Some(p) => load_mapping(cx, &p)?.0.map(|v| (*v).clone()),
@@ -621,11 +643,12 @@ pub fn joins_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Joins> {
             confirmed.push(entry.clone());
         }
     }
-    Ok(Joins {
+    let joins = Joins {
         shown,
         rejected,
         confirmed,
-    })
+    };
+    Ok((joins, deciding_tables(ix, fqn, raw.as_ref())?))
 }
 
 /// The relationship annotations less those on edges the print withholds (in the joins

@@ -71,17 +71,63 @@ pub fn warm(state: &Snapshot) {
     let _ = overlay::overlay(&cx);
 }
 
+/// What decides one table's joins as read: the other tables whose relationships
+/// annotation files may reject an edge of it or added one into it, and a digest of the
+/// content of those files and of its own relationships and annotation files.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct JoinsDeciders {
+    /// Sorted.
+    pub tables: Vec<String>,
+    pub digest: [u8; 32],
+}
+
+impl JoinsDeciders {
+    fn of(state: &Snapshot, ix: &Overlay, fqn: &str, tables: Vec<String>) -> JoinsDeciders {
+        let mut h = blake3::Hasher::new();
+        let mut add = |path: Option<std::path::PathBuf>| {
+            match path.and_then(|p| state.hash_of(&p)) {
+                Some(hash) => h.update(&[1]).update(hash.as_bytes()),
+                None => h.update(&[0]),
+            };
+        };
+        let own = ix.table(fqn);
+        add(own
+            .as_ref()
+            .and_then(|t| t.artifact(Artifact::Relationships)));
+        add(own
+            .as_ref()
+            .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations)));
+        for other in &tables {
+            add(ix
+                .table(other)
+                .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations)));
+        }
+        JoinsDeciders {
+            tables,
+            digest: *h.finalize().as_bytes(),
+        }
+    }
+
+    /// Whether joins read under these deciders hold for `fqn` now: every deciding file
+    /// holds what it held, and no other table has since added an edge into it.
+    fn hold(&self, state: &Snapshot, ix: &Overlay, fqn: &str) -> bool {
+        load::adding_tables(ix, fqn)
+            .all(|t| self.tables.binary_search_by(|d| d.as_str().cmp(t)).is_ok())
+            && JoinsDeciders::of(state, ix, fqn, self.tables.clone()).digest == self.digest
+    }
+}
+
 /// Every table's joins as get_table_context's Joins list reads them (people's rejections
 /// withheld, their added edges included) and the edges its own annotation file rejects,
-/// handed to `each` in FQN order with the content version of its relationships file, one
-/// table at a time (a whole print's joins are never held at once). A table `keep` accepts
-/// (given its FQN and that version) is not read: its joins are `None`, for a caller that
-/// still holds them from the same overlay. Read from the mirror through the cache; a table
-/// whose files cannot be read has no joins.
-pub fn each_tables_joins(
+/// handed to `each` in FQN order with what decides them, one table at a time (a whole
+/// print's joins are never held at once). A table whose deciders as `held` gives them
+/// still hold is not read: its joins are `None`, for a caller that still holds them.
+/// Read from the mirror through the cache; a table whose files cannot be read has no
+/// joins.
+pub fn each_tables_joins<'h>(
     state: &Snapshot,
-    keep: &dyn Fn(&str, &str) -> bool,
-    each: &mut dyn FnMut(&str, String, Option<Joins>),
+    held: &dyn Fn(&str) -> Option<&'h JoinsDeciders>,
+    each: &mut dyn FnMut(&str, JoinsDeciders, Option<Joins>),
 ) -> Result<(), QueryError> {
     let cx = Ctx {
         state,
@@ -90,21 +136,29 @@ pub fn each_tables_joins(
     };
     let ix = overlay::overlay(&cx)?;
     for fqn in ix.fqns() {
-        let version = ix
-            .table(fqn)
-            .and_then(|t| t.artifact(Artifact::Relationships))
-            .map_or_else(|| "none".to_string(), |p| state.version_of(&p));
-        let joins =
-            (!keep(fqn, &version)).then(|| load::joins_of(&cx, &ix, fqn).unwrap_or_default());
-        each(fqn, version, joins);
+        match held(fqn).filter(|d| d.hold(state, &ix, fqn)) {
+            Some(deciders) => each(fqn, deciders.clone(), None),
+            None => {
+                let (joins, tables) = load::joins_of(&cx, &ix, fqn);
+                each(fqn, JoinsDeciders::of(state, &ix, fqn, tables), Some(joins));
+            }
+        }
     }
     Ok(())
 }
 
-/// What a table's joins depend on beyond its own relationships file: the manifest and
-/// every relationships annotation file (the overlay's content).
+/// What every table's joins depend on beyond their deciders: the print and its manifest
+/// (the tables, and so each one's position).
 pub fn joins_scope(state: &Snapshot) -> [u8; 32] {
-    overlay::key_parts(state)
+    let mut h = blake3::Hasher::new();
+    for part in [
+        state.config.print_root.as_os_str().as_encoded_bytes(),
+        state.version_of(&state.manifest_path()).as_bytes(),
+    ] {
+        h.update(&(part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    *h.finalize().as_bytes()
 }
 
 /// `table`'s context from `state`. `strict`: a file found moved since `state` was built

@@ -353,8 +353,8 @@ struct JoinsRead {
 /// One table's joins as the catalog reads them.
 #[derive(Debug, Serialize, Deserialize)]
 struct TableJoins {
-    /// Its relationships file's content version.
-    version: String,
+    /// What decides them: read again once a deciding file moves.
+    deciders: context::JoinsDeciders,
     /// It has a readable relationships file.
     known: bool,
     /// The edges its files name whose other end is a table of the print, in reading
@@ -367,7 +367,7 @@ impl TableJoins {
     fn read(
         at: usize,
         joins: &context::Joins,
-        version: String,
+        deciders: context::JoinsDeciders,
         position: &HashMap<String, usize>,
     ) -> TableJoins {
         let mut candidates = Vec::new();
@@ -398,7 +398,7 @@ impl TableJoins {
             );
         }
         TableJoins {
-            version,
+            deciders,
             known: joins.shown.is_some(),
             candidates,
         }
@@ -664,8 +664,8 @@ fn catalog_keys(state: &Snapshot) -> (Key, Key) {
     (scope, key)
 }
 
-/// The kept joins memo's scope (the connection's print) and key (the overlay content the
-/// joins were read over; each table's own file is checked by its version).
+/// The kept joins memo's scope (the connection's print) and key (its manifest: the tables
+/// and their positions; each table's joins are checked by what decides them).
 fn joins_keys(state: &Snapshot, joins_scope: &[u8; 32]) -> (Key, Key) {
     let scope = Key::new(
         "validate_sql joins read of",
@@ -756,8 +756,8 @@ fn build(
         tables[at].columns.release();
         read_from[at] = Some(entry.key);
     }
-    // A table's joins hold while the overlay's content (the manifest, every relationships
-    // annotation file) and its own relationships file do: those are taken from before.
+    // A table's joins hold while the manifest does and the files that decide them do
+    // (`JoinsDeciders`): those are taken from before.
     let joins_scope = context::joins_scope(state);
     let in_memory = before
         .map(|b| &b.joins_read)
@@ -772,10 +772,10 @@ fn build(
             .filter(|j| j.scope == joins_scope),
     };
     let held_joins = in_memory.or(kept_memo.as_ref());
-    let keep = |fqn: &str, version: &str| {
+    let held = |fqn: &str| {
         held_joins
             .and_then(|j| j.tables.get(fqn))
-            .is_some_and(|t| t.version == version)
+            .map(|t| &t.deciders)
     };
     let mut edges = Edges::default();
     let mut joins_read = JoinsRead {
@@ -783,20 +783,20 @@ fn build(
         tables: HashMap::new(),
     };
     let mut joins_reread = 0usize;
-    context::each_tables_joins(state, &keep, &mut |fqn, version, joins| {
+    context::each_tables_joins(state, &held, &mut |fqn, deciders, joins| {
         let Some(&at) = position.get(fqn) else {
             return;
         };
         let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(fqn))) {
             (Some(joins), _) => {
                 joins_reread += 1;
-                Arc::new(TableJoins::read(at, &joins, version, &position))
+                Arc::new(TableJoins::read(at, &joins, deciders, &position))
             }
             (None, Some(held)) => Arc::clone(held),
             (None, None) => Arc::new(TableJoins::read(
                 at,
                 &context::Joins::default(),
-                version,
+                deciders,
                 &position,
             )),
         };
