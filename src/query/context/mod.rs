@@ -72,48 +72,60 @@ pub fn warm(state: &Snapshot) {
 }
 
 /// What decides one table's joins as read: the other tables whose relationships
-/// annotation files may reject an edge of it or added one into it, and a digest of the
-/// content of those files and of its own relationships and annotation files.
+/// annotation files may reject an edge of it or added one into it, the files that decide
+/// them (its own relationships and annotation files, and those tables' annotation files),
+/// and a digest of those files' content.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct JoinsDeciders {
     /// Sorted.
     pub tables: Vec<String>,
+    /// Below the print's root, so checking them reads no manifest entry.
+    pub files: Vec<std::path::PathBuf>,
     pub digest: [u8; 32],
 }
 
 impl JoinsDeciders {
     fn of(state: &Snapshot, ix: &Overlay, fqn: &str, tables: Vec<String>) -> JoinsDeciders {
+        let own = ix.table(fqn);
+        let mut files: Vec<std::path::PathBuf> =
+            [Artifact::Relationships, Artifact::RelationshipsAnnotations]
+                .into_iter()
+                .filter_map(|kind| own.as_ref()?.artifact(kind))
+                .collect();
+        files.extend(
+            tables
+                .iter()
+                .filter_map(|t| ix.table(t)?.artifact(Artifact::RelationshipsAnnotations)),
+        );
+        let root = &state.config.print_root;
+        let files: Vec<std::path::PathBuf> = files
+            .into_iter()
+            .map(|p| p.strip_prefix(root).map(|p| p.to_path_buf()).unwrap_or(p))
+            .collect();
+        JoinsDeciders {
+            digest: Self::digest_of(state, &files),
+            tables,
+            files,
+        }
+    }
+
+    fn digest_of(state: &Snapshot, files: &[std::path::PathBuf]) -> [u8; 32] {
         let mut h = blake3::Hasher::new();
-        let mut add = |path: Option<std::path::PathBuf>| {
-            match path.and_then(|p| state.hash_of(&p)) {
+        for file in files {
+            match state.hash_of(&state.config.print_root.join(file)) {
                 Some(hash) => h.update(&[1]).update(hash.as_bytes()),
                 None => h.update(&[0]),
             };
-        };
-        let own = ix.table(fqn);
-        add(own
-            .as_ref()
-            .and_then(|t| t.artifact(Artifact::Relationships)));
-        add(own
-            .as_ref()
-            .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations)));
-        for other in &tables {
-            add(ix
-                .table(other)
-                .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations)));
         }
-        JoinsDeciders {
-            tables,
-            digest: *h.finalize().as_bytes(),
-        }
+        *h.finalize().as_bytes()
     }
 
     /// Whether joins read under these deciders hold for `fqn` now: every deciding file
     /// holds what it held, and no other table has since added an edge into it.
     fn hold(&self, state: &Snapshot, ix: &Overlay, fqn: &str) -> bool {
-        load::adding_tables(ix, fqn)
-            .all(|t| self.tables.binary_search_by(|d| d.as_str().cmp(t)).is_ok())
-            && JoinsDeciders::of(state, ix, fqn, self.tables.clone()).digest == self.digest
+        let known = |t: &str| self.tables.binary_search_by(|d| d.as_str().cmp(t)).is_ok();
+        load::adding_tables(ix, fqn).all(known)
+            && Self::digest_of(state, &self.files) == self.digest
     }
 }
 

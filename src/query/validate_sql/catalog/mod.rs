@@ -729,7 +729,11 @@ fn build(
     let lent = |rank: usize| -> Option<&Table> {
         let before = before?;
         let entry = &state.search.tables[rank];
-        let at = before.position_of(&entry.fqn)?;
+        // Where it was, looked up only when the tables moved (the manifest changed).
+        let here = position.get(&entry.fqn).copied();
+        let at = here
+            .filter(|&at| before.tables.get(at).is_some_and(|t| t.fqn == entry.fqn))
+            .or_else(|| before.position_of(&entry.fqn))?;
         let key = (*before.read_from.get(at)?)?;
         (key == entry.key).then(|| &before.tables[at])
     };
