@@ -340,13 +340,14 @@ pub struct Catalog {
     joins_read: JoinsRead,
 }
 
-/// The joins a catalog read, table by table, and the overlay content they were read over.
-/// Kept on disk apart from the catalog (`joins_keys`): only a build after a change reads
-/// it back.
+/// The joins a catalog read, table by table, and the manifest they were read under
+/// (`context::joins_scope`). Kept on disk apart from the catalog (`joins_keys`): only a
+/// build after a change reads it back.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct JoinsRead {
     scope: [u8; 32],
-    /// Shared with the catalogs built after it while the table's files hold.
+    /// Shared with the catalogs built after it while what decides each table's joins
+    /// holds.
     tables: HashMap<String, Arc<TableJoins>>,
 }
 
