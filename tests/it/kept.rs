@@ -38,6 +38,15 @@ fn answers(server: &mut Server) -> Vec<String> {
             "plan_joins",
             json!({"connection": "library", "tables": ["loans", "fines"], "format": "json"}),
         ),
+        // loans' own file adds an edge; fines refers to loans without a file of its own.
+        (
+            "get_table_context",
+            json!({"connection": "library", "table": "stacks.lending.loans", "purpose": "query"}),
+        ),
+        (
+            "get_table_context",
+            json!({"connection": "library", "table": "stacks.lending.fines", "purpose": "profile"}),
+        ),
     ];
     calls
         .into_iter()
@@ -152,11 +161,11 @@ fn a_second_session_reads_back_what_the_first_built_and_answers_the_same() {
     let first = session(project.path(), index.path());
     let kept = kept_files(index.path());
     // For each of the three connections, what its warm-up and the calls made: the
-    // annotation files' reads, the catalog and the joins its build read, the graph, the
+    // annotation files' reads and the edges people added in them, the catalog and the joins its build read, the graph, the
     // prepared diff (one of the three diffs is not worth keeping), and its head (its
     // walkable manifest), image (what its start made of the mirror) and the image's
     // digests (which let the next start's head answer a table's context).
-    assert_eq!(kept.len(), 23, "{kept:?}");
+    assert_eq!(kept.len(), 26, "{kept:?}");
 
     let second = session(project.path(), index.path());
     assert_eq!(second, first);
@@ -356,4 +365,70 @@ fn a_catalog_read_back_is_built_again_after_an_edit_from_the_joins_its_build_kep
     assert_eq!(renamed, edited, "the comment changes no join");
     assert_eq!(annotated, edited, "nor does this one");
     assert!(renamed.contains("state"), "{renamed}");
+}
+
+#[test]
+fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_follow_an_edit() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let added = project
+        .path()
+        .join("prints/library/stacks/lending/activity_log/relationships.annotations.yaml");
+    let before = std::fs::read_to_string(&added).unwrap();
+    std::fs::write(
+        &added,
+        format!("{before}- column: [event_id]\n  target_table: stacks.lending.fines\n  target_column: [fine_id]\n  note: Added by a person for this test.\n"),
+    )
+    .unwrap();
+    let fines =
+        json!({"connection": "library", "table": "stacks.lending.fines", "purpose": "query"});
+    let context = |logged: &mut Logged| {
+        let (text, is_error) = logged.server.call("get_table_context", fines.clone());
+        assert!(!is_error, "{text}");
+        logged.wait_for_line(&["the warm-up is done"]);
+        text
+    };
+
+    let mut first = Logged::start(project.path(), index.path());
+    let built = context(&mut first);
+    drop(first.server);
+    assert!(
+        built.contains("Added by a person for this test."),
+        "{built}"
+    );
+
+    // The next session reads the added edges back, and answers as a fresh index does.
+    let mut second = Logged::start(project.path(), index.path());
+    let read_back = context(&mut second);
+    drop(second.server);
+    let log = std::fs::read_to_string(&second.log).unwrap();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("a kept value read back")
+                && l.contains("context overlay added edges")),
+        "{log}"
+    );
+    assert_eq!(read_back, built);
+    assert_eq!(
+        read_back,
+        Server::start(project.path(), &[])
+            .call("get_table_context", fines.clone())
+            .0
+    );
+
+    // The edge taken out while no server runs: the next session no longer shows it.
+    std::fs::write(&added, &before).unwrap();
+    let mut third = Logged::start(project.path(), index.path());
+    let edited = context(&mut third);
+    drop(third.server);
+    assert!(
+        !edited.contains("Added by a person for this test."),
+        "{edited}"
+    );
+    assert_eq!(
+        edited,
+        Server::start(project.path(), &[])
+            .call("get_table_context", fines)
+            .0
+    );
 }

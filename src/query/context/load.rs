@@ -137,6 +137,7 @@ fn edge_rows(v: Option<&Value>, key: &str) -> R<Vec<Value>> {
 
 /// `incoming_rejections`: each referencer's binding rejections of an edge into `fqn`.
 fn incoming_rejections(
+    cx: &Ctx,
     ix: &Overlay,
     fqn: &str,
     relationships: Option<&Value>,
@@ -154,7 +155,7 @@ fn incoming_rejections(
     let mut out = IncomingRejections::default();
     for referencer in referencers {
         // Only a table declaring the file can author a rejection.
-        let Some(annotated) = ix.authored().get(&referencer) else {
+        let Some(annotated) = ix.authored_of(cx, &referencer)? else {
             continue;
         };
         let mut keyed = Vec::new();
@@ -165,7 +166,7 @@ fn incoming_rejections(
                 keyed.push((incoming_key(edge, fqn)?, edge.clone()));
             }
         }
-        let annotated = annotated.clone().unwrap_or_default();
+        let annotated = annotated.unwrap_or_default();
         for (key, rejection) in rejected_edges(&annotated, &keyed)?.entries {
             if key.target_table.as_str() == Some(fqn) {
                 let k = IncomingKey {
@@ -239,7 +240,12 @@ fn human_note(entry: &Value) -> Option<&str> {
 
 /// `with_human_edges`: the edges people added, on both tables, and their notes on emitted
 /// edges. `None` relationships stay `None` (no file, no joins).
-fn with_human_edges(relationships: Option<Value>, ix: &Overlay, fqn: &str) -> R<Option<Value>> {
+fn with_human_edges(
+    cx: &Ctx,
+    relationships: Option<Value>,
+    ix: &Overlay,
+    fqn: &str,
+) -> R<Option<Value>> {
     let Some(rel) = relationships else {
         return Ok(None);
     };
@@ -270,7 +276,7 @@ fn with_human_edges(relationships: Option<Value>, ix: &Overlay, fqn: &str) -> R<
         }
     }
     let mut changed = false;
-    for entry in overlay::authored_edges_of(ix, fqn) {
+    for entry in &overlay::authored_edges_of(cx, ix, fqn)? {
         let key = edge_key(entry)?;
         let note = human_note(entry);
         match outgoing.iter().find(|(k, _)| *k == key) {
@@ -286,7 +292,7 @@ fn with_human_edges(relationships: Option<Value>, ix: &Overlay, fqn: &str) -> R<
             }
         }
     }
-    for (referencer, entry) in ix.human_into.get(fqn).into_iter().flatten() {
+    for (referencer, entry) in &ix.human_into(fqn) {
         let key = IncomingKey {
             referencer: Value::Str(referencer.clone()),
             key: edge_key(entry)?,
@@ -541,19 +547,10 @@ fn deciding_tables(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
         .map(str::to_string)
         .collect();
-    tables.extend(adding_tables(ix, fqn).map(str::to_string));
+    tables.extend(ix.adding_tables(fqn).iter().cloned());
     tables.sort();
     tables.dedup();
     Ok(tables)
-}
-
-/// The tables whose annotation files added an edge into `fqn`.
-pub fn adding_tables<'a>(ix: &'a Overlay, fqn: &str) -> impl Iterator<Item = &'a str> {
-    ix.human_into
-        .get(fqn)
-        .into_iter()
-        .flatten()
-        .map(|(r, _)| r.as_str())
 }
 
 /// The annotation files of the tables [`deciding_tables`] names.
@@ -578,12 +575,12 @@ fn shown_relationships(
         super::ensure_current(cx, &path)?;
     }
     let own: Rejections = rejected_edges(annotated.unwrap_or_default(), &by_edge_key(raw)?)?;
-    let incoming = incoming_rejections(ix, fqn, raw)?;
+    let incoming = incoming_rejections(cx, ix, fqn, raw)?;
     let withheld = match raw {
         Some(rel) => withhold_rejected(rel, &own, &incoming, fqn)?.or_else(|| Some(rel.clone())),
         None => None,
     };
-    with_human_edges(withheld, ix, fqn)
+    with_human_edges(cx, withheld, ix, fqn)
 }
 
 /// A table's joins as get_table_context shows them, and the edges its own annotation file
@@ -637,10 +634,10 @@ fn read_joins(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<(Joins, Vec<String>)> {
         .map(|(_, entry)| entry)
         .collect();
     let mut confirmed = Vec::new();
-    for entry in overlay::authored_edges_of(ix, fqn) {
-        let key = edge_key(entry)?;
+    for entry in overlay::authored_edges_of(cx, ix, fqn)? {
+        let key = edge_key(&entry)?;
         if emitted.iter().any(|(k, _)| *k == key) {
-            confirmed.push(entry.clone());
+            confirmed.push(entry);
         }
     }
     let joins = Joins {

@@ -1,12 +1,14 @@
 //! The overlay: what a get_table_context call needs from other tables, built once per
 //! content so a call never opens every table's annotation file: the walkable entries by
-//! FQN, each declaring table's admitted `relationships.annotations.yaml` edges, and the
-//! human-added edges by the table they point at. Parsed files come through the store's
+//! FQN, the human-added edges by the table they point at, and the pins of every
+//! relationships annotation file. A table's own admitted `relationships.annotations.yaml`
+//! entries are read when asked for: one call reads a few, and a read of every table
+//! (validate_sql's catalog) reads them all once. Parsed files come through the store's
 //! cache keyed by path and blake3, so a changed file is never served stale.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::Ctx;
 use super::R;
@@ -18,7 +20,7 @@ use crate::query::pins::Pins;
 use crate::store::cache::{value_weight, Key};
 use crate::store::derived::Kept;
 use crate::store::Snapshot;
-use compat::value::Value;
+use compat::value::{packed, Value};
 use serde::{Deserialize, Serialize};
 
 /// The file whose every copy decides the overlay's edges.
@@ -62,9 +64,11 @@ pub struct Overlay {
     /// for, not for every table of a large print up front (hashed with hashbrown's quick
     /// hasher: a new process makes it for every table before its first answer).
     by_fqn: hashbrown::HashMap<String, u32>,
-    authored: Arc<Authored>,
-    /// Human-added edges by the table they point at: (referencer, entry), referencers sorted.
-    pub human_into: HashMap<String, Vec<(String, Value)>>,
+    /// Kept beside the index: a start reads it instead of every annotation file.
+    edges: Arc<AuthoredEdges>,
+    /// Every declaring table's admitted entries, read when a read of every table first
+    /// asks (the cache holds it under its own key too).
+    whole: OnceLock<Arc<Authored>>,
 }
 
 /// What the overlay reads from every relationships annotation file: kept on disk beside
@@ -92,6 +96,72 @@ impl Default for Authored {
 
 impl Kept for Authored {
     const ENCODING: u32 = 4;
+}
+
+/// What every relationships annotation file adds to other tables' answers: the edges
+/// people added, by the table they point at, and the files' pins. Small beside
+/// [`Authored`], and looked up by table, so a call about one table decodes one table's
+/// edges.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct AuthoredEdges {
+    /// FQN-sorted, one per table some edge points at.
+    into: Vec<EdgesInto>,
+    pins: Pins,
+}
+
+/// The edges people added into one table.
+#[derive(Debug, Serialize, Deserialize)]
+struct EdgesInto {
+    target: String,
+    /// The adding tables, sorted (one per edge: a table may add two).
+    referencers: Vec<String>,
+    /// The entries, one per referencer, as one packed list (decoded when asked for).
+    #[serde(with = "serde_bytes")]
+    entries: Vec<u8>,
+}
+
+impl Kept for AuthoredEdges {
+    const ENCODING: u32 = 1;
+}
+
+impl AuthoredEdges {
+    fn of(authored: &Authored) -> AuthoredEdges {
+        let mut into: BTreeMap<&str, (Vec<String>, Vec<Value>)> = BTreeMap::new();
+        for (referencer, entries) in &authored.by_table {
+            for entry in entries.iter().flatten().filter(|e| is_authored_edge(e)) {
+                if let Some(target) = entry.get("target_table").and_then(Value::as_str) {
+                    let (referencers, entries) = into.entry(target).or_default();
+                    referencers.push(referencer.clone());
+                    entries.push(entry.clone());
+                }
+            }
+        }
+        AuthoredEdges {
+            into: into
+                .into_iter()
+                .map(|(target, (referencers, entries))| EdgesInto {
+                    target: target.to_string(),
+                    referencers,
+                    entries: packed::to_bytes(&Value::seq(entries)),
+                })
+                .collect(),
+            pins: authored.pins.clone(),
+        }
+    }
+
+    fn find(&self, fqn: &str) -> Option<&EdgesInto> {
+        self.into
+            .binary_search_by(|e| e.target.as_str().cmp(fqn))
+            .ok()
+            .map(|at| &self.into[at])
+    }
+
+    fn weight(&self) -> usize {
+        self.into
+            .iter()
+            .map(|e| 64 + e.target.len() + e.entries.len())
+            .sum()
+    }
 }
 
 /// The entries kept as the mirror keeps values (`packed::bytes`), as one mapping of
@@ -158,27 +228,62 @@ impl Overlay {
         names
     }
 
-    /// Every walkable table declaring `relationships_annotations`: its admitted entries.
-    pub fn authored(&self) -> &BTreeMap<String, Option<Vec<Value>>> {
-        &self.authored.by_table
+    /// `fqn`'s admitted relationships annotation entries when it declares the file
+    /// (`Some(None)`: absent, unreadable or not admitted), `None` when it does not. Read
+    /// from the table's file, or from the whole read once one was made.
+    pub fn authored_of(&self, cx: &Ctx, fqn: &str) -> R<Option<Option<Vec<Value>>>> {
+        if cx.bulk || self.whole.get().is_some() {
+            return Ok(self.whole(cx)?.by_table.get(fqn).cloned());
+        }
+        let Some(path) = self
+            .table(fqn)
+            .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations))
+        else {
+            return Ok(None);
+        };
+        let (admitted, _) = load_annotations(cx, &path, Kind::Relationships)?;
+        Ok(Some(annotation_entries(admitted.as_ref())))
+    }
+
+    /// Every declaring table's admitted entries, read once (kept beside the index).
+    fn whole(&self, cx: &Ctx) -> R<Arc<Authored>> {
+        if let Some(whole) = self.whole.get() {
+            return Ok(whole.clone());
+        }
+        let (scope, key) = authored_keys(cx.state);
+        let whole = cx
+            .state
+            .kept(scope, key, |_| true, || read_authored(cx, self))?;
+        Ok(self.whole.get_or_init(|| whole).clone())
+    }
+
+    /// The edges people added into `fqn`: (referencer, entry), referencers sorted.
+    pub fn human_into(&self, fqn: &str) -> Vec<(String, Value)> {
+        let Some(into) = self.edges.find(fqn) else {
+            return Vec::new();
+        };
+        let entries = packed::from_bytes(&into.entries)
+            .ok()
+            .and_then(|v| v.as_seq().map(<[Value]>::to_vec))
+            .unwrap_or_default();
+        into.referencers.iter().cloned().zip(entries).collect()
+    }
+
+    /// The tables whose annotation files added an edge into `fqn`, sorted.
+    pub fn adding_tables(&self, fqn: &str) -> &[String] {
+        self.edges.find(fqn).map_or(&[], |e| &e.referencers)
     }
 
     /// Every declaring table's annotation file at its content version.
     pub fn author_pins(&self) -> &Pins {
-        &self.authored.pins
+        &self.edges.pins
     }
 
     /// Roughly what the overlay holds beyond what it shares, in bytes, for the cache's
     /// budget.
     fn weight(&self) -> usize {
         let tables: usize = self.by_fqn.keys().map(|k| 48 + k.len()).sum();
-        let edges: usize = self
-            .human_into
-            .values()
-            .flatten()
-            .map(|(r, v)| r.len() + value_weight(v))
-            .sum();
-        tables + edges + self.authored.by_table.len() * 64
+        tables + self.edges.weight()
     }
 }
 
@@ -286,6 +391,16 @@ fn authored_keys(state: &Snapshot) -> (Key, Key) {
     (scope, key)
 }
 
+/// The kept added edges' scope and key, as [`authored_keys`].
+fn edges_keys(state: &Snapshot) -> (Key, Key) {
+    let key = Key::new("context overlay added edges", [key_parts(state).as_slice()]);
+    let scope = Key::new(
+        "context overlay added edges of",
+        [state.config.print_root.as_os_str().as_encoded_bytes()],
+    );
+    (scope, key)
+}
+
 /// A digest of what the overlay is built from: the print's root, the manifest's content
 /// and every relationships annotation file's.
 pub fn key_parts(state: &Snapshot) -> [u8; 32] {
@@ -321,22 +436,20 @@ fn build(cx: &Ctx) -> R<Overlay> {
         root,
         entries,
         by_fqn,
-        authored: Arc::default(),
-        human_into: HashMap::new(),
+        edges: Arc::new(AuthoredEdges {
+            into: Vec::new(),
+            pins: Pins::none(),
+        }),
+        whole: OnceLock::new(),
     };
     let tabled = started.elapsed();
-    let (scope, key) = authored_keys(state);
-    ix.authored = state.kept(scope, key, |_| true, || read_authored(cx, &ix))?;
-    for (referencer, entries) in &ix.authored.by_table {
-        for entry in entries.iter().flatten().filter(|e| is_authored_edge(e)) {
-            if let Some(target) = entry.get("target_table").and_then(Value::as_str) {
-                ix.human_into
-                    .entry(target.to_string())
-                    .or_default()
-                    .push((referencer.clone(), entry.clone()));
-            }
-        }
-    }
+    let (scope, key) = edges_keys(state);
+    ix.edges = state.kept(
+        scope,
+        key,
+        |_| true,
+        || Ok::<_, QueryError>(AuthoredEdges::of(&*ix.whole(cx)?)),
+    )?;
     tracing::debug!(?tabled, total = ?started.elapsed(), "context overlay built");
     Ok(ix)
 }
@@ -362,11 +475,65 @@ fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
     Ok(authored)
 }
 
-/// The own edges a table's file adds, and every human edge pointing into it.
-pub fn authored_edges_of<'a>(ix: &'a Overlay, fqn: &str) -> Vec<&'a Value> {
-    ix.authored()
-        .get(fqn)
-        .and_then(Option::as_ref)
-        .map(|entries| entries.iter().filter(|e| is_authored_edge(e)).collect())
-        .unwrap_or_default()
+/// The edges a table's own annotation file adds.
+pub fn authored_edges_of(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<Vec<Value>> {
+    Ok(ix
+        .authored_of(cx, fqn)?
+        .flatten()
+        .map(|entries| entries.into_iter().filter(is_authored_edge).collect())
+        .unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(yaml: &str) -> Option<Vec<Value>> {
+        annotation_entries(Some(&compat::yaml::load(yaml).unwrap()))
+    }
+
+    #[test]
+    fn added_edges_are_kept_by_the_table_they_point_at_and_decoded_alone() {
+        let mut authored = Authored::default();
+        authored.by_table.insert(
+            "db.b".into(),
+            entries(
+                "refers_to:\n- {column: [x], target_table: db.t, target_column: [id], note: from b}\n\
+                 - {column: [y], target_table: db.t, target_column: [id], verdict: rejected}\n",
+            ),
+        );
+        authored.by_table.insert(
+            "db.a".into(),
+            entries(
+                "refers_to:\n- {column: [x], target_table: db.t, target_column: [id]}\n\
+                 - {column: [z], target_table: db.u, target_column: [id]}\n\
+                 - {column: [w], target_table: db.u}\n",
+            ),
+        );
+        authored.by_table.insert("db.c".into(), None);
+        authored.pins = Pins::of(&[("a".into(), "1".into())]);
+        let edges = AuthoredEdges::of(&authored);
+        // Targets sorted; a verdict or a missing address field is no added edge.
+        let targets: Vec<&str> = edges.into.iter().map(|e| e.target.as_str()).collect();
+        assert_eq!(targets, ["db.t", "db.u"]);
+        assert_eq!(edges.find("db.t").unwrap().referencers, ["db.a", "db.b"]);
+        assert!(edges.find("db.a").is_none());
+        assert_eq!(edges.pins.digest(), authored.pins.digest());
+
+        // Read back as a later process reads it.
+        let bytes = postcard::to_stdvec(&edges).unwrap();
+        let back: AuthoredEdges = postcard::from_bytes(&bytes).unwrap();
+        let into_t = back.find("db.t").unwrap();
+        let decoded = packed::from_bytes(&into_t.entries).unwrap();
+        let decoded = decoded.as_seq().unwrap();
+        assert_eq!(decoded.len(), 2);
+        assert_eq!(
+            decoded[0].get("column"),
+            authored.by_table["db.a"].as_ref().unwrap()[0].get("column")
+        );
+        assert_eq!(
+            decoded[1].get("note").and_then(Value::as_str),
+            Some("from b")
+        );
+    }
 }
