@@ -3,6 +3,7 @@
 //! value when a call asks for it. A 100,000-table manifest's entries take about 150 MB as
 //! values and 30 MB packed, and a call reads a page of them, or one.
 
+use std::hash::BuildHasher;
 use std::sync::{Arc, OnceLock};
 
 use compat::value::{packed, Value};
@@ -103,6 +104,7 @@ impl KeptManifest {
                 ends: self.ends,
             },
             by_key: OnceLock::new(),
+            by_text: OnceLock::new(),
         }));
         let manifest = Manifest {
             head: self.head,
@@ -120,10 +122,65 @@ pub struct ManifestTables(Arc<Entries>);
 struct Entries {
     keys: Vec<Value>,
     values: Values,
-    /// Each `str` key's position (the first, were a key spelled twice), hashed with
-    /// hashbrown's quick hasher: made on the first call that looks a table up, which waits
-    /// for it (100,000 keys at 100,000 tables).
-    by_key: OnceLock<hashbrown::HashMap<String, u32>>,
+    /// Each `str` key's position (the first, were a key spelled twice): made on the first
+    /// call that looks a table up, which waits for it (100,000 keys at 100,000 tables).
+    by_key: OnceLock<Positions>,
+    /// Each key's position by its text as `str()` spells it (the last, were a text
+    /// spelled twice), as a walk of the entries into a dict would find it.
+    by_text: OnceLock<Positions>,
+}
+
+/// Positions of keys, looked up by text. Each key's text is hashed where it lies, not
+/// copied: a start makes this for every table before its first answer.
+#[derive(Debug, Default)]
+struct Positions {
+    table: hashbrown::HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+}
+
+/// A key's text: a `str` as it is, another key as `str()` spells it.
+fn text_of(key: &Value) -> std::borrow::Cow<'_, str> {
+    match key.as_str() {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(compat::py::str_of(key)),
+    }
+}
+
+impl Positions {
+    /// `wanted` keys' positions; a text met again keeps its first position, or takes the
+    /// later one when `later_wins`.
+    fn of(keys: &[Value], wanted: impl Fn(&Value) -> bool, later_wins: bool) -> Positions {
+        let mut made = Positions {
+            table: hashbrown::HashTable::with_capacity(keys.len()),
+            hasher: Default::default(),
+        };
+        let hasher = made.hasher.clone();
+        let hash = |text: &str| hasher.hash_one(text);
+        for (i, key) in keys.iter().enumerate().filter(|(_, k)| wanted(k)) {
+            let text = text_of(key);
+            let h = hash(&text);
+            match made
+                .table
+                .find_mut(h, |&j| text_of(&keys[j as usize]) == text)
+            {
+                Some(at) if later_wins => *at = i as u32,
+                Some(_) => {}
+                None => {
+                    made.table
+                        .insert_unique(h, i as u32, |&j| hash(&text_of(&keys[j as usize])));
+                }
+            }
+        }
+        made
+    }
+
+    fn get(&self, keys: &[Value], text: &str) -> Option<usize> {
+        self.table
+            .find(self.hasher.hash_one(text), |&j| {
+                text_of(&keys[j as usize]) == text
+            })
+            .map(|&j| j as usize)
+    }
 }
 
 #[derive(Debug)]
@@ -146,6 +203,7 @@ impl ManifestTables {
             keys: entries.iter().map(|(k, _)| k.clone()).collect(),
             values,
             by_key: OnceLock::new(),
+            by_text: OnceLock::new(),
         }))
     }
 
@@ -199,16 +257,20 @@ impl ManifestTables {
 
     /// The position of the entry whose key is the string `key`.
     pub fn position(&self, key: &str) -> Option<usize> {
-        let by_key = self.0.by_key.get_or_init(|| {
-            let mut by_key = hashbrown::HashMap::with_capacity(self.0.keys.len());
-            for (i, k) in self.0.keys.iter().enumerate() {
-                if let Some(k) = k.as_str() {
-                    by_key.entry(k.to_string()).or_insert(i as u32);
-                }
-            }
-            by_key
-        });
-        by_key.get(key).map(|&i| i as usize)
+        let keys = &self.0.keys;
+        self.0
+            .by_key
+            .get_or_init(|| Positions::of(keys, |k| k.as_str().is_some(), false))
+            .get(keys, key)
+    }
+
+    /// The position of the last entry whose key `str()` spells as `text`.
+    pub fn position_by_text(&self, text: &str) -> Option<usize> {
+        let keys = &self.0.keys;
+        self.0
+            .by_text
+            .get_or_init(|| Positions::of(keys, |_| true, true))
+            .get(keys, text)
     }
 
     /// The entry whose key is the string `key`, as `Value::get` finds it in a mapping.
@@ -275,6 +337,35 @@ mod tests {
         assert_eq!(cut.as_map().unwrap().len(), 2);
         assert_eq!(m.tables().entry_cut(1, &["path"]), Value::map(Vec::new()));
         assert!(matches!(m.tables().0.values, Values::Packed { .. }));
+    }
+
+    #[test]
+    fn keys_are_found_by_name_first_spelling_and_by_text_last() {
+        let keys = [
+            Value::Str("a.b".into()),
+            Value::Int(1),
+            Value::Str("1".into()),
+            Value::Str("a.b".into()),
+            Value::Bool(true),
+        ];
+        let pairs: Vec<(Value, Value)> = keys.iter().map(|k| (k.clone(), Value::Null)).collect();
+        let tables = ManifestTables::from_entries(&pairs);
+        // By name: `str` keys only, the first of a name spelled twice.
+        assert_eq!(tables.position("a.b"), Some(0));
+        assert_eq!(tables.position("1"), Some(2));
+        assert_eq!(tables.position("True"), None);
+        // By text: every key as `str()` spells it, the last of a text met twice.
+        assert_eq!(tables.position_by_text("a.b"), Some(3));
+        assert_eq!(tables.position_by_text("1"), Some(2));
+        assert_eq!(tables.position_by_text("True"), Some(4));
+        assert_eq!(tables.position_by_text("absent"), None);
+        // Many keys: each found where it stands.
+        let many: Vec<(Value, Value)> = (0..5000)
+            .map(|i| (Value::Str(format!("db.s.t{i}")), Value::Null))
+            .collect();
+        let many = ManifestTables::from_entries(&many);
+        assert!((0..5000).all(|i| many.position(&format!("db.s.t{i}")) == Some(i)));
+        assert!((0..5000).all(|i| many.position_by_text(&format!("db.s.t{i}")) == Some(i)));
     }
 
     #[test]

@@ -147,7 +147,7 @@ pub fn each_tables_joins<'h>(
         bulk: true,
     };
     let ix = overlay::overlay(&cx)?;
-    for fqn in ix.fqns() {
+    for fqn in &ix.fqns() {
         match held(fqn).filter(|d| d.hold(state, &ix, fqn)) {
             Some(deciders) => each(fqn, deciders.clone(), None),
             None => {

@@ -58,12 +58,10 @@ impl Table {
 #[derive(Debug)]
 pub struct Overlay {
     root: PathBuf,
-    /// The manifest's `tables` entries (shared with the snapshot's manifest, not copied).
+    /// The manifest's `tables` entries (shared with the snapshot's manifest, not copied),
+    /// looked up by FQN as `str()` spells each key: a table is made when asked for, not
+    /// for every table of a large print up front.
     entries: ManifestTables,
-    /// Each table's FQN -> its entry's place in `entries`: a table is made when asked
-    /// for, not for every table of a large print up front (hashed with hashbrown's quick
-    /// hasher: a new process makes it for every table before its first answer).
-    by_fqn: hashbrown::HashMap<String, u32>,
     /// Kept beside the index: a start reads it instead of every annotation file.
     edges: Arc<AuthoredEdges>,
     /// Every declaring table's admitted entries, read when a read of every table first
@@ -207,8 +205,8 @@ mod entries_text {
 impl Overlay {
     /// The walkable table `fqn`, as its manifest entry declares it.
     pub fn table(&self, fqn: &str) -> Option<Table> {
-        let &at = self.by_fqn.get(fqn)?;
-        let entry = self.entries.entry(at as usize);
+        let at = self.entries.position_by_text(fqn)?;
+        let entry = self.entries.entry(at);
         Some(Table {
             dir: self.root.join(walk::table_path(fqn, &entry)),
             artifacts: walk::declared_artifacts(&entry),
@@ -218,13 +216,14 @@ impl Overlay {
 
     /// Whether the manifest lists `fqn`.
     pub fn has_table(&self, fqn: &str) -> bool {
-        self.by_fqn.contains_key(fqn)
+        self.entries.position_by_text(fqn).is_some()
     }
 
     /// Every table's FQN, sorted.
-    pub fn fqns(&self) -> Vec<&String> {
-        let mut names: Vec<&String> = self.by_fqn.keys().collect();
+    pub fn fqns(&self) -> Vec<String> {
+        let mut names: Vec<String> = self.entries.keys().iter().map(compat::py::str_of).collect();
         names.sort();
+        names.dedup();
         names
     }
 
@@ -282,8 +281,7 @@ impl Overlay {
     /// Roughly what the overlay holds beyond what it shares, in bytes, for the cache's
     /// budget.
     fn weight(&self) -> usize {
-        let tables: usize = self.by_fqn.keys().map(|k| 48 + k.len()).sum();
-        tables + self.edges.weight()
+        self.entries.len() * 8 + self.edges.weight()
     }
 }
 
@@ -426,16 +424,11 @@ fn build(cx: &Ctx) -> R<Overlay> {
         Ok(Some(manifest)) => manifest.tables().clone(),
         _ => ManifestTables::from_entries(&[]),
     };
-    let by_fqn: hashbrown::HashMap<String, u32> = entries
-        .keys()
-        .iter()
-        .enumerate()
-        .map(|(at, key)| (compat::py::str_of(key), at as u32))
-        .collect();
+    // Made here, while the call that needs it waits anyway.
+    let _ = entries.position_by_text("");
     let mut ix = Overlay {
         root,
         entries,
-        by_fqn,
         edges: Arc::new(AuthoredEdges {
             into: Vec::new(),
             pins: Pins::none(),
@@ -458,7 +451,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
 fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
     let mut authored = Authored::default();
     let mut pinned = Vec::new();
-    for fqn in ix.fqns() {
+    for fqn in &ix.fqns() {
         let Some(path) = ix
             .table(fqn)
             .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations))
