@@ -73,7 +73,7 @@ impl DerivedDir {
     /// value not decoded). One that is not is removed.
     pub fn holds_whole<T: Kept>(&self, scope: &Key, key: &Key) -> bool {
         let path = self.file(scope, key);
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Some(bytes) = read_kept(&path) else {
             return false;
         };
         let whole = checked::<T>(&bytes).is_some();
@@ -87,7 +87,7 @@ impl DerivedDir {
     /// The value kept for `key`, if a whole one of this encoding is there.
     pub fn load<T: Kept>(&self, scope: &Key, key: &Key) -> Option<T> {
         let path = self.file(scope, key);
-        let bytes = std::fs::read(&path).ok()?;
+        let bytes = read_kept(&path)?;
         match decode::<T>(&bytes) {
             Some(value) => Some(value),
             None => {
@@ -108,7 +108,7 @@ impl DerivedDir {
             .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
             .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())?;
         let path = newest.path();
-        let value = decode::<T>(&std::fs::read(&path).ok()?);
+        let value = decode::<T>(&read_kept(&path)?);
         if value.is_none() {
             tracing::debug!(path = %path.display(), "a derived file set aside: it does not read back");
             let _ = std::fs::remove_file(&path);
@@ -280,6 +280,47 @@ impl Texts {
     }
 }
 
+/// A kept file's bytes, for as long as they are decoded.
+enum KeptBytes {
+    /// Mapped with its pages at once: no buffer to fault in, zero and copy into (a start
+    /// reads back tens of megabytes). A kept file is only ever replaced by a rename, never
+    /// written in place, so the mapping never sees it change.
+    #[cfg(unix)]
+    Mapped(memmap2::Mmap),
+    /// Read whole: an empty file (which cannot be mapped), or where a mapped file could
+    /// not be renamed over or removed (Windows).
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for KeptBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            #[cfg(unix)]
+            KeptBytes::Mapped(map) => map,
+            KeptBytes::Read(bytes) => bytes,
+        }
+    }
+}
+
+#[allow(unsafe_code)] // a read-only mapping of a file no process writes in place
+fn read_kept(path: &Path) -> Option<KeptBytes> {
+    #[cfg(unix)]
+    {
+        let file = std::fs::File::open(path).ok()?;
+        if file.metadata().ok()?.len() > 0 {
+            // SAFETY: the file is mapped read-only, and this program never truncates or
+            // rewrites a kept file (a new value is renamed into place), so the mapped
+            // bytes stay what they were for as long as the map is held.
+            return unsafe { memmap2::MmapOptions::new().populate().map(&file) }
+                .ok()
+                .map(KeptBytes::Mapped);
+        }
+    }
+    std::fs::read(path).ok().map(KeptBytes::Read)
+}
+
 /// A file's value: its header's kind, encoding and checksum all as this build writes them.
 fn decode<T: Kept>(bytes: &[u8]) -> Option<T> {
     postcard::from_bytes(checked::<T>(bytes)?).ok()
@@ -430,6 +471,20 @@ mod tests {
         );
         std::fs::write(&path, b"PDX").unwrap();
         assert_eq!(derived.load::<Sample>(&scope, &key), None);
+        // An empty file (which cannot be mapped) and one cut short are set aside too.
+        for cut in [0, HEADER + 3] {
+            derived.save(&scope, &key, &sample());
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert_eq!(derived.load::<Sample>(&scope, &key), None);
+            assert!(!path.exists(), "a file of {cut} bytes goes");
+        }
+        // A value saved over one read back before reads back as the new one.
+        derived.save(&scope, &key, &sample());
+        let read = derived.load::<Sample>(&scope, &key);
+        assert_eq!(read, Some(sample()));
+        assert!(derived.save(&scope, &key, &sample()));
+        assert_eq!(derived.load::<Sample>(&scope, &key), read);
     }
 
     #[test]
