@@ -381,19 +381,27 @@ pub fn overlay(cx: &Ctx) -> R<Arc<Overlay>> {
 
 /// The kept annotation reads' scope (the connection's print) and key (the overlay's).
 fn authored_keys(state: &Snapshot) -> (Key, Key) {
-    let key = Key::new("context overlay authored", [key_parts(state).as_slice()]);
-    let scope = Key::new(
+    kept_keys(
+        state,
+        "context overlay authored",
         "context overlay authored of",
-        [state.config.print_root.as_os_str().as_encoded_bytes()],
-    );
-    (scope, key)
+    )
 }
 
 /// The kept added edges' scope and key, as [`authored_keys`].
 fn edges_keys(state: &Snapshot) -> (Key, Key) {
-    let key = Key::new("context overlay added edges", [key_parts(state).as_slice()]);
-    let scope = Key::new(
+    kept_keys(
+        state,
+        "context overlay added edges",
         "context overlay added edges of",
+    )
+}
+
+/// A value the overlay keeps: its scope (the connection's print) and key (the overlay's).
+fn kept_keys(state: &Snapshot, kind: &'static str, scope_kind: &'static str) -> (Key, Key) {
+    let key = Key::new(kind, [key_parts(state).as_slice()]);
+    let scope = Key::new(
+        scope_kind,
         [state.config.print_root.as_os_str().as_encoded_bytes()],
     );
     (scope, key)
