@@ -40,6 +40,12 @@ const IN_USE: &str = "in-use.lock";
 const SEARCH_DIR: &str = "search";
 /// How often a private location tries the shared one again.
 const RETRY_SHARED_EVERY: Duration = Duration::from_secs(5);
+/// How long a start waits for a live writer before it reads beside it. Another session
+/// opening the location holds the lock for about 20 ms; reading beside a writer scans the
+/// whole print (about 4 s at 100,000 tables), so sessions started together wait for each
+/// other's open, and only a writer that keeps the lock longer (a rebuild, a large
+/// reconcile) is read beside.
+const BESIDE_AFTER: Duration = Duration::from_millis(300);
 
 #[derive(Debug, thiserror::Error)]
 pub enum LocationError {
@@ -299,10 +305,11 @@ enum Open {
     Locked(Duration),
     /// Under its writer lock if it is free now: not waited for at all, whoever holds it.
     IfFree,
-    /// As `Locked(LOCK_WAIT)`, except that a location whose lock a live writer holds is
-    /// opened beside it, unchecked, when it holds a mirror and an index of this version:
-    /// a start reads while another process writes (a start's reconcile, a rebuild), never
-    /// waiting for it or standing a private location in for it.
+    /// As `Locked(LOCK_WAIT)`, except that a location whose lock a live writer holds for
+    /// longer than [`BESIDE_AFTER`] is opened beside it, unchecked, when it holds a mirror
+    /// and an index of this version: a start reads while another process writes (a
+    /// rebuild, a large reconcile), never waiting longer for it or standing a private
+    /// location in for it.
     BesideLiveWriter,
 }
 
@@ -326,9 +333,12 @@ fn open_at(
     };
     let lock = match (how, writer.try_lock()) {
         (_, Ok(lock)) => lock,
-        (Open::BesideLiveWriter, Err(Held::Live)) => match open_beside(dir, writer, cache) {
-            Some(shared) => return Ok(shared),
-            None => writer.lock_within(LOCK_WAIT).ok_or_else(busy)?,
+        (Open::BesideLiveWriter, Err(Held::Live)) => match writer.lock_bounded(BESIDE_AFTER) {
+            Some(lock) => lock,
+            None => match open_beside(dir, writer, cache) {
+                Some(shared) => return Ok(shared),
+                None => writer.lock_within(LOCK_WAIT).ok_or_else(busy)?,
+            },
         },
         (Open::BesideLiveWriter, Err(Held::Still)) => {
             writer.lock_within(LOCK_WAIT).ok_or_else(busy)?
@@ -583,6 +593,43 @@ mod tests {
         assert!(InUse::held_elsewhere(dir.path()));
         drop(second);
         assert!(!InUse::held_elsewhere(dir.path()), "every holder let go");
+    }
+
+    #[test]
+    fn a_start_waits_for_a_writer_that_lets_go_soon_and_reads_beside_one_that_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = Arc::new(Writer::new(dir.path()));
+        let cache = Arc::new(Cache::default());
+        // A location with a mirror and an index of this version.
+        drop(open_at(dir.path(), &writer, &cache, None, Open::Locked(LOCK_WAIT)).unwrap());
+        // An open under the lock takes the clean marker; one beside the writer leaves it.
+        let quick = Duration::from_millis(50);
+        for (hold, under_the_lock) in [(quick, true), (BESIDE_AFTER * 3, false)] {
+            mark_clean(dir.path());
+            let (held, holding) = std::sync::mpsc::channel();
+            let holder = {
+                let writer = writer.clone();
+                std::thread::spawn(move || {
+                    let lock = writer.lock_within(LOCK_WAIT).unwrap();
+                    held.send(()).unwrap();
+                    std::thread::sleep(hold);
+                    drop(lock);
+                })
+            };
+            holding.recv().unwrap();
+            let started = Instant::now();
+            let opened = open_at(dir.path(), &writer, &cache, None, Open::BesideLiveWriter);
+            let took = started.elapsed();
+            assert!(opened.is_ok());
+            assert_eq!(
+                !dir.path().join(CLEAN_MARKER).exists(),
+                under_the_lock,
+                "held for {hold:?}, opened after {took:?}"
+            );
+            assert!(took < BESIDE_AFTER * 2, "{took:?}");
+            drop(opened);
+            holder.join().unwrap();
+        }
     }
 
     #[test]
