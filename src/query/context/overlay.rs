@@ -157,7 +157,10 @@ impl AuthoredEdges {
     fn weight(&self) -> usize {
         self.into
             .iter()
-            .map(|e| 64 + e.target.len() + e.entries.len())
+            .map(|e| {
+                let referencers: usize = e.referencers.iter().map(|r| 24 + r.len()).sum();
+                64 + e.target.len() + referencers + e.entries.len()
+            })
             .sum()
     }
 }
