@@ -264,6 +264,11 @@ impl ManifestTables {
             .get(keys, key)
     }
 
+    /// Each key's text as `str()` spells it, in order, borrowed where the key is a `str`.
+    pub fn key_texts(&self) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+        self.0.keys.iter().map(text_of)
+    }
+
     /// The position of the last entry whose key `str()` spells as `text`.
     pub fn position_by_text(&self, text: &str) -> Option<usize> {
         let keys = &self.0.keys;

@@ -39,6 +39,11 @@ impl Key {
         }
     }
 
+    /// The digest alone, for a value that records what it was made under.
+    pub fn digest(&self) -> [u8; 32] {
+        self.digest
+    }
+
     /// What the entry is.
     pub fn kind(&self) -> &'static str {
         self.kind

@@ -276,6 +276,9 @@ fn with_human_edges(
         }
     }
     let mut changed = false;
+    // The overlay's own read of the table's file, not the caller's: an edge made from the
+    // caller's entries would share their lists, and a YAML reply would spell the second
+    // as an alias of the first (the reference reads the file apart for this).
     for entry in &overlay::authored_edges_of(cx, ix, fqn)? {
         let key = edge_key(entry)?;
         let note = human_note(entry);
@@ -553,25 +556,22 @@ fn deciding_tables(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<
     Ok(tables)
 }
 
-/// The annotation files of the tables [`deciding_tables`] names.
-fn deciding_files(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<Vec<PathBuf>> {
-    Ok(deciding_tables(ix, fqn, relationships)?
-        .iter()
-        .filter_map(|t| ix.table(t)?.artifact(Artifact::RelationshipsAnnotations))
-        .collect())
-}
-
 /// The overlay on one table's relationships.yaml (`raw`): what people rejected (the table's
 /// own verdicts, `annotated`, and its referencers') is withheld, what they added on either
-/// side joins it. `None` stays `None` (no file, no joins).
+/// side joins it. `None` stays `None` (no file, no joins). `deciding`: the tables
+/// [`deciding_tables`] names, whose annotation files must be current.
 fn shown_relationships(
     cx: &Ctx,
     ix: &Overlay,
     fqn: &str,
     raw: Option<&Value>,
     annotated: Option<&[Value]>,
+    deciding: &[String],
 ) -> R<Option<Value>> {
-    for path in deciding_files(ix, fqn, raw)? {
+    let files = deciding
+        .iter()
+        .filter_map(|t| ix.table(t)?.artifact(Artifact::RelationshipsAnnotations));
+    for path in files {
         super::ensure_current(cx, &path)?;
     }
     let own: Rejections = rejected_edges(annotated.unwrap_or_default(), &by_edge_key(raw)?)?;
@@ -626,7 +626,8 @@ fn read_joins(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<(Joins, Vec<String>)> {
         }
         None => None,
     };
-    let shown = shown_relationships(cx, ix, fqn, raw.as_ref(), annotated.as_deref())?;
+    let deciding = deciding_tables(ix, fqn, raw.as_ref())?;
+    let shown = shown_relationships(cx, ix, fqn, raw.as_ref(), annotated.as_deref(), &deciding)?;
     let emitted = by_edge_key(raw.as_ref())?;
     let rejected = rejected_edges(annotated.as_deref().unwrap_or_default(), &emitted)?
         .entries
@@ -645,7 +646,7 @@ fn read_joins(cx: &Ctx, ix: &Overlay, fqn: &str) -> R<(Joins, Vec<String>)> {
         rejected,
         confirmed,
     };
-    Ok((joins, deciding_tables(ix, fqn, raw.as_ref())?))
+    Ok((joins, deciding))
 }
 
 /// The relationship annotations less those on edges the print withholds (in the joins
@@ -732,12 +733,14 @@ pub fn load_table(cx: &Ctx, ix: &Overlay, fqn: &str, failed: &[String]) -> R<Art
     }
 
     let raw = relationships.clone();
+    let deciding = deciding_tables(ix, fqn, raw.as_ref())?;
     let shown = shown_relationships(
         cx,
         ix,
         fqn,
         raw.as_ref(),
         relationship_annotations.as_deref(),
+        &deciding,
     )?;
     if let (Some(entries), Some(raw_rel)) = (&relationship_annotations, &raw) {
         if let Some(kept) = annotations_of_shown(entries, raw_rel, shown.as_ref())? {

@@ -162,15 +162,15 @@ pub fn each_tables_joins<'h>(
 /// What every table's joins depend on beyond their deciders: the print and its manifest
 /// (the tables, and so each one's position).
 pub fn joins_scope(state: &Snapshot) -> [u8; 32] {
-    let mut h = blake3::Hasher::new();
-    for part in [
-        state.config.print_root.as_os_str().as_encoded_bytes(),
-        state.version_of(&state.manifest_path()).as_bytes(),
-    ] {
-        h.update(&(part.len() as u64).to_le_bytes());
-        h.update(part);
-    }
-    *h.finalize().as_bytes()
+    let manifest = state.version_of(&state.manifest_path());
+    Key::new(
+        "joins scope",
+        [
+            state.config.print_root.as_os_str().as_encoded_bytes(),
+            manifest.as_bytes(),
+        ],
+    )
+    .digest()
 }
 
 /// `table`'s context from `state`. `strict`: a file found moved since `state` was built

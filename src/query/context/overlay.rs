@@ -223,8 +223,8 @@ impl Overlay {
     }
 
     /// Every table's FQN, sorted.
-    pub fn fqns(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.entries.keys().iter().map(compat::py::str_of).collect();
+    pub fn fqns(&self) -> Vec<std::borrow::Cow<'_, str>> {
+        let mut names: Vec<_> = self.entries.key_texts().collect();
         names.sort();
         names.dedup();
         names
@@ -435,8 +435,6 @@ fn build(cx: &Ctx) -> R<Overlay> {
         Ok(Some(manifest)) => manifest.tables().clone(),
         _ => ManifestTables::from_entries(&[]),
     };
-    // Made here, while the call that needs it waits anyway.
-    let _ = entries.position_by_text("");
     let mut ix = Overlay {
         root,
         entries,
@@ -446,7 +444,6 @@ fn build(cx: &Ctx) -> R<Overlay> {
         }),
         whole: OnceLock::new(),
     };
-    let tabled = started.elapsed();
     let (scope, key) = edges_keys(state);
     ix.edges = state.kept(
         scope,
@@ -454,7 +451,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
         |_| true,
         || Ok::<_, QueryError>(AuthoredEdges::of(&*ix.whole(cx)?)),
     )?;
-    tracing::debug!(?tabled, total = ?started.elapsed(), "context overlay built");
+    tracing::debug!(elapsed = ?started.elapsed(), "context overlay built");
     Ok(ix)
 }
 
@@ -472,7 +469,7 @@ fn read_authored(cx: &Ctx, ix: &Overlay) -> R<Authored> {
         let (admitted, _) = load_annotations(cx, &path, Kind::Relationships)?;
         authored
             .by_table
-            .insert(fqn.clone(), annotation_entries(admitted.as_ref()));
+            .insert(fqn.to_string(), annotation_entries(admitted.as_ref()));
         pinned.push((path.display().to_string(), cx.state.version_of(&path)));
     }
     authored.pins = Pins::of(&pinned);

@@ -435,8 +435,13 @@ impl SearchView {
                 .as_ref()
                 .and_then(|d| payload(d, self.fields.resolve))
             {
-                let catalog: CatalogTable = serde_json::from_slice(bytes)?;
-                record.stats_columns = catalog.stats_columns;
+                // Only its column names: the rest of the catalog's record is skipped unread.
+                #[derive(serde::Deserialize)]
+                struct Named {
+                    stats_columns: Vec<String>,
+                }
+                let named: Named = serde_json::from_slice(bytes)?;
+                record.stats_columns = named.stats_columns;
             }
         }
         Ok(Some(record))
