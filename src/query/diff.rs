@@ -178,7 +178,10 @@ mod header_text {
 /// A name no event field holds: an absent field, or one that is not a string.
 const NO_NAME: u32 = u32::MAX;
 
-/// The kept events by their place in diff.yaml's list, with what the filters compare.
+/// The kept events by their place in diff.yaml's list, with what the filters compare:
+/// each event's kind, and the events that name each table, so a `table` filter reads its
+/// table's few events rather than every event's fields (800,000 of them at 100,000
+/// tables).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct KeptChanges {
     /// Where the events themselves are.
@@ -186,13 +189,75 @@ struct KeptChanges {
     /// Each kept event's position in diff.yaml's `changes`.
     #[serde(with = "derived::u32_run")]
     ords: Vec<u32>,
-    /// Each kept event's `kind` then its [`TABLE_FIELDS`], as numbers from `names`.
+    /// Each kept event's `kind`, as a number from `names`.
     #[serde(with = "derived::u32_run")]
-    facets: Vec<[u32; 4]>,
+    kinds: Vec<u32>,
+    /// Where each name's run of `naming` starts, by the name's number, and where the
+    /// last ends.
+    #[serde(with = "derived::u32_run")]
+    naming_starts: Vec<u32>,
+    /// Name by name, the kept events (by their number among the kept, in file order)
+    /// that hold the name in one of their [`TABLE_FIELDS`].
+    #[serde(with = "derived::u32_run")]
+    naming: Vec<u32>,
     names: Names,
 }
 
-/// The names the facets number, kept as one text and where each ends, so a kept diff
+/// A kept diff while it is built: the names each event holds are noted, and put in
+/// runs by name once every event is in.
+#[derive(Default)]
+struct ChangesBuilder {
+    kept: KeptChanges,
+    /// Each (name, event) pair a table field makes, in file order.
+    named: Vec<(u32, u32)>,
+}
+
+impl ChangesBuilder {
+    /// Keep the event at `ord` of the list (held here when the list is held whole).
+    fn keep(&mut self, ord: u32, change: &Value) {
+        let kept = &mut self.kept;
+        if let Source::Memory(held) = &mut kept.source {
+            held.push(change.clone());
+        }
+        let event = kept.ords.len() as u32;
+        let kind = kept.name(change.get("kind"));
+        let tables = TABLE_FIELDS.map(|field| kept.name(change.get(field)));
+        kept.ords.push(ord);
+        kept.kinds.push(kind);
+        for (i, &name) in tables.iter().enumerate() {
+            // An event naming a table twice (a join of a table to itself) is one match.
+            if name != NO_NAME && !tables[..i].contains(&name) {
+                self.named.push((name, event));
+            }
+        }
+    }
+
+    /// The kept diff, each name's events in one run (a counting sort: file order holds
+    /// within a name).
+    fn finish(self) -> KeptChanges {
+        let ChangesBuilder { mut kept, named } = self;
+        let names = kept.names.texts.len();
+        let mut starts = vec![0u32; names + 1];
+        for &(name, _) in &named {
+            starts[name as usize + 1] += 1;
+        }
+        for i in 0..names {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut naming = vec![0u32; named.len()];
+        for &(name, event) in &named {
+            let at = &mut next[name as usize];
+            naming[*at as usize] = event;
+            *at += 1;
+        }
+        kept.naming_starts = starts;
+        kept.naming = naming;
+        kept
+    }
+}
+
+/// The names the filters compare, kept as one text and where each ends, so a kept diff
 /// reads back without a string or a map entry per table. A call looks a filter's name up
 /// once, by going through them; only the build numbers names by a map.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -245,21 +310,6 @@ impl KeptChanges {
         }
     }
 
-    /// Keep the event at `ord` of the list (held here when the list is held whole).
-    fn keep(&mut self, ord: u32, change: &Value) {
-        if let Source::Memory(held) = &mut self.source {
-            held.push(change.clone());
-        }
-        let facets = [
-            self.name(change.get("kind")),
-            self.name(change.get(TABLE_FIELDS[0])),
-            self.name(change.get(TABLE_FIELDS[1])),
-            self.name(change.get(TABLE_FIELDS[2])),
-        ];
-        self.ords.push(ord);
-        self.facets.push(facets);
-    }
-
     /// The kept events the filters match, by their number among the kept.
     fn matching(&self, table: Option<&str>, kind: Option<&str>) -> Vec<u32> {
         // A name no event holds matches nothing.
@@ -270,14 +320,23 @@ impl KeptChanges {
         let (Ok(kind), Ok(table)) = (id(kind), id(table)) else {
             return Vec::new();
         };
-        self.facets
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                kind.is_none_or(|k| f[0] == k) && table.is_none_or(|t| f[1..].contains(&t))
-            })
-            .map(|(i, _)| i as u32)
-            .collect()
+        let kept = |&i: &u32| {
+            (i as usize) < self.ords.len()
+                && kind.is_none_or(|k| self.kinds.get(i as usize) == Some(&k))
+        };
+        match table {
+            Some(name) => self.naming_of(name).iter().copied().filter(kept).collect(),
+            None => (0..self.ords.len() as u32).filter(kept).collect(),
+        }
+    }
+
+    /// The kept events that name `name` in a table field, in file order.
+    fn naming_of(&self, name: u32) -> &[u32] {
+        let at = name as usize;
+        match (self.naming_starts.get(at), self.naming_starts.get(at + 1)) {
+            (Some(&from), Some(&to)) => self.naming.get(from as usize..to as usize).unwrap_or(&[]),
+            _ => &[],
+        }
     }
 
     /// The kept events numbered `kept`, in that order.
@@ -325,7 +384,9 @@ struct Kept {
 }
 
 impl derived::Kept for Kept {
-    const ENCODING: u32 = 3;
+    /// 4: each kept event's kind, and the events naming each table, instead of every
+    /// event's four fields.
+    const ENCODING: u32 = 4;
 
     /// A diff that moved since ingest is held whole in memory: only a diff whose events
     /// the mirror holds is small enough to keep.
@@ -484,7 +545,7 @@ fn prepared_keys(state: &Snapshot, path: &Path) -> (Key, Key) {
         ],
     );
     // One prepared diff per connection is held whatever else the cache evicts: a large
-    // print's takes seconds to prepare, and what it keeps is small (places and facets).
+    // print's takes seconds to prepare, and what it keeps is small (places, kinds and each table's events).
     let scope = Key::new(
         "prepared diff of",
         [
@@ -538,11 +599,11 @@ fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
     }
     let print = edges::verdict_print(state, &tracked)?;
     let mut filter = EventFilter::new(print.as_ref());
-    let mut changes = KeptChanges::default();
+    let mut changes = ChangesBuilder::default();
     // Set before the events are read: events read from the mirror are read again there
     // by a page, never held (a large print's diff holds hundreds of thousands).
     if let Some(hash) = &split {
-        changes.source = Source::Mirror {
+        changes.kept.source = Source::Mirror {
             path: path.to_path_buf(),
             hash: hash.clone(),
         };
@@ -596,7 +657,7 @@ fn build_kept(state: &Snapshot, path: &Path) -> Result<Kept, QueryError> {
         identities,
         prepared: Prepared::Diff {
             header: header.unwrap_or_default(),
-            changes: Box::new(changes),
+            changes: Box::new(changes.finish()),
             changes_at,
             dropped,
             pins: Pins::of(&files),

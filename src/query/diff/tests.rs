@@ -20,17 +20,24 @@ fn the_table_filter_reads_all_three_table_fields_and_ands_with_kind() {
     ]);
     // Python `==`: a table named by a non-string, or an event with no kind, never matches.
     let odd = map(vec![("table", Value::seq(vec![s("a.b.c")]))]);
-    let mut kept = KeptChanges::default();
-    for (ord, event) in [&column, &edge, &odd].into_iter().enumerate() {
-        kept.keep(ord as u32 * 2, event);
+    // A join of a table to itself names it twice: one match.
+    let own = map(vec![
+        ("kind", s("relationship_added")),
+        ("source_table", s("a.b.c")),
+        ("target_table", s("a.b.c")),
+    ]);
+    let mut built = ChangesBuilder::default();
+    for (ord, event) in [&column, &edge, &odd, &own].into_iter().enumerate() {
+        built.keep(ord as u32 * 2, event);
     }
-    assert_eq!(kept.matching(None, None), vec![0, 1, 2]);
-    assert_eq!(kept.matching(Some("a.b.c"), None), vec![0, 1]);
+    let kept = built.finish();
+    assert_eq!(kept.matching(None, None), vec![0, 1, 2, 3]);
+    assert_eq!(kept.matching(Some("a.b.c"), None), vec![0, 1, 3]);
     assert_eq!(kept.matching(Some("a.b.src"), None), vec![1]);
     assert_eq!(kept.matching(Some("a.b"), None), Vec::<u32>::new());
     assert_eq!(
         kept.matching(Some("a.b.c"), Some("relationship_added")),
-        vec![1]
+        vec![1, 3]
     );
     assert_eq!(
         kept.matching(Some("x.y.z"), Some("relationship_added")),
@@ -371,7 +378,7 @@ fn an_ingested_diff_is_read_from_the_mirror_and_answers_as_one_parsed_whole() {
     let store = project.store();
     let state = store.fresh(Connection(None), Reads::CheckedAsRead).unwrap();
     let path = state.config.print_root.join(DIFF_FILENAME);
-    // Ingest stored the list an item at a time: only places and facets are held.
+    // Ingest stored the list an item at a time: only places, kinds and each table's events are held.
     let kept = prepared(&state, &path).unwrap();
     let Prepared::Diff { changes, .. } = &kept.prepared else {
         panic!("not a mapping")
@@ -502,7 +509,7 @@ fn a_start_under_way_answers_get_diff_from_its_head_with_diff_yaml_as_it_is_now(
 
 #[test]
 fn kept_changes_read_back_match_as_they_did_when_built() {
-    let mut kept = KeptChanges::default();
+    let mut built = ChangesBuilder::default();
     for i in 0..300u32 {
         let table = s(&format!("db.s.t{}", i % 7));
         let event = if i % 3 == 0 {
@@ -514,8 +521,9 @@ fn kept_changes_read_back_match_as_they_did_when_built() {
                 ("target_table", s("db.s.t0")),
             ])
         };
-        kept.keep(i * 2, &event);
+        built.keep(i * 2, &event);
     }
+    let mut kept = built.finish();
     // As ingest keeps a diff: its events in the mirror (one held whole is never kept).
     kept.source = Source::Mirror {
         path: PathBuf::from("diff.yaml"),
