@@ -44,6 +44,105 @@ pub trait Kept: Serialize + DeserializeOwned {
     fn worth_keeping(&self) -> bool {
         true
     }
+
+    /// The value from its file's payload: decoded whole, unless a value holding large
+    /// runs of bytes borrows them from the file instead ([`Payload::lend`]).
+    fn read_back(payload: &Payload) -> Option<Self> {
+        postcard::from_bytes(payload.bytes()).ok()
+    }
+}
+
+/// A kept file's payload, while a value is read back from it.
+pub struct Payload {
+    file: std::sync::Arc<KeptBytes>,
+    start: usize,
+}
+
+impl Payload {
+    pub fn bytes(&self) -> &[u8] {
+        &self.file[self.start..]
+    }
+
+    /// `part`, a run of [`Payload::bytes`], held by a value read back: lent by the file
+    /// where it is mapped (the mapping stays while it is held, its pages shared with every
+    /// process that reads the file), else copied.
+    pub fn lend(&self, part: &[u8]) -> HeldBytes {
+        let base = self.file.as_ptr() as usize;
+        let start = (part.as_ptr() as usize).wrapping_sub(base);
+        let within = start <= self.file.len() && part.len() <= self.file.len() - start;
+        match (
+            self.file.is_mapped() && within,
+            u32::try_from(start),
+            u32::try_from(part.len()),
+        ) {
+            (true, Ok(start), Ok(len)) => HeldBytes::Lent {
+                file: std::sync::Arc::clone(&self.file),
+                start,
+                len,
+            },
+            _ => HeldBytes::Own(part.into()),
+        }
+    }
+
+    /// Whether a value read back holds runs lent by the file.
+    fn lent(&self) -> bool {
+        std::sync::Arc::strong_count(&self.file) > 1
+    }
+}
+
+/// Bytes a value holds: its own, or a run of the kept file it was read back from.
+#[derive(Clone)]
+pub enum HeldBytes {
+    Own(Box<[u8]>),
+    Lent {
+        file: std::sync::Arc<KeptBytes>,
+        start: u32,
+        len: u32,
+    },
+}
+
+impl std::ops::Deref for HeldBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            HeldBytes::Own(bytes) => bytes,
+            HeldBytes::Lent { file, start, len } => {
+                &file[*start as usize..*start as usize + *len as usize]
+            }
+        }
+    }
+}
+
+impl Default for HeldBytes {
+    fn default() -> HeldBytes {
+        HeldBytes::Own(Box::default())
+    }
+}
+
+/// Written as one run of bytes; read back owned (a value that borrows from its file
+/// reads a `&[u8]` and lends it, [`Payload::lend`]).
+impl Serialize for HeldBytes {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for HeldBytes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HeldBytes, D::Error> {
+        let bytes = serde_bytes::ByteBuf::deserialize(d)?;
+        Ok(HeldBytes::Own(bytes.into_vec().into_boxed_slice()))
+    }
+}
+
+impl std::fmt::Debug for HeldBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let held = match self {
+            HeldBytes::Own(_) => "own",
+            HeldBytes::Lent { .. } => "lent",
+        };
+        write!(f, "HeldBytes({held}, {} bytes)", self.len())
+    }
 }
 
 /// The `derived/` directory of one index location.
@@ -92,7 +191,7 @@ impl DerivedDir {
     pub fn load<T: Kept>(&self, scope: &Key, key: &Key) -> Option<T> {
         let path = self.file(scope, key);
         let bytes = read_kept(&path)?;
-        match decode::<T>(&bytes) {
+        match decode::<T>(bytes) {
             Some(value) => Some(value),
             None => {
                 tracing::debug!(path = %path.display(), "a derived file set aside: it does not read back");
@@ -112,7 +211,7 @@ impl DerivedDir {
             .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
             .max_by_key(|e| e.metadata().and_then(|m| m.modified()).ok())?;
         let path = newest.path();
-        let value = decode::<T>(&read_kept(&path)?);
+        let value = decode::<T>(read_kept(&path)?);
         if value.is_none() {
             tracing::debug!(path = %path.display(), "a derived file set aside: it does not read back");
             let _ = std::fs::remove_file(&path);
@@ -274,6 +373,20 @@ impl Texts {
         })
     }
 
+    /// Text `i` (`None`: past the last, or bounds that do not fit the text).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = match i {
+            0 => 0,
+            _ => *self.ends.get(i - 1)? as usize,
+        };
+        self.text.get(start..*self.ends.get(i)? as usize)
+    }
+
+    /// What the texts weigh in memory, roughly.
+    pub fn weight(&self) -> usize {
+        self.text.len() + 4 * self.ends.len()
+    }
+
     /// How many texts there are.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -284,8 +397,11 @@ impl Texts {
     }
 }
 
-/// A kept file's bytes, for as long as they are decoded.
-enum KeptBytes {
+/// A kept file's bytes, for as long as they are decoded or a value read back holds runs
+/// of them ([`HeldBytes::Lent`]).
+pub struct KeptBytes(KeptFile);
+
+enum KeptFile {
     /// Mapped with its pages at once: no buffer to fault in, zero and copy into (a start
     /// reads back tens of megabytes). A kept file is only ever replaced by a rename, never
     /// written in place, so the mapping never sees it change.
@@ -300,10 +416,34 @@ impl std::ops::Deref for KeptBytes {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        match self {
+        match &self.0 {
             #[cfg(unix)]
-            KeptBytes::Mapped(map) => map,
-            KeptBytes::Read(bytes) => bytes,
+            KeptFile::Mapped(map) => map,
+            KeptFile::Read(bytes) => bytes,
+        }
+    }
+}
+
+impl KeptBytes {
+    fn is_mapped(&self) -> bool {
+        match &self.0 {
+            #[cfg(unix)]
+            KeptFile::Mapped(_) => true,
+            KeptFile::Read(_) => false,
+        }
+    }
+
+    /// Let this process's hold on the mapping's pages go once a value is read back: they
+    /// stay in the page cache, and the runs the value lent fault back in as a call reads
+    /// them, so the file's pages do not count toward every process that read it.
+    #[allow(unsafe_code)] // MADV_DONTNEED on a read-only mapping of a file
+    fn release_pages(&self) {
+        #[cfg(unix)]
+        if let KeptFile::Mapped(map) = &self.0 {
+            // SAFETY: the mapping is read-only and shared with the file, so dropping its
+            // pages loses nothing: a later read faults in the file's bytes, unchanged (a
+            // kept file is never written in place).
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
         }
     }
 }
@@ -319,15 +459,26 @@ fn read_kept(path: &Path) -> Option<KeptBytes> {
             // bytes stay what they were for as long as the map is held.
             return unsafe { memmap2::MmapOptions::new().populate().map(&file) }
                 .ok()
-                .map(KeptBytes::Mapped);
+                .map(|map| KeptBytes(KeptFile::Mapped(map)));
         }
     }
-    std::fs::read(path).ok().map(KeptBytes::Read)
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| KeptBytes(KeptFile::Read(bytes)))
 }
 
 /// A file's value: its header's kind, encoding and checksum all as this build writes them.
-fn decode<T: Kept>(bytes: &[u8]) -> Option<T> {
-    postcard::from_bytes(checked::<T>(bytes)?).ok()
+fn decode<T: Kept>(bytes: KeptBytes) -> Option<T> {
+    checked::<T>(&bytes)?;
+    let payload = Payload {
+        file: std::sync::Arc::new(bytes),
+        start: HEADER,
+    };
+    let value = T::read_back(&payload)?;
+    if payload.lent() {
+        payload.file.release_pages();
+    }
+    Some(value)
 }
 
 /// A file's payload, when its header's kind, encoding and checksum are as this build
@@ -535,6 +686,78 @@ mod tests {
         assert!(!path.exists(), "a damaged file is set aside");
     }
 
+    /// A value that borrows its bytes from its file when read back.
+    #[derive(Debug, Serialize)]
+    struct Lending {
+        name: String,
+        bytes: HeldBytes,
+    }
+
+    impl<'de> serde::Deserialize<'de> for Lending {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Lending, D::Error> {
+            let (name, bytes) = <(String, HeldBytes)>::deserialize(d)?;
+            Ok(Lending { name, bytes })
+        }
+    }
+
+    impl Kept for Lending {
+        const ENCODING: u32 = 9;
+
+        fn read_back(payload: &Payload) -> Option<Lending> {
+            let (name, bytes): (String, &serde_bytes::Bytes) =
+                postcard::from_bytes(payload.bytes()).ok()?;
+            Some(Lending {
+                name,
+                bytes: payload.lend(bytes),
+            })
+        }
+    }
+
+    #[test]
+    fn a_value_read_back_holds_runs_its_file_lends_after_the_file_is_replaced_or_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, key) = keys(1);
+        let run: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let value = Lending {
+            name: "columns".into(),
+            bytes: HeldBytes::Own(run.clone().into_boxed_slice()),
+        };
+        assert!(derived.save(&scope, &key, &value));
+        let read = derived.load::<Lending>(&scope, &key).unwrap();
+        assert_eq!(read.name, "columns");
+        assert_eq!(&*read.bytes, run.as_slice());
+        // Lent where the file is mapped; copied where it is read whole.
+        assert_eq!(
+            matches!(read.bytes, HeldBytes::Lent { .. }),
+            cfg!(unix),
+            "{:?}",
+            read.bytes
+        );
+        // Another value saved in its place (a rename), then the file removed: what was
+        // lent still reads as it was, its pages dropped by the read back included.
+        let other = Lending {
+            name: "other".into(),
+            bytes: HeldBytes::Own(vec![7; 10_000].into_boxed_slice()),
+        };
+        assert!(derived.save(&scope, &key, &other));
+        assert_eq!(&*read.bytes, run.as_slice());
+        std::fs::remove_file(derived.file(&scope, &key)).unwrap();
+        assert_eq!(&*read.bytes, run.as_slice());
+        // Runs outside the payload are copied, not lent.
+        let bytes = read_kept(&{
+            derived.save(&scope, &key, &other);
+            derived.file(&scope, &key)
+        })
+        .unwrap();
+        let payload = Payload {
+            file: std::sync::Arc::new(bytes),
+            start: HEADER,
+        };
+        let outside = [1u8, 2, 3];
+        assert!(matches!(payload.lend(&outside), HeldBytes::Own(_)));
+    }
+
     #[test]
     fn texts_read_back_in_order_and_a_bound_past_the_text_reads_as_none() {
         let mut texts = Texts::default();
@@ -545,6 +768,8 @@ mod tests {
         let back: Texts = postcard::from_bytes(&bytes).unwrap();
         let read: Vec<_> = back.iter().collect();
         assert_eq!(read, [Some("stacks.loans"), Some(""), Some("é")]);
+        let got: Vec<_> = (0..4).map(|i| back.get(i)).collect();
+        assert_eq!(got, [Some("stacks.loans"), Some(""), Some("é"), None]);
         assert_eq!(back.len(), 3);
         let mut cut = back;
         *cut.ends.last_mut().unwrap() -= 1;

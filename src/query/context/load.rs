@@ -550,7 +550,7 @@ fn deciding_tables(ix: &Overlay, fqn: &str, relationships: Option<&Value>) -> R<
         .filter_map(|e| e.get("referencer_table").and_then(Value::as_str))
         .map(str::to_string)
         .collect();
-    tables.extend(ix.adding_tables(fqn).iter().cloned());
+    tables.extend(ix.adding_tables(fqn).map(str::to_string));
     tables.sort();
     tables.dedup();
     Ok(tables)

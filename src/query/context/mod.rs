@@ -124,8 +124,7 @@ impl JoinsDeciders {
     /// holds what it held, and no other table has since added an edge into it.
     fn hold(&self, state: &Snapshot, ix: &Overlay, fqn: &str) -> bool {
         let known = |t: &str| self.tables.binary_search_by(|d| d.as_str().cmp(t)).is_ok();
-        ix.adding_tables(fqn).iter().all(|t| known(t))
-            && Self::digest_of(state, &self.files) == self.digest
+        ix.adding_tables(fqn).all(known) && Self::digest_of(state, &self.files) == self.digest
     }
 }
 

@@ -18,7 +18,7 @@ use crate::ingest::walk::{self, Artifact};
 use crate::ingest::{ManifestTables, Parsed};
 use crate::query::pins::Pins;
 use crate::store::cache::{value_weight, Key};
-use crate::store::derived::Kept;
+use crate::store::derived::{self, Kept};
 use crate::store::Snapshot;
 use compat::value::{packed, Value};
 use serde::{Deserialize, Serialize};
@@ -99,69 +99,108 @@ impl Kept for Authored {
 /// What every relationships annotation file adds to other tables' answers: the edges
 /// people added, by the table they point at, and the files' pins. Small beside
 /// [`Authored`], and looked up by table, so a call about one table decodes one table's
-/// edges.
+/// edges. Its texts are kept as runs (`derived::Texts`), so a session reads it back in a
+/// few copies rather than a string per table.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct AuthoredEdges {
-    /// FQN-sorted, one per table some edge points at.
-    into: Vec<EdgesInto>,
+    /// The tables some added edge points at, FQN-sorted.
+    targets: derived::Texts,
+    /// Where each target's adding tables start in `referencers`, and where the last end.
+    #[serde(with = "derived::u32_run")]
+    firsts: Vec<u32>,
+    /// The adding tables, target by target: one per edge (a table may add two), each
+    /// target's sorted.
+    referencers: derived::Texts,
+    /// Each target's entries, one per referencer, as one packed list (decoded when asked
+    /// for), one list after another.
+    #[serde(with = "serde_bytes")]
+    entries: Vec<u8>,
+    /// Where each target's list ends in `entries`.
+    #[serde(with = "derived::u32_run")]
+    entry_ends: Vec<u32>,
     pins: Pins,
 }
 
-/// The edges people added into one table.
-#[derive(Debug, Serialize, Deserialize)]
-struct EdgesInto {
-    target: String,
-    /// The adding tables, sorted (one per edge: a table may add two).
-    referencers: Vec<String>,
-    /// The entries, one per referencer, as one packed list (decoded when asked for).
-    #[serde(with = "serde_bytes")]
-    entries: Vec<u8>,
-}
-
 impl Kept for AuthoredEdges {
-    const ENCODING: u32 = 1;
+    /// 2: texts and lists kept as runs.
+    const ENCODING: u32 = 2;
 }
 
 impl AuthoredEdges {
+    /// No edges, pinning `pins`.
+    fn none(pins: Pins) -> AuthoredEdges {
+        AuthoredEdges {
+            targets: derived::Texts::default(),
+            firsts: vec![0],
+            referencers: derived::Texts::default(),
+            entries: Vec::new(),
+            entry_ends: Vec::new(),
+            pins,
+        }
+    }
+
     fn of(authored: &Authored) -> AuthoredEdges {
-        let mut into: BTreeMap<&str, (Vec<String>, Vec<Value>)> = BTreeMap::new();
+        let mut into: BTreeMap<&str, (Vec<&str>, Vec<Value>)> = BTreeMap::new();
         for (referencer, entries) in &authored.by_table {
             for entry in entries.iter().flatten().filter(|e| is_authored_edge(e)) {
                 if let Some(target) = entry.get("target_table").and_then(Value::as_str) {
                     let (referencers, entries) = into.entry(target).or_default();
-                    referencers.push(referencer.clone());
+                    referencers.push(referencer);
                     entries.push(entry.clone());
                 }
             }
         }
-        AuthoredEdges {
-            into: into
-                .into_iter()
-                .map(|(target, (referencers, entries))| EdgesInto {
-                    target: target.to_string(),
-                    referencers,
-                    entries: packed::to_bytes(&Value::seq(entries)),
-                })
-                .collect(),
-            pins: authored.pins.clone(),
+        let mut edges = AuthoredEdges::none(authored.pins.clone());
+        for (target, (referencers, entries)) in into {
+            // Fewer than 2^32 tables and bytes: a print's annotation files hold less.
+            edges.targets.push(target);
+            referencers.iter().for_each(|r| {
+                edges.referencers.push(r);
+            });
+            edges.firsts.push(edges.referencers.len() as u32);
+            edges
+                .entries
+                .extend_from_slice(&packed::to_bytes(&Value::seq(entries)));
+            edges.entry_ends.push(edges.entries.len() as u32);
         }
+        edges
     }
 
-    fn find(&self, fqn: &str) -> Option<&EdgesInto> {
-        self.into
-            .binary_search_by(|e| e.target.as_str().cmp(fqn))
-            .ok()
-            .map(|at| &self.into[at])
+    /// `fqn`'s place among the targets.
+    fn find(&self, fqn: &str) -> Option<usize> {
+        let (mut low, mut high) = (0, self.targets.len());
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.targets.get(mid) {
+                Some(t) if t < fqn => low = mid + 1,
+                _ => high = mid,
+            }
+        }
+        (self.targets.get(low) == Some(fqn)).then_some(low)
+    }
+
+    /// The tables adding the edges into the target at `at`, in order.
+    fn referencers_of(&self, at: usize) -> impl Iterator<Item = &str> {
+        let from = self.firsts.get(at).copied().unwrap_or(0) as usize;
+        let to = self.firsts.get(at + 1).copied().unwrap_or(0) as usize;
+        (from..to).filter_map(|i| self.referencers.get(i))
+    }
+
+    /// The packed list of the edges into the target at `at`.
+    fn entries_of(&self, at: usize) -> &[u8] {
+        let from = match at {
+            0 => 0,
+            _ => self.entry_ends.get(at - 1).copied().unwrap_or(0) as usize,
+        };
+        let to = self.entry_ends.get(at).copied().unwrap_or(0) as usize;
+        self.entries.get(from..to).unwrap_or_default()
     }
 
     fn weight(&self) -> usize {
-        self.into
-            .iter()
-            .map(|e| {
-                let referencers: usize = e.referencers.iter().map(|r| 24 + r.len()).sum();
-                64 + e.target.len() + referencers + e.entries.len()
-            })
-            .sum()
+        self.targets.weight()
+            + self.referencers.weight()
+            + self.entries.len()
+            + 4 * (self.firsts.len() + self.entry_ends.len())
     }
 }
 
@@ -261,19 +300,21 @@ impl Overlay {
 
     /// The edges people added into `fqn`: (referencer, entry), referencers sorted.
     pub fn human_into(&self, fqn: &str) -> Vec<(String, Value)> {
-        let Some(into) = self.edges.find(fqn) else {
+        let Some(at) = self.edges.find(fqn) else {
             return Vec::new();
         };
-        let entries = packed::from_bytes(&into.entries)
+        let entries = packed::from_bytes(self.edges.entries_of(at))
             .ok()
             .and_then(|v| v.as_seq().map(<[Value]>::to_vec))
             .unwrap_or_default();
-        into.referencers.iter().cloned().zip(entries).collect()
+        let referencers = self.edges.referencers_of(at).map(str::to_string);
+        referencers.zip(entries).collect()
     }
 
-    /// The tables whose annotation files added an edge into `fqn`, sorted.
-    pub fn adding_tables(&self, fqn: &str) -> &[String] {
-        self.edges.find(fqn).map_or(&[], |e| &e.referencers)
+    /// The tables whose annotation files added an edge into `fqn`, sorted (one per edge).
+    pub fn adding_tables(&self, fqn: &str) -> impl Iterator<Item = &str> {
+        let at = self.edges.find(fqn);
+        at.into_iter().flat_map(|at| self.edges.referencers_of(at))
     }
 
     /// Every declaring table's annotation file at its content version.
@@ -438,10 +479,7 @@ fn build(cx: &Ctx) -> R<Overlay> {
     let mut ix = Overlay {
         root,
         entries,
-        edges: Arc::new(AuthoredEdges {
-            into: Vec::new(),
-            pins: Pins::none(),
-        }),
+        edges: Arc::new(AuthoredEdges::none(Pins::none())),
         whole: OnceLock::new(),
     };
     let (scope, key) = edges_keys(state);
@@ -515,17 +553,26 @@ mod tests {
         authored.pins = Pins::of(&[("a".into(), "1".into())]);
         let edges = AuthoredEdges::of(&authored);
         // Targets sorted; a verdict or a missing address field is no added edge.
-        let targets: Vec<&str> = edges.into.iter().map(|e| e.target.as_str()).collect();
-        assert_eq!(targets, ["db.t", "db.u"]);
-        assert_eq!(edges.find("db.t").unwrap().referencers, ["db.a", "db.b"]);
-        assert!(edges.find("db.a").is_none());
+        let targets: Vec<_> = edges.targets.iter().collect();
+        assert_eq!(targets, [Some("db.t"), Some("db.u")]);
+        let t = edges.find("db.t").unwrap();
+        assert_eq!(
+            edges.referencers_of(t).collect::<Vec<_>>(),
+            ["db.a", "db.b"]
+        );
+        assert_eq!(edges.find("db.u"), Some(1));
+        for absent in ["db.a", "db.s", "db.v", ""] {
+            assert!(edges.find(absent).is_none(), "{absent}");
+        }
         assert_eq!(edges.pins.digest(), authored.pins.digest());
 
         // Read back as a later process reads it.
         let bytes = postcard::to_stdvec(&edges).unwrap();
         let back: AuthoredEdges = postcard::from_bytes(&bytes).unwrap();
+        let u = back.find("db.u").unwrap();
+        assert_eq!(back.referencers_of(u).collect::<Vec<_>>(), ["db.a"]);
         let into_t = back.find("db.t").unwrap();
-        let decoded = packed::from_bytes(&into_t.entries).unwrap();
+        let decoded = packed::from_bytes(back.entries_of(into_t)).unwrap();
         let decoded = decoded.as_seq().unwrap();
         assert_eq!(decoded.len(), 2);
         assert_eq!(

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Catalog, Edge, JoinsRead, Table, TableColumns};
 use crate::query::validate_sql::dialect::Adapter;
-use crate::store::derived::Kept;
+use crate::store::derived::{HeldBytes, Kept, Payload};
 
 /// A catalog's lookups: positions in sorted order, each looked up by binary search.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -64,21 +64,42 @@ pub(super) struct PackedEdges {
     pub(super) ends: Vec<(u32, u32)>,
     /// Where each edge's bytes end in `bytes`.
     limits: Vec<u32>,
-    #[serde(with = "serde_bytes")]
-    bytes: Vec<u8>,
+    /// Lent by the kept file in a catalog read back.
+    bytes: HeldBytes,
+}
+
+/// [`PackedEdges`] as a catalog read back reads them, its bytes borrowed from the file.
+#[derive(Deserialize)]
+struct LentEdges<'a> {
+    ends: Vec<(u32, u32)>,
+    limits: Vec<u32>,
+    #[serde(borrow)]
+    bytes: &'a serde_bytes::Bytes,
+}
+
+impl LentEdges<'_> {
+    fn held(self, payload: &Payload) -> PackedEdges {
+        PackedEdges {
+            ends: self.ends,
+            limits: self.limits,
+            bytes: payload.lend(self.bytes),
+        }
+    }
 }
 
 impl PackedEdges {
     pub(super) fn of(edges: &[Edge]) -> PackedEdges {
         let mut packed = PackedEdges::default();
+        let mut all = Vec::new();
         for e in edges {
             // An edge that does not pack (it cannot fail for these types) is left out.
             if let Ok(bytes) = postcard::to_stdvec(e) {
                 packed.ends.push((e.from as u32, e.to as u32));
-                packed.bytes.extend_from_slice(&bytes);
-                packed.limits.push(packed.bytes.len() as u32);
+                all.extend_from_slice(&bytes);
+                packed.limits.push(all.len() as u32);
             }
         }
+        packed.bytes = HeldBytes::Own(all.into_boxed_slice());
         packed
     }
 
@@ -191,27 +212,35 @@ impl<'de> Deserialize<'de> for Catalog {
             Order,
         >;
         let stored = Owned::deserialize(deserializer)?;
+        let own = |b: serde_bytes::ByteBuf| HeldBytes::Own(b.into_vec().into_boxed_slice());
+        Catalog::of_stored(stored, |e| e, own).map_err(serde::de::Error::custom)
+    }
+}
+
+impl Catalog {
+    /// The catalog a kept file holds: `edges` and `columns` make its packed edges and a
+    /// table's columns of the forms read.
+    fn of_stored<S: AsRef<str>, C, P>(
+        stored: Stored<StoredTable<S, C>, P, Edge, Vec<Option<u64>>, Order>,
+        edges: impl FnOnce(P) -> PackedEdges,
+        columns: impl Fn(C) -> HeldBytes,
+    ) -> Result<Catalog, &'static str> {
+        let adapter = stored.adapter;
         let tables = stored
             .tables
             .into_iter()
             .map(|t| {
-                let columns =
-                    TableColumns::from_packed(t.columns.map(|b| b.into_vec().into_boxed_slice()));
-                Table::of_parts(stored.adapter, t.fqn, &t.kind, columns, t.joins_known)
+                let packed = TableColumns::from_packed(t.columns.map(&columns));
+                let fqn = t.fqn.as_ref().to_string();
+                Table::of_parts(adapter, fqn, t.kind.as_ref(), packed, t.joins_known)
             })
             .collect();
-        if !stored.edges.whole() {
-            return Err(serde::de::Error::custom(
-                "an edge's bytes lie outside the catalog's",
-            ));
+        let edges = edges(stored.edges);
+        if !edges.whole() {
+            return Err("an edge's bytes lie outside the catalog's");
         }
-        let mut catalog = Catalog::assemble(
-            stored.adapter,
-            tables,
-            stored.edges,
-            stored.rejected,
-            Some(stored.order),
-        );
+        let mut catalog =
+            Catalog::assemble(adapter, tables, edges, stored.rejected, Some(stored.order));
         catalog.read_from = stored.read_from;
         Ok(catalog)
     }
@@ -229,6 +258,22 @@ impl Kept for Catalog {
     /// 2: a table's columns kept as packed bytes. 3: no stored paths (the adapter spells
     /// them); record keys by table position; edges packed; the lookups' order kept.
     const ENCODING: u32 = 3;
+
+    /// Tables' columns and the edges' bytes are borrowed from the file, not copied: at
+    /// 100,000 tables they are most of the catalog, and the file's pages are shared by
+    /// every process that reads it back.
+    fn read_back(payload: &Payload) -> Option<Catalog> {
+        type Lending<'a> = Stored<
+            StoredTable<&'a str, &'a serde_bytes::Bytes>,
+            LentEdges<'a>,
+            Edge,
+            Vec<Option<u64>>,
+            Order,
+        >;
+        let stored: Lending = postcard::from_bytes(payload.bytes()).ok()?;
+        let lend = |bytes: &serde_bytes::Bytes| payload.lend(bytes);
+        Catalog::of_stored(stored, |e| e.held(payload), lend).ok()
+    }
 }
 
 #[cfg(test)]
@@ -258,7 +303,8 @@ mod tests {
         assert_eq!(packed.pair(2), (0, 2));
         assert_eq!(packed.get(3), None, "past the last edge");
         let mut torn = PackedEdges::of(&edges);
-        torn.bytes.pop();
+        let cut = torn.bytes.len() - 1;
+        torn.bytes = HeldBytes::Own(torn.bytes[..cut].into());
         assert!(!torn.whole(), "the last edge's bytes run past the end");
     }
 

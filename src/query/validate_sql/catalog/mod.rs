@@ -24,6 +24,7 @@ use crate::query::context;
 use crate::query::list_tables::failed_tables;
 use crate::query::value_resolution::value_notes;
 use crate::store::cache::Key;
+use crate::store::derived::HeldBytes;
 use crate::store::search::records::CatalogTable;
 use crate::store::search::records::FileState;
 use crate::store::Snapshot;
@@ -121,8 +122,9 @@ impl Domains for IndexDomains<'_> {
 /// read the catalog back.
 #[derive(Debug, Clone, Default)]
 struct TableColumns {
-    /// `None`: the print lists no columns for the table.
-    packed: Option<Box<[u8]>>,
+    /// `None`: the print lists no columns for the table. A catalog read back borrows
+    /// them from its kept file (`HeldBytes::Lent`), whose pages every process shares.
+    packed: Option<HeldBytes>,
     made: OnceLock<Box<MadeColumns>>,
 }
 
@@ -137,9 +139,11 @@ struct MadeColumns {
 impl TableColumns {
     fn new(columns: Option<Vec<Column>>) -> TableColumns {
         let packed = columns.as_ref().map(|c| {
-            postcard::to_stdvec(c)
-                .unwrap_or_default()
-                .into_boxed_slice()
+            HeldBytes::Own(
+                postcard::to_stdvec(c)
+                    .unwrap_or_default()
+                    .into_boxed_slice(),
+            )
         });
         TableColumns {
             packed,
@@ -147,7 +151,7 @@ impl TableColumns {
         }
     }
 
-    fn from_packed(packed: Option<Box<[u8]>>) -> TableColumns {
+    fn from_packed(packed: Option<HeldBytes>) -> TableColumns {
         TableColumns {
             packed,
             made: OnceLock::new(),
