@@ -23,7 +23,7 @@ use super::pins::Pins;
 use crate::error::QueryError;
 use crate::ingest::{file_identity, walk, FileIdentity, ManifestRead, DIFF_FILENAME};
 use crate::store::cache::Key;
-use crate::store::derived;
+use crate::store::derived::{self, HeldWords};
 use crate::store::files::Check;
 use crate::store::snapshot::SplitItems;
 use crate::store::Snapshot;
@@ -181,25 +181,22 @@ const NO_NAME: u32 = u32::MAX;
 /// The kept events by their place in diff.yaml's list, with what the filters compare:
 /// each event's kind, and the events that name each table, so a `table` filter reads its
 /// table's few events rather than every event's fields (800,000 of them at 100,000
-/// tables).
+/// tables). Its runs of numbers are lent by the kept file a session reads it back from
+/// (`derived::HeldWords`), not copied.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct KeptChanges {
     /// Where the events themselves are.
     source: Source,
     /// Each kept event's position in diff.yaml's `changes`.
-    #[serde(with = "derived::u32_run")]
-    ords: Vec<u32>,
+    ords: HeldWords,
     /// Each kept event's `kind`, as a number from `names`.
-    #[serde(with = "derived::u32_run")]
-    kinds: Vec<u32>,
+    kinds: HeldWords,
     /// Where each name's run of `naming` starts, by the name's number, and where the
     /// last ends.
-    #[serde(with = "derived::u32_run")]
-    naming_starts: Vec<u32>,
+    naming_starts: HeldWords,
     /// Name by name, the kept events (by their number among the kept, in file order)
     /// that hold the name in one of their [`TABLE_FIELDS`].
-    #[serde(with = "derived::u32_run")]
-    naming: Vec<u32>,
+    naming: HeldWords,
     names: Names,
 }
 
@@ -207,7 +204,10 @@ struct KeptChanges {
 /// runs by name once every event is in.
 #[derive(Default)]
 struct ChangesBuilder {
+    /// The source and the names; its runs are made by `finish`.
     kept: KeptChanges,
+    ords: Vec<u32>,
+    kinds: Vec<u32>,
     /// Each (name, event) pair a table field makes, in file order.
     named: Vec<(u32, u32)>,
 }
@@ -219,11 +219,11 @@ impl ChangesBuilder {
         if let Source::Memory(held) = &mut kept.source {
             held.push(change.clone());
         }
-        let event = kept.ords.len() as u32;
+        let event = self.ords.len() as u32;
         let kind = kept.name(change.get("kind"));
         let tables = TABLE_FIELDS.map(|field| kept.name(change.get(field)));
-        kept.ords.push(ord);
-        kept.kinds.push(kind);
+        self.ords.push(ord);
+        self.kinds.push(kind);
         for (i, &name) in tables.iter().enumerate() {
             // An event naming a table twice (a join of a table to itself) is one match.
             if name != NO_NAME && !tables[..i].contains(&name) {
@@ -235,7 +235,12 @@ impl ChangesBuilder {
     /// The kept diff, each name's events in one run (a counting sort: file order holds
     /// within a name).
     fn finish(self) -> KeptChanges {
-        let ChangesBuilder { mut kept, named } = self;
+        let ChangesBuilder {
+            mut kept,
+            ords,
+            kinds,
+            named,
+        } = self;
         let names = kept.names.texts.len();
         let mut starts = vec![0u32; names + 1];
         for &(name, _) in &named {
@@ -251,8 +256,10 @@ impl ChangesBuilder {
             naming[*at as usize] = event;
             *at += 1;
         }
-        kept.naming_starts = starts;
-        kept.naming = naming;
+        kept.ords = HeldWords::of(&ords);
+        kept.kinds = HeldWords::of(&kinds);
+        kept.naming_starts = HeldWords::of(&starts);
+        kept.naming = HeldWords::of(&naming);
         kept
     }
 }
@@ -322,28 +329,33 @@ impl KeptChanges {
         };
         let kept = |&i: &u32| {
             (i as usize) < self.ords.len()
-                && kind.is_none_or(|k| self.kinds.get(i as usize) == Some(&k))
+                && kind.is_none_or(|k| self.kinds.get(i as usize) == Some(k))
         };
         match table {
-            Some(name) => self.naming_of(name).iter().copied().filter(kept).collect(),
+            Some(name) => self.naming_of(name).filter(kept).collect(),
             None => (0..self.ords.len() as u32).filter(kept).collect(),
         }
     }
 
     /// The kept events that name `name` in a table field, in file order.
-    fn naming_of(&self, name: u32) -> &[u32] {
+    fn naming_of(&self, name: u32) -> impl Iterator<Item = u32> + '_ {
         let at = name as usize;
-        match (self.naming_starts.get(at), self.naming_starts.get(at + 1)) {
-            (Some(&from), Some(&to)) => self.naming.get(from as usize..to as usize).unwrap_or(&[]),
-            _ => &[],
-        }
+        let (from, to) = match (self.naming_starts.get(at), self.naming_starts.get(at + 1)) {
+            (Some(from), Some(to)) => (from as usize, to as usize),
+            _ => (0, 0),
+        };
+        self.naming.range(from, to)
     }
 
     /// The kept events numbered `kept`, in that order.
     fn events(&self, items: &SplitItems, kept: &[u32]) -> Result<Vec<Value>, QueryError> {
         match &self.source {
             Source::Mirror { path, hash } => {
-                let ords: Vec<u32> = kept.iter().map(|&k| self.ords[k as usize]).collect();
+                let ords = kept
+                    .iter()
+                    .map(|&k| self.ords.get(k as usize))
+                    .collect::<Option<Vec<u32>>>()
+                    .ok_or_else(|| QueryError::Internal("a diff event past the kept".into()))?;
                 items.at(path, hash, &ords)
             }
             Source::Memory(held) => Ok(kept.iter().map(|&k| held[k as usize].clone()).collect()),
@@ -358,7 +370,7 @@ impl KeptChanges {
                 let mut all = Vec::with_capacity(self.ords.len());
                 let mut wanted = self.ords.iter().peekable();
                 items.each(hash, |ord, item| {
-                    if wanted.next_if_eq(&&ord).is_some() {
+                    if wanted.next_if_eq(&ord).is_some() {
                         all.push(item);
                     }
                     Ok(())

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Catalog, Edge, JoinsRead, Table, TableColumns};
 use crate::query::validate_sql::dialect::Adapter;
-use crate::store::derived::{HeldBytes, Kept, Payload};
+use crate::store::derived::{HeldBytes, Kept};
 
 /// A catalog's lookups: positions in sorted order, each looked up by binary search.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -64,27 +64,8 @@ pub(super) struct PackedEdges {
     pub(super) ends: Vec<(u32, u32)>,
     /// Where each edge's bytes end in `bytes`.
     limits: Vec<u32>,
-    /// Lent by the kept file in a catalog read back.
+    /// Lent by the kept file in a catalog read back (`derived::HeldBytes`).
     bytes: HeldBytes,
-}
-
-/// [`PackedEdges`] as a catalog read back reads them, its bytes borrowed from the file.
-#[derive(Deserialize)]
-struct LentEdges<'a> {
-    ends: Vec<(u32, u32)>,
-    limits: Vec<u32>,
-    #[serde(borrow)]
-    bytes: &'a serde_bytes::Bytes,
-}
-
-impl LentEdges<'_> {
-    fn held(self, payload: &Payload) -> PackedEdges {
-        PackedEdges {
-            ends: self.ends,
-            limits: self.limits,
-            bytes: payload.lend(self.bytes),
-        }
-    }
 }
 
 impl PackedEdges {
@@ -204,43 +185,32 @@ impl Serialize for Catalog {
 
 impl<'de> Deserialize<'de> for Catalog {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Catalog, D::Error> {
-        type Owned = Stored<
-            StoredTable<String, serde_bytes::ByteBuf>,
-            PackedEdges,
-            Edge,
-            Vec<Option<u64>>,
-            Order,
-        >;
-        let stored = Owned::deserialize(deserializer)?;
-        let own = |b: serde_bytes::ByteBuf| HeldBytes::Own(b.into_vec().into_boxed_slice());
-        Catalog::of_stored(stored, |e| e, own).map_err(serde::de::Error::custom)
-    }
-}
-
-impl Catalog {
-    /// The catalog a kept file holds: `edges` and `columns` make its packed edges and a
-    /// table's columns of the forms read.
-    fn of_stored<S: AsRef<str>, C, P>(
-        stored: Stored<StoredTable<S, C>, P, Edge, Vec<Option<u64>>, Order>,
-        edges: impl FnOnce(P) -> PackedEdges,
-        columns: impl Fn(C) -> HeldBytes,
-    ) -> Result<Catalog, &'static str> {
-        let adapter = stored.adapter;
+        // Read back from a mapped file, the columns and the edges' bytes are lent by it,
+        // not copied: at 100,000 tables they are most of the catalog, and the file's
+        // pages are then shared by every process that reads it back.
+        type Read =
+            Stored<StoredTable<String, HeldBytes>, PackedEdges, Edge, Vec<Option<u64>>, Order>;
+        let stored = Read::deserialize(deserializer)?;
         let tables = stored
             .tables
             .into_iter()
             .map(|t| {
-                let packed = TableColumns::from_packed(t.columns.map(&columns));
-                let fqn = t.fqn.as_ref().to_string();
-                Table::of_parts(adapter, fqn, t.kind.as_ref(), packed, t.joins_known)
+                let columns = TableColumns::from_packed(t.columns);
+                Table::of_parts(stored.adapter, t.fqn, &t.kind, columns, t.joins_known)
             })
             .collect();
-        let edges = edges(stored.edges);
-        if !edges.whole() {
-            return Err("an edge's bytes lie outside the catalog's");
+        if !stored.edges.whole() {
+            return Err(serde::de::Error::custom(
+                "an edge's bytes lie outside the catalog's",
+            ));
         }
-        let mut catalog =
-            Catalog::assemble(adapter, tables, edges, stored.rejected, Some(stored.order));
+        let mut catalog = Catalog::assemble(
+            stored.adapter,
+            tables,
+            stored.edges,
+            stored.rejected,
+            Some(stored.order),
+        );
         catalog.read_from = stored.read_from;
         Ok(catalog)
     }
@@ -258,22 +228,6 @@ impl Kept for Catalog {
     /// 2: a table's columns kept as packed bytes. 3: no stored paths (the adapter spells
     /// them); record keys by table position; edges packed; the lookups' order kept.
     const ENCODING: u32 = 3;
-
-    /// Tables' columns and the edges' bytes are borrowed from the file, not copied: at
-    /// 100,000 tables they are most of the catalog, and the file's pages are shared by
-    /// every process that reads it back.
-    fn read_back(payload: &Payload) -> Option<Catalog> {
-        type Lending<'a> = Stored<
-            StoredTable<&'a str, &'a serde_bytes::Bytes>,
-            LentEdges<'a>,
-            Edge,
-            Vec<Option<u64>>,
-            Order,
-        >;
-        let stored: Lending = postcard::from_bytes(payload.bytes()).ok()?;
-        let lend = |bytes: &serde_bytes::Bytes| payload.lend(bytes);
-        Catalog::of_stored(stored, |e| e.held(payload), lend).ok()
-    }
 }
 
 #[cfg(test)]

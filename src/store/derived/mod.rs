@@ -24,6 +24,10 @@ use serde::Serialize;
 
 use super::cache::Key;
 
+mod held;
+
+pub use held::{HeldBytes, HeldWords};
+
 /// The directory's name in an index location.
 pub const DERIVED_DIR: &str = "derived";
 
@@ -43,105 +47,6 @@ pub trait Kept: Serialize + DeserializeOwned {
     /// Whether this value is worth a file (a diff held whole in memory is not).
     fn worth_keeping(&self) -> bool {
         true
-    }
-
-    /// The value from its file's payload: decoded whole, unless a value holding large
-    /// runs of bytes borrows them from the file instead ([`Payload::lend`]).
-    fn read_back(payload: &Payload) -> Option<Self> {
-        postcard::from_bytes(payload.bytes()).ok()
-    }
-}
-
-/// A kept file's payload, while a value is read back from it.
-pub struct Payload {
-    file: std::sync::Arc<KeptBytes>,
-    start: usize,
-}
-
-impl Payload {
-    pub fn bytes(&self) -> &[u8] {
-        &self.file[self.start..]
-    }
-
-    /// `part`, a run of [`Payload::bytes`], held by a value read back: lent by the file
-    /// where it is mapped (the mapping stays while it is held, its pages shared with every
-    /// process that reads the file), else copied.
-    pub fn lend(&self, part: &[u8]) -> HeldBytes {
-        let base = self.file.as_ptr() as usize;
-        let start = (part.as_ptr() as usize).wrapping_sub(base);
-        let within = start <= self.file.len() && part.len() <= self.file.len() - start;
-        match (
-            self.file.is_mapped() && within,
-            u32::try_from(start),
-            u32::try_from(part.len()),
-        ) {
-            (true, Ok(start), Ok(len)) => HeldBytes::Lent {
-                file: std::sync::Arc::clone(&self.file),
-                start,
-                len,
-            },
-            _ => HeldBytes::Own(part.into()),
-        }
-    }
-
-    /// Whether a value read back holds runs lent by the file.
-    fn lent(&self) -> bool {
-        std::sync::Arc::strong_count(&self.file) > 1
-    }
-}
-
-/// Bytes a value holds: its own, or a run of the kept file it was read back from.
-#[derive(Clone)]
-pub enum HeldBytes {
-    Own(Box<[u8]>),
-    Lent {
-        file: std::sync::Arc<KeptBytes>,
-        start: u32,
-        len: u32,
-    },
-}
-
-impl std::ops::Deref for HeldBytes {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            HeldBytes::Own(bytes) => bytes,
-            HeldBytes::Lent { file, start, len } => {
-                &file[*start as usize..*start as usize + *len as usize]
-            }
-        }
-    }
-}
-
-impl Default for HeldBytes {
-    fn default() -> HeldBytes {
-        HeldBytes::Own(Box::default())
-    }
-}
-
-/// Written as one run of bytes; read back owned (a value that borrows from its file
-/// reads a `&[u8]` and lends it, [`Payload::lend`]).
-impl Serialize for HeldBytes {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for HeldBytes {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HeldBytes, D::Error> {
-        let bytes = serde_bytes::ByteBuf::deserialize(d)?;
-        Ok(HeldBytes::Own(bytes.into_vec().into_boxed_slice()))
-    }
-}
-
-impl std::fmt::Debug for HeldBytes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let held = match self {
-            HeldBytes::Own(_) => "own",
-            HeldBytes::Lent { .. } => "lent",
-        };
-        write!(f, "HeldBytes({held}, {} bytes)", self.len())
     }
 }
 
@@ -468,15 +373,14 @@ fn read_kept(path: &Path) -> Option<KeptBytes> {
 }
 
 /// A file's value: its header's kind, encoding and checksum all as this build writes them.
+/// Its [`HeldBytes`] and [`HeldWords`] are lent by the file where it is mapped, and this
+/// process then lets go of the mapping's pages (they fault back in as a call reads a run).
 fn decode<T: Kept>(bytes: KeptBytes) -> Option<T> {
     checked::<T>(&bytes)?;
-    let payload = Payload {
-        file: std::sync::Arc::new(bytes),
-        start: HEADER,
-    };
-    let value = T::read_back(&payload)?;
-    if payload.lent() {
-        payload.file.release_pages();
+    let file = std::sync::Arc::new(bytes);
+    let value = held::lending(&file, || postcard::from_bytes(&file[HEADER..]).ok())?;
+    if std::sync::Arc::strong_count(&file) > 1 {
+        file.release_pages();
     }
     Some(value)
 }
@@ -686,31 +590,16 @@ mod tests {
         assert!(!path.exists(), "a damaged file is set aside");
     }
 
-    /// A value that borrows its bytes from its file when read back.
-    #[derive(Debug, Serialize)]
+    /// A value holding runs of bytes and words, which its file lends when read back.
+    #[derive(Debug, Serialize, Deserialize)]
     struct Lending {
         name: String,
         bytes: HeldBytes,
-    }
-
-    impl<'de> serde::Deserialize<'de> for Lending {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Lending, D::Error> {
-            let (name, bytes) = <(String, HeldBytes)>::deserialize(d)?;
-            Ok(Lending { name, bytes })
-        }
+        words: HeldWords,
     }
 
     impl Kept for Lending {
         const ENCODING: u32 = 9;
-
-        fn read_back(payload: &Payload) -> Option<Lending> {
-            let (name, bytes): (String, &serde_bytes::Bytes) =
-                postcard::from_bytes(payload.bytes()).ok()?;
-            Some(Lending {
-                name,
-                bytes: payload.lend(bytes),
-            })
-        }
     }
 
     #[test]
@@ -719,14 +608,17 @@ mod tests {
         let derived = DerivedDir::in_location(dir.path());
         let (scope, key) = keys(1);
         let run: Vec<u8> = (0..=255u8).cycle().take(10_000).collect();
+        let numbers: Vec<u32> = (0..3_000).map(|i| i * 7).collect();
         let value = Lending {
             name: "columns".into(),
             bytes: HeldBytes::Own(run.clone().into_boxed_slice()),
+            words: HeldWords::of(&numbers),
         };
         assert!(derived.save(&scope, &key, &value));
         let read = derived.load::<Lending>(&scope, &key).unwrap();
         assert_eq!(read.name, "columns");
         assert_eq!(&*read.bytes, run.as_slice());
+        assert_eq!(read.words.iter().collect::<Vec<_>>(), numbers);
         // Lent where the file is mapped; copied where it is read whole.
         assert_eq!(
             matches!(read.bytes, HeldBytes::Lent { .. }),
@@ -739,23 +631,17 @@ mod tests {
         let other = Lending {
             name: "other".into(),
             bytes: HeldBytes::Own(vec![7; 10_000].into_boxed_slice()),
+            words: HeldWords::of(&[1, 2]),
         };
         assert!(derived.save(&scope, &key, &other));
         assert_eq!(&*read.bytes, run.as_slice());
         std::fs::remove_file(derived.file(&scope, &key)).unwrap();
         assert_eq!(&*read.bytes, run.as_slice());
-        // Runs outside the payload are copied, not lent.
-        let bytes = read_kept(&{
-            derived.save(&scope, &key, &other);
-            derived.file(&scope, &key)
-        })
-        .unwrap();
-        let payload = Payload {
-            file: std::sync::Arc::new(bytes),
-            start: HEADER,
-        };
-        let outside = [1u8, 2, 3];
-        assert!(matches!(payload.lend(&outside), HeldBytes::Own(_)));
+        assert_eq!(read.words.get(2_999), Some(2_999 * 7));
+        // Decoded outside a read back, nothing is lent.
+        let bytes = postcard::to_stdvec(&value).unwrap();
+        let copied: Lending = postcard::from_bytes(&bytes).unwrap();
+        assert!(matches!(copied.bytes, HeldBytes::Own(_)));
     }
 
     #[test]
