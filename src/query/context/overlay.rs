@@ -18,7 +18,7 @@ use crate::ingest::walk::{self, Artifact};
 use crate::ingest::{ManifestTables, Parsed};
 use crate::query::pins::Pins;
 use crate::store::cache::{value_weight, Key};
-use crate::store::derived::{self, Kept};
+use crate::store::derived::{self, HeldBytes, HeldTexts, HeldWords, Kept};
 use crate::store::Snapshot;
 use compat::value::{packed, Value};
 use serde::{Deserialize, Serialize};
@@ -99,25 +99,22 @@ impl Kept for Authored {
 /// What every relationships annotation file adds to other tables' answers: the edges
 /// people added, by the table they point at, and the files' pins. Small beside
 /// [`Authored`], and looked up by table, so a call about one table decodes one table's
-/// edges. Its texts are kept as runs (`derived::Texts`), so a session reads it back in a
-/// few copies rather than a string per table.
+/// edges. Its texts and numbers are kept as runs, which a session reading it back
+/// borrows from the kept file (`derived::HeldTexts`) rather than copies.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct AuthoredEdges {
     /// The tables some added edge points at, FQN-sorted.
-    targets: derived::Texts,
+    targets: HeldTexts,
     /// Where each target's adding tables start in `referencers`, and where the last end.
-    #[serde(with = "derived::u32_run")]
-    firsts: Vec<u32>,
+    firsts: HeldWords,
     /// The adding tables, target by target: one per edge (a table may add two), each
     /// target's sorted.
-    referencers: derived::Texts,
+    referencers: HeldTexts,
     /// Each target's entries, one per referencer, as one packed list (decoded when asked
     /// for), one list after another.
-    #[serde(with = "serde_bytes")]
-    entries: Vec<u8>,
+    entries: HeldBytes,
     /// Where each target's list ends in `entries`.
-    #[serde(with = "derived::u32_run")]
-    entry_ends: Vec<u32>,
+    entry_ends: HeldWords,
     pins: Pins,
 }
 
@@ -130,11 +127,11 @@ impl AuthoredEdges {
     /// No edges, pinning `pins`.
     fn none(pins: Pins) -> AuthoredEdges {
         AuthoredEdges {
-            targets: derived::Texts::default(),
-            firsts: vec![0],
-            referencers: derived::Texts::default(),
-            entries: Vec::new(),
-            entry_ends: Vec::new(),
+            targets: HeldTexts::default(),
+            firsts: HeldWords::of(&[0]),
+            referencers: HeldTexts::default(),
+            entries: HeldBytes::default(),
+            entry_ends: HeldWords::default(),
             pins,
         }
     }
@@ -150,20 +147,26 @@ impl AuthoredEdges {
                 }
             }
         }
-        let mut edges = AuthoredEdges::none(authored.pins.clone());
+        let (mut targets, mut adding) = (derived::Texts::default(), derived::Texts::default());
+        let (mut firsts, mut packed, mut entry_ends) = (vec![0], Vec::new(), Vec::new());
         for (target, (referencers, entries)) in into {
             // Fewer than 2^32 tables and bytes: a print's annotation files hold less.
-            edges.targets.push(target);
+            targets.push(target);
             referencers.iter().for_each(|r| {
-                edges.referencers.push(r);
+                adding.push(r);
             });
-            edges.firsts.push(edges.referencers.len() as u32);
-            edges
-                .entries
-                .extend_from_slice(&packed::to_bytes(&Value::seq(entries)));
-            edges.entry_ends.push(edges.entries.len() as u32);
+            firsts.push(adding.len() as u32);
+            packed.extend_from_slice(&packed::to_bytes(&Value::seq(entries)));
+            entry_ends.push(packed.len() as u32);
         }
-        edges
+        AuthoredEdges {
+            targets: HeldTexts::of(&targets),
+            firsts: HeldWords::of(&firsts),
+            referencers: HeldTexts::of(&adding),
+            entries: HeldBytes::Own(packed.into_boxed_slice()),
+            entry_ends: HeldWords::of(&entry_ends),
+            pins: authored.pins.clone(),
+        }
     }
 
     /// `fqn`'s place among the targets.
@@ -181,8 +184,8 @@ impl AuthoredEdges {
 
     /// The tables adding the edges into the target at `at`, in order.
     fn referencers_of(&self, at: usize) -> impl Iterator<Item = &str> {
-        let from = self.firsts.get(at).copied().unwrap_or(0) as usize;
-        let to = self.firsts.get(at + 1).copied().unwrap_or(0) as usize;
+        let from = self.firsts.get(at).unwrap_or(0) as usize;
+        let to = self.firsts.get(at + 1).unwrap_or(0) as usize;
         (from..to).filter_map(|i| self.referencers.get(i))
     }
 
@@ -190,9 +193,9 @@ impl AuthoredEdges {
     fn entries_of(&self, at: usize) -> &[u8] {
         let from = match at {
             0 => 0,
-            _ => self.entry_ends.get(at - 1).copied().unwrap_or(0) as usize,
+            _ => self.entry_ends.get(at - 1).unwrap_or(0) as usize,
         };
-        let to = self.entry_ends.get(at).copied().unwrap_or(0) as usize;
+        let to = self.entry_ends.get(at).unwrap_or(0) as usize;
         self.entries.get(from..to).unwrap_or_default()
     }
 
@@ -553,8 +556,8 @@ mod tests {
         authored.pins = Pins::of(&[("a".into(), "1".into())]);
         let edges = AuthoredEdges::of(&authored);
         // Targets sorted; a verdict or a missing address field is no added edge.
-        let targets: Vec<_> = edges.targets.iter().collect();
-        assert_eq!(targets, [Some("db.t"), Some("db.u")]);
+        let targets: Vec<_> = (0..3).map(|i| edges.targets.get(i)).collect();
+        assert_eq!(targets, [Some("db.t"), Some("db.u"), None]);
         let t = edges.find("db.t").unwrap();
         assert_eq!(
             edges.referencers_of(t).collect::<Vec<_>>(),

@@ -206,6 +206,46 @@ impl<'de> Deserialize<'de> for HeldWords {
     }
 }
 
+/// Texts one after another with where each ends, as [`super::Texts`] keeps them (in the
+/// same bytes), held as runs: lent by a mapped file a value is read back from.
+#[derive(Clone, Default, Debug, Serialize, Deserialize)]
+pub struct HeldTexts {
+    text: HeldBytes,
+    ends: HeldWords,
+}
+
+impl HeldTexts {
+    pub fn of(texts: &super::Texts) -> HeldTexts {
+        HeldTexts {
+            text: HeldBytes::Own(texts.text.as_bytes().into()),
+            ends: HeldWords::of(&texts.ends),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Text `i` (`None`: past the last, or bounds or bytes that make no text).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let start = match i {
+            0 => 0,
+            _ => self.ends.get(i - 1)? as usize,
+        };
+        let end = self.ends.get(i)? as usize;
+        std::str::from_utf8(self.text.get(start..end)?).ok()
+    }
+
+    /// What the texts weigh in memory, roughly.
+    pub fn weight(&self) -> usize {
+        self.text.len() + 4 * self.ends.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,5 +275,30 @@ mod tests {
         );
         let torn = postcard::to_stdvec(&serde_bytes::Bytes::new(&[1, 2, 3])).unwrap();
         assert!(postcard::from_bytes::<HeldWords>(&torn).is_err());
+    }
+
+    #[test]
+    fn held_texts_read_the_bytes_texts_are_kept_in() {
+        let mut texts = super::super::Texts::default();
+        for t in ["stacks.loans", "", "é", "z"] {
+            texts.push(t);
+        }
+        let held = HeldTexts::of(&texts);
+        let got: Vec<_> = (0..5).map(|i| held.get(i)).collect();
+        assert_eq!(
+            got,
+            [Some("stacks.loans"), Some(""), Some("é"), Some("z"), None]
+        );
+        let kept = postcard::to_stdvec(&texts).unwrap();
+        assert_eq!(postcard::to_stdvec(&held).unwrap(), kept);
+        let back: HeldTexts = postcard::from_bytes(&kept).unwrap();
+        assert_eq!(back.len(), 4);
+        assert_eq!(back.get(2), Some("é"));
+        // Bounds inside a character make no text.
+        let cut = HeldTexts {
+            text: HeldBytes::Own("é".as_bytes().into()),
+            ends: HeldWords::of(&[1, 2]),
+        };
+        assert_eq!(cut.get(0), None);
     }
 }

@@ -26,7 +26,7 @@ use super::cache::Key;
 
 mod held;
 
-pub use held::{HeldBytes, HeldWords};
+pub use held::{HeldBytes, HeldTexts, HeldWords};
 
 /// The directory's name in an index location.
 pub const DERIVED_DIR: &str = "derived";
@@ -276,20 +276,6 @@ impl Texts {
             start = end as usize;
             text
         })
-    }
-
-    /// Text `i` (`None`: past the last, or bounds that do not fit the text).
-    pub fn get(&self, i: usize) -> Option<&str> {
-        let start = match i {
-            0 => 0,
-            _ => *self.ends.get(i - 1)? as usize,
-        };
-        self.text.get(start..*self.ends.get(i)? as usize)
-    }
-
-    /// What the texts weigh in memory, roughly.
-    pub fn weight(&self) -> usize {
-        self.text.len() + 4 * self.ends.len()
     }
 
     /// How many texts there are.
@@ -654,8 +640,6 @@ mod tests {
         let back: Texts = postcard::from_bytes(&bytes).unwrap();
         let read: Vec<_> = back.iter().collect();
         assert_eq!(read, [Some("stacks.loans"), Some(""), Some("é")]);
-        let got: Vec<_> = (0..4).map(|i| back.get(i)).collect();
-        assert_eq!(got, [Some("stacks.loans"), Some(""), Some("é"), None]);
         assert_eq!(back.len(), 3);
         let mut cut = back;
         *cut.ends.last_mut().unwrap() -= 1;
