@@ -25,15 +25,14 @@ thread_local! {
 /// `decode`, with the runs of `file` it reads into [`HeldBytes`] and [`HeldWords`] lent
 /// by the file rather than copied.
 pub(super) fn lending<T>(file: &Arc<KeptBytes>, decode: impl FnOnce() -> T) -> T {
-    /// Ends the lending however `decode` ends.
-    struct Done;
+    /// Puts back the lender before this one however `decode` ends.
+    struct Done(Option<Arc<KeptBytes>>);
     impl Drop for Done {
         fn drop(&mut self) {
-            LENDER.with(|l| l.borrow_mut().take());
+            LENDER.with(|l| *l.borrow_mut() = self.0.take());
         }
     }
-    LENDER.with(|l| *l.borrow_mut() = Some(Arc::clone(file)));
-    let _done = Done;
+    let _done = Done(LENDER.with(|l| l.borrow_mut().replace(Arc::clone(file))));
     decode()
 }
 
