@@ -11,7 +11,7 @@ use crate::query::validate_sql::dialect::Adapter;
 use crate::store::derived::{HeldBytes, Kept};
 
 /// A catalog's lookups: positions in sorted order, each looked up by binary search.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub(super) struct Order {
     /// Table positions by stored name, then the stored segment before it ("" for a
     /// one-part path), then position: a name's tables, and a qualified name's few
@@ -58,7 +58,7 @@ fn sorted_by<K: Ord>(order: &[u32], len: usize, key: impl Fn(usize) -> K) -> boo
 /// A catalog's edges, each packed (postcard) in one run of bytes and made when a call
 /// meets it: 118,000 edges made whole took about 40 megabytes in every process that read
 /// the catalog back.
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Clone, Serialize, Deserialize)]
 pub(super) struct PackedEdges {
     /// Each edge's tables: the one it refers from, the one it refers to.
     pub(super) ends: Vec<(u32, u32)>,
@@ -146,6 +146,8 @@ struct Stored<T, P, E, R, O> {
     read_from: R,
     /// `Catalog::order`.
     order: O,
+    /// `Catalog::joins_version`.
+    joins_version: Option<[u8; 32]>,
 }
 
 /// A table as kept: what `Catalog::new` does not derive (its stored spelling is the
@@ -178,6 +180,7 @@ impl Serialize for Catalog {
             rejected: rejected.collect(),
             read_from: &self.read_from,
             order: &self.order,
+            joins_version: self.joins_version,
         }
         .serialize(serializer)
     }
@@ -212,6 +215,7 @@ impl<'de> Deserialize<'de> for Catalog {
             Some(stored.order),
         );
         catalog.read_from = stored.read_from;
+        catalog.joins_version = stored.joins_version;
         Ok(catalog)
     }
 }
@@ -227,7 +231,8 @@ impl Kept for JoinsRead {
 impl Kept for Catalog {
     /// 2: a table's columns kept as packed bytes. 3: no stored paths (the adapter spells
     /// them); record keys by table position; edges packed; the lookups' order kept.
-    const ENCODING: u32 = 3;
+    /// 4: the joins' version.
+    const ENCODING: u32 = 4;
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Deserialize, Serialize};
 
 mod kept;
+mod same_joins;
 
 use self::kept::{run, Order, PackedEdges};
 use super::dialect::Adapter;
@@ -342,6 +343,10 @@ pub struct Catalog {
     read_from: Vec<Option<u64>>,
     /// Each table's joins as read, for a catalog built after a change.
     joins_read: JoinsRead,
+    /// What every table's joins were read from (`same_joins::joins_version`), when each
+    /// table's deciding files have the canonical names: a catalog built after a change
+    /// that moved none of them takes its joins whole from this one.
+    joins_version: Option<[u8; 32]>,
 }
 
 /// The joins a catalog read, table by table, and the manifest they were read under
@@ -571,6 +576,7 @@ impl Catalog {
             rejected,
             read_from: Vec::new(),
             joins_read: JoinsRead::default(),
+            joins_version: None,
         }
     }
 }
@@ -638,6 +644,11 @@ pub fn catalog(state: &Snapshot) -> Result<Arc<Catalog>, QueryError> {
             let before = state
                 .kept_in_scope::<Catalog>(&scope)
                 .filter(|c| c.adapter == adapter);
+            if let Some(before) = before.as_deref() {
+                if let Some(rebuilt) = same_joins::rebuilt(state, before)? {
+                    return Ok(rebuilt);
+                }
+            }
             build(state, adapter, before.as_deref())
         },
     )
@@ -792,10 +803,12 @@ fn build(
         tables: HashMap::new(),
     };
     let mut joins_reread = 0usize;
+    let mut canonically_named = true;
     context::each_tables_joins(state, &held, &mut |fqn, deciders, joins| {
         let Some(&at) = position.get(fqn) else {
             return;
         };
+        canonically_named &= same_joins::canonically_named(&deciders);
         let table_joins = match (joins, held_joins.and_then(|j| j.tables.get(fqn))) {
             (Some(joins), _) => {
                 joins_reread += 1;
@@ -820,6 +833,7 @@ fn build(
     let mut catalog = Catalog::new(adapter, tables, edges.list);
     catalog.read_from = read_from;
     catalog.joins_read = joins_read;
+    catalog.joins_version = canonically_named.then(|| same_joins::joins_version(state));
     tracing::debug!(?read, reused, ?joined, joins_reread, total = ?started.elapsed(), "validate_sql catalog built");
     Ok(catalog)
 }
