@@ -106,6 +106,8 @@ impl Store {
             search,
             generation,
             rows_beyond_map: false,
+            // A start beside a live writer keeps no image: the writer does.
+            walk_outcome: None,
             shared: shared.clone(),
         };
         Ok(Some(self.publish(snapshot, epoch)))

@@ -209,6 +209,7 @@ impl Store {
             search: shared.index.empty_view(&conn.name),
             files,
             rows_beyond_map: digests.is_some(),
+            walk_outcome: Some(outcome),
             versions: digests
                 .as_ref()
                 .map(|d| d.versions.clone())

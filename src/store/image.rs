@@ -15,7 +15,7 @@
 //! its head holds, no connection-level file moved and diff.yaml is as the image holds it;
 //! anything else reads the mirror as before.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -24,6 +24,7 @@ use super::cache::Key;
 use super::derived::{DerivedDir, Kept, Texts};
 use super::file_map::{ContentHash, FileMap};
 use super::head::Head;
+use super::lock::WriteLock;
 use super::mirror::{self, MirrorError};
 use super::search::{self, TableEntry};
 use super::snapshot::ContentVersions;
@@ -535,6 +536,61 @@ impl Store {
             });
         });
         self.starting.keeping(keeping);
+    }
+
+    /// At close: keep each connection's image where a refresh moved its rows (see
+    /// `keep_image_at_close`), and wait for them to be written.
+    pub(super) fn keep_images_at_close(&self, shared: &Arc<Shared>, lock: &WriteLock) {
+        for conn in &self.served.connections {
+            self.keep_image_at_close(shared, conn, lock);
+        }
+        self.starting.wait_all(std::time::Duration::from_secs(60));
+    }
+
+    /// At close: keep the image of `conn`'s snapshot when a refresh while serving moved its
+    /// rows since one was kept (the rows' generation names the image, so the next start
+    /// would otherwise scan the whole print), its files recorded unsettled read again
+    /// first so that the image can hold them. Skipped when more than a few are (a
+    /// generate under way), or the manifest moved: the next start reconciles then. For a
+    /// caller holding the write lock.
+    fn keep_image_at_close(&self, shared: &Arc<Shared>, conn: &ConnectionConfig, lock: &WriteLock) {
+        /// Files read again at close, at most.
+        const UNSETTLED_AT_MOST: usize = 64;
+        let Some(state) = Self::built_on(self.current(&conn.name), shared) else {
+            return;
+        };
+        let Some(walk_outcome) = state.walk_outcome else {
+            return;
+        };
+        let of = ImageOf::new(
+            shared,
+            conn,
+            state.generation,
+            &state.files,
+            Some(walk_outcome),
+        );
+        let derived = DerivedDir::in_location(&shared.dir);
+        match of {
+            Some(of) if !derived.holds(&scope(conn), &of.key()) => {}
+            _ => return,
+        }
+        let unsettled: Vec<PathBuf> = (state.files.iter())
+            .filter(|(_, t)| t.identity.is_some_and(|id| !id.settled))
+            .map(|(p, _)| p.to_path_buf())
+            .take(UNSETTLED_AT_MOST + 1)
+            .collect();
+        if unsettled.len() > UNSETTLED_AT_MOST || !state.manifest_unchanged() {
+            return;
+        }
+        let state = match unsettled.is_empty() {
+            true => state,
+            false => match self.refresh_locked(shared, conn, &unsettled, lock) {
+                Ok(state) => state,
+                Err(_) => return,
+            },
+        };
+        tracing::debug!(connection = %conn.name, unsettled = unsettled.len(), "the image kept at close");
+        self.keep_image(shared, &state, state.walk_outcome);
     }
 
     /// Keep `published`'s digests and view stamp as its image's, for a snapshot made from

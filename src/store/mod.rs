@@ -461,9 +461,10 @@ impl Store {
         }
         // Not worth a wait for a live writer: it leaves the location written, and the
         // next start verifies it.
-        let Some(_lock) = shared.writer.lock_bounded(LOCK_WAIT) else {
+        let Some(lock) = shared.writer.lock_bounded(LOCK_WAIT) else {
             return;
         };
+        self.keep_images_at_close(&shared, &lock);
         if shared.mirror.checkpoint().is_ok() && shared.mirror.intact() {
             location::mark_clean(&shared.dir);
         }
@@ -595,6 +596,7 @@ impl Store {
             search,
             generation,
             rows_beyond_map: false,
+            walk_outcome,
             shared: shared.clone(),
         };
         // Verified as of the epoch polled before the scan.
@@ -944,6 +946,8 @@ impl Store {
             search,
             generation,
             rows_beyond_map: false,
+            // A refresh reads files, never the walk: a moved directory or link reconciles.
+            walk_outcome: state.walk_outcome,
             shared: shared.clone(),
         };
         Ok(self.publish_record(Published::after(Arc::new(snapshot), earlier.as_deref())))

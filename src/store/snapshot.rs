@@ -39,6 +39,10 @@ pub struct Snapshot {
     /// hold is taken as the mirror's row for it holds it, as the start's reconcile takes
     /// it, and checked against the disk as it is read.
     pub(super) rows_beyond_map: bool,
+    /// The outcome of the walk for symlinks the manifest was cut by, when the reconcile
+    /// that made this state (or the one a refresh made it from) knew it: with the
+    /// generation, it names this state's image (see `image`).
+    pub(super) walk_outcome: Option<[u8; 32]>,
     /// The mirror, the writer and the cache (read through the methods below).
     pub(super) shared: Arc<Shared>,
 }

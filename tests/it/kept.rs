@@ -375,6 +375,46 @@ fn a_catalog_read_back_is_built_again_after_an_edit_from_the_joins_its_build_kep
 }
 
 #[test]
+fn an_edit_while_serving_leaves_the_next_session_an_image_to_start_from() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    session(project.path(), index.path());
+    let loans =
+        json!({"connection": "library", "table": "stacks.lending.loans", "purpose": "query"});
+
+    // A table's statistics edited while a session serves: its next call reads the edit.
+    let mut serving = Logged::start(project.path(), index.path());
+    serving.wait_for_line(&["the warm-up is done"]);
+    let stats = project
+        .path()
+        .join("prints/library/stacks/lending/loans/statistics.yaml");
+    let text = std::fs::read_to_string(&stats).unwrap();
+    std::fs::write(&stats, text.replace("\n  status:\n", "\n  state:\n")).unwrap();
+    let (edited, _) = serving.server.call("get_table_context", loans.clone());
+    assert!(edited.contains("state"), "{edited}");
+    let log = serving.log.clone();
+    serving.server.close();
+    let closing = std::fs::read_to_string(&log).unwrap();
+    assert!(closing.contains("the image kept at close"), "{closing}");
+
+    // The next session starts from the image kept at close, not a scan of the print,
+    // and answers as a fresh index does.
+    let mut next = Logged::start(project.path(), index.path());
+    next.wait_for_line(&["start ended"]);
+    let started = std::fs::read_to_string(&next.log).unwrap();
+    assert!(
+        started.contains("ingested from the start's image"),
+        "{started}"
+    );
+    let (again, _) = next.server.call("get_table_context", loans.clone());
+    let fresh = Server::start(project.path(), &[])
+        .call("get_table_context", loans)
+        .0;
+    assert_eq!(again, fresh);
+    assert_eq!(again, edited);
+}
+
+#[test]
 fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_follow_an_edit() {
     let project = project();
     let index = tempfile::tempdir().unwrap();
