@@ -551,8 +551,8 @@ impl Store {
     /// rows since one was kept (the rows' generation names the image, so the next start
     /// would otherwise scan the whole print), its files recorded unsettled read again
     /// first so that the image can hold them. Skipped when more than a few are (a
-    /// generate under way), or the manifest moved: the next start reconciles then. For a
-    /// caller holding the write lock.
+    /// generate under way), the manifest moved, or another process wrote rows since: the
+    /// next start reconciles then, as before. For a caller holding the write lock.
     fn keep_image_at_close(&self, shared: &Arc<Shared>, conn: &ConnectionConfig, lock: &WriteLock) {
         /// Files read again at close, at most.
         const UNSETTLED_AT_MOST: usize = 64;
@@ -562,6 +562,11 @@ impl Store {
         let Some(walk_outcome) = state.walk_outcome else {
             return;
         };
+        // Rows another process wrote since: its image to keep, and a refresh here could
+        // turn into a whole reconcile.
+        if shared.mirror.generation(&conn.name).ok() != Some(state.generation) {
+            return;
+        }
         let of = ImageOf::new(
             shared,
             conn,
