@@ -575,9 +575,8 @@ impl Store {
             Some(walk_outcome),
         );
         let derived = DerivedDir::in_location(&shared.dir);
-        match of {
-            Some(of) if !derived.holds(&scope(conn), &of.key()) => {}
-            _ => return,
+        if of.is_none_or(|of| derived.holds(&scope(conn), &of.key())) {
+            return;
         }
         let unsettled: Vec<PathBuf> = (state.files.iter())
             .filter(|(_, t)| t.identity.is_some_and(|id| !id.settled))

@@ -362,9 +362,9 @@ fn read_kept(path: &Path) -> Option<KeptBytes> {
 /// Its [`HeldBytes`] and [`HeldWords`] are lent by the file where it is mapped, and this
 /// process then lets go of the mapping's pages (they fault back in as a call reads a run).
 fn decode<T: Kept>(bytes: KeptBytes) -> Option<T> {
-    checked::<T>(&bytes)?;
     let file = std::sync::Arc::new(bytes);
-    let value = held::lending(&file, || postcard::from_bytes(&file[HEADER..]).ok())?;
+    let payload = checked::<T>(&file)?;
+    let value = held::lending(&file, || postcard::from_bytes(payload).ok())?;
     if std::sync::Arc::strong_count(&file) > 1 {
         file.release_pages();
     }

@@ -61,7 +61,9 @@ pub(super) fn rebuilt(state: &Snapshot, before: &Catalog) -> Result<Option<Catal
         };
         match before.read_from.get(at) {
             Some(Some(key)) if *key == entry.key => {}
-            Some(Some(_)) => drop(moved.insert(rank, at)),
+            Some(Some(_)) => {
+                moved.insert(rank, at);
+            }
             _ => return Ok(None),
         }
     }
