@@ -21,6 +21,9 @@ pub struct FileIdentity {
 /// timestamps stamp from a clock that advances every tick (at most 10 ms at HZ=100);
 /// ones with whole-second (or FAT's two-second) stamps show no sub-millisecond digits.
 const SETTLE_FINE_NS: i64 = 50_000_000;
+
+/// How long after a write to a file with fine timestamps its identity settles.
+pub const SETTLE_FINE: std::time::Duration = std::time::Duration::from_nanos(SETTLE_FINE_NS as u64);
 const SETTLE_COARSE_NS: i64 = 2_000_000_000;
 
 impl FileIdentity {

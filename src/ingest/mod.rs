@@ -17,7 +17,7 @@ use crate::config::ConnectionConfig;
 use compat::value::Value;
 use compat::yaml::{self, LoadError};
 
-pub use identity::{clock_ns, file_identity, hash_file, identity, FileIdentity};
+pub use identity::{clock_ns, file_identity, hash_file, identity, FileIdentity, SETTLE_FINE};
 pub use manifest::{KeptManifest, Manifest, ManifestTables};
 
 pub const MANIFEST_FILENAME: &str = "manifest.yaml";

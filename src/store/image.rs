@@ -578,23 +578,33 @@ impl Store {
         if of.is_none_or(|of| derived.holds(&scope(conn), &of.key())) {
             return;
         }
-        let unsettled: Vec<PathBuf> = (state.files.iter())
-            .filter(|(_, t)| t.identity.is_some_and(|id| !id.settled))
-            .map(|(p, _)| p.to_path_buf())
-            .take(UNSETTLED_AT_MOST + 1)
-            .collect();
-        if unsettled.len() > UNSETTLED_AT_MOST || !state.manifest_unchanged() {
+        if !state.manifest_unchanged() {
             return;
         }
-        let state = match unsettled.is_empty() {
-            true => state,
-            false => match self.refresh_locked(shared, conn, &unsettled, lock) {
-                Ok(state) => state,
+        // Read again at once, then once more after a file written just now settles (an
+        // edit made moments before the close); a file still unsettled leaves the image out.
+        let mut state = state;
+        let now = std::time::Duration::ZERO;
+        for wait in [Some(now), Some(ingest::SETTLE_FINE), None] {
+            let unsettled: Vec<PathBuf> = (state.files.iter())
+                .filter(|(_, t)| t.identity.is_some_and(|id| !id.settled))
+                .map(|(p, _)| p.to_path_buf())
+                .take(UNSETTLED_AT_MOST + 1)
+                .collect();
+            if unsettled.is_empty() {
+                tracing::debug!(connection = %conn.name, "the image kept at close");
+                self.keep_image(shared, &state, state.walk_outcome);
+                return;
+            }
+            let Some(wait) = wait.filter(|_| unsettled.len() <= UNSETTLED_AT_MOST) else {
+                return;
+            };
+            std::thread::sleep(wait);
+            match self.refresh_locked(shared, conn, &unsettled, lock) {
+                Ok(refreshed) => state = refreshed,
                 Err(_) => return,
-            },
-        };
-        tracing::debug!(connection = %conn.name, unsettled = unsettled.len(), "the image kept at close");
-        self.keep_image(shared, &state, state.walk_outcome);
+            }
+        }
     }
 
     /// Keep `published`'s digests and view stamp as its image's, for a snapshot made from
