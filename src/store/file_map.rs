@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use hashbrown::{Equivalent, HashMap};
 
@@ -72,9 +72,57 @@ pub struct Tracked {
 
 /// Every file a connection tracks, by path. Cloning shares the paths (`Arc<Path>`), so a
 /// writer's copy of a snapshot's map costs its entries, not its paths again.
+///
+/// A map read back from a start's image is made beside the start rather than before its
+/// end ([`FileMap::made_later`]): at 100,000 tables making it takes over a hundred
+/// milliseconds, and the first calls after a start (a search's sweep) need the tables'
+/// entries, not the map. Its first use waits for it.
 #[derive(Clone, Default)]
 pub struct FileMap {
-    files: HashMap<Key, Tracked>,
+    files: Entries,
+}
+
+type Map = HashMap<Key, Tracked>;
+
+/// The map, or one being made.
+#[derive(Clone)]
+enum Entries {
+    Made(Map),
+    /// Shared by the clones made before it is used: each takes it once made.
+    Making(Arc<Making>),
+}
+
+impl Default for Entries {
+    fn default() -> Entries {
+        Entries::Made(Map::default())
+    }
+}
+
+/// A map made once, by whichever comes first: the thread started to make it, or a use.
+struct Making {
+    made: OnceLock<Map>,
+    make: Mutex<Option<MakeMap>>,
+    /// A few entries the made map holds as they are here, known before it is made (a
+    /// start's manifest, whose hash names what the start keeps): read without waiting.
+    known: Map,
+}
+
+type MakeMap = Box<dyn FnOnce() -> FileMap + Send>;
+
+impl Making {
+    fn map(&self) -> &Map {
+        self.made.get_or_init(|| {
+            let make = self
+                .make
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            // `get_or_init` runs this once, unless a make panicked (it only allocates):
+            // never answer from a map that is not whole.
+            let make = make.expect("a file map's making panicked before");
+            make().into_map()
+        })
+    }
 }
 
 /// A tracked path as the map holds it: in its normal spelling, hashed and compared as
@@ -155,28 +203,92 @@ fn spelled_normally(_path: &[u8]) -> bool {
 impl FileMap {
     pub fn with_capacity(n: usize) -> FileMap {
         FileMap {
-            files: HashMap::with_capacity(n),
+            files: Entries::Made(Map::with_capacity(n)),
+        }
+    }
+
+    /// The map `make` makes, made on a thread of its own from now on; a use before it
+    /// is made waits for it (or makes it, when the thread could not start), but for a
+    /// lookup of a path `known` tracks: `known`'s entries must be the made map's.
+    pub fn made_later(known: FileMap, make: impl FnOnce() -> FileMap + Send + 'static) -> FileMap {
+        let making = Arc::new(Making {
+            made: OnceLock::new(),
+            make: Mutex::new(Some(Box::new(make))),
+            known: known.into_map(),
+        });
+        let beside = making.clone();
+        let started = std::thread::Builder::new()
+            .name("printdex-files".into())
+            .spawn(move || {
+                super::background::below_calls();
+                beside.map();
+            });
+        if let Err(e) = started {
+            tracing::debug!(error = %e, "the file map is made at its first use");
+        }
+        FileMap {
+            files: Entries::Making(making),
+        }
+    }
+
+    fn into_map(self) -> Map {
+        match self.files {
+            Entries::Made(map) => map,
+            Entries::Making(making) => match Arc::try_unwrap(making) {
+                Ok(making) => {
+                    making.map();
+                    making.made.into_inner().unwrap_or_default()
+                }
+                Err(shared) => shared.map().clone(),
+            },
+        }
+    }
+
+    fn map(&self) -> &Map {
+        match &self.files {
+            Entries::Made(map) => map,
+            Entries::Making(making) => making.map(),
+        }
+    }
+
+    /// The map to change: one being made is waited for and taken (copied when another
+    /// clone still shares it).
+    fn map_mut(&mut self) -> &mut Map {
+        if let Entries::Making(_) = self.files {
+            let files = std::mem::take(&mut self.files);
+            self.files = Entries::Made(FileMap { files }.into_map());
+        }
+        match &mut self.files {
+            Entries::Made(map) => map,
+            Entries::Making(_) => unreachable!("taken just above"),
         }
     }
 
     /// How many files it tracks, absent ones included.
     pub fn len(&self) -> usize {
-        self.files.len()
+        self.map().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
+        self.map().is_empty()
     }
 
     pub fn get(&self, path: &Path) -> Option<&Tracked> {
-        self.files.get(&Lookup(bytes(&normal(path))))
+        let path = normal(path);
+        let path = Lookup(bytes(&path));
+        if let Entries::Making(making) = &self.files {
+            if let Some(known) = making.known.get(&path) {
+                return Some(known);
+            }
+        }
+        self.map().get(&path)
     }
 
     /// `path` as the map holds it, shared (`None`: untracked): a reader that keeps the path
     /// keeps no copy of it.
     pub fn shared_path(&self, path: &Path) -> Option<Arc<Path>> {
         let path = normal(path);
-        self.files
+        self.map()
             .get_key_value(&Lookup(bytes(&path)))
             .map(|(k, _)| k.0.clone())
     }
@@ -219,10 +331,11 @@ impl FileMap {
             identity,
         };
         let path = normal(path);
-        match self.files.get_mut(&Lookup(bytes(&path))) {
+        let files = self.map_mut();
+        match files.get_mut(&Lookup(bytes(&path))) {
             Some(slot) => Some(std::mem::replace(slot, tracked)),
             None => {
-                self.files.insert(Key(Arc::from(path.as_ref())), tracked);
+                files.insert(Key(Arc::from(path.as_ref())), tracked);
                 None
             }
         }
@@ -243,10 +356,11 @@ impl FileMap {
             hash: identity.and(hash),
             identity,
         };
-        match self.files.get_mut(&Lookup(bytes(&path))) {
+        let files = self.map_mut();
+        match files.get_mut(&Lookup(bytes(&path))) {
             Some(slot) => Some(std::mem::replace(slot, tracked)),
             None => {
-                self.files.insert(Key(path), tracked);
+                files.insert(Key(path), tracked);
                 None
             }
         }
@@ -254,19 +368,19 @@ impl FileMap {
 
     /// Every tracked path with what is tracked of it, in no order.
     pub fn iter(&self) -> impl Iterator<Item = (&Arc<Path>, &Tracked)> {
-        self.files.iter().map(|(k, t)| (&k.0, t))
+        self.map().iter().map(|(k, t)| (&k.0, t))
     }
 
     /// Every path tracked as present, with its identity.
     pub fn present(&self) -> impl Iterator<Item = (&Path, FileIdentity)> {
-        self.files
+        self.map()
             .iter()
             .filter_map(|(p, t)| Some((&*p.0, t.identity?)))
     }
 
     /// Every path tracked as absent.
     pub fn absent(&self) -> impl Iterator<Item = &Path> {
-        self.files
+        self.map()
             .iter()
             .filter(|(_, t)| t.identity.is_none())
             .map(|(p, _)| &*p.0)
@@ -274,7 +388,7 @@ impl FileMap {
 
     /// Every file with content, with its hash.
     pub fn hashed(&self) -> impl Iterator<Item = (&Path, ContentHash)> {
-        self.files
+        self.map()
             .iter()
             .filter_map(|(p, t)| Some((&*p.0, t.hash?)))
     }
@@ -302,7 +416,7 @@ impl crate::ingest::Stored for FileMap {
 impl std::fmt::Debug for FileMap {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FileMap")
-            .field("files", &self.files.len())
+            .field("files", &self.len())
             .finish()
     }
 }
@@ -355,6 +469,61 @@ mod tests {
         assert_eq!(map.set(a, None, None).unwrap().hash, Some(h));
         assert_eq!(map.len(), 2);
         assert_eq!(map.absent().collect::<Vec<_>>(), vec![a]);
+    }
+
+    #[test]
+    fn a_map_made_later_answers_as_the_map_made_and_a_known_entry_without_waiting() {
+        let (manifest, a, b) = (Path::new("/p/m"), Path::new("/p/a"), Path::new("/p/b"));
+        let h = ContentHash::of(b"m");
+        let mut known = FileMap::default();
+        known.set(manifest, Some(identity(9)), Some(h));
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        let map = FileMap::made_later(known, move || {
+            // Made only once the test says so: until then a use must not need it.
+            held.recv().unwrap();
+            let mut made = FileMap::default();
+            made.set(manifest, Some(identity(9)), Some(h));
+            made.set(a, Some(identity(1)), Some(h));
+            made.set(b, None, None);
+            made
+        });
+        assert_eq!(
+            map.hash(manifest),
+            Some(h),
+            "the known entry, answered at once"
+        );
+        let copy = map.clone();
+        release.send(()).unwrap();
+        assert_eq!(map.len(), 3, "a use waits for the map");
+        assert_eq!(
+            (map.identity(a), map.is_absent(b)),
+            (Some(identity(1)), true)
+        );
+        let mut paths: Vec<_> = map.iter().map(|(p, _)| p.to_path_buf()).collect();
+        paths.sort();
+        assert_eq!(paths, [a, b, manifest]);
+
+        // A clone changed is its own: the map it was cloned from keeps what it held.
+        let mut changed = copy;
+        changed.set(a, None, None);
+        changed.set(Path::new("/p/c"), Some(identity(3)), None);
+        assert_eq!((changed.len(), changed.is_absent(a)), (4, true));
+        assert_eq!((map.len(), map.identity(a)), (3, Some(identity(1))));
+        let shared = map.shared_path(a).unwrap();
+        assert_eq!(&*shared, a);
+    }
+
+    #[test]
+    fn a_map_made_later_and_used_by_no_one_else_is_taken_whole_to_be_changed() {
+        let map = FileMap::made_later(FileMap::default(), || {
+            let mut made = FileMap::default();
+            made.set(Path::new("/p/a"), Some(identity(1)), None);
+            made
+        });
+        let mut map = map;
+        map.set(Path::new("/p/b"), Some(identity(2)), None);
+        assert_eq!(map.len(), 2);
+        assert!(matches!(map.files, Entries::Made(_)));
     }
 
     #[cfg(unix)]

@@ -114,6 +114,8 @@ impl Kept for KeptDigests {
 /// A start's image read back.
 pub(super) struct Image {
     pub(super) files: FileMap,
+    /// How many files `files` tracks (known before it is made).
+    pub(super) tracked: usize,
     pub(super) versions: ContentVersions,
     pub(super) tables: Vec<TableEntry>,
     pub(super) view: Option<[u8; 32]>,
@@ -268,19 +270,25 @@ struct Made<'a> {
 }
 
 /// The image kept for `of`, if it reads back.
-fn load(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> Option<Image> {
+/// `known`: what the head holds of the image's files (see `KeptImage::into_image`).
+fn load(
+    derived: &DerivedDir,
+    conn: &ConnectionConfig,
+    of: &ImageOf,
+    known: FileMap,
+) -> Option<Image> {
     let started = std::time::Instant::now();
     let kept = derived.load::<KeptImage>(&scope(conn), &of.key())?;
     let decoded = started.elapsed();
-    let image = kept.into_image();
+    let image = kept.into_image(known);
     tracing::debug!(connection = %conn.name, ?decoded, total = ?started.elapsed(), "image read back");
     image
 }
 
-/// Whether `conn`'s diff.yaml is as `files` holds it, as a start's scan would find it.
-fn diff_unchanged(conn: &ConnectionConfig, files: &FileMap) -> bool {
+/// Whether `conn`'s diff.yaml is as `stored` holds it, as a start's scan would find it.
+fn diff_unchanged(conn: &ConnectionConfig, stored: ingest::Known) -> bool {
     let path = conn.print_root.join(DIFF_FILENAME);
-    ingest::unchanged_in(files, &path, ingest::file_identity(&path))
+    ingest::unchanged_in(stored, &path, ingest::file_identity(&path))
 }
 
 impl KeptImage {
@@ -337,7 +345,10 @@ impl KeptImage {
     }
 
     /// `None`: the parts do not agree (a file of another shape).
-    fn into_image(self) -> Option<Image> {
+    ///
+    /// `known`: entries the image's map holds as they are there (see
+    /// `FileMap::made_later`).
+    fn into_image(self, known: FileMap) -> Option<Image> {
         let names: Vec<&str> = self.paths.iter().collect::<Option<_>>()?;
         let tracked = self.identities.len();
         if self.hashed.len() != tracked || self.hashes.len() != 32 * tracked {
@@ -348,34 +359,37 @@ impl KeptImage {
         }
         let paths: Vec<Arc<Path>> = names.iter().map(|p| Arc::from(Path::new(p))).collect();
         drop(names);
-        // The map and the tables share the paths and nothing else: made side by side.
-        let (files, tables) = std::thread::scope(|scope| {
-            let files = scope.spawn(|| self.files_of(&paths));
-            let tables = self.tables.entries(&paths, &self.identities);
-            let files = files
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            (files, tables)
-        });
+        // The map and the tables share the paths and nothing else. The tables are made
+        // now, the map beside what follows the start (see `FileMap::made_later`).
+        let tables = self.tables.entries(&paths, &self.identities)?;
+        let (identities, hashes, hashed) = (self.identities, self.hashes, self.hashed);
+        let make = move || files_of(&paths, &identities, &hashes, &hashed);
+        let files = FileMap::made_later(known, make);
         Some(Image {
             files,
+            tracked,
             versions: self.versions,
-            tables: tables?,
+            tables,
             view: self.view,
         })
     }
+}
 
-    /// The tracked files, their paths the first of `paths`.
-    fn files_of(&self, paths: &[Arc<Path>]) -> FileMap {
-        let mut files = FileMap::with_capacity(self.identities.len());
-        let hashes = self.hashes.chunks_exact(32).zip(&self.hashed);
-        let each = paths.iter().zip(&self.identities).zip(hashes);
-        for ((path, &identity), (hash, &hashed)) in each {
-            let hash = (hashed == 1).then(|| Some(ContentHash::from_bytes(hash.try_into().ok()?)));
-            files.set_shared(path.clone(), identity, hash.flatten());
-        }
-        files
+/// The tracked files, their paths the first of `paths`, with their `identities` and
+/// their hashes (`hashes`, where `hashed` says one is).
+fn files_of(
+    paths: &[Arc<Path>],
+    identities: &[Option<FileIdentity>],
+    hashes: &[u8],
+    hashed: &[u8],
+) -> FileMap {
+    let mut files = FileMap::with_capacity(identities.len());
+    let hashes = hashes.chunks_exact(32).zip(hashed);
+    for ((path, &identity), (hash, &hashed)) in paths.iter().zip(identities).zip(hashes) {
+        let hash = (hashed == 1).then(|| Some(ContentHash::from_bytes(hash.try_into().ok()?)));
+        files.set_shared(path.clone(), identity, hash.flatten());
     }
+    files
 }
 
 impl KeptTables {
@@ -451,7 +465,8 @@ impl Store {
         // The connection-level files are checked beside reading the image back.
         let rows = mirror::RowLookup(&shared.mirror);
         let (manifest_identity, image) = std::thread::scope(|scope| {
-            let image = scope.spawn(|| load(&derived, conn, &of));
+            // The head's manifest is the image's: the image is named by its hash.
+            let image = scope.spawn(|| load(&derived, conn, &of, files.clone()));
             let unchanged = ingest::connection_files_unchanged(conn, &rows);
             let image = image
                 .join()
@@ -462,12 +477,15 @@ impl Store {
             tracing::debug!(connection = %conn.name, "a connection file moved, or the image did not read back");
             return Ok(None);
         };
-        if !diff_unchanged(conn, &image.files) {
+        // The rows are the image's (`of` names their generation): asked of them, the
+        // image's map is left to be made beside the start.
+        if !diff_unchanged(conn, &rows) {
             tracing::debug!(connection = %conn.name, "diff.yaml is not as the image holds it");
             return Ok(None);
         }
         let Image {
             files,
+            tracked,
             versions,
             tables,
             view,
@@ -477,7 +495,7 @@ impl Store {
         let view = head.kept_view.or(view);
         shared
             .mirror
-            .record_reconcile(&conn.name, files.len(), 0, started.elapsed())?;
+            .record_reconcile(&conn.name, tracked, 0, started.elapsed())?;
         tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "ingested from the start's image");
         Ok(Some(Ingested {
             manifest: head.snapshot.manifest.clone(),
@@ -744,7 +762,7 @@ mod tests {
         let bytes = postcard::to_stdvec(&kept(&files, &tables).unwrap()).unwrap();
         let image = postcard::from_bytes::<KeptImage>(&bytes)
             .unwrap()
-            .into_image()
+            .into_image(FileMap::default())
             .unwrap();
         assert_eq!(image.versions, ContentVersions::of(&files));
         assert_eq!(image.files.len(), files.len());
@@ -786,15 +804,15 @@ mod tests {
         let tables = tables(&files);
         let mut image = kept(&files, &tables).unwrap();
         image.hashed.pop();
-        assert!(image.into_image().is_none());
+        assert!(image.into_image(FileMap::default()).is_none());
         let mut image = kept(&files, &tables).unwrap();
         image.paths = Texts::default();
-        assert!(image.into_image().is_none());
+        assert!(image.into_image(FileMap::default()).is_none());
         let mut image = kept(&files, &tables).unwrap();
         image.tables.paths[1][0] = 99;
-        assert!(image.into_image().is_none());
+        assert!(image.into_image(FileMap::default()).is_none());
         let mut image = kept(&files, &tables).unwrap();
         image.tables.keys.pop();
-        assert!(image.into_image().is_none());
+        assert!(image.into_image(FileMap::default()).is_none());
     }
 }
