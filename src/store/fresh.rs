@@ -19,6 +19,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::background;
 use super::changes::{self, ChangeFeed};
 use super::published::Published;
 use super::pz_project::ProjectSnapshot;
@@ -313,7 +314,10 @@ impl Store {
             }
             (Some(moved), _, _) => Some(moved),
             // One sweep finds what moved; a sweep that could not finish reconciles.
-            (None, Swept::Indexed(which), _) => state.search.moved_paths(which),
+            (None, Swept::Indexed(which), _) => {
+                let _sweeping = background::Sweeping::begin();
+                state.search.moved_paths(which)
+            }
             (None, Swept::Tracked, _) => Some(sweep_every_file(None)),
         };
         // What the disk is known to match `fresh` in as of `epoch`: every file, after a

@@ -13,6 +13,7 @@ use super::{KnownDirs, Log, Since};
 use crate::error::Recover;
 use crate::ingest::parts::in_parts;
 use crate::ingest::walk::WalkMemo;
+use crate::store::background::GiveWay;
 
 /// Everything that can change what a file reads as, or which file a path names.
 fn mask() -> WatchMask {
@@ -112,8 +113,13 @@ impl InotifyFeed {
         let watches = inner.inotify.watches();
         let outcomes = in_parts(&memo.dirs, 4096, 4, |part| {
             let mut watches = watches.clone();
+            let mut give_way = GiveWay::new();
             part.iter()
-                .map(|(dir, identity)| {
+                .enumerate()
+                .map(|(n, (dir, identity))| {
+                    if n % 256 == 0 {
+                        give_way.now();
+                    }
                     let wd = watches.add(dir, mask())?;
                     Ok((wd, crate::ingest::identity(dir) != Some(*identity)))
                 })
