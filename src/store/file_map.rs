@@ -98,6 +98,10 @@ impl Default for Entries {
     }
 }
 
+/// A lookup that would wait for a map being made (see [`FileMap::get_made`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct NotMade;
+
 /// A map made once, by whichever comes first: the thread started to make it, or a use.
 struct Making {
     made: OnceLock<Map>,
@@ -210,6 +214,10 @@ impl FileMap {
     /// The map `make` makes, made on a thread of its own from now on; a use before it
     /// is made waits for it (or makes it, when the thread could not start), but for a
     /// lookup of a path `known` tracks: `known`'s entries must be the made map's.
+    ///
+    /// The thread keeps the calls' priority, as a call may wait for it (a lower one left
+    /// a first validate_sql waiting 120 ms behind two searches); `make` gives way to the
+    /// calls' sweeps instead (`background::GiveWay`).
     pub fn made_later(known: FileMap, make: impl FnOnce() -> FileMap + Send + 'static) -> FileMap {
         let making = Arc::new(Making {
             made: OnceLock::new(),
@@ -220,7 +228,6 @@ impl FileMap {
         let started = std::thread::Builder::new()
             .name("printdex-files".into())
             .spawn(move || {
-                super::background::below_calls();
                 beside.map();
             });
         if let Err(e) = started {
@@ -282,6 +289,22 @@ impl FileMap {
             }
         }
         self.map().get(&path)
+    }
+
+    /// What the map holds of `path` (`Ok(None)`: untracked), unless that means waiting
+    /// for a map being made (`Err(NotMade)`).
+    pub fn get_made(&self, path: &Path) -> Result<Option<&Tracked>, NotMade> {
+        match &self.files {
+            Entries::Making(making) if making.made.get().is_none() => {
+                let path = normal(path);
+                making
+                    .known
+                    .get(&Lookup(bytes(&path)))
+                    .map(Some)
+                    .ok_or(NotMade)
+            }
+            _ => Ok(self.get(path)),
+        }
     }
 
     /// `path` as the map holds it, shared (`None`: untracked): a reader that keeps the path

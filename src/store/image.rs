@@ -385,7 +385,12 @@ fn files_of(
 ) -> FileMap {
     let mut files = FileMap::with_capacity(identities.len());
     let hashes = hashes.chunks_exact(32).zip(hashed);
-    for ((path, &identity), (hash, &hashed)) in paths.iter().zip(identities).zip(hashes) {
+    let mut give_way = super::background::GiveWay::new();
+    let each = paths.iter().zip(identities).zip(hashes).enumerate();
+    for (n, ((path, &identity), (hash, &hashed))) in each {
+        if n % 4096 == 0 {
+            give_way.now();
+        }
         let hash = (hashed == 1).then(|| Some(ContentHash::from_bytes(hash.try_into().ok()?)));
         files.set_shared(path.clone(), identity, hash.flatten());
     }

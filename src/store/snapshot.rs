@@ -12,7 +12,7 @@ use compat::value::Value;
 
 use super::cache::{Cache, Key};
 use super::derived::{DerivedDir, Kept};
-use super::file_map::{ContentHash, FileMap, Tracked};
+use super::file_map::{ContentHash, FileMap, NotMade, Tracked};
 use super::files::FreshFile;
 use super::search::{SearchView, SweptPaths};
 use super::Shared;
@@ -257,12 +257,38 @@ impl Snapshot {
     /// What this state holds of `path` (`None`: untracked): its map's entry, or for a
     /// head holding its image's digests, the mirror's row.
     fn tracked(&self, path: &Path) -> Option<Tracked> {
-        if let Some(tracked) = self.files.get(path) {
+        let held = match self.files.get_made(path) {
+            Ok(held) => held,
+            // A map still being made from the start's image is the mirror's rows at this
+            // generation: while they are still that (before and after the row is read),
+            // one row is asked rather than the whole map waited for (a first
+            // validate_sql's few files).
+            Err(NotMade) if self.rows_are_map() => {
+                let row = self.row_of(path);
+                if self.rows_are_map() {
+                    return row;
+                }
+                self.files.get(path)
+            }
+            Err(NotMade) => self.files.get(path),
+        };
+        if let Some(tracked) = held {
             return Some(*tracked);
         }
         if !self.rows_beyond_map {
             return None;
         }
+        self.row_of(path)
+    }
+
+    /// Whether the mirror's rows of this connection are still those of this state's
+    /// generation.
+    fn rows_are_map(&self) -> bool {
+        self.shared.mirror.generation(&self.config.name).ok() == Some(self.generation)
+    }
+
+    /// What the mirror's row holds of `path` (`None`: no row).
+    fn row_of(&self, path: &Path) -> Option<Tracked> {
         let row = self.shared.mirror.status(path).ok()??;
         let hash = match row.hash {
             Some(hex) => Some(ContentHash::from_hex(&hex)?),
