@@ -515,6 +515,12 @@ mod tests {
             Some(h),
             "the known entry, answered at once"
         );
+        assert_eq!(map.get_made(manifest).unwrap().unwrap().hash, Some(h));
+        assert_eq!(
+            map.get_made(a).unwrap_err(),
+            NotMade,
+            "not made: said, not waited"
+        );
         let copy = map.clone();
         release.send(()).unwrap();
         assert_eq!(map.len(), 3, "a use waits for the map");
@@ -522,6 +528,11 @@ mod tests {
             (map.identity(a), map.is_absent(b)),
             (Some(identity(1)), true)
         );
+        assert_eq!(
+            map.get_made(a).unwrap().unwrap().identity,
+            Some(identity(1))
+        );
+        assert!(map.get_made(Path::new("/p/none")).unwrap().is_none());
         let mut paths: Vec<_> = map.iter().map(|(p, _)| p.to_path_buf()).collect();
         paths.sort();
         assert_eq!(paths, [a, b, manifest]);
