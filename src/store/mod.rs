@@ -33,6 +33,7 @@ pub mod references;
 pub mod search;
 pub mod snapshot;
 mod touched;
+mod versions;
 pub mod watch;
 
 use std::collections::HashMap;
