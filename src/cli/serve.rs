@@ -199,9 +199,11 @@ fn in_process(
 /// Large diffs, get_table_context's overlay indexes and validate_sql's catalog are built
 /// (or, with `Warm::Everything`, read back too, and the resource listing made) off the
 /// request path before their first call. A session's own server (`Warm::Unkept`) then
-/// reads back, below the calls, the kept values a first call would otherwise wait for
-/// whole: validate_sql's catalog and get_diff's prepared diff (a tenth of a second and
-/// more each at 100,000 tables), which the first searches need not share the cores with.
+/// reads back the kept values a first call would otherwise wait for whole: validate_sql's
+/// catalog and get_diff's prepared diff (a tenth of a second and more each at 100,000
+/// tables). Each waits while a call sweeps what it reads (`GiveWay`), as the first
+/// searches of a session do, but then runs at the calls' priority: below them, a first
+/// validate_sql behind two searches waited 100 ms for the catalog.
 fn warm_in_background(store: Arc<Store>, warm: Warm) {
     std::thread::spawn(move || {
         let started = std::time::Instant::now();
@@ -212,7 +214,6 @@ fn warm_in_background(store: Arc<Store>, warm: Warm) {
         // They read the whole print: what they freed goes back to the system.
         crate::store::memory::release_freed();
         if warm == Warm::Unkept {
-            crate::store::background::below_calls();
             read_back(&store);
         }
         tracing::debug!(elapsed = ?started.elapsed(), "the warm-up is done");
@@ -240,10 +241,13 @@ fn make_unkept(store: &Store, warm: Warm) {
 
 /// The kept values a session's first calls read back whole, read back ahead of them.
 fn read_back(store: &Store) {
+    let mut give_way = crate::store::background::GiveWay::new();
     for name in store.served.served_names_sorted() {
+        give_way.now();
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {
             crate::query::diff::read_back(&state);
         }
+        give_way.now();
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CheckedAsRead) {
             crate::query::validate_sql::read_back(&state);
         }

@@ -4,6 +4,10 @@
 //! they read rather than wait for it; below them it fills the time they leave, and the
 //! searches answer sooner. A call that does wait for it sleeps meanwhile, leaving it the
 //! cores. Elsewhere than Linux threads keep their priority.
+//!
+//! Work a call is likely to wait for (the image's file map, a session's read-back of
+//! kept values) keeps the calls' priority, as a call waiting on work below it waits for
+//! whatever else runs; it gives way only while a call sweeps ([`GiveWay`]).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
