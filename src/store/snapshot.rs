@@ -523,6 +523,55 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_map_still_being_made_is_read_through_the_rows_of_its_generation_and_else_waited_for() {
+        let (_project, served) = library_copy();
+        let index = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open_unwatched(served, index.path()).unwrap();
+        let state = store.current("library").unwrap();
+        let stats = (state.config.print_root).join("stacks/members/patrons/statistics.yaml");
+        let as_stored = state.hash_of(&stats).expect("tracked");
+        // A map whose making is held until the test lets it go, holding another hash.
+        let making = |release: std::sync::mpsc::Receiver<()>| {
+            let stats = stats.clone();
+            FileMap::made_later(FileMap::default(), move || {
+                release.recv().unwrap();
+                hashes(&[(stats.to_str().unwrap(), "made")])
+            })
+        };
+        // Let go after a while: a lookup that waited would get the made map's hash.
+        let (let_go, release) = std::sync::mpsc::channel();
+        let of_the_rows = Snapshot {
+            files: making(release),
+            ..(*state).clone()
+        };
+        let later = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(2));
+            let _ = let_go.send(());
+        });
+        assert_eq!(
+            of_the_rows.hash_of(&stats),
+            Some(as_stored),
+            "the row, not waited for"
+        );
+        assert!(!of_the_rows.tracks(&stats.with_file_name("nothing.yaml")));
+
+        // Rows of another generation are not this map: the map is waited for.
+        let (let_go, release) = std::sync::mpsc::channel();
+        let other = Snapshot {
+            files: making(release),
+            generation: state.generation + 1,
+            ..(*state).clone()
+        };
+        let letting_go = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let_go.send(()).unwrap();
+        });
+        assert_eq!(other.hash_of(&stats), Some(h("made")));
+        letting_go.join().unwrap();
+        later.join().unwrap();
+    }
+
+    #[test]
     fn a_text_file_is_read_as_the_snapshot_knows_it_or_found_stale() {
         let (_project, served) = library_copy();
         let index = tempfile::tempdir().unwrap();
