@@ -282,28 +282,26 @@ impl FileMap {
 
     pub fn get(&self, path: &Path) -> Option<&Tracked> {
         let path = normal(path);
-        let path = Lookup(bytes(&path));
-        if let Entries::Making(making) = &self.files {
-            if let Some(known) = making.known.get(&path) {
-                return Some(known);
-            }
-        }
-        self.map().get(&path)
+        let key = Lookup(bytes(&path));
+        (self.get_now(&key)).unwrap_or_else(|NotMade| self.map().get(&key))
     }
 
     /// What the map holds of `path` (`Ok(None)`: untracked), unless that means waiting
     /// for a map being made (`Err(NotMade)`).
     pub fn get_made(&self, path: &Path) -> Result<Option<&Tracked>, NotMade> {
+        let path = normal(path);
+        self.get_now(&Lookup(bytes(&path)))
+    }
+
+    /// `key`'s entry as far as it can be had without waiting: from the map, or from a
+    /// map being made, its known entries, then the map once made.
+    fn get_now(&self, key: &Lookup) -> Result<Option<&Tracked>, NotMade> {
         match &self.files {
-            Entries::Making(making) if making.made.get().is_none() => {
-                let path = normal(path);
-                making
-                    .known
-                    .get(&Lookup(bytes(&path)))
-                    .map(Some)
-                    .ok_or(NotMade)
-            }
-            _ => Ok(self.get(path)),
+            Entries::Made(map) => Ok(map.get(key)),
+            Entries::Making(making) => match making.known.get(key) {
+                Some(known) => Ok(Some(known)),
+                None => making.made.get().map(|map| map.get(key)).ok_or(NotMade),
+            },
         }
     }
 

@@ -260,17 +260,12 @@ impl Snapshot {
         let held = match self.files.get_made(path) {
             Ok(held) => held,
             // A map still being made from the start's image is the mirror's rows at this
-            // generation: while they are still that (before and after the row is read),
-            // one row is asked rather than the whole map waited for (a first
-            // validate_sql's few files).
-            Err(NotMade) if self.rows_are_map() => {
-                let row = self.row_of(path);
-                if self.rows_are_map() {
-                    return row;
-                }
-                self.files.get(path)
-            }
-            Err(NotMade) => self.files.get(path),
+            // generation: while they are still that, one row is asked rather than the
+            // whole map waited for (a first validate_sql's few files).
+            Err(NotMade) => match self.row_of_this_generation(path) {
+                Some(row) => return row,
+                None => self.files.get(path),
+            },
         };
         if let Some(tracked) = held {
             return Some(*tracked);
@@ -281,10 +276,16 @@ impl Snapshot {
         self.row_of(path)
     }
 
-    /// Whether the mirror's rows of this connection are still those of this state's
-    /// generation.
-    fn rows_are_map(&self) -> bool {
-        self.shared.mirror.generation(&self.config.name).ok() == Some(self.generation)
+    /// What the mirror's row holds of `path`, when the connection's rows were of this
+    /// state's generation before and after it was read (`None`: they were not).
+    fn row_of_this_generation(&self, path: &Path) -> Option<Option<Tracked>> {
+        let of_this =
+            || self.shared.mirror.generation(&self.config.name).ok() == Some(self.generation);
+        if !of_this() {
+            return None;
+        }
+        let row = self.row_of(path);
+        of_this().then_some(row)
     }
 
     /// What the mirror's row holds of `path` (`None`: no row).

@@ -132,9 +132,14 @@ impl PortableFeed {
 }
 
 /// notify's thread: one event into the log, or the barrier's arrival.
+/// What this process's sentinels' names begin with.
+fn own_sentinels() -> String {
+    format!("barrier-{}-", std::process::id())
+}
+
 /// The name of this process's sentinel for poll `n`.
 fn sentinel_name(n: u64) -> String {
-    format!("barrier-{}-{n}", std::process::id())
+    format!("{}{n}", own_sentinels())
 }
 
 /// The poll number `path` names when it is one of this process's sentinels in `dir`.
@@ -143,8 +148,7 @@ fn sentinel_number(dir: &Path, path: &Path) -> Option<u64> {
         return None;
     }
     let name = path.file_name()?.to_str()?;
-    let prefix = format!("barrier-{}-", std::process::id());
-    name.strip_prefix(&prefix)?.parse().ok()
+    name.strip_prefix(&own_sentinels())?.parse().ok()
 }
 
 /// Sentinels left by processes that ended without removing theirs (a live one makes a
