@@ -8,8 +8,8 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::util::{
-    bare_manifest, bare_project, bin, copy_dir, fixtures, library, relative_files, run,
-    write_atomically, Server, NO_HANDSHAKE,
+    bare_manifest, bare_project, bin, copy_dir, first_difference, fixtures, library,
+    relative_files, run, write_atomically, Server, NO_HANDSHAKE,
 };
 
 const TABLE: &str = "stacks.catalog.series";
@@ -391,10 +391,9 @@ fn kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_correctly()
         rebuild.kill().unwrap(); // SIGKILL
         rebuild.wait().unwrap();
         let mut server = Server::start_in(project.path(), &[], Some(index.path()));
-        assert!(
-            answers(&mut server, N) == expected,
-            "answers differ after a rebuild killed at {fraction} of {whole:?}"
-        );
+        if let Some(difference) = first_difference(&answers(&mut server, N), &expected) {
+            panic!("after a rebuild killed at {fraction} of {whole:?}, {difference}");
+        }
     }
 }
 
@@ -423,10 +422,9 @@ fn kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serves_correc
         server.wait();
         let expected = fresh_answers(project.path(), N);
         let mut next = Server::start_in(project.path(), &[], Some(index.path()));
-        assert!(
-            answers(&mut next, N) == expected,
-            "answers differ after an ingest killed {delay_ms} ms in"
-        );
+        if let Some(difference) = first_difference(&answers(&mut next, N), &expected) {
+            panic!("after an ingest killed {delay_ms} ms in, {difference}");
+        }
     }
 }
 
@@ -464,18 +462,15 @@ fn two_then_eight_servers_share_an_index_and_survive_one_killed_mid_ingest() {
                 json!(false),
                 "server {i}: {first}"
             );
-            assert!(
-                answers(server, N) == expected,
-                "server {} of {count} answers differently after the kill",
-                i + 1
-            );
+            if let Some(difference) = first_difference(&answers(server, N), &expected) {
+                panic!("server {} of {count} after the kill: {difference}", i + 1);
+            }
         }
         // And a server started after the kill, on the index the victim left.
         let mut late = Server::start_in(project.path(), &[], Some(index.path()));
-        assert!(
-            answers(&mut late, N) == expected,
-            "a late server of {count}"
-        );
+        if let Some(difference) = first_difference(&answers(&mut late, N), &expected) {
+            panic!("a late server of {count}: {difference}");
+        }
     }
 }
 

@@ -22,7 +22,7 @@ pub use process::{
     bin, in_own_mount_namespace, run, send_signal, serve_debug_logged, Process, Ran, EXIT_WITHIN,
 };
 pub use pz::{pz_command, PzClient, PZ_PROTOCOL_VERSION};
-pub use session::{session, tool_call, without_age_days, Session};
+pub use session::{first_difference, session, tool_call, without_age_days, Session};
 pub use stdio::{
     all_markdown_pages, all_pages, is_answer_to, Server, ANSWER_WITHIN, NO_HANDSHAKE,
     PROTOCOL_VERSION,

@@ -43,7 +43,7 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 
 /// Bump when the schema or the derivation of records changes: an index of another
 /// version is discarded and rebuilt (it is a cache).
-pub const INDEX_VERSION: &str = "12";
+pub const INDEX_VERSION: &str = "13";
 const VERSION_FILE: &str = "printdex-index-version";
 const WRITER_HEAP: usize = 50_000_000;
 /// A sync of at most this many tables commits without merging.
@@ -290,7 +290,7 @@ pub struct SearchIndex {
     reader: IndexReader,
     fields: Fields,
     /// Per connection: the key each indexed table was derived under, as of the index
-    /// commit (opstamp) it was read at.
+    /// commit (opstamp) it was read at or this process last made.
     known: Mutex<Known>,
     /// What opening found in the directory.
     opened: super::Opened,
@@ -298,7 +298,12 @@ pub struct SearchIndex {
 
 #[derive(Default)]
 struct Known {
-    opstamp: u64,
+    /// The commit `tables` is what the index holds at (`None`: not to be trusted; read
+    /// the index again).
+    opstamp: Option<u64>,
+    /// A table whose documents the index holds more than once (an earlier printdex could
+    /// add them again) is left out: to a reader it is not held as any state wants it, and
+    /// a writer replaces its documents.
     tables: HashMap<String, HashMap<String, u64>>,
 }
 
@@ -404,8 +409,8 @@ impl SearchIndex {
             reader,
             fields,
             // Read at the first sync, which reads it again whenever the index's opstamp is
-            // not the one it was read at (zero here: an index never committed holds
-            // nothing). A start that answers from its head need not wait for it.
+            // not the one it was read at (none yet). A start that answers from its head
+            // need not wait for it.
             known: Mutex::new(Known::default()),
             opened,
         };
@@ -463,19 +468,17 @@ impl SearchIndex {
         let opstamp = self.index.load_metas()?.opstamp;
         directory::reload(&self.reader)?;
         let mut known = self.known_in(&self.reader.searcher())?;
-        known.opstamp = opstamp;
+        known.opstamp = Some(opstamp);
         tracing::debug!(elapsed = ?started.elapsed(), "the index's table keys read");
         Ok(known)
     }
 
-    /// Which tables `searcher` holds, and under which keys (its opstamp left at zero).
+    /// Which tables `searcher` holds once, and under which keys (its opstamp unset).
     fn known_in(&self, searcher: &Searcher) -> Result<Known, IndexError> {
         use tantivy::{DocSet, TERMINATED};
         let table = Term::from_field_text(self.fields.kind, "table");
-        let mut known = Known {
-            opstamp: 0,
-            tables: HashMap::new(),
-        };
+        let mut known = Known::default();
+        let mut twice: Vec<(String, String)> = Vec::new();
         // Per segment: its table documents straight from the term's postings (in doc
         // order, no set of addresses made), its table ids in term order (the column's
         // ordinals) read as one stream, then each document's key and id from the two
@@ -512,10 +515,17 @@ impl SearchIndex {
                             Some(tables) => tables,
                             None => known.tables.entry(conn.to_string()).or_default(),
                         };
-                        tables.insert(fqn.to_string(), key);
+                        if tables.insert(fqn.to_string(), key).is_some() {
+                            twice.push((conn.to_string(), fqn.to_string()));
+                        }
                     }
                 }
                 doc = docs.advance();
+            }
+        }
+        for (conn, fqn) in twice {
+            if let Some(tables) = known.tables.get_mut(&conn) {
+                tables.remove(&fqn);
             }
         }
         Ok(known)
@@ -584,7 +594,7 @@ impl SearchIndex {
         let mut known_all = self.known.lock().recover();
         // Another process sharing the index directory may have committed since: then
         // what the index holds is read again rather than trusted.
-        if self.index.load_metas()?.opstamp != known_all.opstamp {
+        if Some(self.index.load_metas()?.opstamp) != known_all.opstamp {
             *known_all = self.load_known()?;
         }
         let known_all = &mut *known_all;
@@ -600,6 +610,9 @@ impl SearchIndex {
             .filter(|t| known.get(&t.fqn) != Some(&t.key))
             .collect();
         if !stale.is_empty() || !fresh.is_empty() {
+            // Until this sync's commits land, what is known is not what the index holds:
+            // a sync that fails on the way leaves the next one to read the index again.
+            known_all.opstamp = None;
             let mut writer: IndexWriter<TantivyDocument> =
                 self.index.writer_with_num_threads(1, WRITER_HEAP)?;
             if fresh.len() + stale.len() <= SMALL_SYNC {
@@ -608,11 +621,17 @@ impl SearchIndex {
                 // the small segments this leaves, off the path of any change.
                 writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
             }
-            for fqn in &stale {
+            // Every table whose documents go or are replaced loses whatever the index holds
+            // of it, known or not: a delete reaches only what was added before it, so a
+            // table's documents are never held twice.
+            let replaced = fresh.iter().map(|t| t.fqn.as_str());
+            for fqn in stale.iter().map(String::as_str).chain(replaced) {
                 writer.delete_term(Term::from_field_text(
                     self.fields.table_id,
                     &table_id(conn, fqn),
                 ));
+            }
+            for fqn in &stale {
                 known.remove(fqn);
             }
             let started = std::time::Instant::now();
@@ -620,10 +639,15 @@ impl SearchIndex {
                 self.index_batches(conn, &fresh, load, &mut writer);
             known.extend(committed);
             written?;
+            if fresh.is_empty() {
+                // Tables only went: no batch committed their deletes.
+                writer.commit()?;
+                directory::reload(&self.reader)?;
+            }
             tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;
             directory::reload(&self.reader)?;
-            known_all.opstamp = self.index.load_metas()?.opstamp;
+            known_all.opstamp = Some(self.index.load_metas()?.opstamp);
         }
         Ok(self.view_over(self.reader.searcher(), conn, tables))
     }

@@ -111,3 +111,37 @@ fn age_days_is_masked_as_written_and_inside_a_json_string() {
         "{\"text\":\"{\\n \\\"age_days\\\": <AGE>\\n}\"}"
     );
 }
+
+/// Where `got` first differs from `expected`, answer by answer: its number and the text
+/// around the first differing character of each side; `None` when they are the same.
+pub fn first_difference(got: &[String], expected: &[String]) -> Option<String> {
+    if got.len() != expected.len() {
+        return Some(format!(
+            "{} answers, {} expected",
+            got.len(),
+            expected.len()
+        ));
+    }
+    let (i, (g, e)) = got
+        .iter()
+        .zip(expected)
+        .enumerate()
+        .find(|(_, (g, e))| g != e)?;
+    let at = g
+        .chars()
+        .zip(e.chars())
+        .position(|(a, b)| a != b)
+        .unwrap_or(g.chars().count().min(e.chars().count()));
+    let around = |t: &str| {
+        t.chars()
+            .skip(at.saturating_sub(120))
+            .take(240)
+            .collect::<String>()
+    };
+    Some(format!(
+        "answer {} differs at character {at}:\n got: {}\n expected: {}",
+        i + 1,
+        around(g),
+        around(e)
+    ))
+}

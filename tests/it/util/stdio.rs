@@ -74,9 +74,19 @@ impl Server {
     }
 
     /// Start `command` (any server on stdio) with its stdin and stdout piped and its
-    /// stderr discarded; nothing is sent yet.
-    pub fn spawn(command: Command) -> Server {
-        Self::spawn_to(command, Stdio::null())
+    /// stderr discarded; nothing is sent yet. With `PRINTDEX_TEST_LOG_DIR` set, the
+    /// server logs at debug level to a file of its own there instead (to look into a
+    /// test that fails once in many runs).
+    pub fn spawn(mut command: Command) -> Server {
+        let Some(dir) = std::env::var_os("PRINTDEX_TEST_LOG_DIR") else {
+            return Self::spawn_to(command, Stdio::null());
+        };
+        static SPAWNED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SPAWNED.fetch_add(1, Ordering::Relaxed);
+        let name = format!("server-{}-{n:03}.log", std::process::id());
+        let log = std::fs::File::create(Path::new(&dir).join(name)).expect("log file");
+        command.env("PRINTDEX_LOG", "debug");
+        Self::spawn_to(command, Stdio::from(log))
     }
 
     /// [`Server::spawn`], its stderr sent to `stderr` (a log file).
