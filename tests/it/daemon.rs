@@ -359,6 +359,33 @@ fn fresh_answers(project: &Path, n: usize) -> Vec<String> {
 }
 
 #[test]
+fn a_table_dropped_from_the_manifest_and_listed_again_is_searched_once() {
+    let project = tempfile::tempdir().unwrap();
+    // Six tables, the last of them a series table, whose `name` column a search finds.
+    const N: usize = 6;
+    scaled_print(project.path(), N, 7);
+    let index = tempfile::tempdir().unwrap();
+    let mut server = Server::start_in(project.path(), &[], Some(index.path()));
+    let search = |server: &mut Server| server.call("search_columns", json!({"text": "name"})).0;
+    let expected = search(&mut server);
+    assert!(expected.contains("\"table\": \"s.t000005\""), "{expected}");
+    // The manifest without the last table: this update of the search index only drops.
+    let manifest_path = project.path().join("prints/c/manifest.yaml");
+    let manifest = std::fs::read_to_string(&manifest_path).unwrap();
+    let (without_last, _) = manifest.split_once("  s.t000005:").unwrap();
+    write_atomically(&manifest_path, without_last);
+    let dropped = search(&mut server);
+    assert!(!dropped.contains("s.t000005"), "{dropped}");
+    // Listed again, its documents are added once, beside no others of it.
+    write_atomically(&manifest_path, &manifest);
+    assert_eq!(search(&mut server), expected);
+    // And a later server on the same index finds the same.
+    drop(server);
+    let mut later = Server::start_in(project.path(), &[], Some(index.path()));
+    assert_eq!(search(&mut later), expected);
+}
+
+#[test]
 fn kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_correctly() {
     let project = tempfile::tempdir().unwrap();
     const N: usize = 300;
