@@ -1,7 +1,8 @@
 //! A seeded soak of three `printdex serve` processes sharing one index over a copy of
 //! the library fixture: notes, row counts and descriptions edited (in place or by an
 //! atomic rename), annotation files removed and restored, table directories moved out
-//! and back, files made unparsable and mended, calls made on any server at any moment,
+//! and back, tables dropped from the manifest and listed again, files made unparsable
+//! and mended, calls made on any server at any moment,
 //! servers stopped a while (SIGSTOP, so that their view of the print falls behind the
 //! others') and servers killed with SIGKILL and started again. At every checkpoint each server
 //! answers every call that the edits can change exactly as a server over a fresh index
@@ -181,14 +182,15 @@ impl Soak {
             // A table set aside: its edits wait until it is back.
             return self.pause_one();
         }
-        match self.rng.u8(0..10) {
+        match self.rng.u8(0..11) {
             0 | 1 => self.edit_count(&table),
             2 | 3 => self.edit_note(&table),
             4 => self.edit_description(&table),
             5 => self.remove_annotations(&table),
             6 => self.move_out(&table),
             7 => self.make_unparsable(&table),
-            8 => self.pause_one(),
+            8 => self.drop_from_manifest(&table),
+            9 => self.pause_one(),
             _ => self.kill_one(),
         }
     }
@@ -279,6 +281,44 @@ impl Soak {
         };
         self.set_aside(table, back);
         self.log.push(format!("{}: moved out", table.fqn));
+    }
+
+    /// The manifest without `table`'s entry; listed again within a few steps. One table at
+    /// a time: putting the manifest's bytes back must not undo another table's drop.
+    fn drop_from_manifest(&mut self, table: &Table) {
+        let path = self.project.path().join("prints/library/manifest.yaml");
+        let held = |undo: &Undo| matches!(undo, Undo::Write { path: p, .. } if *p == path);
+        if self.pending.values().any(|(undo, _)| held(undo)) {
+            return self.edit_count(table);
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let entry = format!("  {}:", table.fqn);
+        let mut inside = false;
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                if *l == entry {
+                    inside = true;
+                } else if inside && !l.starts_with("    ") {
+                    inside = false;
+                }
+                !inside
+            })
+            .collect();
+        assert!(
+            kept.len() < text.lines().count(),
+            "{entry} not in the manifest"
+        );
+        self.write(&path, &(kept.join("\n") + "\n"));
+        self.set_aside(
+            table,
+            Undo::Write {
+                path,
+                bytes: text.into_bytes(),
+            },
+        );
+        self.log
+            .push(format!("{}: dropped from the manifest", table.fqn));
     }
 
     /// Note what puts `table` back, done within the next few steps.
