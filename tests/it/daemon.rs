@@ -418,7 +418,7 @@ fn kill_9_during_index_rebuild_leaves_an_index_the_next_start_serves_correctly()
         rebuild.kill().unwrap(); // SIGKILL
         rebuild.wait().unwrap();
         let mut server = Server::start_in(project.path(), &[], Some(index.path()));
-        if let Some(difference) = first_difference(&answers(&mut server, N), &expected) {
+        if let Some((_, difference)) = first_difference(&answers(&mut server, N), &expected) {
             panic!("after a rebuild killed at {fraction} of {whole:?}, {difference}");
         }
     }
@@ -449,7 +449,7 @@ fn kill_9_during_ingest_of_a_change_leaves_an_index_the_next_start_serves_correc
         server.wait();
         let expected = fresh_answers(project.path(), N);
         let mut next = Server::start_in(project.path(), &[], Some(index.path()));
-        if let Some(difference) = first_difference(&answers(&mut next, N), &expected) {
+        if let Some((_, difference)) = first_difference(&answers(&mut next, N), &expected) {
             panic!("after an ingest killed {delay_ms} ms in, {difference}");
         }
     }
@@ -489,13 +489,13 @@ fn two_then_eight_servers_share_an_index_and_survive_one_killed_mid_ingest() {
                 json!(false),
                 "server {i}: {first}"
             );
-            if let Some(difference) = first_difference(&answers(server, N), &expected) {
+            if let Some((_, difference)) = first_difference(&answers(server, N), &expected) {
                 panic!("server {} of {count} after the kill: {difference}", i + 1);
             }
         }
         // And a server started after the kill, on the index the victim left.
         let mut late = Server::start_in(project.path(), &[], Some(index.path()));
-        if let Some(difference) = first_difference(&answers(&mut late, N), &expected) {
+        if let Some((_, difference)) = first_difference(&answers(&mut late, N), &expected) {
             panic!("a late server of {count}: {difference}");
         }
     }

@@ -13,8 +13,8 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::util::{
-    bin, library, run as run_command, serve_debug_logged, session, tool_call, without_age_days,
-    write_atomically, Session,
+    bin, first_difference, library, run as run_command, serve_debug_logged, session, tool_call,
+    without_age_days, write_atomically, Session,
 };
 
 /// The calls of one session: the manifest alone first (list_tables, get_manifest), then
@@ -65,28 +65,10 @@ fn fresh(project: &Path) -> Vec<String> {
 
 /// `got` is `expected`, or the first answer that differs is shown where it differs.
 fn same_answers(got: &[String], expected: &[String]) {
-    assert_eq!(got.len(), expected.len());
-    for (i, (g, e)) in got.iter().zip(expected).enumerate() {
-        if g != e {
-            let at = g
-                .char_indices()
-                .zip(e.chars())
-                .find(|((_, a), b)| a != b)
-                .map_or(g.len().min(e.len()), |((at, _), _)| at);
-            let around = |t: &str| {
-                t.chars()
-                    .skip(at.saturating_sub(120))
-                    .take(240)
-                    .collect::<String>()
-            };
-            panic!(
-                "answer {} ({}) differs at {at}:\n got: {}\n expected: {}",
-                i + 1,
-                requests()[i].1["name"].as_str().unwrap_or(requests()[i].0),
-                around(g),
-                around(e)
-            );
-        }
+    if let Some((i, difference)) = first_difference(got, expected) {
+        let (method, params) = &requests()[i];
+        let name = params["name"].as_str().unwrap_or(method);
+        panic!("{name}: {difference}");
     }
 }
 

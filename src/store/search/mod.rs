@@ -642,7 +642,6 @@ impl SearchIndex {
             if fresh.is_empty() {
                 // Tables only went: no batch committed their deletes.
                 writer.commit()?;
-                directory::reload(&self.reader)?;
             }
             tracing::debug!(connection = conn, tables = fresh.len(), ?building, total = ?started.elapsed(), "indexed");
             writer.wait_merging_threads()?;

@@ -186,13 +186,16 @@ fn documents_are_never_stored_under_a_key_their_contents_do_not_have() {
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
 }
 
+/// Tables s.a and s.b, each at version 1.
+fn a_and_b() -> Vec<TableEntry> {
+    vec![entry("s.a", 1), entry("s.b", 1)]
+}
+
 #[test]
 fn a_sync_that_only_drops_tables_commits_the_drop() {
     let dir = tempfile::tempdir().unwrap();
     let index = SearchIndex::open(dir.path(), false).unwrap();
-    index
-        .sync("c", vec![entry("s.a", 1), entry("s.b", 1)], &load)
-        .unwrap();
+    index.sync("c", a_and_b(), &load).unwrap();
     // s.b leaves and nothing is added: its documents go all the same.
     let snap = index.sync("c", vec![entry("s.a", 1)], &load).unwrap();
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
@@ -200,9 +203,8 @@ fn a_sync_that_only_drops_tables_commits_the_drop() {
     // It comes back: through another process sharing the index, then through this one
     // (which must not add what the other added again).
     let other = SearchIndex::open(dir.path(), false).unwrap();
-    let both = || vec![entry("s.a", 1), entry("s.b", 1)];
-    other.sync("c", both(), &load).unwrap();
-    let snap = index.sync("c", both(), &load).unwrap();
+    other.sync("c", a_and_b(), &load).unwrap();
+    let snap = index.sync("c", a_and_b(), &load).unwrap();
     assert_eq!(index.count("table").unwrap(), 2);
     assert_eq!(search(&snap, Filters::default()).len(), 4);
 }
@@ -211,15 +213,14 @@ fn a_sync_that_only_drops_tables_commits_the_drop() {
 fn a_sync_that_fails_before_it_commits_leaves_no_table_held_twice() {
     let dir = tempfile::tempdir().unwrap();
     let index = SearchIndex::open(dir.path(), false).unwrap();
-    let both = || vec![entry("s.a", 1), entry("s.b", 1)];
-    index.sync("c", both(), &load).unwrap();
+    index.sync("c", a_and_b(), &load).unwrap();
     // s.b's new version cannot be indexed (its file is still the old one): nothing is
     // committed, its old documents included.
     let mut outdated = entry("s.b", 2);
     outdated.stats = entry("s.b", 1).stats;
     let failed = index.sync("c", vec![entry("s.a", 1), outdated], &load);
     assert!(matches!(failed, Err(IndexError::Outdated(_))), "{failed:?}");
-    let snap = index.sync("c", both(), &load).unwrap();
+    let snap = index.sync("c", a_and_b(), &load).unwrap();
     assert_eq!(index.count("table").unwrap(), 2);
     assert_eq!(search(&snap, Filters::default()).len(), 4);
 }
@@ -228,8 +229,7 @@ fn a_sync_that_fails_before_it_commits_leaves_no_table_held_twice() {
 fn a_table_found_held_twice_is_no_view_and_is_indexed_again_once() {
     let dir = tempfile::tempdir().unwrap();
     let index = SearchIndex::open(dir.path(), false).unwrap();
-    let both = || vec![entry("s.a", 1), entry("s.b", 1)];
-    index.sync("c", both(), &load).unwrap();
+    index.sync("c", a_and_b(), &load).unwrap();
     // s.b's documents added a second time, as printdex before index version 13 could
     // (its indexes are rebuilt; this is the check behind that).
     let docs = index.table_docs("c", &entry("s.b", 1), &load).unwrap();
@@ -243,11 +243,11 @@ fn a_table_found_held_twice_is_no_view_and_is_indexed_again_once() {
     assert_eq!(index.count("table").unwrap(), 3);
     // A reader does not answer from it; a writer replaces the doubled table's documents.
     let other = SearchIndex::open(dir.path(), false).unwrap();
-    assert!(other.view("c", both()).unwrap().is_none());
-    let snap = other.sync("c", both(), &load).unwrap();
+    assert!(other.view("c", a_and_b()).unwrap().is_none());
+    let snap = other.sync("c", a_and_b(), &load).unwrap();
     assert_eq!(index.count("table").unwrap(), 2);
     assert_eq!(search(&snap, Filters::default()).len(), 4);
-    assert!(index.view("c", both()).unwrap().is_some());
+    assert!(index.view("c", a_and_b()).unwrap().is_some());
 }
 
 /// search_columns' filters keep to column and part documents without a kind clause

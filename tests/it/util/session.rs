@@ -112,16 +112,11 @@ fn age_days_is_masked_as_written_and_inside_a_json_string() {
     );
 }
 
-/// Where `got` first differs from `expected`, answer by answer: its number and the text
-/// around the first differing character of each side; `None` when they are the same.
-pub fn first_difference(got: &[String], expected: &[String]) -> Option<String> {
-    if got.len() != expected.len() {
-        return Some(format!(
-            "{} answers, {} expected",
-            got.len(),
-            expected.len()
-        ));
-    }
+/// Where `got` first differs from `expected`, answer by answer: the answer's index and
+/// a description (its number and the text around the first differing character of each
+/// side); `None` when they are the same.
+pub fn first_difference(got: &[String], expected: &[String]) -> Option<(usize, String)> {
+    assert_eq!(got.len(), expected.len(), "as many answers as expected");
     let (i, (g, e)) = got
         .iter()
         .zip(expected)
@@ -138,10 +133,11 @@ pub fn first_difference(got: &[String], expected: &[String]) -> Option<String> {
             .take(240)
             .collect::<String>()
     };
-    Some(format!(
+    let description = format!(
         "answer {} differs at character {at}:\n got: {}\n expected: {}",
         i + 1,
         around(g),
         around(e)
-    ))
+    );
+    Some((i, description))
 }
