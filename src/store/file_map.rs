@@ -11,10 +11,11 @@
 use std::borrow::Cow;
 use std::hash::{Hash, Hasher};
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use hashbrown::{Equivalent, HashMap};
 
+use crate::error::Recover;
 use crate::ingest::FileIdentity;
 
 /// A file's blake3 content hash: the version that pins pages and cursors (spelled as hex).
@@ -116,11 +117,7 @@ type MakeMap = Box<dyn FnOnce() -> FileMap + Send>;
 impl Making {
     fn map(&self) -> &Map {
         self.made.get_or_init(|| {
-            let make = self
-                .make
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .take();
+            let make = self.make.lock().recover().take();
             // `get_or_init` runs this once, unless a make panicked (it only allocates):
             // never answer from a map that is not whole.
             let make = make.expect("a file map's making panicked before");
