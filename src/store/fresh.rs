@@ -23,7 +23,8 @@ use super::background;
 use super::changes::{self, ChangeFeed};
 use super::published::Published;
 use super::pz_project::ProjectSnapshot;
-use super::search::{Indexed, SweptPaths};
+use super::search::{Indexed, SweptPaths, TableEntry};
+use super::shared_sweep::{List, SweepChunk, SweepOf, CHUNK};
 use super::{Snapshot, Store};
 use crate::error::Recover;
 use crate::error::{internal, QueryError};
@@ -316,7 +317,13 @@ impl Store {
             // One sweep finds what moved; a sweep that could not finish reconciles.
             (None, Swept::Indexed(which), _) => {
                 let _sweeping = background::Sweeping::begin();
-                state.search.moved_paths(which)
+                let tables = state.search.tables.clone();
+                let of = SweepOf {
+                    connection: state.config.name.clone(),
+                    list: List::Tables(Arc::as_ptr(&tables) as usize),
+                    which,
+                };
+                (state.shared.sweeps).moved(of, || Some(sweep_of_tables(tables, which)))
             }
             (None, Swept::Tracked, _) => Some(sweep_every_file(None)),
         };
@@ -342,6 +349,16 @@ impl Store {
         }
         Ok(fresh)
     }
+}
+
+/// The sweep of every table's files of `which` in chunks of `CHUNK` tables.
+fn sweep_of_tables(tables: Arc<Vec<TableEntry>>, which: Indexed) -> (usize, SweepChunk) {
+    let chunks = tables.len().div_ceil(CHUNK);
+    let sweep = move |chunk: usize| -> Vec<PathBuf> {
+        let part = &tables[chunk * CHUNK..((chunk + 1) * CHUNK).min(tables.len())];
+        part.iter().flat_map(|t| t.moved_of(which)).collect()
+    };
+    (chunks, Box::new(sweep))
 }
 
 /// How far the change feed vouches for a snapshot a sweep starts from.
@@ -389,7 +406,18 @@ impl<'a> sealed::Sealed for Connection<'a> {
     type Reads = Reads<'a>;
 
     fn verified(&self, store: &Store, reads: Reads<'a>) -> Result<Arc<Snapshot>, QueryError> {
+        // A search arriving while the start is under way sweeps beside it, and what it
+        // found holds for the snapshot the start publishes from the image it swept.
+        let beside = match reads {
+            Reads::EveryTableStatistics => store.sweep_beside_start(self.0, Indexed::Statistics),
+            Reads::EveryTableFile => store.sweep_beside_start(self.0, Indexed::Every),
+            _ => None,
+        };
         let state = store.connection_manifest(self.0, reads)?;
+        if let Some(swept) = beside.filter(|swept| swept.holds_for(&state)) {
+            store.starting.swept_beside();
+            return store.with_reread(state, swept.moved);
+        }
         match reads {
             Reads::Manifest
             | Reads::CurrentFiles

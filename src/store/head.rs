@@ -15,6 +15,7 @@
 //! returns it).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -68,6 +69,8 @@ pub(super) struct Head {
     pub(super) walk_outcome: [u8; 32],
     /// The search view's stamp kept with the image's digests, when the head read them.
     pub(super) kept_view: Option<[u8; 32]>,
+    /// The key of the image whose digests the head read (see `searched_files`).
+    pub(super) image_key: Option<Key>,
 }
 
 /// The connections whose start's reconcile is under way, each with its head when it has
@@ -80,6 +83,8 @@ pub(super) struct Starting {
     keeping: Mutex<Vec<std::thread::JoinHandle<()>>>,
     /// The walk memos the heads checked, by connection, until the change feed takes them.
     walks: Mutex<HashMap<String, WalkMemo>>,
+    /// How many searches took the sweep they made beside a start (`searched_files`).
+    swept_beside: AtomicU64,
 }
 
 impl Starting {
@@ -98,6 +103,11 @@ impl Starting {
     /// since a directory whose identity moved since its walk is read again).
     pub(super) fn take_walks(&self) -> HashMap<String, WalkMemo> {
         std::mem::take(&mut *self.walks.lock().recover())
+    }
+
+    /// A search took the sweep it made beside a start.
+    pub(super) fn swept_beside(&self) {
+        self.swept_beside.fetch_add(1, Ordering::Relaxed);
     }
 
     /// `name`'s start ended (published, or failed: a call then reconciles itself).
@@ -201,7 +211,8 @@ impl Store {
         files.set(&path, Some(identity), ContentHash::from_hex(&hash));
         let generation = shared.mirror.generation(&conn.name).ok()?;
         // With the image's digests, the head answers a table's context too.
-        let digests = image::kept_digests(shared, conn, generation, &files, outcome);
+        let (image_key, digests) =
+            image::kept_digests(shared, conn, generation, &files, outcome).unzip();
         let snapshot = Snapshot {
             config: conn.clone(),
             manifest: ManifestRead::Ok { doc, dropped },
@@ -222,6 +233,7 @@ impl Store {
             snapshot: Arc::new(snapshot),
             walk_outcome: outcome,
             kept_view: digests.and_then(|d| d.view),
+            image_key,
         };
         Some((head, walk))
     }
@@ -279,6 +291,11 @@ impl Store {
         let had = head.is_some();
         self.starting.begin(name, head);
         had
+    }
+
+    /// How many searches took the sweep they made beside a start.
+    pub fn searches_swept_beside_start(&self) -> u64 {
+        self.starting.swept_beside.load(Ordering::Relaxed)
     }
 
     /// `name`'s start begun by [`Store::begin_start`] ended.

@@ -27,6 +27,7 @@ use super::head::Head;
 use super::lock::WriteLock;
 use super::mirror::{self, MirrorError};
 use super::search::{self, TableEntry};
+use super::searched_files;
 use super::snapshot::ContentVersions;
 use super::{Ingested, Shared, Snapshot, Store};
 use crate::config::ConnectionConfig;
@@ -206,6 +207,7 @@ fn keep(
     versions: impl FnOnce() -> ContentVersions,
 ) {
     let (scope, key) = (scope(conn), of.key());
+    searched_files::keep(derived, conn, &key, (files, tables));
     if derived.holds_whole::<KeptImage>(&scope, &key) {
         if !derived.holds(&digests_scope(conn), &key) {
             save_digests(derived, conn, &key, &versions(), view);
@@ -240,14 +242,15 @@ fn save_digests(
 /// The content digests (and view stamp) of the image kept for `conn`'s rows at
 /// `generation` (`files`: a head's map, holding the manifest; `walk_outcome`: its walk's),
 /// when no connection-level file moved, diff.yaml among them: what a start's reconcile
-/// from that image holds. `None` otherwise, or when the rows moved meanwhile.
+/// from that image holds, with the image's key. `None` otherwise, or when the rows moved
+/// meanwhile.
 pub(super) fn kept_digests(
     shared: &Shared,
     conn: &ConnectionConfig,
     generation: u64,
     files: &FileMap,
     walk_outcome: [u8; 32],
-) -> Option<KeptDigests> {
+) -> Option<(Key, KeptDigests)> {
     let of = ImageOf::new(shared, conn, generation, files, Some(walk_outcome))?;
     let derived = DerivedDir::in_location(&shared.dir);
     let kept = derived.load::<KeptDigests>(&digests_scope(conn), &of.key())?;
@@ -258,7 +261,20 @@ pub(super) fn kept_digests(
         return None;
     }
     let still = shared.mirror.generation(&conn.name).ok()? == generation;
-    still.then_some(kept)
+    still.then_some((of.key(), kept))
+}
+
+/// The key of the image of `conn`'s rows at `generation` (`files`: holding the manifest;
+/// `walk_outcome`: its walk's), whether one is kept or not: a snapshot made from an image
+/// has its key.
+pub(super) fn key_of(
+    shared: &Shared,
+    conn: &ConnectionConfig,
+    generation: u64,
+    files: &FileMap,
+    walk_outcome: Option<[u8; 32]>,
+) -> Option<Key> {
+    ImageOf::new(shared, conn, generation, files, walk_outcome).map(|of| of.key())
 }
 
 /// What a reconcile made that an image keeps.
@@ -632,10 +648,12 @@ impl Store {
 
     /// Keep `published`'s digests and view stamp as its image's, for a snapshot made from
     /// its image (which is kept), unless they are kept already: when the digests are there
-    /// and the view was taken as kept at `taken` (the stamp the start had), not synced.
+    /// and the view was taken as kept at `taken` (the stamp the start had), not synced. Its
+    /// searched files too, off the caller's path, unless kept (see `searched_files`).
     pub(super) fn keep_digests(
+        &self,
         shared: &Shared,
-        published: &Snapshot,
+        published: &Arc<Snapshot>,
         walk_outcome: Option<[u8; 32]>,
         taken: Option<[u8; 32]>,
     ) {
@@ -647,6 +665,14 @@ impl Store {
         let (key, view) = (of.key(), Some(published.search.stamp()));
         if view != taken || !derived.holds(&digests_scope(conn), &key) {
             save_digests(&derived, conn, &key, &published.versions, view);
+        }
+        if !searched_files::held(&derived, conn, &key) {
+            let published = published.clone();
+            let keeping = std::thread::spawn(move || {
+                let made = (&published.files, &published.search.tables[..]);
+                searched_files::keep(&derived, &published.config, &key, made);
+            });
+            self.starting.keeping(keeping);
         }
     }
 

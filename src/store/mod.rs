@@ -6,9 +6,8 @@
 //! (`changes`) and the watcher's daemon loop (`watch`), and hands readers an immutable
 //! [`Snapshot`] of each served connection and a `ProjectSnapshot` of the project, each
 //! verified for what a call's answer reads (`fresh`: [`Store::fresh`], [`Store::answer`]).
-//! It owns the one cache of derived values (`cache`) and the files that keep the costly ones
-//! between processes (`derived`), and pz's docs corpus on disk with its
-//! index (`pz_docs`). Knows nothing of the questions asked.
+//! It owns the one cache of derived values (`cache`), the files keeping costly ones between
+//! processes (`derived`), pz's docs with their index (`pz_docs`); knows no question asked.
 
 pub mod background;
 mod beside;
@@ -31,6 +30,8 @@ pub mod pz_docs;
 pub mod pz_project;
 pub mod references;
 pub mod search;
+mod searched_files;
+mod shared_sweep;
 pub mod snapshot;
 mod touched;
 mod versions;
@@ -111,11 +112,9 @@ pub struct Store {
     /// The pz project served (`printdex pz serve`), stored beside the connections.
     project: Option<pz_project::ProjectSource>,
     references: ReferenceDocs,
-    /// The connections whose start's reconcile is under way (`open_serving`), with their
-    /// heads.
+    /// The connections whose start's reconcile is under way (`open_serving`), and heads.
     starting: head::Starting,
-    /// How many sweeps of every tracked file this store made; held through each, so
-    /// they are made one at a time (`Store::fresh`'s `every_table`).
+    /// Sweeps of every tracked file made; held through each, one at a time (`every_table`).
     whole_sweeps: Mutex<u64>,
 }
 
@@ -127,6 +126,8 @@ pub(crate) struct Shared {
     writer: Arc<Writer>,
     cache: Arc<Cache>,
     dir: PathBuf,
+    /// The searches' sweeps under way over this location's connections.
+    sweeps: shared_sweep::SharedSweeps,
     /// Opening set a damaged part aside and made it again.
     repaired: bool,
     /// This process's share of the location's `in-use.lock` (see `location::InUse`).
@@ -294,11 +295,10 @@ impl Store {
     }
 
     /// Start the change feed over every served root, on a thread of its own. After the
-    /// first scan, not beside it: on a small machine the feed's walk would take cores
-    /// from the scan (a start from its head, whose reconcile is a fraction of a second,
-    /// measured slower first calls with the feed beside it). Until the feed is up no
-    /// state is verified by it, so a search in between sweeps (and without a thread,
-    /// every search sweeps).
+    /// first scan, not beside it: on a small machine the feed's walk would take cores from
+    /// the scan (a start from its head, whose reconcile is a fraction of a second, measured
+    /// slower first calls with the feed beside it). Until the feed is up no state is
+    /// verified by it, so a search in between sweeps (without a thread, every search does).
     fn watch_changes(&self) {
         self.feed_coming
             .store(true, std::sync::atomic::Ordering::SeqCst);
@@ -605,9 +605,9 @@ impl Store {
         let kept = (&published.manifest, &published.files);
         self.keep_head(shared, conn, kept, walk_outcome);
         if from_image {
-            // Its digests, for the next start's head, unless kept (an image an earlier
-            // version kept has none).
-            Self::keep_digests(shared, &published, walk_outcome, view_taken);
+            // Its digests and searched files, for the next start, unless kept (an image
+            // an earlier version kept has neither).
+            self.keep_digests(shared, &published, walk_outcome, view_taken);
         } else {
             self.keep_image(shared, &published, walk_outcome);
         }

@@ -278,6 +278,15 @@ impl Texts {
         })
     }
 
+    /// Text `n` (`None`: there is none, or its bounds do not fit the text).
+    pub fn get(&self, n: usize) -> Option<&str> {
+        let start = match n {
+            0 => 0,
+            n => *self.ends.get(n - 1)? as usize,
+        };
+        self.text.get(start..*self.ends.get(n)? as usize)
+    }
+
     /// How many texts there are.
     pub fn len(&self) -> usize {
         self.ends.len()
@@ -641,10 +650,14 @@ mod tests {
         let read: Vec<_> = back.iter().collect();
         assert_eq!(read, [Some("stacks.loans"), Some(""), Some("é")]);
         assert_eq!(back.len(), 3);
+        let got: Vec<_> = (0..4).map(|n| back.get(n)).collect();
+        assert_eq!(got, [Some("stacks.loans"), Some(""), Some("é"), None]);
         let mut cut = back;
         *cut.ends.last_mut().unwrap() -= 1;
         assert_eq!(cut.iter().last(), Some(None), "inside a character");
+        assert_eq!(cut.get(2), None, "inside a character");
         *cut.ends.last_mut().unwrap() += 9;
         assert_eq!(cut.iter().last(), Some(None), "past the text");
+        assert_eq!(cut.get(2), None, "past the text");
     }
 }

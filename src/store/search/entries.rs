@@ -118,7 +118,7 @@ fn address(path: &Arc<Path>) -> usize {
 }
 
 /// Which of a table's indexed files a freshness check looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Indexed {
     /// Its statistics and their annotations (search_columns, resolve_value, validate_sql).
     Statistics,

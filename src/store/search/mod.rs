@@ -250,7 +250,9 @@ impl std::fmt::Debug for SearchView {
 impl SearchView {
     /// Every walkable table's files of `which` that moved on disk since ingest read them:
     /// one `stat` per declared file, spread over the cores for a large print. `None`
-    /// when a worker failed and could not vouch for its tables.
+    /// when a worker failed and could not vouch for its tables. The sweep a search makes
+    /// alone (the store shares one between the searches arriving while it runs:
+    /// `store::shared_sweep`); the benchmarks measure it.
     pub fn moved_paths(&self, which: Indexed) -> Option<Vec<PathBuf>> {
         const PER_THREAD: usize = 1024;
         let tables = self.tables.as_slice();
