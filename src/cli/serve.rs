@@ -202,8 +202,9 @@ fn in_process(
 /// reads back the kept values a first call would otherwise wait for whole: validate_sql's
 /// catalog and get_diff's prepared diff (a tenth of a second and more each at 100,000
 /// tables). Each waits while a call sweeps what it reads (`GiveWay`), as the first
-/// searches of a session do, but then runs at the calls' priority: below them, a first
-/// validate_sql behind two searches waited 100 ms for the catalog.
+/// searches of a session do, for a tenth of a second at most in all, and runs at the
+/// calls' priority: below them, or held back until the first searches were done, a first
+/// validate_sql right after two searches waited 60-140 ms for the catalog.
 fn warm_in_background(store: Arc<Store>, warm: Warm) {
     std::thread::spawn(move || {
         let started = std::time::Instant::now();
@@ -241,7 +242,8 @@ fn make_unkept(store: &Store, warm: Warm) {
 
 /// The kept values a session's first calls read back whole, read back ahead of them.
 fn read_back(store: &Store) {
-    let mut give_way = crate::store::background::GiveWay::new();
+    let most = std::time::Duration::from_millis(100);
+    let mut give_way = crate::store::background::GiveWay::at_most(most);
     for name in store.served.served_names_sorted() {
         give_way.now();
         if let Ok(state) = store.fresh(Connection(Some(&name)), Reads::CurrentFiles) {

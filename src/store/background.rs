@@ -39,6 +39,7 @@ impl Drop for Sweeping {
 /// not hold it back for ever.
 pub struct GiveWay {
     paused: Duration,
+    most: Duration,
 }
 
 /// The most one piece of background work pauses for the calls' sweeps, in all.
@@ -46,19 +47,27 @@ const MOST_PAUSED: Duration = Duration::from_secs(1);
 
 impl GiveWay {
     pub fn new() -> GiveWay {
+        GiveWay::at_most(MOST_PAUSED)
+    }
+
+    /// Pauses of at most `most` in all: for work a call will soon wait for (a session's
+    /// read-back of validate_sql's catalog), which must not be held back until the calls
+    /// after the first searches arrive.
+    pub fn at_most(most: Duration) -> GiveWay {
         GiveWay {
             paused: Duration::ZERO,
+            most,
         }
     }
 
     /// Wait while a call sweeps, unless this work has paused its most already.
     pub fn now(&mut self) {
         const EVERY: Duration = Duration::from_millis(2);
-        if SWEEPING.load(Ordering::SeqCst) == 0 || self.paused >= MOST_PAUSED {
+        if SWEEPING.load(Ordering::SeqCst) == 0 || self.paused >= self.most {
             return;
         }
         let started = Instant::now();
-        while SWEEPING.load(Ordering::SeqCst) > 0 && self.paused + started.elapsed() < MOST_PAUSED {
+        while SWEEPING.load(Ordering::SeqCst) > 0 && self.paused + started.elapsed() < self.most {
             std::thread::sleep(EVERY);
         }
         self.paused += started.elapsed();
@@ -124,6 +133,15 @@ mod give_way_tests {
         let started = Instant::now();
         give_way.now();
         assert!(started.elapsed() < Duration::from_millis(100));
+
+        // Work bounded lower pauses that long in all.
+        let mut soon_needed = GiveWay::at_most(Duration::from_millis(150));
+        let started = Instant::now();
+        soon_needed.now();
+        soon_needed.now();
+        let paused = started.elapsed();
+        assert!(paused >= Duration::from_millis(140), "paused {paused:?}");
+        assert!(paused < Duration::from_millis(900), "paused {paused:?}");
     }
 }
 
