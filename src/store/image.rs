@@ -198,7 +198,7 @@ fn held(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> bool {
 /// image of `of`, unless one that reads back whole is kept already (a file kept under
 /// this name may be damaged: a start that had no head never read it), or some identity
 /// in it is unsettled (a start `stat`s those: what it makes of them is the disk's, not
-/// the rows').
+/// the rows'). The tables' searched files beside it, unless kept whole already.
 fn keep(
     derived: &DerivedDir,
     conn: &ConnectionConfig,
@@ -207,11 +207,11 @@ fn keep(
     versions: impl FnOnce() -> ContentVersions,
 ) {
     let (scope, key) = (scope(conn), of.key());
-    searched_files::keep(derived, conn, &key, (files, tables));
     if derived.holds_whole::<KeptImage>(&scope, &key) {
         if !derived.holds(&digests_scope(conn), &key) {
             save_digests(derived, conn, &key, &versions(), view);
         }
+        searched_files::keep(derived, conn, &key, (files, tables));
         return;
     }
     let versions = &versions();
@@ -224,6 +224,7 @@ fn keep(
     if let Some(kept) = KeptImage::of(made) {
         derived.save(&scope, &key, &kept);
         save_digests(derived, conn, &key, versions, view);
+        searched_files::keep(derived, conn, &key, (files, tables));
     }
 }
 

@@ -221,9 +221,7 @@ mod tests {
     /// A copy of the library fixture, every file dated a minute back and its directories
     /// left to settle (so a store over it keeps its head and image), and what it serves.
     fn settled_library() -> (tempfile::TempDir, crate::config::Served) {
-        let project = tempfile::tempdir().unwrap();
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
-        crate::store::snapshot::tests::copy_dir(&fixture, project.path());
+        let (project, served) = crate::store::snapshot::tests::library_copy();
         let back = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
         let mut dirs = vec![project.path().to_path_buf()];
         while let Some(dir) = dirs.pop() {
@@ -238,8 +236,6 @@ mod tests {
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
-        let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
-        let served = crate::config::Served::resolve(&config, None).unwrap();
         (project, served)
     }
 

@@ -262,11 +262,7 @@ mod tests {
     #[test]
     fn searches_at_once_before_the_feed_is_up_each_see_an_edit_made_before_them() {
         use crate::store::{Connection, Reads, Store};
-        let project = tempfile::tempdir().unwrap();
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
-        crate::store::snapshot::tests::copy_dir(&fixture, project.path());
-        let config = crate::config::load_at(&project.path().display().to_string()).unwrap();
-        let served = crate::config::Served::resolve(&config, None).unwrap();
+        let (_project, served) = crate::store::snapshot::tests::library_copy();
         let index = tempfile::tempdir().unwrap();
         // No change feed: every search sweeps every table's searched files.
         let store = Arc::new(Store::open_unwatched(served, index.path()).unwrap());

@@ -514,7 +514,7 @@ pub(crate) mod tests {
     }
 
     /// A copy of the library fixture project, and what it serves.
-    fn library_copy() -> (tempfile::TempDir, crate::config::Served) {
+    pub(crate) fn library_copy() -> (tempfile::TempDir, crate::config::Served) {
         let project = tempfile::tempdir().unwrap();
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/library");
         copy_dir(&fixture, project.path());
