@@ -198,21 +198,20 @@ fn held(derived: &DerivedDir, conn: &ConnectionConfig, of: &ImageOf) -> bool {
 /// image of `of`, unless one that reads back whole is kept already (a file kept under
 /// this name may be damaged: a start that had no head never read it), or some identity
 /// in it is unsettled (a start `stat`s those: what it makes of them is the disk's, not
-/// the rows'). The tables' searched files beside it, unless kept whole already.
+/// the rows'). Whether the image is kept now.
 fn keep(
     derived: &DerivedDir,
     conn: &ConnectionConfig,
     of: &ImageOf,
     (files, tables, view): (&FileMap, &[TableEntry], Option<[u8; 32]>),
     versions: impl FnOnce() -> ContentVersions,
-) {
+) -> bool {
     let (scope, key) = (scope(conn), of.key());
     if derived.holds_whole::<KeptImage>(&scope, &key) {
         if !derived.holds(&digests_scope(conn), &key) {
             save_digests(derived, conn, &key, &versions(), view);
         }
-        searched_files::keep(derived, conn, &key, (files, tables));
-        return;
+        return true;
     }
     let versions = &versions();
     let made = Made {
@@ -221,11 +220,12 @@ fn keep(
         tables,
         view,
     };
-    if let Some(kept) = KeptImage::of(made) {
-        derived.save(&scope, &key, &kept);
-        save_digests(derived, conn, &key, versions, view);
-        searched_files::keep(derived, conn, &key, (files, tables));
-    }
+    let Some(kept) = KeptImage::of(made) else {
+        return false;
+    };
+    let saved = derived.save(&scope, &key, &kept);
+    save_digests(derived, conn, &key, versions, view);
+    saved
 }
 
 /// Keep `versions` and `view` as the digests of the image `key` names.
@@ -571,9 +571,13 @@ impl Store {
         let keeping = std::thread::spawn(move || {
             let search = &published.search;
             let made = (&published.files, &search.tables[..], Some(search.stamp()));
-            keep(&derived, &published.config, &of, made, || {
+            let kept = keep(&derived, &published.config, &of, made, || {
                 published.versions.clone()
             });
+            if kept {
+                let made = (&published.files, &search.tables[..]);
+                searched_files::keep(&derived, &published.config, &of.key(), made);
+            }
         });
         self.starting.keeping(keeping);
     }
@@ -688,6 +692,8 @@ impl Store {
     ) {
         if let Some(of) = ImageOf::new(shared, conn, generation, files, walk_outcome) {
             let derived = DerivedDir::in_location(&shared.dir);
+            // Without the tables' searched files: the rebuild's peak would hold them
+            // beside everything else. The first start after it keeps them.
             keep(&derived, conn, &of, (files, tables, None), || {
                 ContentVersions::of(files)
             });

@@ -14,6 +14,10 @@
 //!
 //! The sweep starts after the call arrived, so it finds every edit made before the call,
 //! which is all a call's freshness asks.
+//!
+//! A serving process keeps the list with each image it keeps; `index rebuild` does not
+//! (its peak memory would hold it beside the image and the file map), so the first start
+//! after a rebuild keeps it, off its path, for the next.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
