@@ -23,8 +23,8 @@ use super::background;
 use super::changes::{self, ChangeFeed};
 use super::published::Published;
 use super::pz_project::ProjectSnapshot;
-use super::search::{Indexed, SweptPaths, TableEntry};
-use super::shared_sweep::{List, SweepChunk, SweepOf, CHUNK};
+use super::search::{Indexed, SweptPaths};
+use super::shared_sweep::{self, List, SweepOf};
 use super::{Snapshot, Store};
 use crate::error::Recover;
 use crate::error::{internal, QueryError};
@@ -323,7 +323,7 @@ impl Store {
                     list: List::Tables(Arc::as_ptr(&tables) as usize),
                     which,
                 };
-                (state.shared.sweeps).moved(of, || Some(sweep_of_tables(tables, which)))
+                (state.shared.sweeps).moved(of, || Some(shared_sweep::of_tables(tables, which)))
             }
             (None, Swept::Tracked, _) => Some(sweep_every_file(None)),
         };
@@ -349,16 +349,6 @@ impl Store {
         }
         Ok(fresh)
     }
-}
-
-/// The sweep of every table's files of `which` in chunks of `CHUNK` tables.
-fn sweep_of_tables(tables: Arc<Vec<TableEntry>>, which: Indexed) -> (usize, SweepChunk) {
-    let chunks = tables.len().div_ceil(CHUNK);
-    let sweep = move |chunk: usize| -> Vec<PathBuf> {
-        let part = &tables[chunk * CHUNK..((chunk + 1) * CHUNK).min(tables.len())];
-        part.iter().flat_map(|t| t.moved_of(which)).collect()
-    };
-    (chunks, Box::new(sweep))
 }
 
 /// How far the change feed vouches for a snapshot a sweep starts from.

@@ -22,7 +22,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::cache::Key;
-use super::derived::{DerivedDir, Kept};
+use super::derived::{connection_scope, DerivedDir, Kept};
 use super::file_map::{ContentHash, FileMap};
 use super::{image, Shared, Snapshot, Store};
 use crate::config::ConnectionConfig;
@@ -45,13 +45,7 @@ impl Kept for KeptHead {
 
 /// One value per connection and print root: the newest reconcile's.
 fn scope(conn: &ConnectionConfig) -> Key {
-    Key::new(
-        "walkable manifest",
-        [
-            conn.name.as_bytes(),
-            conn.print_root.to_string_lossy().as_bytes(),
-        ],
-    )
+    connection_scope("walkable manifest", conn)
 }
 
 fn key(manifest_hash: &str, walk_outcome: &[u8; 32]) -> Key {

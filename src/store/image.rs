@@ -21,7 +21,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::cache::Key;
-use super::derived::{DerivedDir, Kept, Texts};
+use super::derived::{connection_scope, DerivedDir, Kept, Texts};
 use super::file_map::{ContentHash, FileMap};
 use super::head::Head;
 use super::lock::WriteLock;
@@ -124,24 +124,12 @@ pub(super) struct Image {
 
 /// One value per connection and print root: the newest reconcile's.
 fn scope(conn: &ConnectionConfig) -> Key {
-    Key::new(
-        "start image",
-        [
-            conn.name.as_bytes(),
-            conn.print_root.to_string_lossy().as_bytes(),
-        ],
-    )
+    connection_scope("start image", conn)
 }
 
 /// One value per connection and print root, as `scope`'s.
 fn digests_scope(conn: &ConnectionConfig) -> Key {
-    Key::new(
-        "start image digests",
-        [
-            conn.name.as_bytes(),
-            conn.print_root.to_string_lossy().as_bytes(),
-        ],
-    )
+    connection_scope("start image digests", conn)
 }
 
 /// What decides the image: the rows (the mirror's instance and the connection's

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::cache::Key;
-use super::derived::{DerivedDir, Kept, Texts};
+use super::derived::{connection_scope, DerivedDir, Kept, Texts};
 use super::file_map::FileMap;
 use super::search::{Indexed, TableEntry};
 use super::shared_sweep::{List, SweepChunk, SweepOf, CHUNK};
@@ -56,13 +56,7 @@ impl Kept for KeptSearchedFiles {
 
 /// One value per connection and print root: the newest image's.
 fn scope(conn: &ConnectionConfig) -> Key {
-    Key::new(
-        "searched files",
-        [
-            conn.name.as_bytes(),
-            conn.print_root.to_string_lossy().as_bytes(),
-        ],
-    )
+    connection_scope("searched files", conn)
 }
 
 /// The key of the searched files of the image `image` names.
@@ -226,19 +220,7 @@ mod tests {
     /// left to settle (so a store over it keeps its head and image), and what it serves.
     fn settled_library() -> (tempfile::TempDir, crate::config::Served) {
         let (project, served) = crate::store::snapshot::tests::library_copy();
-        let back = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        let mut dirs = vec![project.path().to_path_buf()];
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else {
-                    let file = std::fs::File::options().write(true).open(&path).unwrap();
-                    file.set_modified(back).unwrap();
-                }
-            }
-        }
+        crate::store::snapshot::tests::settle_files(project.path());
         std::thread::sleep(std::time::Duration::from_millis(200));
         (project, served)
     }

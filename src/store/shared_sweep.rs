@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
 use super::cache::Key;
-use super::search::Indexed;
+use super::search::{Indexed, TableEntry};
 use crate::error::Recover;
 use crate::ingest::parts::in_parts;
 
@@ -43,6 +43,28 @@ pub(super) enum List {
 
 /// Chunk `n`'s files that moved.
 pub(super) type SweepChunk = Box<dyn Fn(usize) -> Vec<PathBuf> + Send + Sync>;
+
+/// The sweep of every table's files of `which` in chunks of `CHUNK` tables.
+pub(super) fn of_tables(tables: Arc<Vec<TableEntry>>, which: Indexed) -> (usize, SweepChunk) {
+    let chunks = tables.len().div_ceil(CHUNK);
+    let sweep = move |chunk: usize| -> Vec<PathBuf> {
+        let part = &tables[chunk * CHUNK..((chunk + 1) * CHUNK).min(tables.len())];
+        part.iter().flat_map(|t| t.moved_of(which)).collect()
+    };
+    (chunks, Box::new(sweep))
+}
+
+/// What chunks `0..chunks` of `sweep` find moved, swept by this call alone over the
+/// cores. `None` when a chunk's sweep failed.
+pub(super) fn swept_alone(chunks: usize, sweep: &SweepChunk) -> Option<Vec<PathBuf>> {
+    let all: Vec<usize> = (0..chunks).collect();
+    let parts = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        in_parts(&all, 1, usize::MAX, |part| {
+            part.iter().flat_map(|&n| sweep(n)).collect::<Vec<_>>()
+        })
+    }));
+    Some(parts.ok()?.concat())
+}
 
 /// This process's sweeps under way, by what they run over.
 #[derive(Default)]
@@ -86,15 +108,7 @@ impl SharedSweeps {
         }
         drop(found);
         // The chunks claimed before this call joined may have been swept before it began.
-        let before: Vec<usize> = (0..joined_at).collect();
-        let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            in_parts(&before, 1, usize::MAX, |part| {
-                part.iter()
-                    .flat_map(|&n| (sweep.sweep)(n))
-                    .collect::<Vec<_>>()
-            })
-        }));
-        moved.extend(again.ok()?.into_iter().flatten());
+        moved.extend(swept_alone(joined_at, &sweep.sweep)?);
         Some(moved)
     }
 

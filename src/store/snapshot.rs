@@ -513,6 +513,24 @@ pub(crate) mod tests {
         }
     }
 
+    /// Date every file below `dir` a minute back, as files written well before a server
+    /// read them are: their identities are then settled.
+    pub(crate) fn settle_files(dir: &Path) {
+        let back = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let mut dirs = vec![dir.to_path_buf()];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else {
+                    let file = std::fs::File::options().write(true).open(&path).unwrap();
+                    file.set_modified(back).unwrap();
+                }
+            }
+        }
+    }
+
     /// A copy of the library fixture project, and what it serves.
     pub(crate) fn library_copy() -> (tempfile::TempDir, crate::config::Served) {
         let project = tempfile::tempdir().unwrap();

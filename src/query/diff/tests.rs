@@ -112,19 +112,7 @@ impl Project {
     /// Date every print file a minute back, as files written well before the server
     /// read them are: their identities are then settled, and a kept diff can be reused.
     fn settle(&self) {
-        let back = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
-        let mut stack = vec![self.dir.path().join("prints/demo")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else {
-                    let file = std::fs::File::options().write(true).open(&path).unwrap();
-                    file.set_modified(back).unwrap();
-                }
-            }
-        }
+        crate::store::snapshot::tests::settle_files(&self.dir.path().join("prints/demo"));
     }
 
     /// The project, settled, and a store that read it and kept the head a start answers

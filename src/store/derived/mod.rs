@@ -50,6 +50,18 @@ pub trait Kept: Serialize + DeserializeOwned {
     }
 }
 
+/// The scope of a value kept once per connection and print root (its newest one): `kind`
+/// names the value.
+pub fn connection_scope(kind: &'static str, conn: &crate::config::ConnectionConfig) -> Key {
+    Key::new(
+        kind,
+        [
+            conn.name.as_bytes(),
+            conn.print_root.to_string_lossy().as_bytes(),
+        ],
+    )
+}
+
 /// The `derived/` directory of one index location.
 #[derive(Debug, Clone)]
 pub struct DerivedDir {

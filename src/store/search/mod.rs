@@ -249,34 +249,12 @@ impl std::fmt::Debug for SearchView {
 
 impl SearchView {
     /// Every walkable table's files of `which` that moved on disk since ingest read them:
-    /// one `stat` per declared file, spread over the cores for a large print. `None`
-    /// when a worker failed and could not vouch for its tables. The sweep a search makes
-    /// alone (the store shares one between the searches arriving while it runs:
-    /// `store::shared_sweep`); the benchmarks measure it.
+    /// one `stat` per declared file, spread over the cores. `None` when a part of the
+    /// sweep failed. The sweep a search makes alone (the store shares one between the
+    /// searches arriving while it runs: `store::shared_sweep`); the benchmarks measure it.
     pub fn moved_paths(&self, which: Indexed) -> Option<Vec<PathBuf>> {
-        const PER_THREAD: usize = 1024;
-        let tables = self.tables.as_slice();
-        let workers = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(tables.len().div_ceil(PER_THREAD));
-        let sweep = |chunk: &[TableEntry]| -> Vec<PathBuf> {
-            chunk.iter().flat_map(|t| t.moved_of(which)).collect()
-        };
-        if workers <= 1 {
-            return Some(sweep(tables));
-        }
-        let per = tables.len().div_ceil(workers);
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = tables
-                .chunks(per)
-                .map(|chunk| scope.spawn(move || sweep(chunk)))
-                .collect();
-            let mut moved = Vec::new();
-            for h in handles {
-                moved.extend(h.join().ok()?);
-            }
-            Some(moved)
-        })
+        let (chunks, sweep) = super::shared_sweep::of_tables(self.tables.clone(), which);
+        super::shared_sweep::swept_alone(chunks, &sweep)
     }
 
     /// The position of `fqn` among the walkable tables.

@@ -191,11 +191,25 @@ fn a_and_b() -> Vec<TableEntry> {
     vec![entry("s.a", 1), entry("s.b", 1)]
 }
 
-#[test]
-fn a_sync_that_only_drops_tables_commits_the_drop() {
+/// An index holding s.a and s.b as connection `c`.
+fn indexed_a_and_b() -> (tempfile::TempDir, SearchIndex) {
     let dir = tempfile::tempdir().unwrap();
     let index = SearchIndex::open(dir.path(), false).unwrap();
     index.sync("c", a_and_b(), &load).unwrap();
+    (dir, index)
+}
+
+/// s.a and s.b synced by `syncing`: `index` (the same directory) holds each once, and a
+/// search finds each one's two columns once.
+fn synced_once(syncing: &SearchIndex, index: &SearchIndex) {
+    let snap = syncing.sync("c", a_and_b(), &load).unwrap();
+    assert_eq!(index.count("table").unwrap(), 2);
+    assert_eq!(search(&snap, Filters::default()).len(), 4);
+}
+
+#[test]
+fn a_sync_that_only_drops_tables_commits_the_drop() {
+    let (dir, index) = indexed_a_and_b();
     // s.b leaves and nothing is added: its documents go all the same.
     let snap = index.sync("c", vec![entry("s.a", 1)], &load).unwrap();
     assert_eq!(search(&snap, Filters::default()), ["s.a.email", "s.a.id"]);
@@ -204,32 +218,24 @@ fn a_sync_that_only_drops_tables_commits_the_drop() {
     // (which must not add what the other added again).
     let other = SearchIndex::open(dir.path(), false).unwrap();
     other.sync("c", a_and_b(), &load).unwrap();
-    let snap = index.sync("c", a_and_b(), &load).unwrap();
-    assert_eq!(index.count("table").unwrap(), 2);
-    assert_eq!(search(&snap, Filters::default()).len(), 4);
+    synced_once(&index, &index);
 }
 
 #[test]
 fn a_sync_that_fails_before_it_commits_leaves_no_table_held_twice() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = SearchIndex::open(dir.path(), false).unwrap();
-    index.sync("c", a_and_b(), &load).unwrap();
+    let (_dir, index) = indexed_a_and_b();
     // s.b's new version cannot be indexed (its file is still the old one): nothing is
     // committed, its old documents included.
     let mut outdated = entry("s.b", 2);
     outdated.stats = entry("s.b", 1).stats;
     let failed = index.sync("c", vec![entry("s.a", 1), outdated], &load);
     assert!(matches!(failed, Err(IndexError::Outdated(_))), "{failed:?}");
-    let snap = index.sync("c", a_and_b(), &load).unwrap();
-    assert_eq!(index.count("table").unwrap(), 2);
-    assert_eq!(search(&snap, Filters::default()).len(), 4);
+    synced_once(&index, &index);
 }
 
 #[test]
 fn a_table_found_held_twice_is_no_view_and_is_indexed_again_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = SearchIndex::open(dir.path(), false).unwrap();
-    index.sync("c", a_and_b(), &load).unwrap();
+    let (dir, index) = indexed_a_and_b();
     // s.b's documents added a second time, as printdex before index version 13 could
     // (its indexes are rebuilt; this is the check behind that).
     let docs = index.table_docs("c", &entry("s.b", 1), &load).unwrap();
@@ -244,9 +250,7 @@ fn a_table_found_held_twice_is_no_view_and_is_indexed_again_once() {
     // A reader does not answer from it; a writer replaces the doubled table's documents.
     let other = SearchIndex::open(dir.path(), false).unwrap();
     assert!(other.view("c", a_and_b()).unwrap().is_none());
-    let snap = other.sync("c", a_and_b(), &load).unwrap();
-    assert_eq!(index.count("table").unwrap(), 2);
-    assert_eq!(search(&snap, Filters::default()).len(), 4);
+    synced_once(&other, &index);
     assert!(index.view("c", a_and_b()).unwrap().is_some());
 }
 

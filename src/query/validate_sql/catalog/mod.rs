@@ -433,6 +433,14 @@ impl Catalog {
             })
     }
 
+    /// The position of the table keyed `fqn`, looked for at `near` first: where a table
+    /// nearly always is between two catalogs of one print (a lookup by name took 200 ms for
+    /// 100,000 tables).
+    fn position_near(&self, fqn: &str, near: Option<usize>) -> Option<usize> {
+        near.filter(|&at| self.tables.get(at).is_some_and(|t| t.fqn == fqn))
+            .or_else(|| self.position_of(fqn))
+    }
+
     /// The position of the table keyed `fqn`.
     fn position_of(&self, fqn: &str) -> Option<usize> {
         let stored = self.adapter.stored_name(fqn);
@@ -746,10 +754,7 @@ fn build(
         let before = before?;
         let entry = &state.search.tables[rank];
         // Where it was, looked up only when the tables moved (the manifest changed).
-        let here = position.get(&entry.fqn).copied();
-        let at = here
-            .filter(|&at| before.tables.get(at).is_some_and(|t| t.fqn == entry.fqn))
-            .or_else(|| before.position_of(&entry.fqn))?;
+        let at = before.position_near(&entry.fqn, position.get(&entry.fqn).copied())?;
         let key = (*before.read_from.get(at)?)?;
         (key == entry.key).then(|| &before.tables[at])
     };

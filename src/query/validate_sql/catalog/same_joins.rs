@@ -56,13 +56,8 @@ pub(super) fn rebuilt(state: &Snapshot, before: &Catalog) -> Result<Option<Catal
     // Each walkable table's place, and the ones whose record moved.
     let mut moved: HashMap<usize, usize> = HashMap::new();
     for (rank, entry) in search.tables.iter().enumerate() {
-        // Nearly always at its rank (both lists are in FQN order, and a table's FQN names
-        // one position): looked up by name only when not.
-        let at = match before.tables.get(rank) {
-            Some(table) if table.fqn == entry.fqn => Some(rank),
-            _ => before.position_of(&entry.fqn),
-        };
-        let Some(at) = at else {
+        // Nearly always at its rank: both lists are in FQN order.
+        let Some(at) = before.position_near(&entry.fqn, Some(rank)) else {
             return Ok(None);
         };
         match before.read_from.get(at) {
