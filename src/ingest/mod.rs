@@ -555,13 +555,14 @@ pub fn scan_tables(
     let root = &conn.print_root;
     let name = conn.name.as_str();
     let mut tables = Vec::with_capacity(entries.len());
-    let mut artifacts = 0;
+    let mut declared = Vec::with_capacity(entries.len());
     for (key, entry) in entries {
         let fqn = compat::py::str_of(&key);
         let dir = root.join(walk::table_path(&fqn, &entry));
-        artifacts += walk::declared_artifacts(&entry).len();
+        declared.push(walk::declared_artifacts(&entry).len());
         tables.push((fqn, dir, entry));
     }
+    let artifacts: usize = declared.iter().sum();
     // Progress counts every file the connection's mirror will hold, these and the diff
     // included.
     let before = files.len();
@@ -584,8 +585,7 @@ pub fn scan_tables(
             (diff, spilled)
         });
         let read = read_all(
-            &tables,
-            artifacts,
+            (&tables, &declared),
             name,
             known,
             &|done, _| progress(before + done, total),
@@ -601,7 +601,11 @@ pub fn scan_tables(
     // then the others.
     files.insert(1, diff);
     spilled += spilled_diff + spilled_tables;
-    files.extend(read);
+    // Moved part by part, each let go once moved: the records are never held twice.
+    files.reserve_exact(artifacts);
+    for part in read {
+        files.extend(part);
+    }
     tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
     ConnectionScan {
         manifest,
@@ -658,33 +662,33 @@ const SPILL_BATCH: usize = 128;
 /// Reports `(files done, files in all)` while a scan reads artifacts.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
-/// Read every file the walkable `tables` declare (`total` in all), in order, on as many
-/// threads as there are cores: parsing dominates a cold ingest, and files are independent.
-/// Each worker makes its tables' paths as it goes (a large print's list of paths is never
-/// held whole) and, with a spill, hands its records over every `SPILL_BATCH` files; the
-/// count of records it took is returned too.
+/// Read every file the walkable `tables` declare (`declared[i]` for table `i`), in order,
+/// on as many threads as there are cores: parsing dominates a cold ingest, and files are
+/// independent. Each worker makes its tables' paths as it goes (a large print's list of
+/// paths is never held whole), holds its records in a list of their exact size and, with
+/// a spill, hands them over every `SPILL_BATCH` files. Returns the parts' records in
+/// order, and how many were spilled.
 fn read_all(
-    tables: &[(String, PathBuf, Value)],
-    total: usize,
+    (tables, declared): (&[(String, PathBuf, Value)], &[usize]),
     connection: &str,
     known: Known,
     progress: Progress,
     spill: Option<Spill>,
-) -> (Vec<FileRecord>, usize) {
+) -> (Vec<Vec<FileRecord>>, usize) {
+    let total: usize = declared.iter().sum();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let spilled = std::sync::atomic::AtomicUsize::new(0);
-    let read_chunk = |part: &[(String, PathBuf, Value)]| -> Vec<FileRecord> {
-        let mut out = Vec::new();
-        let mut batch: Vec<FileRecord> = Vec::with_capacity(SPILL_BATCH);
-        let hand_over = |batch: &mut Vec<FileRecord>, out: &mut Vec<FileRecord>| {
+    let read_chunk = |part: &[(&(String, PathBuf, Value), usize)]| -> Vec<FileRecord> {
+        let mut out = Vec::with_capacity(part.iter().map(|(_, n)| n).sum());
+        let hand_over = |batch: &mut [FileRecord]| {
             let n = spill_into(batch, spill);
             spilled.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
-            out.append(batch);
         };
-        for (fqn, dir, entry) in part {
+        let mut unspilled = 0;
+        for ((fqn, dir, entry), _) in part {
             for (kind, file) in walk::declared_artifacts(entry) {
                 let path = dir.join(&file);
-                batch.push(match known.trusted(&path) {
+                out.push(match known.trusted(&path) {
                     Some(identity) => {
                         FileRecord::unchanged(&path, connection, Some(fqn), &kind, identity)
                     }
@@ -694,17 +698,19 @@ fn read_all(
                 if n.is_multiple_of(64) || n == total {
                     progress(n, total);
                 }
-                if batch.len() == SPILL_BATCH {
-                    hand_over(&mut batch, &mut out);
+                if out.len() - unspilled == SPILL_BATCH {
+                    hand_over(&mut out[unspilled..]);
+                    unspilled = out.len();
                 }
             }
         }
-        hand_over(&mut batch, &mut out);
+        hand_over(&mut out[unspilled..]);
         out
     };
+    let work: Vec<_> = tables.iter().zip(declared.iter().copied()).collect();
     // At most 8 workers, none for fewer than 16 tables (about 64 files).
-    let records = parts::in_parts(tables, 16, 8, read_chunk).concat();
-    (records, spilled.into_inner())
+    let parts = parts::in_parts(&work, 16, 8, read_chunk);
+    (parts, spilled.into_inner())
 }
 
 /// Hand `records` to `spill` when one holds a fresh parse; when it stores them, drop
@@ -750,9 +756,11 @@ fn read_manifest(
     let mut memo = None;
     let mut outcome = None;
     let manifest_record = refresh_file(manifest_path, name, None, "manifest", known, None);
+    // Borrowed from the record when it was read now: a large print's manifest parse is
+    // its largest value, and the record holds it until the spill takes it.
     let manifest_parsed = match manifest_record.scanned.read() {
-        Some(read) => read.clone(),
-        None => known.parsed(manifest_path).unwrap_or(Parsed::Absent),
+        Some(read) => std::borrow::Cow::Borrowed(read),
+        None => std::borrow::Cow::Owned(known.parsed(manifest_path).unwrap_or(Parsed::Absent)),
     };
     let none = |read| (read, Vec::new());
     let manifest = if !manifest_path.is_file() {
@@ -762,7 +770,7 @@ fn read_manifest(
             "it resolves outside the connection root".into(),
         ))
     } else {
-        match &manifest_parsed {
+        match &*manifest_parsed {
             Parsed::YamlError(m) => none(ManifestRead::Unparseable(m.clone())),
             Parsed::OtherError(m) => none(ManifestRead::Failed(m.clone())),
             Parsed::Yaml(data) => match manifest_shape_error(data) {
@@ -924,6 +932,70 @@ mod tests {
             ));
         }
         text
+    }
+
+    /// A stash that takes every batch of records, noting each batch's paths.
+    #[derive(Default)]
+    struct Batches(std::sync::Mutex<Vec<Vec<PathBuf>>>);
+
+    impl Stash for Batches {
+        fn records(&self, records: &[FileRecord]) -> bool {
+            let paths = records.iter().map(|r| r.path.clone()).collect();
+            self.0.lock().unwrap().push(paths);
+            true
+        }
+        fn items(&self, _: &str, _: u64, _: &[Value]) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn every_declared_file_is_read_once_in_table_order_and_spilled_in_batches() {
+        // Enough tables for several parts; every fifth declares its statistics only, and
+        // every third's ddl is not on disk (read as absent).
+        let dir = tempfile::tempdir().unwrap();
+        let (mut tables, mut declared, mut expected) = (Vec::new(), Vec::new(), Vec::new());
+        for n in 0..300 {
+            let table_dir = dir.path().join(format!("s/t{n:03}"));
+            std::fs::create_dir_all(&table_dir).unwrap();
+            std::fs::write(table_dir.join("statistics.yaml"), format!("rows: {n}\n")).unwrap();
+            if n % 3 != 0 {
+                std::fs::write(table_dir.join("ddl.sql"), "create table t (a int);\n").unwrap();
+            }
+            let text = if n % 5 == 0 {
+                "artifacts:\n  statistics: statistics.yaml\n"
+            } else {
+                "artifacts:\n  statistics: statistics.yaml\n  ddl: ddl.sql\n"
+            };
+            let entry = yaml::load(text).unwrap();
+            let files = walk::declared_artifacts(&entry);
+            let fqn = format!("s.t{n:03}");
+            expected.extend(files.iter().map(|(_, f)| (table_dir.join(f), fqn.clone())));
+            declared.push(files.len());
+            tables.push((fqn, table_dir, entry));
+        }
+        let stash = Batches::default();
+        let (parts, spilled) = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, Some(&stash));
+        for part in &parts {
+            assert_eq!(part.len(), part.capacity(), "each part is held at its size");
+        }
+        let records: Vec<FileRecord> = parts.into_iter().flatten().collect();
+        let read: Vec<(PathBuf, String)> = records
+            .iter()
+            .map(|r| (r.path.clone(), r.fqn.clone().unwrap()))
+            .collect();
+        assert_eq!(read, expected, "every declared file once, in table order");
+        assert!(records.iter().all(|r| r.scanned == Scanned::Stored));
+        assert_eq!(spilled, expected.len());
+        let batches = stash.0.into_inner().unwrap();
+        assert!(batches
+            .iter()
+            .all(|b| !b.is_empty() && b.len() <= SPILL_BATCH));
+        let mut stashed: Vec<PathBuf> = batches.into_iter().flatten().collect();
+        stashed.sort();
+        let mut paths: Vec<PathBuf> = expected.into_iter().map(|(p, _)| p).collect();
+        paths.sort();
+        assert_eq!(stashed, paths, "each record handed to the stash once");
     }
 
     #[test]
