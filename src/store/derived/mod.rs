@@ -15,7 +15,7 @@
 //! written by another format or does not decode is removed and built again, and a write
 //! that fails (a full disk, a read-only directory) costs only the next process's build.
 
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -60,6 +60,24 @@ pub fn connection_scope(kind: &'static str, conn: &crate::config::ConnectionConf
             conn.print_root.to_string_lossy().as_bytes(),
         ],
     )
+}
+
+/// A writer that checksums what passes through it.
+struct Checksummed<W> {
+    to: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.to.write(bytes)?;
+        self.crc.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.to.flush()
+    }
 }
 
 /// The `derived/` directory of one index location.
@@ -154,7 +172,6 @@ impl DerivedDir {
 
     fn write<T: Kept>(&self, path: &Path, value: &T) -> std::io::Result<()> {
         static WRITTEN: AtomicU64 = AtomicU64::new(0);
-        let payload = postcard::to_stdvec(value).map_err(std::io::Error::other)?;
         std::fs::create_dir_all(&self.dir)?;
         let temporary = self.dir.join(format!(
             ".writing-{}-{}",
@@ -162,11 +179,24 @@ impl DerivedDir {
             WRITTEN.fetch_add(1, Ordering::Relaxed)
         ));
         let written = (|| {
+            // Encoded straight to the file, its checksum taken on the way and written into
+            // the header last: a large value (a 100,000-table image, 64 MB) is never held
+            // encoded in memory beside itself.
             let mut file = std::fs::File::create(&temporary)?;
             file.write_all(MAGIC)?;
             file.write_all(&T::ENCODING.to_le_bytes())?;
-            file.write_all(&crc32fast::hash(&payload).to_le_bytes())?;
-            file.write_all(&payload)?;
+            file.write_all(&[0; 4])?;
+            let mut payload = Checksummed {
+                to: std::io::BufWriter::with_capacity(1 << 16, file),
+                crc: crc32fast::Hasher::new(),
+            };
+            postcard::to_io(value, &mut payload).map_err(std::io::Error::other)?;
+            let Checksummed { to, crc } = payload;
+            let mut file = to
+                .into_inner()
+                .map_err(std::io::IntoInnerError::into_error)?;
+            file.seek(std::io::SeekFrom::Start((MAGIC.len() + 4) as u64))?;
+            file.write_all(&crc.finalize().to_le_bytes())?;
             drop(file);
             std::fs::rename(&temporary, path)
         })();
@@ -514,6 +544,33 @@ mod tests {
             None,
             "another encoding"
         );
+    }
+
+    #[test]
+    fn a_large_value_is_written_as_its_whole_encoding_would_be() {
+        // Larger than the write's buffer many times over: the file is the header (its
+        // checksum that of the whole payload) and the payload, as a file written from
+        // the value encoded in memory was, so files kept before read back the same.
+        let dir = tempfile::tempdir().unwrap();
+        let derived = DerivedDir::in_location(dir.path());
+        let (scope, key) = keys(1);
+        let large = Sample {
+            names: (0..100_000).map(|n| format!("table_{n}")).collect(),
+            count: 7,
+        };
+        assert!(derived.save(&scope, &key, &large));
+        let payload = postcard::to_stdvec(&large).unwrap();
+        assert!(payload.len() > 10 * (1 << 16));
+        let mut expected = MAGIC.to_vec();
+        expected.extend_from_slice(&Sample::ENCODING.to_le_bytes());
+        expected.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        expected.extend_from_slice(&payload);
+        let written = std::fs::read(derived.file(&scope, &key)).unwrap();
+        assert!(
+            written == expected,
+            "the file is the header and the payload"
+        );
+        assert_eq!(derived.load::<Sample>(&scope, &key), Some(large));
     }
 
     #[test]
