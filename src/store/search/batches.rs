@@ -4,13 +4,13 @@
 use tantivy::indexer::UserOperation;
 use tantivy::{IndexWriter, TantivyDocument};
 
-use super::{directory, worker_panicked, IndexError, Load, SearchIndex, TableDocs, TableEntry};
+use super::{worker_panicked, IndexError, Load, SearchIndex, TableDocs, TableEntry};
 
 /// Tables whose documents are built at once while (re)indexing: bounds the documents
 /// held before the writer takes them.
 const TABLES_PER_BATCH: usize = 500;
 /// Tables per commit while (re)indexing, at least: each commit writes a segment (and
-/// syncs it) that merges then read again, and a reader reload follows it.
+/// syncs it) that merges then read again.
 const TABLES_PER_COMMIT: usize = 2000;
 /// Documents handed to the index writer at once while (re)indexing.
 const DOCS_PER_RUN: usize = 64;
@@ -69,11 +69,11 @@ impl SearchIndex {
                     if added.len() < TABLES_PER_COMMIT && built.peek().is_some() {
                         continue;
                     }
-                    let written = writer
-                        .commit()
-                        .map(|_| ())
-                        .and_then(|()| directory::reload(&self.reader));
-                    if let Err(e) = written {
+                    // No reader reload here: the sync reloads once its commits have
+                    // landed. A reader reloaded after each commit held every segment a
+                    // merge then read, keeping the merge's pages of them mapped (most of
+                    // a rebuild's peak beyond its documents).
+                    if let Err(e) = writer.commit() {
                         return (committed, Err(IndexError::from(e)));
                     }
                     committed.append(&mut added);

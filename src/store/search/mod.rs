@@ -46,6 +46,8 @@ pub use entries::{table_entries, table_key, Indexed, SweptPaths, TableEntry, IND
 pub const INDEX_VERSION: &str = "13";
 const VERSION_FILE: &str = "printdex-index-version";
 const WRITER_HEAP: usize = 50_000_000;
+/// A document's first reservation, beside its table id: the fields every document has.
+const BASE_DOC_BYTES: usize = 64;
 /// A sync of at most this many tables commits without merging.
 const SMALL_SYNC: usize = 16;
 /// `compact` merges once the index holds more segments than this.
@@ -409,6 +411,18 @@ impl SearchIndex {
         self.load_known().map(|_| ())
     }
 
+    /// A writer of the index: one indexing thread and one merging thread. Merges run one
+    /// after another: each maps the segments it reads, and with tantivy's four at once the
+    /// pages of every merge's segments were held together (a large sync's peak).
+    fn writer(&self) -> Result<IndexWriter<TantivyDocument>, IndexError> {
+        let options = tantivy::indexer::IndexWriterOptions::builder()
+            .num_worker_threads(1)
+            .num_merge_threads(1)
+            .memory_budget_per_thread(WRITER_HEAP)
+            .build();
+        Ok(self.index.writer_with_options(options)?)
+    }
+
     /// Whether opening created, reused or replaced the index.
     pub fn opened(&self) -> super::Opened {
         self.opened
@@ -421,8 +435,7 @@ impl SearchIndex {
         if segments.len() <= MAX_SEGMENTS {
             return Ok(false);
         }
-        let mut writer: IndexWriter<TantivyDocument> =
-            self.index.writer_with_num_threads(1, WRITER_HEAP)?;
+        let mut writer: IndexWriter<TantivyDocument> = self.writer()?;
         writer.merge(&segments).wait()?;
         writer.wait_merging_threads()?;
         directory::reload(&self.reader)?;
@@ -593,8 +606,7 @@ impl SearchIndex {
             // Until this sync's commits land, what is known is not what the index holds:
             // a sync that fails on the way leaves the next one to read the index again.
             known_all.opstamp = None;
-            let mut writer: IndexWriter<TantivyDocument> =
-                self.index.writer_with_num_threads(1, WRITER_HEAP)?;
+            let mut writer: IndexWriter<TantivyDocument> = self.writer()?;
             if fresh.len() + stale.len() <= SMALL_SYNC {
                 // A few tables (the watcher's usual work): commit without waiting on a
                 // merge, which can take longer than the change itself; `compact` merges
@@ -604,7 +616,10 @@ impl SearchIndex {
             // Every table whose documents go or are replaced loses whatever the index holds
             // of it, known or not: a delete reaches only what was added before it, so a
             // table's documents are never held twice.
-            let replaced = fresh.iter().map(|t| t.fqn.as_str());
+            // An index holding no documents (a rebuild's) has none to lose: each delete
+            // would be held (a query's weight each) until the first commit.
+            let holds_none = self.index.searchable_segment_ids()?.is_empty();
+            let replaced = fresh.iter().map(|t| t.fqn.as_str()).filter(|_| !holds_none);
             for fqn in stale.iter().map(String::as_str).chain(replaced) {
                 writer.delete_term(Term::from_field_text(
                     self.fields.table_id,
@@ -662,7 +677,10 @@ impl SearchIndex {
         let f = &self.fields;
         let id = table_id(conn, &derived.table.fqn);
         let base = |kind: &str| {
-            let mut doc = TantivyDocument::new();
+            // Sized for what `base` adds, grown by what follows: tantivy's `new` reserves a
+            // kilobyte, four times a find value's document, and a large sync holds hundreds
+            // of thousands of documents at once while the writer catches up.
+            let mut doc = TantivyDocument::with_capacity(BASE_DOC_BYTES + id.len());
             doc.add_text(f.kind, kind);
             doc.add_text(f.conn, conn);
             doc.add_text(f.table_id, &id);
