@@ -551,9 +551,14 @@ impl SearchView {
             (Occur::Must, term_query(self.fields.conn, &self.conn)),
             (Occur::Must, term_query(self.fields.kind, kind)),
         ]);
+        // Read through mappings let go once done (see `directory::StoresApart`).
+        let apart = super::directory::StoresApart::open(&self.dir, &self.searcher);
         for (rank, address) in self.searcher.search(&query, &self.table_hits())? {
             if wanted(rank) {
-                let doc: TantivyDocument = self.searcher.doc(address)?;
+                let doc: TantivyDocument = match &apart {
+                    Some(stores) => stores.doc(address)?,
+                    None => self.searcher.doc(address)?,
+                };
                 each(rank, &doc)?;
             }
         }

@@ -232,6 +232,8 @@ pub use crate::ingest::file_identity;
 #[derive(Clone)]
 pub struct SearchView {
     pub(crate) searcher: Searcher,
+    /// The index's directory (see `SearchIndex::dir`).
+    pub(crate) dir: Arc<Path>,
     pub(crate) fields: Fields,
     pub(crate) conn: String,
     /// Walkable tables, sorted by FQN.
@@ -269,6 +271,8 @@ impl SearchView {
 
 pub struct SearchIndex {
     index: Index,
+    /// Where the index lives: a bulk read maps its stores apart (`directory::StoresApart`).
+    dir: Arc<Path>,
     reader: IndexReader,
     fields: Fields,
     /// Per connection: the key each indexed table was derived under, as of the index
@@ -328,7 +332,7 @@ impl SearchIndex {
             tantivy::IndexSettings::default(),
         )?;
         std::fs::write(dir.join(VERSION_FILE), INDEX_VERSION).map_err(io_err(dir))?;
-        SearchIndex::with_reader(index, fields, found)
+        SearchIndex::with_reader(index, dir, fields, found)
     }
 
     /// The index in `dir` while another process holds the writer lock and works on it:
@@ -364,11 +368,12 @@ impl SearchIndex {
                 return Err(IndexError::Checksum(names.join(", ")));
             }
         }
-        SearchIndex::with_reader(index, fields, super::Opened::Reused).map(Some)
+        SearchIndex::with_reader(index, dir, fields, super::Opened::Reused).map(Some)
     }
 
     fn with_reader(
         index: Index,
+        dir: &Path,
         fields: Fields,
         opened: super::Opened,
     ) -> Result<SearchIndex, IndexError> {
@@ -388,6 +393,7 @@ impl SearchIndex {
         let read = started.elapsed();
         let this = SearchIndex {
             index,
+            dir: Arc::from(dir),
             reader,
             fields,
             // Read at the first sync, which reads it again whenever the index's opstamp is
@@ -554,6 +560,7 @@ impl SearchIndex {
         let rank = tables.iter().enumerate().map(|(i, t)| (t.key, i)).collect();
         SearchView {
             searcher,
+            dir: self.dir.clone(),
             fields: self.fields,
             conn: conn.to_string(),
             tables: Arc::new(tables),
@@ -566,6 +573,7 @@ impl SearchIndex {
     pub fn empty_view(&self, conn: &str) -> SearchView {
         SearchView {
             searcher: self.reader.searcher(),
+            dir: self.dir.clone(),
             fields: self.fields,
             conn: conn.to_string(),
             tables: Arc::default(),

@@ -442,3 +442,55 @@ fn hits_placed_as_they_are_read_are_in_reply_order() {
         assert_eq!(hits.get(0), Some(all[0]));
     }
 }
+
+#[test]
+fn stores_mapped_apart_read_the_searchers_documents_until_dropped() {
+    // Several segments (one table changed per sync), read through the searcher and
+    // through stores mapped apart: the same documents at the same addresses.
+    let dir = tempfile::tempdir().unwrap();
+    let index = SearchIndex::open(dir.path(), false).unwrap();
+    let names = ["s.a", "s.b", "s.c"];
+    let mut view = None;
+    for changed in 0..names.len() {
+        let tables = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| entry(n, 10 * i as u64 + u64::from(i <= changed)))
+            .collect();
+        view = Some(index.sync("c", tables, &load).unwrap());
+    }
+    let view = view.unwrap();
+    assert!(view.searcher.segment_readers().len() > 1);
+    let apart = directory::StoresApart::open(&view.dir, &view.searcher).expect("mapped");
+    let mut read = 0;
+    for (ord, segment) in view.searcher.segment_readers().iter().enumerate() {
+        for doc_id in 0..segment.max_doc() {
+            let address = tantivy::DocAddress::new(ord as u32, doc_id);
+            let through: TantivyDocument = view.searcher.doc(address).unwrap();
+            assert_eq!(apart.doc(address).unwrap(), through);
+            read += 1;
+        }
+    }
+    assert!(read > 0);
+    let mut records = Vec::new();
+    view.each_catalog_record(&|_| true, &mut |rank, record| records.push((rank, record)))
+        .unwrap();
+    assert_eq!(
+        records.iter().map(|(rank, _)| *rank).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
+    // A segment gone from the directory: no stores apart, and the catalog's read goes
+    // through the searcher's own mappings.
+    let gone = format!(
+        "{}.store",
+        view.searcher.segment_readers()[0]
+            .segment_id()
+            .uuid_string()
+    );
+    std::fs::remove_file(dir.path().join(gone)).unwrap();
+    assert!(directory::StoresApart::open(&view.dir, &view.searcher).is_none());
+    let mut again = 0;
+    view.each_catalog_record(&|_| true, &mut |_, _| again += 1)
+        .unwrap();
+    assert_eq!(again, 3);
+}
