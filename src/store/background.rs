@@ -106,6 +106,14 @@ pub fn below_calls() {
 mod give_way_tests {
     use super::*;
 
+    /// How long `give_way` held its caller back, asked twice.
+    fn paused_twice(give_way: &mut GiveWay) -> Duration {
+        let started = Instant::now();
+        give_way.now();
+        give_way.now();
+        started.elapsed()
+    }
+
     #[test]
     fn background_work_pauses_while_a_call_sweeps_and_for_a_second_at_most_in_all() {
         // One test owns the process-wide count: another sweeping beside it would only
@@ -124,10 +132,7 @@ mod give_way_tests {
 
         // A sweep that never ends holds it back a second in all, then no more.
         let _forever = Sweeping::begin();
-        let started = Instant::now();
-        give_way.now();
-        give_way.now();
-        let paused = started.elapsed();
+        let paused = paused_twice(&mut give_way);
         assert!(paused >= Duration::from_millis(800), "paused {paused:?}");
         assert!(paused < Duration::from_secs(3), "paused {paused:?}");
         let started = Instant::now();
@@ -135,11 +140,7 @@ mod give_way_tests {
         assert!(started.elapsed() < Duration::from_millis(100));
 
         // Work bounded lower pauses that long in all.
-        let mut soon_needed = GiveWay::at_most(Duration::from_millis(150));
-        let started = Instant::now();
-        soon_needed.now();
-        soon_needed.now();
-        let paused = started.elapsed();
+        let paused = paused_twice(&mut GiveWay::at_most(Duration::from_millis(150)));
         assert!(paused >= Duration::from_millis(140), "paused {paused:?}");
         assert!(paused < Duration::from_millis(900), "paused {paused:?}");
     }
