@@ -172,45 +172,66 @@ fn again_if_gone<T>(open: impl Fn() -> tantivy::Result<T>) -> tantivy::Result<T>
     }
 }
 
-/// The doc stores of a searcher's segments over mappings of their own, unmapped when this
-/// is dropped. A read of every table's documents (validate_sql's catalog built whole)
-/// touches most of the doc store; through the searcher's mappings, which live as long as
-/// the process serves that state, those pages stayed resident: 330 MB of a 100,000-table
-/// server's memory after its first validate_sql. The segments are the searcher's (files
-/// never change once written), so the same address reads the same document.
-pub struct StoresApart {
-    stores: Vec<tantivy::store::StoreReader>,
+/// The doc stores of a searcher's segments over mappings of their own, one segment at a
+/// time, each unmapped when the read moves on to the next segment or ends. A read of every
+/// table's documents (validate_sql's catalog built whole) touches most of the doc store;
+/// through the searcher's mappings, which live as long as the process serves that state,
+/// those pages stayed resident: 330 MB of a 100,000-table server's memory after its first
+/// validate_sql. Mapped all at once and let go at the end, they still were, until the
+/// read ended (its peak). The segments are the searcher's (files never change once
+/// written), so the same address reads the same document; a segment whose store cannot
+/// be mapped apart (merged away and deleted since the searcher opened it) is read
+/// through the searcher.
+pub struct StoresApart<'s> {
+    searcher: &'s tantivy::Searcher,
+    /// `None`: the directory could not be opened; every read goes through the searcher.
+    directory: Option<MmapDirectory>,
+    /// The segment mapped now, by its ordinal; `None` beside it: read through the searcher.
+    mapped: Option<(u32, Option<tantivy::store::StoreReader>)>,
 }
 
-impl StoresApart {
-    /// `None` when a segment's store cannot be mapped apart (a segment merged away and
-    /// deleted since the searcher opened it): the caller reads through the searcher.
-    pub fn open(dir: &Path, searcher: &tantivy::Searcher) -> Option<StoresApart> {
-        let directory = MmapDirectory::open(dir).ok()?;
-        let stores = searcher
-            .segment_readers()
-            .iter()
-            .map(|segment| {
-                let name = format!("{}.store", segment.segment_id().uuid_string());
-                let file = directory.open_read(Path::new(&name)).ok()?;
-                // Without the footer tantivy's own directory takes off every file it reads.
-                let (_, file) = tantivy::directory::footer::Footer::extract_footer(file).ok()?;
-                // One block cached, as the searcher's own store readers do by default.
-                tantivy::store::StoreReader::open(file, 1).ok()
-            })
-            .collect::<Option<Vec<_>>>()?;
-        Some(StoresApart { stores })
+impl<'s> StoresApart<'s> {
+    pub fn new(dir: &Path, searcher: &'s tantivy::Searcher) -> StoresApart<'s> {
+        StoresApart {
+            searcher,
+            directory: MmapDirectory::open(dir).ok(),
+            mapped: None,
+        }
     }
 
-    /// The document at `address` (of the searcher this was opened for).
-    pub fn doc(&self, address: tantivy::DocAddress) -> tantivy::Result<tantivy::TantivyDocument> {
-        let store = self
-            .stores
-            .get(address.segment_ord as usize)
-            .ok_or_else(|| {
-                TantivyError::InvalidArgument(format!("no segment {}", address.segment_ord))
-            })?;
-        store.get(address.doc_id)
+    /// The document at `address` (of the searcher this was made for). Read in address
+    /// order, each segment is mapped once.
+    pub fn doc(
+        &mut self,
+        address: tantivy::DocAddress,
+    ) -> tantivy::Result<tantivy::TantivyDocument> {
+        let ord = address.segment_ord;
+        if self.mapped.as_ref().map(|(at, _)| *at) != Some(ord) {
+            // The last segment's pages go before the next one's are read.
+            self.mapped = None;
+            self.mapped = Some((ord, self.map(ord)));
+        }
+        match &self.mapped {
+            Some((_, Some(store))) => store.get(address.doc_id),
+            _ => self.searcher.doc(address),
+        }
+    }
+
+    /// Whether the segment at `ord` is read through a mapping of its own.
+    #[cfg(test)]
+    pub fn maps(&self, ord: u32) -> bool {
+        self.map(ord).is_some()
+    }
+
+    fn map(&self, ord: u32) -> Option<tantivy::store::StoreReader> {
+        let segment = self.searcher.segment_readers().get(ord as usize)?;
+        let name = format!("{}.store", segment.segment_id().uuid_string());
+        let file = self.directory.as_ref()?.open_read(Path::new(&name)).ok()?;
+        // Without the footer tantivy's own directory takes off every file it reads.
+        let (_, file) = tantivy::directory::footer::Footer::extract_footer(file).ok()?;
+        // One block cached, as the searcher's own store readers do by default: the
+        // documents are read in address order.
+        tantivy::store::StoreReader::open(file, 1).ok()
     }
 }
 

@@ -551,15 +551,12 @@ impl SearchView {
             (Occur::Must, term_query(self.fields.conn, &self.conn)),
             (Occur::Must, term_query(self.fields.kind, kind)),
         ]);
-        // Read through mappings let go once done (see `directory::StoresApart`).
-        let apart = super::directory::StoresApart::open(&self.dir, &self.searcher);
+        // Read through mappings let go segment by segment (see `directory::StoresApart`);
+        // the hits come in address order, segment by segment.
+        let mut apart = super::directory::StoresApart::new(&self.dir, &self.searcher);
         for (rank, address) in self.searcher.search(&query, &self.table_hits())? {
             if wanted(rank) {
-                let doc: TantivyDocument = match &apart {
-                    Some(stores) => stores.doc(address)?,
-                    None => self.searcher.doc(address)?,
-                };
-                each(rank, &doc)?;
+                each(rank, &apart.doc(address)?)?;
             }
         }
         Ok(())

@@ -461,9 +461,10 @@ fn stores_mapped_apart_read_the_searchers_documents_until_dropped() {
     }
     let view = view.unwrap();
     assert!(view.searcher.segment_readers().len() > 1);
-    let apart = directory::StoresApart::open(&view.dir, &view.searcher).expect("mapped");
+    let mut apart = directory::StoresApart::new(&view.dir, &view.searcher);
     let mut read = 0;
     for (ord, segment) in view.searcher.segment_readers().iter().enumerate() {
+        assert!(apart.maps(ord as u32));
         for doc_id in 0..segment.max_doc() {
             let address = tantivy::DocAddress::new(ord as u32, doc_id);
             let through: TantivyDocument = view.searcher.doc(address).unwrap();
@@ -479,8 +480,16 @@ fn stores_mapped_apart_read_the_searchers_documents_until_dropped() {
     let mut ranks: Vec<usize> = records.iter().map(|(rank, _)| *rank).collect();
     ranks.sort_unstable();
     assert_eq!(ranks, [0, 1, 2]);
-    // A segment gone from the directory: no stores apart, and the catalog's read goes
-    // through the searcher's own mappings.
+    // Read again out of address order: each segment mapped again as the read comes back
+    // to it, the same documents.
+    let segments = view.searcher.segment_readers().len() as u32;
+    for ord in (0..segments).rev() {
+        let address = tantivy::DocAddress::new(ord, 0);
+        let through: TantivyDocument = view.searcher.doc(address).unwrap();
+        assert_eq!(apart.doc(address).unwrap(), through);
+    }
+    // A segment gone from the directory: that segment is not mapped apart, and the
+    // catalog's read goes through the searcher's own mappings for it.
     let gone = format!(
         "{}.store",
         view.searcher.segment_readers()[0]
@@ -488,7 +497,9 @@ fn stores_mapped_apart_read_the_searchers_documents_until_dropped() {
             .uuid_string()
     );
     std::fs::remove_file(dir.path().join(gone)).unwrap();
-    assert!(directory::StoresApart::open(&view.dir, &view.searcher).is_none());
+    let apart = directory::StoresApart::new(&view.dir, &view.searcher);
+    assert!(!apart.maps(0));
+    assert!(apart.maps(1));
     let mut again = 0;
     view.each_catalog_record(&|_| true, &mut |_, _| again += 1)
         .unwrap();
