@@ -221,7 +221,8 @@ impl<'de> Deserialize<'de> for Catalog {
 }
 
 impl Kept for JoinsRead {
-    const ENCODING: u32 = 1;
+    /// 2: a table's candidate edges packed.
+    const ENCODING: u32 = 2;
 
     fn worth_keeping(&self) -> bool {
         !self.tables.is_empty()
