@@ -3,10 +3,11 @@
 
 Runs `EXE index rebuild --project P --index-dir I` (I is removed first) with the debug log
 on, reads the process's /proc/<pid>/status every --every seconds (VmHWM, RssAnon,
-RssFile) and reports the wall time, the peak (VmHWM), and the highest resident memory
+RssFile) and reports the wall time, the peak (VmHWM), and the time and highest resident memory
 (anonymous and mapped files) of each phase the log marks: the scan (until `scanned`),
 the keeping of the head and image (until the index's table keys are read) and indexing
-(until `indexed`), then what follows. Several executables run in turn, --runs times each:
+(until `indexed`), closing the rebuilt index, keeping what a session's first calls read
+(a start of its own on the rebuilt index), then what follows. Several executables run in turn, --runs times each:
 
     python3 benches/rebuild_memory.py --project /tmp/printdex-scale-100000 \\
         --index /tmp/idx-rebuild --exe target/release/printdex --exe /tmp/printdex-before
@@ -26,6 +27,8 @@ PHASES = [
     ("scan", "printdex::ingest: scanned"),
     ("keep head and image", "the index's table keys read"),
     ("index", "printdex::store::search: indexed"),
+    ("close", "keeping what a session's first calls read"),
+    ("keep first calls", "kept what a session's first calls read"),
 ]
 
 
@@ -82,7 +85,8 @@ def one_run(exe, project, index, every):
         inside = [s for t, s in samples if begun <= t < end]
         if inside:
             top = max(inside, key=lambda s: s["RssAnon"] + s["RssFile"])
-            phases.append((name, top["RssAnon"] + top["RssFile"], top["RssAnon"],
+            took = (min(end, started + wall) - begun)
+            phases.append((name, took, top["RssAnon"] + top["RssFile"], top["RssAnon"],
                            top["RssFile"]))
         begun = end if end != float("inf") else begun
     peak = max((s["VmHWM"] for _, s in samples), default=0)
@@ -103,10 +107,10 @@ def main():
         for exe in args.exe:
             wall, peak, phases = one_run(exe, args.project, args.index, args.every)
             print(f"## {exe} (run {run + 1}): {wall:.1f} s, peak RSS {peak} MB")
-            print("| phase | highest resident (MB) | anonymous | mapped files |")
-            print("|---|---|---|---|")
-            for name, total, anon, mapped in phases:
-                print(f"| {name} | {total} | {anon} | {mapped} |")
+            print("| phase | took (s) | highest resident (MB) | anonymous | mapped files |")
+            print("|---|---|---|---|---|")
+            for name, took, total, anon, mapped in phases:
+                print(f"| {name} | {took:.1f} | {total} | {anon} | {mapped} |")
             print()
 
 

@@ -113,6 +113,9 @@ fn rebuild(args: IndexTarget) -> anyhow::Result<ExitCode> {
     let (_, tables, bytes) = store.counts()?;
     let columns = store.indexed_columns()?;
     store.close();
+    drop(store);
+    crate::store::memory::release_freed();
+    keep_first_calls(all_connections(&project), &dir);
     let counted = counted.into_inner().recover();
     // The bar is drawn on a terminal only; elsewhere (a CI log) its final counts are lines.
     if !std::io::stderr().is_terminal() {
@@ -129,6 +132,30 @@ fn rebuild(args: IndexTarget) -> anyhow::Result<ExitCode> {
         dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Start on the rebuilt index as the next server will, and make what its first calls
+/// would otherwise wait for (get_diff's prepared diff, get_table_context's overlay,
+/// validate_sql's catalog, plan_joins' graph, the resource listing), kept in the index for
+/// every session after. A rebuild keeps no snapshot, so this is a start of its own, from
+/// the head and image the rebuild kept. Nothing here is needed to serve: a failure is
+/// said, and the first session makes them instead.
+fn keep_first_calls(served: Served, dir: &Path) {
+    let started = std::time::Instant::now();
+    tracing::debug!("keeping what a session's first calls read");
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_message("keeping what a session's first calls read");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    match Store::open_started(served, dir) {
+        Ok(store) => {
+            super::serve::make_unkept(&store, crate::query::Warm::Everything);
+            store.close();
+        }
+        Err(e) => spinner
+            .suspend(|| eprintln!("warning: cannot keep what a session's first calls read: {e}")),
+    }
+    spinner.finish_and_clear();
+    tracing::debug!(elapsed = ?started.elapsed(), "kept what a session's first calls read");
 }
 
 /// At most this many absent files are named per connection.

@@ -221,8 +221,9 @@ fn warm_in_background(store: Arc<Store>, warm: Warm) {
     });
 }
 
-/// What no earlier process kept, made (everything, with `Warm::Everything`).
-fn make_unkept(store: &Store, warm: Warm) {
+/// What no earlier process kept, made (everything, with `Warm::Everything`: a shared
+/// server, and `index rebuild` for the first session after it).
+pub(super) fn make_unkept(store: &Store, warm: Warm) {
     for name in store.served.served_names_sorted() {
         // The diff reads the files it reads as they are now: a start's head, while the
         // start's reconcile is under way, serves it as well as the reconcile would.

@@ -180,7 +180,7 @@ impl Store {
         let starting = store.clone();
         let spawned = std::thread::Builder::new()
             .name("printdex-start".into())
-            .spawn(move || starting.finish_starts(deferred));
+            .spawn(move || starting.finish_starts(deferred, true));
         if let Err(e) = spawned {
             // No thread, no head: each call reconciles what it asks of.
             tracing::warn!("cannot start the reconcile of a start: {e}");
@@ -190,9 +190,20 @@ impl Store {
         Ok(store)
     }
 
+    /// `open_serving`'s start without a change feed, each reconcile made before this
+    /// returns: a start as the next server's will be (from its head and image), for a
+    /// command that makes what a server's first calls read (`index rebuild`).
+    pub fn open_started(served: Served, index_dir: &Path) -> Result<Store, MirrorError> {
+        let (store, deferred) =
+            Store::open_sources(served, None, index_dir, &|_, _, _| {}, true, false)?;
+        store.finish_starts(deferred, false);
+        Ok(store)
+    }
+
     /// The reconciles `open_serving` deferred, each ended as it is published (or fails: a
-    /// call then reconciles itself), even should one panic; then the change feed.
-    fn finish_starts(&self, deferred: Vec<ConnectionConfig>) {
+    /// call then reconciles itself), even should one panic; then the change feed, when
+    /// `watch`.
+    fn finish_starts(&self, deferred: Vec<ConnectionConfig>, watch: bool) {
         struct EndOnDrop<'a>(&'a head::Starting, Vec<String>);
         impl Drop for EndOnDrop<'_> {
             fn drop(&mut self) {
@@ -205,7 +216,7 @@ impl Store {
         );
         // Set before any start ends, so no call that waited for one sweeps before it.
         self.feed_coming
-            .store(true, std::sync::atomic::Ordering::SeqCst);
+            .store(watch, std::sync::atomic::Ordering::SeqCst);
         for conn in deferred {
             let started = std::time::Instant::now();
             let reconciled = self.write(|shared, lock| {
@@ -217,7 +228,9 @@ impl Store {
             tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "start ended");
             self.starting.end(&conn.name);
         }
-        self.watch_changes();
+        if watch {
+            self.watch_changes();
+        }
     }
 
     /// Open the mirror in `index_dir` and ingest the pz project at `root` (`printdex pz

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use crate::util::{copy_dir, fixtures, serve_debug_logged, Server, PROTOCOL_VERSION};
+use crate::util::{bin, copy_dir, fixtures, run, serve_debug_logged, Server, PROTOCOL_VERSION};
 
 /// A print whose diff withholds events about an edge a person rejected.
 fn project() -> tempfile::TempDir {
@@ -187,6 +187,61 @@ fn a_second_session_reads_back_what_the_first_built_and_answers_the_same() {
         "the third session read the kept values back instead of building them again"
     );
     assert_eq!(first, fresh_answers(project.path()));
+}
+
+/// What a server's warm-up and its first calls would otherwise build, which `index
+/// rebuild` keeps.
+const KEPT_BY_A_REBUILD: [&str; 7] = [
+    "prepared diff",
+    "context overlay authored",
+    "context overlay added edges",
+    "validate_sql catalog",
+    "validate_sql joins read",
+    "plan_joins graph",
+    "resource listing",
+];
+
+#[test]
+fn a_rebuild_keeps_what_the_first_session_after_it_would_build() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let rebuilt = run(std::process::Command::new(bin())
+        .args(["index", "rebuild", "--project"])
+        .arg(project.path())
+        .arg("--index-dir")
+        .arg(index.path())
+        .env("PRINTDEX_LOG", "printdex=debug"));
+    assert!(rebuilt.ok(), "{}", rebuilt.stderr);
+    let kept = kinds_kept(&rebuilt.stderr);
+    for kind in KEPT_BY_A_REBUILD {
+        assert!(
+            kept.values().any(|k| k == kind),
+            "{kind} not kept: {kept:?}"
+        );
+    }
+    let files = kept_files(index.path());
+    // The first session after it reads them back: it builds none of them again, and
+    // answers as a fresh index does.
+    let (answers, log) = session_logged(project.path(), index.path());
+    let built: Vec<String> = kinds_kept(&log).into_values().collect();
+    for kind in KEPT_BY_A_REBUILD {
+        assert!(
+            !built.iter().any(|k| k == kind),
+            "{kind} built again: {built:?}"
+        );
+    }
+    let again = kept_files(index.path());
+    for (name, kind) in &kept {
+        if KEPT_BY_A_REBUILD.contains(&kind.as_str()) {
+            assert!(files.contains_key(name), "{kind}: {name} not in derived/");
+            assert_eq!(
+                again.get(name),
+                files.get(name),
+                "{kind}: {name} written again"
+            );
+        }
+    }
+    assert_eq!(answers, fresh_answers(project.path()));
 }
 
 #[test]
