@@ -3,11 +3,12 @@
 
 Runs `EXE index rebuild --project P --index-dir I` (I is removed first) with the debug log
 on, reads the process's /proc/<pid>/status every --every seconds (VmHWM, RssAnon,
-RssFile) and reports the wall time, the peak (VmHWM), and the time and highest resident memory
-(anonymous and mapped files) of each phase the log marks: the scan (until `scanned`),
-the keeping of the head and image (until the index's table keys are read) and indexing
-(until `indexed`), closing the rebuilt index, keeping what a session's first calls read
-(a start of its own on the rebuilt index), then what follows. Several executables run in turn, --runs times each:
+RssFile) and reports the wall time, the peak (VmHWM), and the time and highest resident
+memory (anonymous and mapped files) of each phase the log marks: the scan (until
+`scanned`), the keeping of the head and image (until the index's table keys are read),
+indexing (until `indexed`), closing the rebuilt index, and keeping what a session's first
+calls read (a start of its own on the rebuilt index), then what follows. Several
+executables run in turn, --runs times each:
 
     python3 benches/rebuild_memory.py --project /tmp/printdex-scale-100000 \\
         --index /tmp/idx-rebuild --exe target/release/printdex --exe /tmp/printdex-before
