@@ -272,6 +272,41 @@ impl Store {
     }
 }
 
+impl Store {
+    /// The reconciles `open_serving` deferred, each ended as it is published (or fails: a
+    /// call then reconciles itself), even should one panic; then the change feed, when
+    /// `watch`.
+    pub(super) fn finish_starts(&self, deferred: Vec<ConnectionConfig>, watch: bool) {
+        struct EndOnDrop<'a>(&'a Starting, Vec<String>);
+        impl Drop for EndOnDrop<'_> {
+            fn drop(&mut self) {
+                self.1.iter().for_each(|name| self.0.end(name));
+            }
+        }
+        let _unended = EndOnDrop(
+            &self.starting,
+            deferred.iter().map(|c| c.name.clone()).collect(),
+        );
+        // Set before any start ends, so no call that waited for one sweeps before it.
+        self.feed_coming
+            .store(watch, std::sync::atomic::Ordering::SeqCst);
+        for conn in deferred {
+            let started = std::time::Instant::now();
+            let reconciled = self.write(|shared, lock| {
+                self.reconcile_locked(shared, &conn, &|_, _| {}, super::Look::Trusting, lock)
+            });
+            if let Err(e) = reconciled {
+                tracing::warn!(connection = %conn.name, "a start's reconcile failed: {e}");
+            }
+            tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "start ended");
+            self.starting.end(&conn.name);
+        }
+        if watch {
+            self.watch_changes();
+        }
+    }
+}
+
 #[cfg(test)]
 impl Store {
     /// Leave `name` as a server's start leaves it while its reconcile is under way,

@@ -200,39 +200,6 @@ impl Store {
         Ok(store)
     }
 
-    /// The reconciles `open_serving` deferred, each ended as it is published (or fails: a
-    /// call then reconciles itself), even should one panic; then the change feed, when
-    /// `watch`.
-    fn finish_starts(&self, deferred: Vec<ConnectionConfig>, watch: bool) {
-        struct EndOnDrop<'a>(&'a head::Starting, Vec<String>);
-        impl Drop for EndOnDrop<'_> {
-            fn drop(&mut self) {
-                self.1.iter().for_each(|name| self.0.end(name));
-            }
-        }
-        let _unended = EndOnDrop(
-            &self.starting,
-            deferred.iter().map(|c| c.name.clone()).collect(),
-        );
-        // Set before any start ends, so no call that waited for one sweeps before it.
-        self.feed_coming
-            .store(watch, std::sync::atomic::Ordering::SeqCst);
-        for conn in deferred {
-            let started = std::time::Instant::now();
-            let reconciled = self.write(|shared, lock| {
-                self.reconcile_locked(shared, &conn, &|_, _| {}, Look::Trusting, lock)
-            });
-            if let Err(e) = reconciled {
-                tracing::warn!(connection = %conn.name, "a start's reconcile failed: {e}");
-            }
-            tracing::debug!(connection = %conn.name, elapsed = ?started.elapsed(), "start ended");
-            self.starting.end(&conn.name);
-        }
-        if watch {
-            self.watch_changes();
-        }
-    }
-
     /// Open the mirror in `index_dir` and ingest the pz project at `root` (`printdex pz
     /// serve`): files whose identity the mirror holds are not read again.
     pub fn open_project(root: &Path, index_dir: &Path) -> Result<Store, MirrorError> {

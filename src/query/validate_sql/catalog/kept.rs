@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Catalog, Edge, JoinsRead, Table, TableColumns};
+use super::{Catalog, Edge, Table, TableColumns};
 use crate::query::validate_sql::dialect::Adapter;
 use crate::store::derived::{HeldBytes, Kept};
 
@@ -217,15 +217,6 @@ impl<'de> Deserialize<'de> for Catalog {
         catalog.read_from = stored.read_from;
         catalog.joins_version = stored.joins_version;
         Ok(catalog)
-    }
-}
-
-impl Kept for JoinsRead {
-    /// 2: a table's candidate edges packed.
-    const ENCODING: u32 = 2;
-
-    fn worth_keeping(&self) -> bool {
-        !self.tables.is_empty()
     }
 }
 
