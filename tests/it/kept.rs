@@ -528,6 +528,15 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
         !edited.contains("Added by a person for this test."),
         "{edited}"
     );
+    // Of every table's annotation file, only the edited one was read again: the others'
+    // entries were taken from the read the first session kept.
+    let log = std::fs::read_to_string(&third.log).unwrap();
+    let read = log
+        .lines()
+        .find(|l| l.contains("relationships annotation files read"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(read.contains(" read_again=1"), "{read}");
+    assert!(!read.contains(" taken=0"), "{read}");
     assert_eq!(
         edited,
         Server::start(project.path(), &[])
