@@ -544,3 +544,42 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
             .0
     );
 }
+
+#[test]
+fn after_a_manifest_edit_every_annotation_file_is_read_again_and_answered_as_fresh() {
+    let project = project();
+    let index = tempfile::tempdir().unwrap();
+    let fines =
+        json!({"connection": "library", "table": "stacks.lending.fines", "purpose": "query"});
+    let context = |logged: &mut Logged| {
+        let (text, is_error) = logged.server.call("get_table_context", fines.clone());
+        assert!(!is_error, "{text}");
+        logged.wait_for_line(&["the warm-up is done"]);
+        text
+    };
+    let mut first = Logged::start(project.path(), index.path());
+    context(&mut first);
+    drop(first.server);
+
+    // The manifest edited while no server runs: the tables and their files are found
+    // through it again, not taken from the read before, and every file is read again.
+    let manifest = project.path().join("prints/library/manifest.yaml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{text}# edited while no server ran\n")).unwrap();
+    let mut second = Logged::start(project.path(), index.path());
+    let answered = context(&mut second);
+    drop(second.server);
+    let log = std::fs::read_to_string(&second.log).unwrap();
+    let read = log
+        .lines()
+        .find(|l| l.contains("relationships annotation files read"))
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(read.contains(" taken=0 "), "{read}");
+    assert!(!read.contains(" read_again=0"), "{read}");
+    assert_eq!(
+        answered,
+        Server::start(project.path(), &[])
+            .call("get_table_context", fines)
+            .0
+    );
+}

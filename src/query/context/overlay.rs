@@ -86,13 +86,22 @@ pub struct Authored {
     read_from: ReadFrom,
 }
 
-/// The manifest the annotation files were found through (so each table's file is the same
-/// path while it holds), and each file's content hash, in `by_table`'s order (`None`:
-/// absent).
+/// The manifest the annotation files were found through (so the declaring tables and
+/// their files are the same while it holds), and each file's content hash and path, in
+/// `by_table`'s order (hash `None`: absent).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct ReadFrom {
     manifest: String,
     hashes: Vec<Option<[u8; 32]>>,
+    /// Empty when a path is not text.
+    paths: Vec<String>,
+}
+
+impl ReadFrom {
+    /// Whether a read under `manifest` may take `entries` entries read from these files.
+    fn holds(&self, manifest: &str, entries: usize) -> bool {
+        self.manifest == manifest && self.hashes.len() == entries && self.paths.len() == entries
+    }
 }
 
 impl Default for Authored {
@@ -106,8 +115,8 @@ impl Default for Authored {
 }
 
 impl Kept for Authored {
-    /// 5: what each entry was read from.
-    const ENCODING: u32 = 5;
+    /// 5: what each entry was read from. 6: with each file's path.
+    const ENCODING: u32 = 6;
 }
 
 /// What every relationships annotation file adds to other tables' answers: the edges
@@ -517,42 +526,52 @@ fn build(cx: &Ctx) -> R<Overlay> {
     Ok(ix)
 }
 
-/// Every declaring table's relationships annotation file, read through the mirror; a
-/// file whose content `before` read under the same manifest is taken from it (an edit
-/// to one file while serving read every table's again: half a second at 100,000 tables).
+/// Every declaring table's relationships annotation file, read through the mirror. Under
+/// the manifest `before` was read under, the declaring tables and their files are the ones
+/// it found, and a file whose content did not move is taken from it: after an edit to one
+/// file while serving, the read walked every table's manifest entry and read every file
+/// again (half a second at 100,000 tables).
 fn read_authored(cx: &Ctx, ix: &Overlay, before: Option<&Authored>) -> R<Authored> {
+    type Before<'b> = Option<(&'b Option<Vec<Value>>, Option<[u8; 32]>)>;
     let state = cx.state;
     let manifest = state.version_of(&state.manifest_path());
-    let before: std::collections::HashMap<&str, (&Option<Vec<Value>>, [u8; 32])> = before
-        .filter(|b| b.read_from.manifest == manifest)
-        .filter(|b| b.read_from.hashes.len() == b.by_table.len())
-        .map(|b| {
-            (b.by_table.iter().zip(&b.read_from.hashes))
-                .filter_map(|((fqn, entries), hash)| Some((fqn.as_str(), (entries, (*hash)?))))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut authored = Authored::default();
-    let mut pinned = Vec::new();
-    let mut hashes = Vec::new();
-    let (mut taken, mut read_again) = (0usize, 0usize);
-    for fqn in &ix.fqns() {
-        let Some(path) = ix
-            .table(fqn)
-            .and_then(|t| t.artifact(Artifact::RelationshipsAnnotations))
-        else {
-            continue;
+    let files: Vec<(String, PathBuf, Before<'_>)> =
+        match before.filter(|b| b.read_from.holds(&manifest, b.by_table.len())) {
+            Some(b) => (b.by_table.iter().zip(&b.read_from.hashes))
+                .zip(&b.read_from.paths)
+                .map(|(((fqn, entries), hash), path)| {
+                    (fqn.clone(), PathBuf::from(path), Some((entries, *hash)))
+                })
+                .collect(),
+            None => (ix.fqns().iter())
+                .filter_map(|fqn| {
+                    let path = ix
+                        .table(fqn)?
+                        .artifact(Artifact::RelationshipsAnnotations)?;
+                    Some((fqn.to_string(), path, None))
+                })
+                .collect(),
         };
+    let mut authored = Authored::default();
+    let mut pinned = Vec::with_capacity(files.len());
+    let mut read_from = ReadFrom {
+        manifest,
+        hashes: Vec::with_capacity(files.len()),
+        paths: Vec::with_capacity(files.len()),
+    };
+    let mut every_path_text = true;
+    let (mut taken, mut read_again) = (0usize, 0usize);
+    for (fqn, path, before) in files {
         let hash = state.hash_of(&path).map(|h| *h.as_bytes());
-        let entries = match before.get(fqn.as_ref()) {
-            Some((entries, read)) if Some(*read) == hash => {
+        let entries = match before {
+            Some((entries, read)) if read.is_some() && read == hash => {
                 // As a read of it would: a file moved on disk since the snapshot is
                 // stale to a strict call.
                 if cx.strict && !state.unchanged_on_disk(&path) {
                     return Err(super::stale(&path));
                 }
                 taken += 1;
-                (*entries).clone()
+                entries.clone()
             }
             _ => {
                 read_again += 1;
@@ -560,13 +579,21 @@ fn read_authored(cx: &Ctx, ix: &Overlay, before: Option<&Authored>) -> R<Authore
                 annotation_entries(admitted.as_ref())
             }
         };
-        // The manifest's tables are FQN-sorted and each once, as `by_table` iterates.
-        authored.by_table.insert(fqn.to_string(), entries);
-        hashes.push(hash);
+        match path.to_str() {
+            Some(text) => read_from.paths.push(text.to_string()),
+            None => every_path_text = false,
+        }
         pinned.push((path.display().to_string(), state.version_of(&path)));
+        // The manifest's tables are FQN-sorted and each once, as `by_table` iterates.
+        authored.by_table.insert(fqn, entries);
+        read_from.hashes.push(hash);
+    }
+    if !every_path_text {
+        // Kept as text only: the next read walks the manifest's entries again.
+        read_from.paths.clear();
     }
     authored.pins = Pins::of(&pinned);
-    authored.read_from = ReadFrom { manifest, hashes };
+    authored.read_from = read_from;
     tracing::debug!(taken, read_again, "relationships annotation files read");
     Ok(authored)
 }
