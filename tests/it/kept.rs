@@ -583,3 +583,98 @@ fn after_a_manifest_edit_every_annotation_file_is_read_again_and_answered_as_fre
             .0
     );
 }
+
+/// A print of `n` tables (the library's `authors`, each a table of its own), each but the
+/// first referring to the one before it by `author_id`, at `project`.
+fn chained_print(project: &Path, n: usize) {
+    std::fs::write(
+        project.join(".dbprint.yaml"),
+        "connections:\n  c:\n    adapter: duckdb\n",
+    )
+    .unwrap();
+    let source = fixtures().join("library/prints/library/stacks/catalog/authors");
+    let stats = std::fs::read_to_string(source.join("statistics.yaml")).unwrap();
+    let ddl = std::fs::read_to_string(source.join("ddl.sql")).unwrap();
+    let root = project.join("prints/c");
+    let mut manifest = String::from("format_version: 1\nadapter: duckdb\ntables:\n");
+    for i in 0..n {
+        let name = format!("s.t{i:04}");
+        let dir = root.join(format!("s/t{i:04}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("statistics.yaml"),
+            stats.replace("stacks.catalog.authors", &name),
+        )
+        .unwrap();
+        std::fs::write(dir.join("ddl.sql"), &ddl).unwrap();
+        let refers = match i {
+            0 => "[]\n".to_string(),
+            _ => format!(
+                "\n- column: [author_id]\n  target_table: s.t{:04}\n  target_column: [author_id]\n  detection: declared\n",
+                i - 1
+            ),
+        };
+        std::fs::write(
+            dir.join("relationships.yaml"),
+            format!("format_version: 1\ntable: {name}\nrefers_to: {refers}referenced_by: []\n"),
+        )
+        .unwrap();
+        manifest.push_str(&format!(
+            "  {name}:\n    type: table\n    path: s/t{i:04}\n    artifacts:\n      ddl: ddl.sql\n      statistics: statistics.yaml\n      relationships: relationships.yaml\n"
+        ));
+    }
+    std::fs::write(root.join("manifest.yaml"), manifest).unwrap();
+    // Directories settle: a walk keeps what it saw only then.
+    std::thread::sleep(std::time::Duration::from_millis(200));
+}
+
+#[test]
+fn a_few_tables_joins_read_again_leave_the_kept_joins_as_they_are_and_answer_as_fresh() {
+    let project = tempfile::tempdir().unwrap();
+    chained_print(project.path(), 130);
+    let index = tempfile::tempdir().unwrap();
+    let sql = json!({
+        "sql": "SELECT a.author_id FROM s.t0006 a JOIN s.t0005 b ON b.author_id = a.author_id",
+        "format": "json",
+    });
+    let mut logged = Logged::start(project.path(), index.path());
+    let (whole, is_error) = logged.server.call("validate_sql", sql.clone());
+    assert!(!is_error, "{whole}");
+    logged.wait_for_line(&["the warm-up is done"]);
+    let memo_writes = |logged: &Logged| {
+        let log = std::fs::read_to_string(&logged.log).unwrap();
+        log.lines()
+            .filter(|l| l.contains("a derived value kept") && l.contains("validate_sql joins read"))
+            .count()
+    };
+    assert_eq!(memo_writes(&logged), 1, "the whole build keeps its joins");
+
+    // One table's relationships edited: its joins are read again, and the kept joins,
+    // which still hold for the other 129 tables, are not written again.
+    let edit = |i: usize| {
+        let path = project
+            .path()
+            .join(format!("prints/c/s/t{i:04}/relationships.yaml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}# read again\n")).unwrap();
+    };
+    edit(6);
+    let (first, _) = logged.server.call("validate_sql", sql.clone());
+    logged.wait_for_line(&["validate_sql catalog built", "joins_reread=1"]);
+    assert_eq!(memo_writes(&logged), 1, "the kept joins were written again");
+    // Another: the first edited table's joins, which the kept ones no longer hold, are
+    // read again beside it.
+    edit(5);
+    let (second, _) = logged.server.call("validate_sql", sql.clone());
+    logged.wait_for_line(&["validate_sql catalog built", "joins_reread=2"]);
+    drop(logged.server);
+    for (answer, name) in [(&first, "first"), (&second, "second")] {
+        assert_eq!(answer, &whole, "the {name} edit's answer");
+    }
+    assert_eq!(
+        second,
+        Server::start(project.path(), &[])
+            .call("validate_sql", sql)
+            .0
+    );
+}
