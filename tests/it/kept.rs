@@ -470,6 +470,28 @@ fn an_edit_while_serving_leaves_the_next_session_an_image_to_start_from() {
     assert_eq!(again, edited);
 }
 
+/// get_table_context of `stacks.lending.fines` (which the edges people add point at).
+fn fines() -> serde_json::Value {
+    json!({"connection": "library", "table": "stacks.lending.fines", "purpose": "query"})
+}
+
+/// `fines()`'s answer from `logged`, once its warm-up is done.
+fn fines_context(logged: &mut Logged) -> String {
+    let (text, is_error) = logged.server.call("get_table_context", fines());
+    assert!(!is_error, "{text}");
+    logged.wait_for_line(&["the warm-up is done"]);
+    text
+}
+
+/// The line of the debug log at `log` that says how a read of every annotation file went.
+fn annotation_files_read(log: &Path) -> String {
+    let log = std::fs::read_to_string(log).unwrap();
+    log.lines()
+        .find(|l| l.contains("relationships annotation files read"))
+        .unwrap_or_else(|| panic!("{log}"))
+        .to_string()
+}
+
 #[test]
 fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_follow_an_edit() {
     let project = project();
@@ -483,17 +505,9 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
         format!("{before}- column: [event_id]\n  target_table: stacks.lending.fines\n  target_column: [fine_id]\n  note: Added by a person for this test.\n"),
     )
     .unwrap();
-    let fines =
-        json!({"connection": "library", "table": "stacks.lending.fines", "purpose": "query"});
-    let context = |logged: &mut Logged| {
-        let (text, is_error) = logged.server.call("get_table_context", fines.clone());
-        assert!(!is_error, "{text}");
-        logged.wait_for_line(&["the warm-up is done"]);
-        text
-    };
 
     let mut first = Logged::start(project.path(), index.path());
-    let built = context(&mut first);
+    let built = fines_context(&mut first);
     drop(first.server);
     assert!(
         built.contains("Added by a person for this test."),
@@ -502,7 +516,7 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
 
     // The next session reads the added edges back, and answers as a fresh index does.
     let mut second = Logged::start(project.path(), index.path());
-    let read_back = context(&mut second);
+    let read_back = fines_context(&mut second);
     drop(second.server);
     let log = std::fs::read_to_string(&second.log).unwrap();
     assert!(
@@ -515,14 +529,14 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
     assert_eq!(
         read_back,
         Server::start(project.path(), &[])
-            .call("get_table_context", fines.clone())
+            .call("get_table_context", fines())
             .0
     );
 
     // The edge taken out while no server runs: the next session no longer shows it.
     std::fs::write(&added, &before).unwrap();
     let mut third = Logged::start(project.path(), index.path());
-    let edited = context(&mut third);
+    let edited = fines_context(&mut third);
     drop(third.server);
     assert!(
         !edited.contains("Added by a person for this test."),
@@ -530,17 +544,13 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
     );
     // Of every table's annotation file, only the edited one was read again: the others'
     // entries were taken from the read the first session kept.
-    let log = std::fs::read_to_string(&third.log).unwrap();
-    let read = log
-        .lines()
-        .find(|l| l.contains("relationships annotation files read"))
-        .unwrap_or_else(|| panic!("{log}"));
+    let read = annotation_files_read(&third.log);
     assert!(read.contains(" read_again=1"), "{read}");
     assert!(!read.contains(" taken=0"), "{read}");
     assert_eq!(
         edited,
         Server::start(project.path(), &[])
-            .call("get_table_context", fines)
+            .call("get_table_context", fines())
             .0
     );
 }
@@ -549,16 +559,8 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
 fn after_a_manifest_edit_every_annotation_file_is_read_again_and_answered_as_fresh() {
     let project = project();
     let index = tempfile::tempdir().unwrap();
-    let fines =
-        json!({"connection": "library", "table": "stacks.lending.fines", "purpose": "query"});
-    let context = |logged: &mut Logged| {
-        let (text, is_error) = logged.server.call("get_table_context", fines.clone());
-        assert!(!is_error, "{text}");
-        logged.wait_for_line(&["the warm-up is done"]);
-        text
-    };
     let mut first = Logged::start(project.path(), index.path());
-    context(&mut first);
+    fines_context(&mut first);
     drop(first.server);
 
     // The manifest edited while no server runs: the tables and their files are found
@@ -567,19 +569,15 @@ fn after_a_manifest_edit_every_annotation_file_is_read_again_and_answered_as_fre
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, format!("{text}# edited while no server ran\n")).unwrap();
     let mut second = Logged::start(project.path(), index.path());
-    let answered = context(&mut second);
+    let answered = fines_context(&mut second);
     drop(second.server);
-    let log = std::fs::read_to_string(&second.log).unwrap();
-    let read = log
-        .lines()
-        .find(|l| l.contains("relationships annotation files read"))
-        .unwrap_or_else(|| panic!("{log}"));
+    let read = annotation_files_read(&second.log);
     assert!(read.contains(" taken=0 "), "{read}");
     assert!(!read.contains(" read_again=0"), "{read}");
     assert_eq!(
         answered,
         Server::start(project.path(), &[])
-            .call("get_table_context", fines)
+            .call("get_table_context", fines())
             .0
     );
 }
