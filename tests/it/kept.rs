@@ -483,6 +483,13 @@ fn fines_context(logged: &mut Logged) -> String {
     text
 }
 
+/// `fines()`'s answer on a fresh index of `project`.
+fn fresh_fines(project: &Path) -> String {
+    Server::start(project, &[])
+        .call("get_table_context", fines())
+        .0
+}
+
 /// The line of the debug log at `log` that says how a read of every annotation file went.
 fn annotation_files_read(log: &Path) -> String {
     let log = std::fs::read_to_string(log).unwrap();
@@ -526,12 +533,7 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
         "{log}"
     );
     assert_eq!(read_back, built);
-    assert_eq!(
-        read_back,
-        Server::start(project.path(), &[])
-            .call("get_table_context", fines())
-            .0
-    );
+    assert_eq!(read_back, fresh_fines(project.path()));
 
     // The edge taken out while no server runs: the next session no longer shows it.
     std::fs::write(&added, &before).unwrap();
@@ -547,12 +549,7 @@ fn the_edges_people_added_into_a_table_are_read_back_by_the_next_session_and_fol
     let read = annotation_files_read(&third.log);
     assert!(read.contains(" read_again=1"), "{read}");
     assert!(!read.contains(" taken=0"), "{read}");
-    assert_eq!(
-        edited,
-        Server::start(project.path(), &[])
-            .call("get_table_context", fines())
-            .0
-    );
+    assert_eq!(edited, fresh_fines(project.path()));
 }
 
 #[test]
@@ -574,12 +571,7 @@ fn after_a_manifest_edit_every_annotation_file_is_read_again_and_answered_as_fre
     let read = annotation_files_read(&second.log);
     assert!(read.contains(" taken=0 "), "{read}");
     assert!(!read.contains(" read_again=0"), "{read}");
-    assert_eq!(
-        answered,
-        Server::start(project.path(), &[])
-            .call("get_table_context", fines())
-            .0
-    );
+    assert_eq!(answered, fresh_fines(project.path()));
 }
 
 /// A print of `n` tables (the library's `authors`, each a table of its own), each but the

@@ -365,9 +365,7 @@ impl Overlay {
 /// A print file as the mirror holds it for `state`. A non-YAML failure (bad UTF-8, an
 /// impossible date) escapes as the call's error, as it does in the reference.
 pub fn load(cx: &Ctx, path: &Path) -> R<Loaded> {
-    if cx.strict && !cx.state.unchanged_on_disk(path) {
-        return Err(super::stale(path));
-    }
+    super::ensure_current(cx, path)?;
     let Some(hash) = cx.state.hash_of(path) else {
         return Ok(Loaded::Absent);
     };
@@ -567,9 +565,7 @@ fn read_authored(cx: &Ctx, ix: &Overlay, before: Option<&Authored>) -> R<Authore
             Some((entries, read)) if read.is_some() && read == hash => {
                 // As a read of it would: a file moved on disk since the snapshot is
                 // stale to a strict call.
-                if cx.strict && !state.unchanged_on_disk(&path) {
-                    return Err(super::stale(&path));
-                }
+                super::ensure_current(cx, &path)?;
                 taken += 1;
                 entries.clone()
             }

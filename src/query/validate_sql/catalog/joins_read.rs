@@ -57,7 +57,7 @@ impl TableJoins {
         joins: &context::Joins,
         deciders: context::JoinsDeciders,
         position: &HashMap<String, usize>,
-    ) -> TableJoins {
+    ) -> Result<TableJoins, QueryError> {
         let mut candidates = Vec::new();
         read_edges(
             at,
@@ -85,13 +85,13 @@ impl TableJoins {
                 &mut candidates,
             );
         }
-        TableJoins {
+        let packed = postcard::to_stdvec(&candidates)
+            .map_err(|e| internal(format!("a table's joins do not pack: {e}")))?;
+        Ok(TableJoins {
             deciders,
             known: joins.shown.is_some(),
-            candidates: postcard::to_stdvec(&candidates)
-                .unwrap_or_default()
-                .into_boxed_slice(),
-        }
+            candidates: packed.into_boxed_slice(),
+        })
     }
 
     /// Its candidate edges, made whole.
@@ -163,21 +163,22 @@ pub(super) fn read(
     // Each table's joins made on the reading threads; the edges counted once here, in
     // FQN order.
     let make = |fqn: &str, deciders: context::JoinsDeciders, joins: Option<context::Joins>| {
-        let at = *position.get(fqn)?;
+        let Some(&at) = position.get(fqn) else {
+            return Ok(None);
+        };
         let canonical = same_joins::canonically_named(&deciders);
         let held = held_joins.and_then(|j| j.tables.get(fqn));
         let reread = joins.is_some();
         let table_joins = match (joins, held) {
-            (Some(joins), _) => Arc::new(TableJoins::read(at, &joins, deciders, position)),
             (None, Some(held)) => Arc::clone(held),
-            (None, None) => Arc::new(TableJoins::read(
+            (joins, _) => Arc::new(TableJoins::read(
                 at,
-                &context::Joins::default(),
+                &joins.unwrap_or_default(),
                 deciders,
                 position,
-            )),
+            )?),
         };
-        Some((at, canonical, reread, table_joins))
+        Ok(Some((at, canonical, reread, table_joins)))
     };
     let mut edges = Edges::default();
     let mut memo = JoinsRead {
@@ -191,7 +192,7 @@ pub(super) fn read(
         reread: 0,
     };
     for (fqn, made) in context::each_tables_joins(state, &held, &make)? {
-        let Some((at, canonical, reread, table_joins)) = made else {
+        let Some((at, canonical, reread, table_joins)) = made? else {
             continue;
         };
         read.canonically_named &= canonical;
