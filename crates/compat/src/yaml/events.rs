@@ -90,23 +90,7 @@ pub(crate) struct Shadow {
 /// character lengths fall on either side of 1024, and the reader accepts
 /// every character (its error positions are byte offsets of the original).
 pub(crate) fn shadow_for(text: &str) -> Option<Shadow> {
-    let mut needed = false;
-    let mut line_bytes = 0usize;
-    let mut line_ascii = true;
-    for &b in text.as_bytes() {
-        if b == b'\n' || b == b'\r' {
-            line_bytes = 0;
-            line_ascii = true;
-            continue;
-        }
-        line_bytes += 1;
-        line_ascii &= b.is_ascii();
-        if line_bytes > 1024 && !line_ascii {
-            needed = true;
-            break;
-        }
-    }
-    if !needed || !text.chars().all(reader_accepts) {
+    if !some_long_line_is_not_ascii(text.as_bytes()) || !text.chars().all(reader_accepts) {
         return None;
     }
     let mut out = String::with_capacity(text.len());
@@ -126,6 +110,26 @@ pub(crate) fn shadow_for(text: &str) -> Option<Shadow> {
         column0 = line_break || (i == 0 && c == '\u{feff}');
     }
     Some(Shadow { text: out, subs })
+}
+
+/// Whether a line (as `\n` and `\r` end them) longer than 1024 bytes holds a byte
+/// beyond ASCII: only there do bytes and characters count a simple key differently.
+/// Every print file is read through this, so lines are found with `memchr` and tested
+/// whole rather than byte by byte.
+pub(crate) fn some_long_line_is_not_ascii(bytes: &[u8]) -> bool {
+    const LONGEST_COUNTED: usize = 1024;
+    if bytes.len() <= LONGEST_COUNTED || bytes.is_ascii() {
+        return false;
+    }
+    let mut start = 0;
+    for end in memchr::memchr2_iter(b'\n', b'\r', bytes).chain([bytes.len()]) {
+        let line = &bytes[start..end];
+        if line.len() > LONGEST_COUNTED && !line.is_ascii() {
+            return true;
+        }
+        start = end + 1;
+    }
+    false
 }
 
 /// Where libyaml 0.2.6 would stop with "exceeded maximum nesting depth".
@@ -194,32 +198,68 @@ pub(crate) fn reader_chunk_start(text: &str, offset: usize) -> usize {
 /// A block collection starts where a line's indentation and its leading
 /// chain of `-`, `?` and `:` indicators end, so the deepest such column
 /// bounds the block depth (long lines of plain text do not count).
+///
+/// Every print file is read through this. A text with none of the bytes that
+/// begin NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR (`0xc2`, `0xe2`) breaks
+/// lines only at `\n` and `\r`, found with `memchr`, and its openers are
+/// counted over the whole text (a line's leading chain holds none).
 pub(crate) fn may_reach_nesting_limit(input: &[u8]) -> bool {
+    let (openers, deepest) =
+        counted_by_lines(input).unwrap_or_else(|| openers_and_deepest_column(input));
+    openers + deepest + 2 >= MAX_NESTING
+}
+
+/// [`openers_and_deepest_column`] of a text that breaks lines only at `\n` and `\r`
+/// (`None` for any other).
+pub(crate) fn counted_by_lines(input: &[u8]) -> Option<(u64, u64)> {
+    if memchr::memchr2(0xc2, 0xe2, input).is_some() {
+        return None;
+    }
+    let openers = input.iter().filter(|&&b| matches!(b, b'[' | b'{')).count() as u64;
+    let starts = std::iter::once(0).chain(memchr::memchr2_iter(b'\n', b'\r', input).map(|i| i + 1));
+    let deepest = starts
+        .map(|i| leading_column(input, i).0)
+        .max()
+        .unwrap_or(0);
+    Some((openers, deepest))
+}
+
+/// The column where the line starting at byte `i` ends its indentation and its
+/// leading chain of indicators (a BOM counts as a column too), and the byte
+/// offset there.
+fn leading_column(input: &[u8], mut i: usize) -> (u64, usize) {
+    let n = input.len();
+    let mut col: u64 = 0;
+    if input[i..].starts_with(b"\xef\xbb\xbf") {
+        i += 3;
+        col += 3;
+    }
+    loop {
+        while i < n && matches!(input[i], b' ' | b'\t') {
+            i += 1;
+            col += 1;
+        }
+        let indicator = i + 1 < n
+            && matches!(input[i], b'-' | b'?' | b':')
+            && matches!(input[i + 1], b' ' | b'\t');
+        if !indicator {
+            return (col, i);
+        }
+        i += 1;
+        col += 1;
+    }
+}
+
+/// [`may_reach_nesting_limit`]'s counts, byte by byte, every line break libyaml
+/// knows taken as one.
+pub(crate) fn openers_and_deepest_column(input: &[u8]) -> (u64, u64) {
     let mut openers: u64 = 0;
     let mut deepest: u64 = 0;
     let mut i = 0;
     let n = input.len();
     while i < n {
-        // At a line start: indentation (a BOM counts as a column too).
-        let mut col: u64 = 0;
-        if input[i..].starts_with(b"\xef\xbb\xbf") {
-            i += 3;
-            col += 3;
-        }
-        loop {
-            while i < n && matches!(input[i], b' ' | b'\t') {
-                i += 1;
-                col += 1;
-            }
-            let indicator = i + 1 < n
-                && matches!(input[i], b'-' | b'?' | b':')
-                && matches!(input[i + 1], b' ' | b'\t');
-            if !indicator {
-                break;
-            }
-            i += 1;
-            col += 1;
-        }
+        let (col, after) = leading_column(input, i);
+        i = after;
         deepest = deepest.max(col);
         // The rest of the line.
         while i < n {
@@ -245,7 +285,7 @@ pub(crate) fn may_reach_nesting_limit(input: &[u8]) -> bool {
             i += 1;
         }
     }
-    openers + deepest + 2 >= MAX_NESTING
+    (openers, deepest)
 }
 
 /// The first collection beyond libyaml 0.2.6's nesting limit, if any.

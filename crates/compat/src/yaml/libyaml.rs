@@ -339,7 +339,12 @@ unsafe fn convert_token(t: &unsafe_yaml::yaml_token_t) -> Token {
                 std::slice::from_raw_parts(s.value, s.length as usize)
             };
             Tok::Scalar {
-                value: String::from_utf8_lossy(bytes).into_owned(),
+                // Valid UTF-8 (the reader checked it) is copied after a quick check;
+                // the lossy path's character-by-character walk only if it is not.
+                value: match std::str::from_utf8(bytes) {
+                    Ok(text) => text.to_owned(),
+                    Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+                },
                 plain: s.style == YAML_PLAIN_SCALAR_STYLE,
             }
         }

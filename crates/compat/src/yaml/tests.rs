@@ -376,6 +376,87 @@ fn nesting_scan_skipped_for_ordinary_documents() {
     assert!(may_reach_nesting_limit(nel_lines.as_bytes()));
 }
 
+/// Texts of the pieces the prescans look at (indentation, indicators, openers, every
+/// line break, a BOM, characters beyond ASCII, long runs), from a fixed seed.
+fn prescan_texts() -> Vec<String> {
+    const PIECES: &[&str] = &[
+        " ",
+        "\t",
+        "- ",
+        "? ",
+        ": ",
+        "-",
+        "[",
+        "{",
+        "\n",
+        "\r",
+        "\r\n",
+        "a",
+        "caf\u{e9}",
+        "\u{feff}",
+        "\u{85}",
+        "\u{2028}",
+    ];
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    (0..3000)
+        .map(|n| {
+            // Every other text without NEL and LINE SEPARATOR (the last two pieces).
+            let pieces = PIECES.len() - if n % 2 == 0 { 2 } else { 0 };
+            let mut text = String::new();
+            for _ in 0..rng.below(400) {
+                // Now and then a run long enough for a line to pass 1024 bytes.
+                if rng.below(97) == 0 {
+                    text.push_str(&"x".repeat(1100));
+                }
+                text.push_str(PIECES[rng.below(pieces)]);
+            }
+            text
+        })
+        .collect()
+}
+
+#[test]
+fn nesting_prescan_counts_alike_on_both_paths() {
+    use super::events::{counted_by_lines, openers_and_deepest_column};
+    let mut by_lines = 0;
+    for text in prescan_texts() {
+        let bytes = text.as_bytes();
+        if let Some(counts) = counted_by_lines(bytes) {
+            by_lines += 1;
+            assert_eq!(counts, openers_and_deepest_column(bytes), "{text:?}");
+        } else {
+            assert!(text.contains(['\u{85}', '\u{2028}']), "{text:?}");
+        }
+    }
+    assert!(by_lines > 100, "texts counted line by line: {by_lines}");
+}
+
+#[test]
+fn shadow_prescan_finds_exactly_the_long_lines_beyond_ascii() {
+    use super::events::some_long_line_is_not_ascii;
+    let by_bytes = |bytes: &[u8]| {
+        bytes
+            .split(|&b| b == b'\n' || b == b'\r')
+            .any(|line| line.len() > 1024 && !line.is_ascii())
+    };
+    let mut long = 0;
+    for text in prescan_texts() {
+        let expected = by_bytes(text.as_bytes());
+        long += usize::from(expected);
+        assert_eq!(
+            some_long_line_is_not_ascii(text.as_bytes()),
+            expected,
+            "{text:?}"
+        );
+    }
+    assert!(long > 10, "the texts hold long lines beyond ASCII ({long})");
+    // At the edge: 1,024 bytes are counted alike, 1,025 may not be.
+    let line = |bytes: usize| format!("a: {}\u{e9}\nb: c\n", "x".repeat(bytes - 5));
+    assert!(!some_long_line_is_not_ascii(line(1024).as_bytes()));
+    assert!(some_long_line_is_not_ascii(line(1025).as_bytes()));
+    assert!(some_long_line_is_not_ascii(format!("\r{}", line(1025)).as_bytes()));
+}
+
 #[test]
 fn statistics_like_document_loads() {
     let v = load(&statistics_text(3)).expect("loads");
