@@ -8,6 +8,7 @@ pub mod manifest;
 pub mod parts;
 pub mod pz_docs;
 pub mod pz_project;
+mod read_ahead;
 pub mod reading;
 pub mod walk;
 
@@ -179,6 +180,12 @@ pub trait Stored {
     fn absent(&self, _path: &Path) -> bool {
         false
     }
+    /// Whether nothing is stored, so that a scan reads every file (a rebuild, a first
+    /// start): its workers then name the files they are about to read to the kernel
+    /// ahead of reading them (`read_ahead`).
+    fn holds_nothing(&self) -> bool {
+        false
+    }
     /// `Some(stored identity, or None: absent)` for a table's artifact a start's scan takes
     /// as stored without a `stat`, for the calls and the catch-up to check (`Look::Trusting`).
     fn trusted(&self, _path: &Path) -> Option<Option<FileIdentity>> {
@@ -192,6 +199,9 @@ pub struct Cold;
 impl Stored for Cold {
     fn identity(&self, _: &Path) -> Option<FileIdentity> {
         None
+    }
+    fn holds_nothing(&self) -> bool {
+        true
     }
     fn parsed(&self, _: &Path) -> Option<Parsed> {
         None
@@ -571,7 +581,7 @@ pub fn scan_tables(
     // diff.yaml is parsed on one thread, in pieces stored as they come (`spill`), and can
     // take as long as a fifth of the tables' read: it is read beside them, where the
     // workers leave a core idle while the store writes their batches, rather than before.
-    let (diff, (read, spilled_tables)) = std::thread::scope(|scope| {
+    let (diff, read) = std::thread::scope(|scope| {
         let diff = scope.spawn(|| {
             let mut diff = [refresh_file(
                 &root.join(DIFF_FILENAME),
@@ -600,13 +610,14 @@ pub fn scan_tables(
     // The connection files in their usual order: the manifest (always first), the diff,
     // then the others.
     files.insert(1, diff);
-    spilled += spilled_diff + spilled_tables;
+    spilled += spilled_diff + read.spilled;
     // Moved part by part, each let go once moved: the records are never held twice.
     files.reserve_exact(artifacts);
-    for part in read {
+    for part in read.parts {
         files.extend(part);
     }
-    tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, total = ?started.elapsed(), "scanned");
+    let named_ahead = read.named_ahead;
+    tracing::debug!(connection = name, ?manifest_read, files = files.len(), spilled, named_ahead, total = ?started.elapsed(), "scanned");
     ConnectionScan {
         manifest,
         files,
@@ -666,18 +677,20 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 /// on as many threads as there are cores: parsing dominates a cold ingest, and files are
 /// independent. Each worker makes its tables' paths as it goes (a large print's list of
 /// paths is never held whole), holds its records in a list of their exact size and, with
-/// a spill, hands them over every `SPILL_BATCH` files. Returns the parts' records in
-/// order, and how many were spilled.
+/// a spill, hands them over every `SPILL_BATCH` files; where every file is read, it names
+/// each to the kernel a few tables ahead of reading it (`read_ahead`).
 fn read_all(
     (tables, declared): (&[(String, PathBuf, Value)], &[usize]),
     connection: &str,
     known: Known,
     progress: Progress,
     spill: Option<Spill>,
-) -> (Vec<Vec<FileRecord>>, usize) {
+) -> ReadAll {
     let total: usize = declared.iter().sum();
+    let read_ahead = known.holds_nothing();
     let done = std::sync::atomic::AtomicUsize::new(0);
     let spilled = std::sync::atomic::AtomicUsize::new(0);
+    let named_ahead = std::sync::atomic::AtomicUsize::new(0);
     let read_chunk = |part: &[(&(String, PathBuf, Value), usize)]| -> Vec<FileRecord> {
         let mut out = Vec::with_capacity(part.iter().map(|(_, n)| n).sum());
         let hand_over = |batch: &mut [FileRecord]| {
@@ -685,7 +698,16 @@ fn read_all(
             spilled.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
         let mut unspilled = 0;
-        for ((fqn, dir, entry), _) in part {
+        let mut named = if read_ahead { 0 } else { part.len() };
+        for (at, ((fqn, dir, entry), _)) in part.iter().enumerate() {
+            while named < part.len().min(at + read_ahead::TABLES_AHEAD) {
+                let ((_, dir, entry), _) = part[named];
+                for (_, file) in walk::declared_artifacts(entry) {
+                    read_ahead::will_read(&dir.join(file));
+                    named_ahead.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                named += 1;
+            }
             for (kind, file) in walk::declared_artifacts(entry) {
                 let path = dir.join(&file);
                 out.push(match known.trusted(&path) {
@@ -710,7 +732,19 @@ fn read_all(
     let work: Vec<_> = tables.iter().zip(declared.iter().copied()).collect();
     // At most 8 workers, none for fewer than 16 tables (about 64 files).
     let parts = parts::in_parts(&work, 16, 8, read_chunk);
-    (parts, spilled.into_inner())
+    ReadAll {
+        parts,
+        spilled: spilled.into_inner(),
+        named_ahead: named_ahead.into_inner(),
+    }
+}
+
+/// What [`read_all`] read: the parts' records in order, how many were spilled, and how
+/// many files were named to the kernel ahead of their read.
+struct ReadAll {
+    parts: Vec<Vec<FileRecord>>,
+    spilled: usize,
+    named_ahead: usize,
 }
 
 /// Hand `records` to `spill` when one holds a fresh parse; when it stores them, drop

@@ -145,7 +145,13 @@ fn every_declared_file_is_read_once_in_table_order_and_spilled_in_batches() {
         tables.push((fqn, table_dir, entry));
     }
     let stash = Batches::default();
-    let (parts, spilled) = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, Some(&stash));
+    let ReadAll {
+        parts,
+        spilled,
+        named_ahead,
+    } = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, Some(&stash));
+    // A cold scan names every file it reads to the kernel ahead (those not on disk too).
+    assert_eq!(named_ahead, expected.len());
     for part in &parts {
         assert_eq!(part.len(), part.capacity(), "each part is held at its size");
     }
@@ -166,6 +172,44 @@ fn every_declared_file_is_read_once_in_table_order_and_spilled_in_batches() {
     let mut paths: Vec<PathBuf> = expected.into_iter().map(|(p, _)| p).collect();
     paths.sort();
     assert_eq!(stashed, paths, "each record handed to the stash once");
+}
+
+/// A store that holds something, though not these files: each is read, as by a warm
+/// reconcile that finds them new.
+struct HoldsOthers;
+
+impl Stored for HoldsOthers {
+    fn identity(&self, _: &Path) -> Option<FileIdentity> {
+        None
+    }
+    fn parsed(&self, _: &Path) -> Option<Parsed> {
+        None
+    }
+}
+
+#[test]
+fn only_a_scan_that_reads_every_file_names_them_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut tables, mut declared) = (Vec::new(), Vec::new());
+    for n in 0..100 {
+        let table_dir = dir.path().join(format!("s/t{n:03}"));
+        std::fs::create_dir_all(&table_dir).unwrap();
+        std::fs::write(table_dir.join("statistics.yaml"), format!("rows: {n}\n")).unwrap();
+        let entry = yaml::load("artifacts:\n  statistics: statistics.yaml\n").unwrap();
+        declared.push(walk::declared_artifacts(&entry).len());
+        tables.push((format!("s.t{n:03}"), table_dir, entry));
+    }
+    let cold = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, None);
+    let warm = read_all((&tables, &declared), "c", &HoldsOthers, &|_, _| {}, None);
+    assert_eq!((cold.named_ahead, warm.named_ahead), (100, 0));
+    // Named ahead or not, the same records.
+    let parsed = |read: ReadAll| -> Vec<(PathBuf, Scanned)> {
+        let records = read.parts.into_iter().flatten();
+        records.map(|r| (r.path, r.scanned)).collect()
+    };
+    let (cold, warm) = (parsed(cold), parsed(warm));
+    assert_eq!(cold.len(), 100);
+    assert_eq!(cold, warm);
 }
 
 #[test]

@@ -511,6 +511,39 @@ fn printdex(args: &[&str], project: &Path, index: &Path) -> (bool, String, Strin
     (out.ok(), out.stdout, out.stderr)
 }
 
+/// The value of `field=` on each of the debug log's `scanned` lines, in order.
+fn scanned_field(log: &str, field: &str) -> Vec<usize> {
+    let lines = log
+        .lines()
+        .filter(|l| l.contains(" printdex::ingest: scanned "));
+    lines
+        .filter_map(|line| {
+            let (_, rest) = line.split_once(&format!(" {field}="))?;
+            rest.split(' ').next()?.parse().ok()
+        })
+        .collect()
+}
+
+#[test]
+fn index_rebuild_names_every_table_file_to_the_kernel_before_reading_it() {
+    let project = tempfile::tempdir().unwrap();
+    scaled_print(project.path(), 20, 7);
+    let index = tempfile::tempdir().unwrap();
+    let (ok, _, err) = printdex(
+        &["index", "rebuild", "--debug"],
+        project.path(),
+        index.path(),
+    );
+    assert!(ok, "{err}");
+    // The rebuild's scan, then its own start on what it built (which keeps what a first
+    // session reads). 44 files each: the manifest, diff.yaml, reading.md and
+    // manifest.annotations.yaml are read before the tables. The rebuild reads every file,
+    // and names each of the tables' 40 to the kernel ahead of its read; the start over a
+    // mirror that holds them names none.
+    assert_eq!(scanned_field(&err, "files"), [44, 44], "{err}");
+    assert_eq!(scanned_field(&err, "named_ahead"), [40, 0], "{err}");
+}
+
 #[test]
 fn index_rebuild_summarizes_and_status_reports_the_last_reconcile() {
     let project = tempfile::tempdir().unwrap();

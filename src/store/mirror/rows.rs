@@ -128,6 +128,11 @@ impl Stored for StoredFiles<'_> {
         self.files.is_absent(path)
     }
 
+    /// An empty mirror (a rebuild, a first start): every file is read.
+    fn holds_nothing(&self) -> bool {
+        self.files.is_empty()
+    }
+
     fn trusted(&self, path: &Path) -> Option<Option<FileIdentity>> {
         if !self.trusting {
             return None;

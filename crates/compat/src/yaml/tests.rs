@@ -454,7 +454,9 @@ fn shadow_prescan_finds_exactly_the_long_lines_beyond_ascii() {
     let line = |bytes: usize| format!("a: {}\u{e9}\nb: c\n", "x".repeat(bytes - 5));
     assert!(!some_long_line_is_not_ascii(line(1024).as_bytes()));
     assert!(some_long_line_is_not_ascii(line(1025).as_bytes()));
-    assert!(some_long_line_is_not_ascii(format!("\r{}", line(1025)).as_bytes()));
+    assert!(some_long_line_is_not_ascii(
+        format!("\r{}", line(1025)).as_bytes()
+    ));
 }
 
 #[test]

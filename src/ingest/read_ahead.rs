@@ -1,0 +1,33 @@
+//! Files about to be read, named to the kernel ahead of the read, so that a scan of a print
+//! whose files are not in the page cache overlaps the disk's reads with its parsing.
+//!
+//! A cold ingest reads every file once, one after another on each worker: a file not in
+//! the page cache leaves the worker's core idle until the disk answers (at 10,000 tables a
+//! rebuild's scan took 10.2 s from a dropped cache against 6.1 s from a warm one, its
+//! cores busy 1.4 of 2 instead of 1.8). Each worker names the files of the tables a few
+//! ahead of the one it reads (`posix_fadvise(WILLNEED)`, which starts the reads and does
+//! not wait for them), so that by the time it reads a file the disk has been at it.
+//!
+//! A hint reads nothing into the process and names only paths the worker is about to read
+//! itself. It is given only where every file is to be read (a store that holds nothing):
+//! a warm reconcile reads a few files, and the hint's `open` would cost more than it saves.
+//! Elsewhere than on Linux the hint is nothing.
+
+use std::path::Path;
+
+/// How many tables ahead of the one it reads a worker names the files of: at 100,000
+/// tables a table's files average about 50 KB, so a worker keeps about 1.5 MB asked for.
+pub(super) const TABLES_AHEAD: usize = 32;
+
+/// Tell the kernel `path` is about to be read whole. Failures are ignored: the read that
+/// follows meets them itself.
+#[cfg(target_os = "linux")]
+pub(super) fn will_read(path: &Path) {
+    use rustix::fs::{fadvise, open, Advice, Mode, OFlags};
+    if let Ok(file) = open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()) {
+        let _ = fadvise(&file, 0, None, Advice::WillNeed);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(super) fn will_read(_path: &Path) {}
