@@ -12,11 +12,20 @@ pub fn in_parts<T: Sync, R: Send>(
     max_parts: usize,
     each: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
-    let parts = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(max_parts)
-        .min(items.len().div_ceil(min_part.max(1)))
-        .max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    in_threads(items, min_part, cores.min(max_parts), each)
+}
+
+/// [`in_parts`] on `threads` parts whatever the cores: for work that mostly waits on the
+/// disk (a walk of directories not in the cache), where more threads than cores keep more
+/// reads under way.
+pub fn in_threads<T: Sync, R: Send>(
+    items: &[T],
+    min_part: usize,
+    threads: usize,
+    each: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let parts = threads.min(items.len().div_ceil(min_part.max(1))).max(1);
     if parts == 1 {
         return vec![each(items)];
     }
