@@ -23,6 +23,14 @@ use crate::ingest::parts::in_parts;
 /// How many items (tables, or files) one claim sweeps.
 pub(super) const CHUNK: usize = 1024;
 
+/// How long a chunk takes when its `stat`s wait on the disk: from the cache a chunk of
+/// 1,024 tables' two files takes about 3 ms (6 ms sharing the cores); with the inodes to
+/// read from the disk, 40 ms or more.
+const WAITS_ON_DISK: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// How many threads a core a sweep that waits on the disk adds.
+const MORE_PER_CORE: usize = 3;
+
 /// What a sweep runs over: one connection's list of searched files, of one kind.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(super) struct SweepOf {
@@ -145,24 +153,41 @@ impl SharedSweeps {
 }
 
 impl Sweep {
-    /// Claim and sweep chunks, on every core, until none is left to claim.
+    /// Claim and sweep chunks, on every core, until none is left to claim. Once a chunk
+    /// of the caller's takes as long as a disk's reads ([`WAITS_ON_DISK`]: the files'
+    /// inodes are not cached, after a reboot), the threads wait more than they work, and
+    /// more join ([`MORE_PER_CORE`] a core) so that more reads are under way at once.
     fn help(&self) {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
         let work = || {
             while let Some(n) = self.claim() {
-                // A chunk whose sweep panicked is recorded as failed, so no caller waits
-                // for it for ever.
-                let swept =
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.sweep)(n)));
-                self.record(n, swept.ok());
+                self.sweep_chunk(n);
             }
         };
         std::thread::scope(|scope| {
             for _ in 1..workers.min(self.chunks) {
                 scope.spawn(work);
             }
-            work();
+            let mut more = workers * MORE_PER_CORE;
+            while let Some(n) = self.claim() {
+                let began = std::time::Instant::now();
+                self.sweep_chunk(n);
+                if more > 0 && began.elapsed() > WAITS_ON_DISK {
+                    tracing::debug!(chunk = n, took = ?began.elapsed(), threads = more, "a sweep waits on the disk: more threads join");
+                    for _ in 0..more {
+                        scope.spawn(work);
+                    }
+                    more = 0;
+                }
+            }
         });
+    }
+
+    /// Sweep chunk `n` and record what it found. A chunk whose sweep panicked is recorded
+    /// as failed, so no caller waits for it for ever.
+    fn sweep_chunk(&self, n: usize) {
+        let swept = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (self.sweep)(n)));
+        self.record(n, swept.ok());
     }
 
     fn claim(&self) -> Option<usize> {
@@ -238,6 +263,35 @@ mod tests {
         assert!(again.is_empty());
         assert!(swept.iter().all(|c| c.load(Ordering::SeqCst) == 2));
         assert!(sweeps.moved(of(2), || None).is_none(), "no list, no sweep");
+    }
+
+    /// How many threads swept a sweep of `chunks` chunks, each taking `each`.
+    fn threads_sweeping(chunks: usize, each: std::time::Duration) -> usize {
+        let threads = Arc::new(Mutex::new(std::collections::HashSet::new()));
+        let seen = threads.clone();
+        let sweep = move |_: usize| {
+            seen.lock().unwrap().insert(std::thread::current().id());
+            std::thread::sleep(each);
+            Vec::new()
+        };
+        let sweeps = SharedSweeps::default();
+        let moved = sweeps.moved(of(1), || Some((chunks, Box::new(sweep) as SweepChunk)));
+        assert_eq!(moved, Some(Vec::new()));
+        let n = threads.lock().unwrap().len();
+        n
+    }
+
+    #[test]
+    fn a_sweep_whose_chunks_wait_on_the_disk_adds_threads_and_one_that_does_not_keeps_to_the_cores()
+    {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // A chunk as long as one whose inodes are read from the disk: more threads join.
+        let slow = threads_sweeping(60, WAITS_ON_DISK * 2);
+        assert!(slow > cores, "{slow} threads on {cores} cores");
+        assert!(slow <= cores * (1 + MORE_PER_CORE));
+        // A chunk swept from the cache: one thread a core.
+        let quick = threads_sweeping(60, std::time::Duration::ZERO);
+        assert!(quick <= cores, "{quick} threads on {cores} cores");
     }
 
     #[test]
