@@ -21,10 +21,20 @@ pub(super) const TABLES_AHEAD: usize = 32;
 
 /// Tell the kernel `path` is about to be read whole. Failures are ignored: the read that
 /// follows meets them itself.
+///
+/// Only a regular file is opened, as the read opens only those: opening a FIFO would
+/// wait for a writer, and a device may act on being opened. The open does not wait
+/// either (`O_NONBLOCK`), should the file be swapped for a FIFO meanwhile.
 #[cfg(target_os = "linux")]
 pub(super) fn will_read(path: &Path) {
-    use rustix::fs::{fadvise, open, Advice, Mode, OFlags};
-    if let Ok(file) = open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty()) {
+    use rustix::fs::{fadvise, open, stat, Advice, FileType, Mode, OFlags};
+    let regular =
+        stat(path).is_ok_and(|s| FileType::from_raw_mode(s.st_mode) == FileType::RegularFile);
+    if !regular {
+        return;
+    }
+    let flags = OFlags::RDONLY | OFlags::CLOEXEC | OFlags::NONBLOCK | OFlags::NOCTTY;
+    if let Ok(file) = open(path, flags, Mode::empty()) {
         let _ = fadvise(&file, 0, None, Advice::WillNeed);
     }
 }

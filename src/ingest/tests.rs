@@ -212,6 +212,53 @@ fn only_a_scan_that_reads_every_file_names_them_ahead() {
     assert_eq!(cold, warm);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_cold_scan_over_a_fifo_where_a_file_should_be_neither_waits_nor_reads_it() {
+    // A table's statistics.yaml is a FIFO no one writes to: opened to be named ahead, it
+    // would wait for a writer for ever.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut tables, mut declared) = (Vec::new(), Vec::new());
+    for n in 0..3 {
+        let table_dir = dir.path().join(format!("s/t{n}"));
+        std::fs::create_dir_all(&table_dir).unwrap();
+        let stats = table_dir.join("statistics.yaml");
+        if n == 1 {
+            let made = std::process::Command::new("mkfifo").arg(&stats).status();
+            assert!(made.unwrap().success());
+        } else {
+            std::fs::write(&stats, format!("rows: {n}\n")).unwrap();
+        }
+        let entry = yaml::load("artifacts:\n  statistics: statistics.yaml\n").unwrap();
+        declared.push(walk::declared_artifacts(&entry).len());
+        tables.push((format!("s.t{n}"), table_dir, entry));
+    }
+    let (sent, got) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let read = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, None);
+        let scanned: Vec<Scanned> = read
+            .parts
+            .into_iter()
+            .flatten()
+            .map(|r| r.scanned)
+            .collect();
+        let _ = sent.send((read.named_ahead, scanned));
+    });
+    let (named, scanned) = got
+        .recv_timeout(Duration::from_secs(20))
+        .expect("the scan ended");
+    assert_eq!(
+        named, 3,
+        "each file asked for, the FIFO's asking being nothing"
+    );
+    assert_eq!(
+        scanned[1],
+        Scanned::Read(Parsed::Absent),
+        "not a file: not read"
+    );
+    assert!(matches!(scanned[0], Scanned::Read(Parsed::Yaml(_))));
+}
+
 #[test]
 fn a_diff_read_with_a_stash_is_split_into_its_events() {
     let dir = tempfile::tempdir().unwrap();
