@@ -10,7 +10,8 @@
 //!
 //! A hint reads nothing into the process and names only paths the worker is about to read
 //! itself. It is given only where every file is to be read (a store that holds nothing):
-//! a warm reconcile reads a few files, and the hint's `open` would cost more than it saves.
+//! a warm reconcile reads a few files, and the hint's `stat` and `open` would cost more than
+//! they save.
 //! Elsewhere than on Linux the hint is nothing.
 
 use std::path::Path;
