@@ -29,7 +29,7 @@ pub(super) const CHUNK: usize = 1024;
 const WAITS_ON_DISK: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// How many threads a core a sweep that waits on the disk adds.
-const MORE_PER_CORE: usize = 3;
+const MORE_PER_CORE: usize = 7;
 
 /// What a sweep runs over: one connection's list of searched files, of one kind.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
