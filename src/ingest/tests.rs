@@ -187,18 +187,31 @@ impl Stored for HoldsOthers {
     }
 }
 
+/// `n` tables below `root` that each declare a statistics file, which `write(i, path)`
+/// makes for table `i`, as `read_all` takes them (tables, and how many files each declares).
+fn statistics_tables(
+    root: &Path,
+    n: usize,
+    write: impl Fn(usize, &Path),
+) -> (Vec<(String, PathBuf, Value)>, Vec<usize>) {
+    let (mut tables, mut declared) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let table_dir = root.join(format!("s/t{i:03}"));
+        std::fs::create_dir_all(&table_dir).unwrap();
+        write(i, &table_dir.join("statistics.yaml"));
+        let entry = yaml::load("artifacts:\n  statistics: statistics.yaml\n").unwrap();
+        declared.push(walk::declared_artifacts(&entry).len());
+        tables.push((format!("s.t{i:03}"), table_dir, entry));
+    }
+    (tables, declared)
+}
+
 #[test]
 fn only_a_scan_that_reads_every_file_names_them_ahead() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut tables, mut declared) = (Vec::new(), Vec::new());
-    for n in 0..100 {
-        let table_dir = dir.path().join(format!("s/t{n:03}"));
-        std::fs::create_dir_all(&table_dir).unwrap();
-        std::fs::write(table_dir.join("statistics.yaml"), format!("rows: {n}\n")).unwrap();
-        let entry = yaml::load("artifacts:\n  statistics: statistics.yaml\n").unwrap();
-        declared.push(walk::declared_artifacts(&entry).len());
-        tables.push((format!("s.t{n:03}"), table_dir, entry));
-    }
+    let (tables, declared) = statistics_tables(dir.path(), 100, |n, stats| {
+        std::fs::write(stats, format!("rows: {n}\n")).unwrap();
+    });
     let cold = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, None);
     let warm = read_all((&tables, &declared), "c", &HoldsOthers, &|_, _| {}, None);
     assert_eq!((cold.named_ahead, warm.named_ahead), (100, 0));
@@ -218,21 +231,14 @@ fn a_cold_scan_over_a_fifo_where_a_file_should_be_neither_waits_nor_reads_it() {
     // A table's statistics.yaml is a FIFO no one writes to: opened to be named ahead, it
     // would wait for a writer for ever.
     let dir = tempfile::tempdir().unwrap();
-    let (mut tables, mut declared) = (Vec::new(), Vec::new());
-    for n in 0..3 {
-        let table_dir = dir.path().join(format!("s/t{n}"));
-        std::fs::create_dir_all(&table_dir).unwrap();
-        let stats = table_dir.join("statistics.yaml");
+    let (tables, declared) = statistics_tables(dir.path(), 3, |n, stats| {
         if n == 1 {
-            let made = std::process::Command::new("mkfifo").arg(&stats).status();
+            let made = std::process::Command::new("mkfifo").arg(stats).status();
             assert!(made.unwrap().success());
         } else {
-            std::fs::write(&stats, format!("rows: {n}\n")).unwrap();
+            std::fs::write(stats, format!("rows: {n}\n")).unwrap();
         }
-        let entry = yaml::load("artifacts:\n  statistics: statistics.yaml\n").unwrap();
-        declared.push(walk::declared_artifacts(&entry).len());
-        tables.push((format!("s.t{n}"), table_dir, entry));
-    }
+    });
     let (sent, got) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let read = read_all((&tables, &declared), "c", &Cold, &|_, _| {}, None);
