@@ -698,16 +698,9 @@ fn read_all(
             spilled.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
         };
         let mut unspilled = 0;
-        let mut named = if read_ahead { 0 } else { part.len() };
+        let mut naming = read_ahead::Naming::new(part.len(), !read_ahead);
         for (at, ((fqn, dir, entry), _)) in part.iter().enumerate() {
-            while named < part.len().min(at + read_ahead::TABLES_AHEAD) {
-                let ((_, dir, entry), _) = part[named];
-                for (_, file) in walk::declared_artifacts(entry) {
-                    read_ahead::will_read(&dir.join(file));
-                    named_ahead.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                }
-                named += 1;
-            }
+            naming.reading(part, at);
             for (kind, file) in walk::declared_artifacts(entry) {
                 let path = dir.join(&file);
                 out.push(match known.trusted(&path) {
@@ -727,6 +720,7 @@ fn read_all(
             }
         }
         hand_over(&mut out[unspilled..]);
+        named_ahead.fetch_add(naming.named, std::sync::atomic::Ordering::Relaxed);
         out
     };
     let work: Vec<_> = tables.iter().zip(declared.iter().copied()).collect();

@@ -14,11 +14,47 @@
 //! they save.
 //! Elsewhere than on Linux the hint is nothing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use compat::value::Value;
+
+use super::walk;
 
 /// How many tables ahead of the one it reads a worker names the files of: at 100,000
 /// tables a table's files average about 50 KB, so a worker keeps about 1.5 MB asked for.
-pub(super) const TABLES_AHEAD: usize = 32;
+const TABLES_AHEAD: usize = 32;
+
+/// How far a worker has named its tables' files: it names those of the tables up to
+/// [`TABLES_AHEAD`] ahead of the one it reads, each once.
+pub(super) struct Naming {
+    /// The first table of the worker's part whose files are not named yet.
+    next: usize,
+    /// How many files it named.
+    pub(super) named: usize,
+}
+
+impl Naming {
+    /// A worker's naming, from its first table; `off`: it names none (each table counts
+    /// as named already).
+    pub(super) fn new(tables: usize, off: bool) -> Naming {
+        let next = if off { tables } else { 0 };
+        Naming { next, named: 0 }
+    }
+
+    /// The worker is about to read the table at `at` of `tables` (walkable tables, each
+    /// with its directory and manifest entry): name the files of those not named yet up
+    /// to [`TABLES_AHEAD`] ahead.
+    pub(super) fn reading<T>(&mut self, tables: &[(&(String, PathBuf, Value), T)], at: usize) {
+        while self.next < tables.len().min(at + TABLES_AHEAD) {
+            let ((_, dir, entry), _) = &tables[self.next];
+            for (_, file) in walk::declared_artifacts(entry) {
+                will_read(&dir.join(file));
+                self.named += 1;
+            }
+            self.next += 1;
+        }
+    }
+}
 
 /// Tell the kernel `path` is about to be read whole. Failures are ignored: the read that
 /// follows meets them itself.
@@ -27,7 +63,7 @@ pub(super) const TABLES_AHEAD: usize = 32;
 /// wait for a writer, and a device may act on being opened. The open does not wait
 /// either (`O_NONBLOCK`), should the file be swapped for a FIFO meanwhile.
 #[cfg(target_os = "linux")]
-pub(super) fn will_read(path: &Path) {
+fn will_read(path: &Path) {
     use rustix::fs::{fadvise, open, stat, Advice, FileType, Mode, OFlags};
     let regular =
         stat(path).is_ok_and(|s| FileType::from_raw_mode(s.st_mode) == FileType::RegularFile);
@@ -41,4 +77,4 @@ pub(super) fn will_read(path: &Path) {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub(super) fn will_read(_path: &Path) {}
+fn will_read(_path: &Path) {}

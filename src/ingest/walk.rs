@@ -268,9 +268,9 @@ type Pending = (PathBuf, Vec<PathBuf>);
 struct Level {
     found: Vec<String>,
     symlinks_seen: usize,
-    /// Every directory read, with its settled identity; `false` once a directory or an
-    /// entry could not be read or an identity was unsettled (then no memo is kept).
-    complete: bool,
+    /// Set once a directory or an entry could not be read or an identity was unsettled
+    /// (then no memo is kept).
+    incomplete: bool,
     dirs: Vec<(PathBuf, FileIdentity)>,
     links: Vec<(PathBuf, PathBuf)>,
     next: Vec<Pending>,
@@ -278,30 +278,27 @@ struct Level {
 
 /// Read the directories `part` of one level below `root` (`resolved_root`, resolved).
 fn read_level(root: &Path, resolved_root: &Path, part: &[Pending]) -> Level {
-    let mut level = Level {
-        complete: true,
-        ..Level::default()
-    };
+    let mut level = Level::default();
     for (dir, chain) in part {
         // Taken before the read: a change during it shows at the next comparison.
         let identity = crate::ingest::identity(dir);
         let Ok(entries) = std::fs::read_dir(dir) else {
-            level.complete = false;
+            level.incomplete = true;
             continue;
         };
         // Only a settled identity can vouch for the directory later.
         match identity {
             Some(identity) if identity.settled => level.dirs.push((dir.clone(), identity)),
-            _ => level.complete = false,
+            _ => level.incomplete = true,
         }
         for entry in entries {
             let Ok(entry) = entry else {
-                level.complete = false;
+                level.incomplete = true;
                 continue;
             };
             let path = entry.path();
             let Ok(ft) = entry.file_type() else {
-                level.complete = false;
+                level.incomplete = true;
                 continue;
             };
             if ft.is_symlink() {
@@ -336,7 +333,7 @@ pub fn walk_links(root: &Path) -> LinkWalk {
     let resolved_root = crate::config::absolute_resolved(root);
     let mut found = HashSet::new();
     let mut symlinks_seen = 0usize;
-    let mut complete = true;
+    let mut incomplete = false;
     let (mut dirs, mut links) = (Vec::new(), Vec::new());
     let mut pending: Vec<Pending> = vec![(root.to_path_buf(), vec![resolved_root.clone()])];
     while !pending.is_empty() {
@@ -346,14 +343,14 @@ pub fn walk_links(root: &Path) -> LinkWalk {
         for level in parts {
             found.extend(level.found);
             symlinks_seen += level.symlinks_seen;
-            complete &= level.complete;
+            incomplete |= level.incomplete;
             dirs.extend(level.dirs);
             links.extend(level.links);
             next.extend(level.next);
         }
         pending = next;
     }
-    let depends = complete.then_some((dirs, links));
+    let depends = (!incomplete).then_some((dirs, links));
     let memo = depends.map(|(dirs, links)| {
         let mut found: Vec<String> = found.iter().cloned().collect();
         found.sort();
